@@ -1,0 +1,128 @@
+"""The Builder: validate a controller's WorkloadItem tree, compile it once, materialize runtime groups.
+
+The facade the Go library offers controllers. Two error channels are kept
+apart: ``validate`` returns field errors at the controller's own paths; build
+and materialization failures raise ``BuildError`` with the Go message.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubernetes.client import V1alpha3CompositePodGroup, V1beta1PodGroup, V1beta1Workload, V1OwnerReference
+
+from workloadbuilder.compile import compile_workload
+from workloadbuilder.decode import decode, errors_at
+from workloadbuilder.field import ErrorList, internal_error
+from workloadbuilder.materialize import TemplateIndex, new_composite_pod_group, new_pod_group
+from workloadbuilder.types import BuildError, BuildOptions, WorkloadItem
+from workloadbuilder.validation.controller import validate_tree
+
+__all__ = ["Builder"]
+
+
+class Builder:
+    """Turns one WorkloadItem tree into a Workload and its runtime groups.
+
+    Construct it once per reconcile, call ``validate`` (admission), then
+    ``build_workload`` and ``new_pod_group`` / ``new_composite_pod_group`` as
+    needed; the compiled Workload is cached so every group comes from one
+    compilation.
+
+    Args:
+        root: the tree's root item.
+        options: the Workload's identity, owner and the allow-lists; a dict is
+            read as ``BuildOptions`` keyword arguments.
+    """
+
+    def __init__(self, root: WorkloadItem | None, options: BuildOptions | dict[str, Any] | None = None) -> None:
+        self.root = root
+        self.options = options if isinstance(options, BuildOptions) else BuildOptions(**(options or {}))
+        self._workload: V1beta1Workload | None = None
+        self._existing: V1beta1Workload | None = None
+        self._index: TemplateIndex | None = None
+
+    @classmethod
+    def from_existing_workload(
+        cls, workload: V1beta1Workload | dict[str, Any], options: BuildOptions | dict[str, Any] | None = None
+    ) -> Builder:
+        """A Builder that materializes from a Workload it did not compile.
+
+        For a child controller whose parent (or a person) authored and
+        persisted the Workload: ``validate`` and ``build_workload`` are refused,
+        ``new_pod_group`` and ``new_composite_pod_group`` use ``options.owner``.
+
+        Raises:
+            AggregateError: a dict Workload that does not decode, with each
+                problem at its path inside the Workload.
+        """
+        builder = cls(None, options)
+        if not isinstance(workload, V1beta1Workload):
+            decoded, problems = decode(V1beta1Workload, workload)
+            if problems:
+                errors_at(None, problems).raise_if_any()
+            workload = decoded  # type: ignore[assignment]
+        builder._existing = workload  # type: ignore[assignment]
+        return builder
+
+    def validate(self, old_root: WorkloadItem | None = None) -> ErrorList:
+        """Check the tree: input decoding, the building blocks' rules, the allow-lists and cross-field rules.
+
+        Args:
+            old_root: the previously persisted tree on an update; ``None`` for a create.
+
+        Returns:
+            Every problem, at the controller's own field paths, in depth-first
+            pre-order of the tree (empty when the tree is valid).
+        """
+        if self._existing is not None:
+            return ErrorList([internal_error(None, "cannot validate a builder constructed from an existing workload")])
+        return validate_tree(self.root, self.options, old_root)
+
+    def build_workload(self) -> V1beta1Workload:
+        """Compile the tree into a Workload, once: later calls return the same object.
+
+        Raises:
+            BuildError: on an existing-workload builder, a malformed tree, a
+                gang without a count, or a missing or unparsable owner. A failed
+                build caches nothing.
+        """
+        if self._existing is not None:
+            raise BuildError(
+                "BuildWorkload is not available on a Builder created from an existing Workload: "
+                "it materializes from the supplied Workload"
+            )
+        if self._workload is None:
+            self._workload = compile_workload(self.root, self.options)
+        return self._workload
+
+    def new_pod_group(self, name: str, template_name: str) -> V1beta1PodGroup:
+        """A runtime PodGroup named ``name`` from the leaf template ``template_name``, at any depth.
+
+        Raises:
+            BuildError: no Workload yet, or no such template (the message lists the available ones).
+        """
+        index = self._template_index()
+        return new_pod_group(index.workload, index.leaf(template_name), name, self._owners())
+
+    def new_composite_pod_group(self, name: str, template_name: str) -> V1alpha3CompositePodGroup:
+        """A runtime CompositePodGroup from the composite template ``template_name``, at any depth.
+
+        ``spec.parentCompositePodGroupName`` and the children are the caller's to set.
+
+        Raises:
+            BuildError: no Workload yet, or no such template.
+        """
+        index = self._template_index()
+        return new_composite_pod_group(index.workload, index.composite(template_name), name, self._owners())
+
+    def _template_index(self) -> TemplateIndex:
+        workload = self._existing if self._existing is not None else self._workload
+        if workload is None:
+            raise BuildError("no Workload available: call BuildWorkload or use NewBuilderFromExistingWorkload first")
+        if self._index is None or self._index.workload is not workload:
+            self._index = TemplateIndex(workload)
+        return self._index
+
+    def _owners(self) -> list[V1OwnerReference]:
+        return [self.options.owner] if self.options.owner is not None else []

@@ -1,0 +1,235 @@
+"""Strict decoding of Kubernetes JSON (parsed YAML) into client models.
+
+The kubernetes client's ``from_dict`` drops unknown fields without a word and
+accepts snake_case keys; the apiserver does neither. This decoder walks a dict
+against a model's declared fields, accepts only the JSON (camelCase) names,
+and reports every unknown field and wrong type as a field error at its path.
+Missing or null fields decode to Go's zero value (``""``, ``0``, empty), so
+required-field checks report them the way the apiserver would.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from workloadbuilder.field import ErrorList, FieldError, FieldPath, extend_path, forbidden, index_path, type_invalid
+
+__all__ = ["DecodeProblem", "decode", "errors_at", "to_json_dict"]
+
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+_INT64_CLASSES = frozenset({"V1ObjectMeta"})  # the few int64 fields we decode live here
+
+
+@dataclass(frozen=True)
+class DecodeProblem:
+    """One decoding failure, located relative to the decoded value."""
+
+    kind: str  # "unknown" or "type"
+    loc: tuple[str | int, ...]
+    value: Any = None
+    expected: str = ""
+
+    def at(self, base: FieldPath | None) -> FieldError:
+        """The problem as a field error below ``base``."""
+        path = base
+        for element in self.loc:
+            if isinstance(element, int):
+                path = index_path(path, element)
+            else:
+                path = extend_path(path, [element])
+        if self.kind == "unknown":
+            return forbidden(path, "field not declared in schema")
+        return type_invalid(path, self.value, f"must be of type {self.expected}")
+
+
+def errors_at(base: FieldPath | None, problems: list[DecodeProblem]) -> ErrorList:
+    """Render decode problems as field errors below ``base``."""
+    return ErrorList(problem.at(base) for problem in problems)
+
+
+@dataclass(frozen=True)
+class _FieldSpec:
+    attr: str
+    shape: tuple[Any, ...]  # ("int",) ("str",) ("bool",) ("marker",) ("map", shape) ("list", shape) ("model", cls)
+    optional: bool
+
+
+def decode(cls: type[BaseModel], data: Any) -> tuple[BaseModel | None, list[DecodeProblem]]:
+    """Decode ``data`` into ``cls``.
+
+    Args:
+        cls: a kubernetes client model or one of our building-block models.
+        data: a dict in Kubernetes JSON spelling, an instance of ``cls`` (kept
+            as is), or any other pydantic model (re-read from its JSON form).
+
+    Returns:
+        The decoded model, or ``None`` with the problems found.
+    """
+    if isinstance(data, cls):
+        return data, []
+    if isinstance(data, BaseModel):
+        data = to_json_dict(data)
+    problems: list[DecodeProblem] = []
+    value = _decode_shape(("model", cls), data, (), problems, cls.__name__)
+    return (None, problems) if problems else (value, [])
+
+
+def to_json_dict(model: BaseModel) -> dict[str, Any]:
+    """A model as a Kubernetes JSON dict: camelCase keys, unset fields left out."""
+    to_dict = getattr(model, "to_dict", None)
+    if callable(to_dict) and hasattr(type(model), "openapi_types"):
+        return _drop_none(to_dict(serialize=True))
+    return model.model_dump(by_alias=True, exclude_none=True)
+
+
+def _drop_none(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _drop_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_drop_none(v) for v in value]
+    return value
+
+
+def _decode_shape(shape: tuple[Any, ...], data: Any, loc: tuple[str | int, ...], problems: list[DecodeProblem], owner: str) -> Any:
+    kind = shape[0]
+    if kind == "int":
+        if isinstance(data, bool) or not isinstance(data, int):
+            problems.append(DecodeProblem("type", loc, data, "integer"))
+            return None
+        if owner not in _INT64_CLASSES and not _INT32_MIN <= data <= _INT32_MAX:
+            problems.append(DecodeProblem("type", loc, data, "int32"))
+            return None
+        return data
+    if kind == "str":
+        if not isinstance(data, str):
+            problems.append(DecodeProblem("type", loc, data, "string"))
+            return None
+        return data
+    if kind == "bool":
+        if not isinstance(data, bool):
+            problems.append(DecodeProblem("type", loc, data, "boolean"))
+            return None
+        return data
+    if kind == "time":
+        return _decode_time(data, loc, problems)
+    if kind == "marker":
+        # An empty struct such as `basic: {}`: any key inside it is unknown.
+        if not isinstance(data, Mapping):
+            problems.append(DecodeProblem("type", loc, data, "object"))
+            return None
+        problems.extend(DecodeProblem("unknown", (*loc, str(key))) for key in data)
+        return {}
+    if kind == "map":
+        if not isinstance(data, Mapping):
+            problems.append(DecodeProblem("type", loc, data, "object"))
+            return None
+        return {key: _decode_shape(shape[1], item, (*loc, str(key)), problems, owner) for key, item in data.items()}
+    if kind == "list":
+        if not isinstance(data, list):
+            problems.append(DecodeProblem("type", loc, data, "array"))
+            return None
+        return [_decode_shape(shape[1], item, (*loc, i), problems, owner) for i, item in enumerate(data)]
+    return _decode_model(shape[1], data, loc, problems)
+
+
+def _decode_time(data: Any, loc: tuple[str | int, ...], problems: list[DecodeProblem]) -> Any:
+    if isinstance(data, datetime.datetime):
+        return data
+    if isinstance(data, str):
+        try:
+            return datetime.datetime.fromisoformat(data)
+        except ValueError:
+            pass
+    problems.append(DecodeProblem("type", loc, data, "RFC 3339 date-time"))
+    return None
+
+
+def _decode_model(cls: type[BaseModel], data: Any, loc: tuple[str | int, ...], problems: list[DecodeProblem]) -> Any:
+    if isinstance(data, cls):
+        return data
+    if isinstance(data, BaseModel):
+        data = to_json_dict(data)
+    if not isinstance(data, Mapping):
+        problems.append(DecodeProblem("type", loc, data, "object"))
+        return None
+    specs = _field_specs(cls)
+    values: dict[str, Any] = {}
+    for key, item in data.items():
+        spec = specs.get(key) if isinstance(key, str) else None
+        if spec is None:
+            problems.append(DecodeProblem("unknown", (*loc, str(key))))
+            continue
+        if item is None:
+            continue
+        values[spec.attr] = _decode_shape(spec.shape, item, (*loc, key), problems, cls.__name__)
+    for spec in specs.values():
+        if not spec.optional and values.get(spec.attr) is None:
+            values[spec.attr] = _zero(spec.shape)
+    return cls.model_construct(**values)
+
+
+def _zero(shape: tuple[Any, ...]) -> Any:
+    """Go's zero value for a required (non-pointer) field."""
+    kind = shape[0]
+    if kind == "int":
+        return 0
+    if kind == "str":
+        return ""
+    if kind == "bool":
+        return False
+    if kind == "model":
+        return _decode_model(shape[1], {}, (), [])
+    return None
+
+
+@functools.cache
+def _field_specs(cls: type[BaseModel]) -> dict[str, _FieldSpec]:
+    specs = {}
+    for attr, info in cls.model_fields.items():
+        json_name = info.serialization_alias or info.alias or attr
+        optional, shape = _shape_of(info.annotation)
+        specs[json_name] = _FieldSpec(attr, shape, optional or not info.is_required())
+    return specs
+
+
+def _shape_of(annotation: Any) -> tuple[bool, tuple[Any, ...]]:
+    optional = False
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        optional = len(args) != len(typing.get_args(annotation))
+        annotation = args[0]
+        origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+        origin = typing.get_origin(annotation)
+    return optional, _shape(annotation, origin)
+
+
+def _shape(annotation: Any, origin: Any) -> tuple[Any, ...]:
+    if origin in (list, typing.List):  # noqa: UP006
+        return ("list", _shape_of(typing.get_args(annotation)[0])[1])
+    if origin in (dict, typing.Dict):  # noqa: UP006
+        value_type = typing.get_args(annotation)[1]
+        if value_type is Any:
+            return ("marker",)
+        return ("map", _shape_of(value_type)[1])
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return ("model", annotation)
+    if annotation is bool:
+        return ("bool",)
+    if annotation is int:
+        return ("int",)
+    if annotation is str:
+        return ("str",)
+    if annotation is datetime.datetime:
+        return ("time",)
+    raise TypeError(f"workloadbuilder cannot decode fields of type {annotation!r}")

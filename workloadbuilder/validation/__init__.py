@@ -1,0 +1,1 @@
+"""Validation layers: name formats, the building blocks' declarative rules, the controller's checks."""

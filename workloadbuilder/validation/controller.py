@@ -1,0 +1,184 @@
+"""Validation of a WorkloadItem tree: input decoding, the building blocks' rules, and the controller's policy.
+
+This is ``Builder.validate`` without the builder: the tree checks, then for
+each node in depth-first pre-order its building blocks' declarative rules
+followed by the checks declarative validation cannot express (the
+controller's allow-lists and the Basic + ``all`` cross-field rule), all at
+the controller's own field paths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kubernetes.client import (
+    V1alpha3WorkloadPodGroupDisruptionMode,
+    V1alpha3WorkloadPodGroupResourceClaim,
+    V1alpha3WorkloadPodGroupSchedulingConstraints,
+    V1alpha3WorkloadPodGroupSchedulingPolicy,
+)
+from pydantic import BaseModel
+
+from workloadbuilder.field import (
+    ErrorList,
+    FieldPath,
+    extend_path,
+    forbidden,
+    go_quote,
+    index_path,
+    internal_error,
+    invalid,
+)
+from workloadbuilder.resolve import resolve_config
+from workloadbuilder.tree import tree_error, undecodable_input_errors
+from workloadbuilder.types import (
+    BuildOptions,
+    DisruptionModeOption,
+    SchedulingConfig,
+    SchedulingPolicyOption,
+    WorkloadCompositePodGroupDisruptionMode,
+    WorkloadCompositePodGroupSchedulingConstraints,
+    WorkloadCompositePodGroupSchedulingPolicy,
+    WorkloadItem,
+)
+from workloadbuilder.validation import blocks
+
+__all__ = ["validate_tree"]
+
+_Validator = Callable[[FieldPath | None, Any, Any], ErrorList]
+
+
+def validate_tree(root: WorkloadItem | None, options: BuildOptions, old_root: WorkloadItem | None = None) -> ErrorList:
+    """Validate a tree as ``Builder.validate`` does; ``old_root`` makes it an update.
+
+    Contract violations (no root, an old root of another name, a malformed
+    tree) come back alone, as one error at the root's path.
+    """
+    if root is None:
+        return ErrorList([invalid(None, None, "invalid builder: missing root WorkloadItem")])
+    if old_root is not None and old_root.name != root.name:
+        detail = f"old root name {go_quote(old_root.name)} does not match new root name {go_quote(root.name)}"
+        return ErrorList([internal_error(root.path, detail)])
+    problem = tree_error(root)
+    if problem is not None:
+        return ErrorList([internal_error(root.path, problem)])
+    errs = ErrorList()
+    _validate_item(root, old_root, options, errs)
+    return errs
+
+
+def _validate_item(item: WorkloadItem, old: WorkloadItem | None, options: BuildOptions, errs: ErrorList) -> None:
+    errs.extend(_block_errors(item, old, not options.disable_declarative_validation))
+    resolved = resolve_config(item)
+    errs.extend(_allowed_policy_errors(item, resolved, options))
+    errs.extend(_allowed_disruption_mode_errors(item, resolved, options))
+    errs.extend(_basic_with_all_errors(item, resolved))
+    # Children correlate with old children by name within one level only: a
+    # node that moved to another level is validated as new.
+    old_children = {c.name: c for c in old.children if c is not None} if old is not None else {}
+    for child in item.children:
+        if child is not None:
+            _validate_item(child, old_children.get(child.name), options, errs)
+
+
+# (block attribute on WorkloadInput, data attribute, model, validator), in Go's order.
+_LEAF_BLOCKS: tuple[tuple[str, str, type[BaseModel], _Validator], ...] = (
+    ("policy", "pod_group_data", V1alpha3WorkloadPodGroupSchedulingPolicy, blocks.validate_scheduling_policy),
+    ("constraints", "pod_group_data", V1alpha3WorkloadPodGroupSchedulingConstraints, blocks.validate_scheduling_constraints),
+    ("disruption_mode", "pod_group_data", V1alpha3WorkloadPodGroupDisruptionMode, blocks.validate_disruption_mode),
+)
+_COMPOSITE_BLOCKS: tuple[tuple[str, str, type[BaseModel], _Validator], ...] = (
+    ("policy", "composite_pod_group_data", WorkloadCompositePodGroupSchedulingPolicy, blocks.validate_composite_scheduling_policy),
+    (
+        "constraints",
+        "composite_pod_group_data",
+        WorkloadCompositePodGroupSchedulingConstraints,
+        blocks.validate_composite_scheduling_constraints,
+    ),
+    (
+        "disruption_mode",
+        "composite_pod_group_data",
+        WorkloadCompositePodGroupDisruptionMode,
+        blocks.validate_composite_disruption_mode,
+    ),
+)
+
+
+def _block_errors(item: WorkloadItem, old: WorkloadItem | None, run_declarative: bool) -> ErrorList:
+    """The item's undecodable blocks, then the declarative rules of each decoded block.
+
+    Input that does not decode is reported even with declarative validation
+    disabled: it is not a rule the apiserver already ran, it is input nobody
+    can read.
+    """
+    errs = undecodable_input_errors(item)
+    if not run_declarative:
+        return errs
+    for block_name, data_attr, model, validator in _COMPOSITE_BLOCKS if item.is_composite else _LEAF_BLOCKS:
+        block = getattr(item.input, block_name)
+        data = getattr(block, data_attr)
+        if isinstance(data, model):
+            old_data = getattr(getattr(old.input, block_name), data_attr) if old is not None else None
+            path = extend_path(item.path, block.path_elements)
+            errs.extend(validator(path, data, old_data if isinstance(old_data, model) else None))
+    if not item.is_composite:
+        errs.extend(_claim_errors(item, old))
+    return errs
+
+
+def _claim_errors(item: WorkloadItem, old: WorkloadItem | None) -> ErrorList:
+    """Each decoded claim at ``path[i]`` (its index in the new list), matched with the old claim of the same name."""
+    block = item.input.resource_claims
+    claims = block.pod_group_data
+    if not claims or not isinstance(claims, list):
+        return ErrorList()
+    path = extend_path(item.path, block.path_elements)
+    old_claims = old.input.resource_claims.pod_group_data if old is not None else []
+    old_by_name = {
+        c.name: c
+        for c in (old_claims if isinstance(old_claims, list) else [])
+        if isinstance(c, V1alpha3WorkloadPodGroupResourceClaim)
+    }
+    errs = ErrorList()
+    for i, claim in enumerate(claims):
+        if isinstance(claim, V1alpha3WorkloadPodGroupResourceClaim):
+            errs.extend(blocks.validate_resource_claim(index_path(path, i), claim, old_by_name.get(claim.name)))
+    return errs
+
+
+def _allowed_policy_errors(item: WorkloadItem, resolved: SchedulingConfig, options: BuildOptions) -> ErrorList:
+    """A resolved policy outside the allow-list is Forbidden at the policy block's path, wherever it came from."""
+    errs = ErrorList()
+    policy = resolved.policy
+    if policy is None:
+        return errs
+    path = extend_path(item.path, item.input.policy.path_elements)
+    if policy.basic is not None and SchedulingPolicyOption.BASIC not in options.allowed_policies:
+        errs.append(forbidden(path, "basic scheduling policy is not supported by this controller"))
+    if policy.gang is not None and SchedulingPolicyOption.GANG not in options.allowed_policies:
+        errs.append(forbidden(path, "gang scheduling policy is not supported by this controller"))
+    return errs
+
+
+def _allowed_disruption_mode_errors(item: WorkloadItem, resolved: SchedulingConfig, options: BuildOptions) -> ErrorList:
+    """A resolved disruption mode outside the allow-list is Forbidden at the mode block's path."""
+    errs = ErrorList()
+    mode = resolved.disruption_mode
+    if mode is None:
+        return errs
+    path = extend_path(item.path, item.input.disruption_mode.path_elements)
+    if mode.single is not None and DisruptionModeOption.SINGLE not in options.allowed_disruption_modes:
+        errs.append(forbidden(path, "the disruptionMode `single` is not supported by this controller"))
+    if mode.all is not None and DisruptionModeOption.ALL not in options.allowed_disruption_modes:
+        errs.append(forbidden(path, "the disruptionMode `all` is not supported by this controller"))
+    return errs
+
+
+def _basic_with_all_errors(item: WorkloadItem, resolved: SchedulingConfig) -> ErrorList:
+    """A Basic group is scheduled pod by pod, so disrupting it all-or-nothing is meaningless."""
+    policy, mode = resolved.policy, resolved.disruption_mode
+    if policy is None or policy.basic is None or mode is None or mode.all is None:
+        return ErrorList()
+    path = extend_path(item.path, item.input.disruption_mode.path_elements)
+    return ErrorList([invalid(path, "", "the disruptionMode `all` is not supported with the Basic scheduling policy")])
