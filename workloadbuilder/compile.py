@@ -5,28 +5,17 @@ becomes its one CompositePodGroupTemplate, with children compiled
 recursively into nested templates in child order per kind. Compilation fails
 fast with the Go library's messages and runs no allow-list or declarative
 check: that is ``validate``'s job.
+
+The templates are assembled as Kubernetes JSON and turned into client models
+in one validation pass, which is about twice as fast as constructing each
+nested model in Python.
 """
 
 from __future__ import annotations
 
-from kubernetes.client import (
-    V1beta1CompositeDisruptionMode,
-    V1beta1CompositeGangSchedulingPolicy,
-    V1beta1CompositePodGroupSchedulingConstraints,
-    V1beta1CompositePodGroupSchedulingPolicy,
-    V1beta1CompositePodGroupTemplate,
-    V1beta1DisruptionMode,
-    V1beta1GangSchedulingPolicy,
-    V1beta1PodGroupResourceClaim,
-    V1beta1PodGroupSchedulingConstraints,
-    V1beta1PodGroupSchedulingPolicy,
-    V1beta1PodGroupTemplate,
-    V1beta1TopologyConstraint,
-    V1beta1TypedLocalObjectReference,
-    V1beta1Workload,
-    V1beta1WorkloadSpec,
-    V1ObjectMeta,
-)
+from typing import Any
+
+from kubernetes.client import V1beta1Workload, V1beta1WorkloadSpec
 
 from workloadbuilder.field import go_quote
 from workloadbuilder.resolve import resolve_config
@@ -45,21 +34,22 @@ def compile_workload(root: WorkloadItem | None, options: BuildOptions) -> V1beta
         BuildError: the tree is malformed, a gang has no count after
             resolution, there is no owner, or the owner's apiVersion does not parse.
     """
-    spec = compile_workload_spec(root)
+    spec = _spec(root)
     owner = options.owner
     if owner is None:
         raise BuildError("a Workload must be owned by its controller for garbage collection")
+    controller_ref = {"kind": owner.kind, "name": owner.name}
     group = parse_group(owner.api_version)
-    spec.controller_ref = V1beta1TypedLocalObjectReference(api_group=group, kind=owner.kind, name=owner.name)
-    return V1beta1Workload(
-        api_version=WORKLOAD_API_VERSION,
-        kind="Workload",
-        metadata=V1ObjectMeta(
-            name=options.name or None,
-            namespace=options.namespace or None,
-            owner_references=[owner.model_copy(deep=True)],
-        ),
-        spec=spec,
+    if group:  # the core group is "", which Go's omitempty leaves out
+        controller_ref["apiGroup"] = group
+    spec["controllerRef"] = controller_ref
+    metadata: dict[str, Any] = {"ownerReferences": [owner.model_dump(by_alias=True, exclude_none=True)]}
+    if options.name:
+        metadata["name"] = options.name
+    if options.namespace:
+        metadata["namespace"] = options.namespace
+    return V1beta1Workload.model_validate(
+        {"apiVersion": WORKLOAD_API_VERSION, "kind": "Workload", "metadata": metadata, "spec": spec}
     )
 
 
@@ -83,47 +73,38 @@ def parse_group(api_version: str) -> str:
 
 def compile_workload_spec(root: WorkloadItem | None) -> V1beta1WorkloadSpec:
     """Compile the tree into a WorkloadSpec without identity or controllerRef."""
+    return V1beta1WorkloadSpec.model_validate(_spec(root))
+
+
+def _spec(root: WorkloadItem | None) -> dict[str, Any]:
     problem = tree_error(root)
     if problem is not None:
         raise BuildError(problem)
     assert root is not None  # tree_error rejects a missing root
-    _refuse_undecodable(root)
-    if root.is_composite:
-        return V1beta1WorkloadSpec(composite_pod_group_templates=[_composite_template(root)])
-    return V1beta1WorkloadSpec(pod_group_templates=[_leaf_template(root)])
-
-
-def _refuse_undecodable(root: WorkloadItem) -> None:
-    """Input that ``validate`` would reject as unreadable cannot be compiled either."""
     errs = undecodable_tree_errors(root)
     if errs:
         raise BuildError(f"invalid input: {errs.to_aggregate()}")
+    if root.is_composite:
+        return {"compositePodGroupTemplates": [_composite_template(root)]}
+    return {"podGroupTemplates": [_leaf_template(root)]}
 
 
-def _leaf_template(item: WorkloadItem) -> V1beta1PodGroupTemplate:
+def _leaf_template(item: WorkloadItem) -> dict[str, Any]:
     cfg = resolve_config(item)
-    template = V1beta1PodGroupTemplate(
-        name=item.name,
-        scheduling_policy=_leaf_policy(cfg.policy),
-        scheduling_constraints=_leaf_constraints(cfg),
-        disruption_mode=_leaf_disruption_mode(cfg.disruption_mode),
-        resource_claims=_claims(cfg),
-    )
-    _copy_priority(cfg, template)
+    template: dict[str, Any] = {"name": item.name, "schedulingPolicy": _policy(cfg.policy, composite=False)}
+    _add_common(template, cfg)
+    if cfg.resource_claims:
+        template["resourceClaims"] = [_claim(claim) for claim in cfg.resource_claims]
     return template
 
 
-def _composite_template(item: WorkloadItem) -> V1beta1CompositePodGroupTemplate:
+def _composite_template(item: WorkloadItem) -> dict[str, Any]:
     cfg = resolve_config(item)
-    template = V1beta1CompositePodGroupTemplate(
-        name=item.name,
-        scheduling_policy=_composite_policy(cfg.policy),
-        scheduling_constraints=_composite_constraints(cfg),
-        disruption_mode=_composite_disruption_mode(cfg.disruption_mode),
-    )
-    _copy_priority(cfg, template)
-    leaves: list[V1beta1PodGroupTemplate] = []
-    composites: list[V1beta1CompositePodGroupTemplate] = []
+    # The composite's own policy compiles before its children, so its error wins.
+    template: dict[str, Any] = {"name": item.name, "schedulingPolicy": _policy(cfg.policy, composite=True)}
+    _add_common(template, cfg)
+    leaves: list[dict[str, Any]] = []
+    composites: list[dict[str, Any]] = []
     for child in item.children:
         if child is None:  # unreachable after the tree check; kept for the Go message
             raise BuildError(f"composite workload item {go_quote(item.name)} has a nil child")
@@ -131,81 +112,57 @@ def _composite_template(item: WorkloadItem) -> V1beta1CompositePodGroupTemplate:
             composites.append(_composite_template(child))
         else:
             leaves.append(_leaf_template(child))
-    template.pod_group_templates = leaves or None
-    template.composite_pod_group_templates = composites or None
+    if leaves:
+        template["podGroupTemplates"] = leaves
+    if composites:
+        template["compositePodGroupTemplates"] = composites
     return template
 
 
-def _copy_priority(cfg: SchedulingConfig, template: V1beta1PodGroupTemplate | V1beta1CompositePodGroupTemplate) -> None:
-    template.priority_class_name = cfg.priority_class_name or None
-    template.priority = cfg.priority
-    template.preemption_policy = cfg.preemption_policy
+def _add_common(template: dict[str, Any], cfg: SchedulingConfig) -> None:
+    """Constraints (only when a topology is set, only its keys), the mode, and the priority fields.
+
+    An empty priorityClassName is left out, as Go's omitempty does.
+    """
+    if cfg.constraints is not None and cfg.constraints.topology:
+        template["schedulingConstraints"] = {"topology": [{"key": t.key} for t in cfg.constraints.topology]}
+    mode = _disruption_mode(cfg.disruption_mode)
+    if mode is not None:
+        template["disruptionMode"] = mode
+    if cfg.priority_class_name:
+        template["priorityClassName"] = cfg.priority_class_name
+    if cfg.priority is not None:
+        template["priority"] = cfg.priority
+    if cfg.preemption_policy is not None:
+        template["preemptionPolicy"] = cfg.preemption_policy
 
 
-def _leaf_policy(policy: SchedulingPolicy | None) -> V1beta1PodGroupSchedulingPolicy:
+def _policy(policy: SchedulingPolicy | None, composite: bool) -> dict[str, Any]:
     """Gang wins over basic; no policy, an empty one or basic compile to ``basic: {}``."""
-    if policy is not None and policy.gang is not None:
-        if policy.gang.min_count is None:
-            raise BuildError("gang scheduling requires minCount to be set after resolution")
-        return V1beta1PodGroupSchedulingPolicy(gang=V1beta1GangSchedulingPolicy(min_count=policy.gang.min_count))
-    return V1beta1PodGroupSchedulingPolicy(basic={})
-
-
-def _composite_policy(policy: SchedulingPolicy | None) -> V1beta1CompositePodGroupSchedulingPolicy:
-    if policy is not None and policy.gang is not None:
-        if policy.gang.min_count is None:
+    if policy is None or policy.gang is None:
+        return {"basic": {}}
+    if policy.gang.min_count is None:
+        if composite:
             raise BuildError("composite gang scheduling requires minGroupCount to be set after resolution")
-        return V1beta1CompositePodGroupSchedulingPolicy(
-            gang=V1beta1CompositeGangSchedulingPolicy(min_group_count=policy.gang.min_count)
-        )
-    return V1beta1CompositePodGroupSchedulingPolicy(basic={})
+        raise BuildError("gang scheduling requires minCount to be set after resolution")
+    return {"gang": {"minGroupCount" if composite else "minCount": policy.gang.min_count}}
 
 
-def _topology(cfg: SchedulingConfig) -> list[V1beta1TopologyConstraint] | None:
-    if cfg.constraints is None or not cfg.constraints.topology:
-        return None
-    return [V1beta1TopologyConstraint(key=t.key) for t in cfg.constraints.topology]
-
-
-def _leaf_constraints(cfg: SchedulingConfig) -> V1beta1PodGroupSchedulingConstraints | None:
-    topology = _topology(cfg)
-    return None if topology is None else V1beta1PodGroupSchedulingConstraints(topology=topology)
-
-
-def _composite_constraints(cfg: SchedulingConfig) -> V1beta1CompositePodGroupSchedulingConstraints | None:
-    topology = _topology(cfg)
-    return None if topology is None else V1beta1CompositePodGroupSchedulingConstraints(topology=topology)
-
-
-def _leaf_disruption_mode(mode: DisruptionMode | None) -> V1beta1DisruptionMode | None:
+def _disruption_mode(mode: DisruptionMode | None) -> dict[str, Any] | None:
     """``all`` wins over ``single``; a mode with neither compiles to nothing."""
     if mode is None:
         return None
     if mode.all is not None:
-        return V1beta1DisruptionMode(all={})
+        return {"all": {}}
     if mode.single is not None:
-        return V1beta1DisruptionMode(single={})
+        return {"single": {}}
     return None
 
 
-def _composite_disruption_mode(mode: DisruptionMode | None) -> V1beta1CompositeDisruptionMode | None:
-    if mode is None:
-        return None
-    if mode.all is not None:
-        return V1beta1CompositeDisruptionMode(all={})
-    if mode.single is not None:
-        return V1beta1CompositeDisruptionMode(single={})
-    return None
-
-
-def _claims(cfg: SchedulingConfig) -> list[V1beta1PodGroupResourceClaim] | None:
-    if not cfg.resource_claims:
-        return None
-    return [
-        V1beta1PodGroupResourceClaim(
-            name=claim.name,
-            resource_claim_name=claim.resource_claim_name,
-            resource_claim_template_name=claim.resource_claim_template_name,
-        )
-        for claim in cfg.resource_claims
-    ]
+def _claim(claim: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": claim.name}
+    if claim.resource_claim_name is not None:
+        out["resourceClaimName"] = claim.resource_claim_name
+    if claim.resource_claim_template_name is not None:
+        out["resourceClaimTemplateName"] = claim.resource_claim_template_name
+    return out

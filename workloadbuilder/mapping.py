@@ -17,43 +17,22 @@ from kubernetes.client import (
     V1alpha3WorkloadPodGroupResourceClaim,
     V1alpha3WorkloadPodGroupSchedulingConstraints,
     V1alpha3WorkloadPodGroupSchedulingPolicy,
-    V1beta1TopologyConstraint,
 )
 
 from workloadbuilder.types import (
-    AllDisruptionMode,
-    BasicSchedulingPolicy,
-    DisruptionMode,
-    GangSchedulingPolicy,
-    ResourceClaim,
     SchedulingConfig,
-    SchedulingConstraints,
-    SchedulingPolicy,
-    SingleDisruptionMode,
     WorkloadCompositePodGroupDisruptionMode,
     WorkloadCompositePodGroupSchedulingConstraints,
     WorkloadCompositePodGroupSchedulingPolicy,
     WorkloadInput,
 )
 
-__all__ = ["map_composite_group_input", "map_workload_input"]
+__all__ = ["composite_fields", "leaf_fields", "map_composite_group_input", "map_workload_input"]
 
 
 def map_workload_input(given: WorkloadInput) -> SchedulingConfig:
     """Map a leaf item's building blocks to the IR."""
-    policy = _decoded(given.policy.pod_group_data, V1alpha3WorkloadPodGroupSchedulingPolicy)
-    constraints = _decoded(given.constraints.pod_group_data, V1alpha3WorkloadPodGroupSchedulingConstraints)
-    mode = _decoded(given.disruption_mode.pod_group_data, V1alpha3WorkloadPodGroupDisruptionMode)
-    claims = given.resource_claims.pod_group_data
-    return SchedulingConfig.model_construct(
-        policy=_map_policy(policy, policy.gang.min_count if policy and policy.gang else None),
-        constraints=_map_topology(constraints),
-        disruption_mode=_map_disruption_mode(mode),
-        resource_claims=_map_claims(claims) if isinstance(claims, list) else [],
-        priority_class_name="",
-        priority=None,
-        preemption_policy=None,
-    )
+    return SchedulingConfig.model_validate(leaf_fields(given))
 
 
 def map_composite_group_input(given: WorkloadInput) -> SchedulingConfig:
@@ -62,61 +41,78 @@ def map_composite_group_input(given: WorkloadInput) -> SchedulingConfig:
     The composite gang's ``minGroupCount`` travels in the IR's
     ``GangSchedulingPolicy.min_count``. Resource claims never apply to a composite.
     """
-    policy = _decoded(given.policy.composite_pod_group_data, WorkloadCompositePodGroupSchedulingPolicy)
-    constraints = _decoded(given.constraints.composite_pod_group_data, WorkloadCompositePodGroupSchedulingConstraints)
-    mode = _decoded(given.disruption_mode.composite_pod_group_data, WorkloadCompositePodGroupDisruptionMode)
-    return SchedulingConfig.model_construct(
-        policy=_map_policy(policy, policy.gang.min_group_count if policy and policy.gang else None),
-        constraints=_map_topology(constraints),
-        disruption_mode=_map_disruption_mode(mode),
-        resource_claims=[],
-        priority_class_name="",
-        priority=None,
-        preemption_policy=None,
-    )
+    return SchedulingConfig.model_validate(composite_fields(given))
 
 
-def _decoded(block: Any, model: type) -> Any:
-    return block if isinstance(block, model) else None
+def leaf_fields(given: WorkloadInput) -> dict[str, Any]:
+    """The IR fields a leaf's input sets, as plain data (``SchedulingConfig`` field names).
+
+    Resolution merges these with the default and validates the result once,
+    which is much cheaper than building each IR object on its own.
+    """
+    fields: dict[str, Any] = {}
+    policy = given.policy.pod_group_data
+    if isinstance(policy, V1alpha3WorkloadPodGroupSchedulingPolicy):
+        _put(fields, "policy", _policy(policy, policy.gang.min_count if policy.gang is not None else None))
+    constraints = given.constraints.pod_group_data
+    if isinstance(constraints, V1alpha3WorkloadPodGroupSchedulingConstraints):
+        _put(fields, "constraints", _topology(constraints.topology))
+    mode = given.disruption_mode.pod_group_data
+    if isinstance(mode, V1alpha3WorkloadPodGroupDisruptionMode):
+        _put(fields, "disruption_mode", _disruption_mode(mode))
+    claims = given.resource_claims.pod_group_data
+    if isinstance(claims, list) and claims:
+        fields["resource_claims"] = [
+            {
+                "name": claim.name,
+                "resource_claim_name": claim.resource_claim_name,
+                "resource_claim_template_name": claim.resource_claim_template_name,
+            }
+            for claim in claims
+            if isinstance(claim, V1alpha3WorkloadPodGroupResourceClaim)
+        ]
+    return fields
 
 
-def _map_policy(policy: Any, min_count: int | None) -> SchedulingPolicy | None:
-    """``basic`` wins over ``gang``; an empty policy maps to ``None`` so the default applies."""
-    if policy is None:
-        return None
+def composite_fields(given: WorkloadInput) -> dict[str, Any]:
+    """The IR fields a composite's input sets, as plain data; see ``leaf_fields``."""
+    fields: dict[str, Any] = {}
+    policy = given.policy.composite_pod_group_data
+    if isinstance(policy, WorkloadCompositePodGroupSchedulingPolicy):
+        _put(fields, "policy", _policy(policy, policy.gang.min_group_count if policy.gang is not None else None))
+    constraints = given.constraints.composite_pod_group_data
+    if isinstance(constraints, WorkloadCompositePodGroupSchedulingConstraints):
+        _put(fields, "constraints", _topology(constraints.topology))
+    mode = given.disruption_mode.composite_pod_group_data
+    if isinstance(mode, WorkloadCompositePodGroupDisruptionMode):
+        _put(fields, "disruption_mode", _disruption_mode(mode))
+    return fields
+
+
+def _put(fields: dict[str, Any], name: str, value: Any) -> None:
+    if value is not None:
+        fields[name] = value
+
+
+def _policy(policy: Any, min_count: int | None) -> dict[str, Any] | None:
+    """``basic`` wins over ``gang``; an empty policy maps to nothing so the default applies."""
     if policy.basic is not None:
-        return SchedulingPolicy.model_construct(basic=BasicSchedulingPolicy(), gang=None)
+        return {"basic": {}}
     if policy.gang is not None:
-        return SchedulingPolicy.model_construct(basic=None, gang=GangSchedulingPolicy.model_construct(min_count=min_count))
+        return {"gang": {"min_count": min_count}}
     return None
 
 
-def _map_topology(constraints: Any) -> SchedulingConstraints | None:
-    if constraints is None or not constraints.topology:
+def _topology(topology: list[Any] | None) -> dict[str, Any] | None:
+    if not topology:
         return None
-    return SchedulingConstraints.model_construct(
-        topology=[V1beta1TopologyConstraint.model_construct(key=t.key) for t in constraints.topology]
-    )
+    return {"topology": [{"key": t.key} for t in topology]}
 
 
-def _map_disruption_mode(mode: Any) -> DisruptionMode | None:
-    """``single`` wins over ``all``; an empty mode maps to ``None``."""
-    if mode is None:
-        return None
+def _disruption_mode(mode: Any) -> dict[str, Any] | None:
+    """``single`` wins over ``all``; an empty mode maps to nothing."""
     if mode.single is not None:
-        return DisruptionMode.model_construct(single=SingleDisruptionMode(), all=None)
+        return {"single": {}}
     if mode.all is not None:
-        return DisruptionMode.model_construct(single=None, all=AllDisruptionMode())
+        return {"all": {}}
     return None
-
-
-def _map_claims(claims: list[Any]) -> list[ResourceClaim]:
-    return [
-        ResourceClaim.model_construct(
-            name=claim.name,
-            resource_claim_name=claim.resource_claim_name,
-            resource_claim_template_name=claim.resource_claim_template_name,
-        )
-        for claim in claims
-        if isinstance(claim, V1alpha3WorkloadPodGroupResourceClaim)
-    ]

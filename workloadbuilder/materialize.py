@@ -9,23 +9,14 @@ without touching the (cached) Workload.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from kubernetes.client import (
-    V1alpha3CompositeDisruptionMode,
-    V1alpha3CompositeGangSchedulingPolicy,
     V1alpha3CompositePodGroup,
-    V1alpha3CompositePodGroupSchedulingConstraints,
-    V1alpha3CompositePodGroupSchedulingPolicy,
-    V1alpha3CompositePodGroupSpec,
-    V1alpha3TopologyConstraint,
-    V1alpha3WorkloadReference,
     V1beta1CompositePodGroupTemplate,
     V1beta1PodGroup,
-    V1beta1PodGroupSpec,
     V1beta1PodGroupTemplate,
     V1beta1Workload,
-    V1beta1WorkloadReference,
-    V1ObjectMeta,
     V1OwnerReference,
 )
 
@@ -49,66 +40,35 @@ def new_pod_group(
 ) -> V1beta1PodGroup:
     """A PodGroup made from ``template`` of ``workload``, in the Workload's namespace.
 
-    ``priority`` and ``preemptionPolicy`` are copied along with every other
-    scheduling field (upstream drops ``preemptionPolicy``; see docs/differences.md).
+    Every scheduling field of the template is copied, ``priority`` and
+    ``preemptionPolicy`` included (upstream drops ``preemptionPolicy``; see
+    docs/differences.md).
     """
-    copy = template.model_copy(deep=True)
-    return V1beta1PodGroup(
-        api_version=POD_GROUP_API_VERSION,
-        kind="PodGroup",
-        metadata=_metadata(workload, name, owners),
-        spec=V1beta1PodGroupSpec(
-            workload_ref=V1beta1WorkloadReference(workload_name=_workload_name(workload), template_name=template.name),
-            scheduling_policy=copy.scheduling_policy,
-            scheduling_constraints=copy.scheduling_constraints,
-            disruption_mode=copy.disruption_mode,
-            resource_claims=copy.resource_claims or None,
-            priority_class_name=copy.priority_class_name or None,
-            priority=copy.priority,
-            preemption_policy=copy.preemption_policy,
-        ),
+    spec = template.model_dump(by_alias=True, exclude_none=True, exclude={"name"})
+    spec["workloadRef"] = {"workloadName": _workload_name(workload), "templateName": template.name}
+    return V1beta1PodGroup.model_validate(
+        {"apiVersion": POD_GROUP_API_VERSION, "kind": "PodGroup", "metadata": _metadata(workload, name, owners), "spec": spec}
     )
 
 
 def new_composite_pod_group(
     workload: V1beta1Workload, template: V1beta1CompositePodGroupTemplate, name: str, owners: list[V1OwnerReference]
 ) -> V1alpha3CompositePodGroup:
-    """A CompositePodGroup (v1alpha3) made from ``template``; the parent link is left to the caller."""
-    policy = template.scheduling_policy
-    gang = policy.gang
-    constraints = template.scheduling_constraints
-    mode = template.disruption_mode
-    return V1alpha3CompositePodGroup(
-        api_version=COMPOSITE_POD_GROUP_API_VERSION,
-        kind="CompositePodGroup",
-        metadata=_metadata(workload, name, owners),
-        spec=V1alpha3CompositePodGroupSpec(
-            workload_ref=V1alpha3WorkloadReference(workload_name=_workload_name(workload), template_name=template.name),
-            scheduling_policy=V1alpha3CompositePodGroupSchedulingPolicy(
-                basic=dict(policy.basic) if policy.basic is not None else None,
-                gang=V1alpha3CompositeGangSchedulingPolicy(min_group_count=gang.min_group_count) if gang else None,
-            ),
-            scheduling_constraints=(
-                V1alpha3CompositePodGroupSchedulingConstraints(
-                    topology=[V1alpha3TopologyConstraint(key=t.key) for t in constraints.topology]
-                    if constraints.topology is not None
-                    else None
-                )
-                if constraints is not None
-                else None
-            ),
-            disruption_mode=(
-                V1alpha3CompositeDisruptionMode(
-                    single=dict(mode.single) if mode.single is not None else None,
-                    all=dict(mode.all) if mode.all is not None else None,
-                )
-                if mode is not None
-                else None
-            ),
-            priority_class_name=template.priority_class_name or None,
-            priority=template.priority,
-            preemption_policy=template.preemption_policy,
-        ),
+    """A CompositePodGroup (v1alpha3) made from ``template``; the parent link is left to the caller.
+
+    The child templates are not copied: children are separate runtime groups.
+    """
+    spec = template.model_dump(
+        by_alias=True, exclude_none=True, exclude={"name", "pod_group_templates", "composite_pod_group_templates"}
+    )
+    spec["workloadRef"] = {"workloadName": _workload_name(workload), "templateName": template.name}
+    return V1alpha3CompositePodGroup.model_validate(
+        {
+            "apiVersion": COMPOSITE_POD_GROUP_API_VERSION,
+            "kind": "CompositePodGroup",
+            "metadata": _metadata(workload, name, owners),
+            "spec": spec,
+        }
     )
 
 
@@ -116,13 +76,17 @@ def _workload_name(workload: V1beta1Workload) -> str:
     return workload.metadata.name if workload.metadata is not None and workload.metadata.name else ""
 
 
-def _metadata(workload: V1beta1Workload, name: str, owners: list[V1OwnerReference]) -> V1ObjectMeta:
+def _metadata(workload: V1beta1Workload, name: str, owners: list[V1OwnerReference]) -> dict[str, Any]:
+    """Name, the Workload's namespace and the owners; empty values are left out, as Go's omitempty does."""
+    metadata: dict[str, Any] = {}
+    if name:
+        metadata["name"] = name
     namespace = workload.metadata.namespace if workload.metadata is not None else None
-    return V1ObjectMeta(
-        name=name or None,
-        namespace=namespace or None,
-        owner_references=[owner.model_copy(deep=True) for owner in owners] or None,
-    )
+    if namespace:
+        metadata["namespace"] = namespace
+    if owners:
+        metadata["ownerReferences"] = [owner.model_dump(by_alias=True, exclude_none=True) for owner in owners]
+    return metadata
 
 
 class TemplateIndex:

@@ -7,10 +7,10 @@ nor the input is ever mutated, so a callback may freely change what it gets.
 
 from __future__ import annotations
 
-from workloadbuilder.mapping import map_composite_group_input, map_workload_input
+from workloadbuilder.mapping import composite_fields, leaf_fields
 from workloadbuilder.types import SchedulingConfig, WorkloadItem
 
-__all__ = ["copy_config", "resolve_config"]
+__all__ = ["resolve_config"]
 
 
 def resolve_config(item: WorkloadItem) -> SchedulingConfig:
@@ -27,22 +27,19 @@ def resolve_config(item: WorkloadItem) -> SchedulingConfig:
         >>> resolve_config(item).policy.gang.min_count
         8
     """
-    resolved = copy_config(item.default_config) if item.default_config is not None else SchedulingConfig()
-    user = map_composite_group_input(item.input) if item.is_composite else map_workload_input(item.input)
-    if user.policy is not None:
-        resolved.policy = user.policy
-    if user.constraints is not None:
-        resolved.constraints = user.constraints
-    if user.disruption_mode is not None:
-        resolved.disruption_mode = user.disruption_mode
-    if user.resource_claims:
-        resolved.resource_claims = user.resource_claims
+    fields = composite_fields(item.input) if item.is_composite else leaf_fields(item.input)
+    if item.default_config is not None:
+        # Every field the user left unset comes from a copy of the default; the
+        # dump is the copy, so callbacks never reach the caller's default.
+        missing = _DEFAULTABLE.difference(fields)
+        fields.update(item.default_config.model_dump(include=missing))
+    resolved = SchedulingConfig.model_validate(fields)
     for callback in item.callbacks:
         if callback is not None:
             callback(resolved)
     return resolved
 
 
-def copy_config(config: SchedulingConfig) -> SchedulingConfig:
-    """A deep copy of a config, so callbacks cannot reach the caller's default."""
-    return config.model_copy(deep=True)
+_DEFAULTABLE = frozenset(
+    {"policy", "constraints", "disruption_mode", "resource_claims", "priority_class_name", "priority", "preemption_policy"}
+)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from workloadbuilder.field import ErrorList, FieldPath, invalid, required, too_many
-from workloadbuilder.validation.formats import label_key_errors, long_name_errors, short_name_errors
+from workloadbuilder.validation.formats import is_label_key, long_name_errors, short_name_errors
 
 __all__ = [
     "validate_composite_disruption_mode",
@@ -96,16 +96,17 @@ def validate_scheduling_constraints(path: FieldPath | None, obj: Any, old: Any =
     topology = obj.topology or []
     if old is not None and _keys(topology) == _keys(old.topology or []):
         return errs
-    topology_path = _child(path, "topology")
     if len(topology) > _MAX_TOPOLOGY:
-        errs.append(too_many(topology_path, len(topology), _MAX_TOPOLOGY))
+        errs.append(too_many(_child(path, "topology"), len(topology), _MAX_TOPOLOGY))
         return errs
     for i, constraint in enumerate(topology):
-        key_path = topology_path.index(i).child("key")
-        if constraint.key == "":
-            errs.append(required(key_path))
-        else:
-            errs.extend(label_key_errors(key_path, constraint.key))
+        problems = ["required"] if constraint.key == "" else is_label_key(constraint.key)
+        if problems:  # paths are built only for errors: this runs on every reconcile
+            key_path = _child(path, "topology").index(i).child("key")
+            if constraint.key == "":
+                errs.append(required(key_path))
+            else:
+                errs.extend(invalid(key_path, constraint.key, msg) for msg in problems)
     return errs
 
 

@@ -29,9 +29,11 @@ from workloadbuilder.field import (
     index_path,
     internal_error,
     invalid,
+    type_invalid,
 )
 from workloadbuilder.resolve import resolve_config
-from workloadbuilder.tree import tree_error, undecodable_input_errors
+from workloadbuilder.decode import decode, errors_at
+from workloadbuilder.tree import tree_error
 from workloadbuilder.types import (
     BuildOptions,
     DisruptionModeOption,
@@ -106,34 +108,38 @@ _COMPOSITE_BLOCKS: tuple[tuple[str, str, type[BaseModel], _Validator], ...] = (
 
 
 def _block_errors(item: WorkloadItem, old: WorkloadItem | None, run_declarative: bool) -> ErrorList:
-    """The item's undecodable blocks, then the declarative rules of each decoded block.
+    """Each set block in Go's order: its decoding errors if it did not decode, else its declarative rules.
 
     Input that does not decode is reported even with declarative validation
     disabled: it is not a rule the apiserver already ran, it is input nobody
     can read.
     """
-    errs = undecodable_input_errors(item)
-    if not run_declarative:
-        return errs
+    errs = ErrorList()
     for block_name, data_attr, model, validator in _COMPOSITE_BLOCKS if item.is_composite else _LEAF_BLOCKS:
         block = getattr(item.input, block_name)
         data = getattr(block, data_attr)
-        if isinstance(data, model):
+        if data is None:
+            continue
+        path = extend_path(item.path, block.path_elements)
+        if not isinstance(data, model):
+            errs.extend(errors_at(path, decode(model, data)[1]))
+        elif run_declarative:
             old_data = getattr(getattr(old.input, block_name), data_attr) if old is not None else None
-            path = extend_path(item.path, block.path_elements)
             errs.extend(validator(path, data, old_data if isinstance(old_data, model) else None))
     if not item.is_composite:
-        errs.extend(_claim_errors(item, old))
+        errs.extend(_claim_errors(item, old, run_declarative))
     return errs
 
 
-def _claim_errors(item: WorkloadItem, old: WorkloadItem | None) -> ErrorList:
-    """Each decoded claim at ``path[i]`` (its index in the new list), matched with the old claim of the same name."""
+def _claim_errors(item: WorkloadItem, old: WorkloadItem | None, run_declarative: bool) -> ErrorList:
+    """Each claim at ``path[i]`` (its index in the new list), matched with the old claim of the same name."""
     block = item.input.resource_claims
     claims = block.pod_group_data
-    if not claims or not isinstance(claims, list):
+    if not claims:
         return ErrorList()
     path = extend_path(item.path, block.path_elements)
+    if not isinstance(claims, list):
+        return ErrorList([type_invalid(path, claims, "must be of type array")])
     old_claims = old.input.resource_claims.pod_group_data if old is not None else []
     old_by_name = {
         c.name: c
@@ -142,7 +148,9 @@ def _claim_errors(item: WorkloadItem, old: WorkloadItem | None) -> ErrorList:
     }
     errs = ErrorList()
     for i, claim in enumerate(claims):
-        if isinstance(claim, V1alpha3WorkloadPodGroupResourceClaim):
+        if not isinstance(claim, V1alpha3WorkloadPodGroupResourceClaim):
+            errs.extend(errors_at(index_path(path, i), decode(V1alpha3WorkloadPodGroupResourceClaim, claim)[1]))
+        elif run_declarative:
             errs.extend(blocks.validate_resource_claim(index_path(path, i), claim, old_by_name.get(claim.name)))
     return errs
 
@@ -153,12 +161,19 @@ def _allowed_policy_errors(item: WorkloadItem, resolved: SchedulingConfig, optio
     policy = resolved.policy
     if policy is None:
         return errs
-    path = extend_path(item.path, item.input.policy.path_elements)
     if policy.basic is not None and SchedulingPolicyOption.BASIC not in options.allowed_policies:
-        errs.append(forbidden(path, "basic scheduling policy is not supported by this controller"))
+        errs.append(forbidden(_policy_path(item), "basic scheduling policy is not supported by this controller"))
     if policy.gang is not None and SchedulingPolicyOption.GANG not in options.allowed_policies:
-        errs.append(forbidden(path, "gang scheduling policy is not supported by this controller"))
+        errs.append(forbidden(_policy_path(item), "gang scheduling policy is not supported by this controller"))
     return errs
+
+
+def _policy_path(item: WorkloadItem) -> FieldPath | None:
+    return extend_path(item.path, item.input.policy.path_elements)
+
+
+def _mode_path(item: WorkloadItem) -> FieldPath | None:
+    return extend_path(item.path, item.input.disruption_mode.path_elements)
 
 
 def _allowed_disruption_mode_errors(item: WorkloadItem, resolved: SchedulingConfig, options: BuildOptions) -> ErrorList:
@@ -167,11 +182,10 @@ def _allowed_disruption_mode_errors(item: WorkloadItem, resolved: SchedulingConf
     mode = resolved.disruption_mode
     if mode is None:
         return errs
-    path = extend_path(item.path, item.input.disruption_mode.path_elements)
     if mode.single is not None and DisruptionModeOption.SINGLE not in options.allowed_disruption_modes:
-        errs.append(forbidden(path, "the disruptionMode `single` is not supported by this controller"))
+        errs.append(forbidden(_mode_path(item), "the disruptionMode `single` is not supported by this controller"))
     if mode.all is not None and DisruptionModeOption.ALL not in options.allowed_disruption_modes:
-        errs.append(forbidden(path, "the disruptionMode `all` is not supported by this controller"))
+        errs.append(forbidden(_mode_path(item), "the disruptionMode `all` is not supported by this controller"))
     return errs
 
 
@@ -180,5 +194,4 @@ def _basic_with_all_errors(item: WorkloadItem, resolved: SchedulingConfig) -> Er
     policy, mode = resolved.policy, resolved.disruption_mode
     if policy is None or policy.basic is None or mode is None or mode.all is None:
         return ErrorList()
-    path = extend_path(item.path, item.input.disruption_mode.path_elements)
-    return ErrorList([invalid(path, "", "the disruptionMode `all` is not supported with the Basic scheduling policy")])
+    return ErrorList([invalid(_mode_path(item), "", "the disruptionMode `all` is not supported with the Basic scheduling policy")])

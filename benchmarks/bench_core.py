@@ -1,0 +1,237 @@
+"""Time validate + build + materialize against building the same objects by hand with the kubernetes client.
+
+Prints, for (a) one leaf and (b) a composite root with three leaves, the
+median time of one full builder pass (new Builder, validate, build_workload,
+every runtime group materialized) and of constructing the identical output
+objects directly with the kubernetes client, and their ratio. Run:
+
+    python benchmarks/bench_core.py [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+from kubernetes.client import (
+    V1alpha3CompositeGangSchedulingPolicy,
+    V1alpha3CompositePodGroup,
+    V1alpha3CompositePodGroupSchedulingConstraints,
+    V1alpha3CompositePodGroupSchedulingPolicy,
+    V1alpha3CompositePodGroupSpec,
+    V1alpha3TopologyConstraint,
+    V1alpha3WorkloadReference,
+    V1beta1CompositeGangSchedulingPolicy,
+    V1beta1CompositePodGroupSchedulingConstraints,
+    V1beta1CompositePodGroupSchedulingPolicy,
+    V1beta1CompositePodGroupTemplate,
+    V1beta1DisruptionMode,
+    V1beta1GangSchedulingPolicy,
+    V1beta1PodGroup,
+    V1beta1PodGroupSchedulingConstraints,
+    V1beta1PodGroupSchedulingPolicy,
+    V1beta1PodGroupSpec,
+    V1beta1PodGroupTemplate,
+    V1beta1TopologyConstraint,
+    V1beta1TypedLocalObjectReference,
+    V1beta1Workload,
+    V1beta1WorkloadReference,
+    V1beta1WorkloadSpec,
+    V1ObjectMeta,
+    V1OwnerReference,
+    V1alpha3WorkloadPodGroupDisruptionMode,
+    V1alpha3WorkloadPodGroupGangSchedulingPolicy,
+    V1alpha3WorkloadPodGroupSchedulingConstraints,
+    V1alpha3WorkloadPodGroupSchedulingPolicy,
+)
+
+from workloadbuilder import (
+    Builder,
+    BuildOptions,
+    ConstraintsInput,
+    DisruptionModeInput,
+    DisruptionModeOption,
+    FieldPath,
+    PolicyInput,
+    SchedulingPolicyOption,
+    WorkloadCompositePodGroupGangSchedulingPolicy,
+    WorkloadCompositePodGroupSchedulingConstraints,
+    WorkloadCompositePodGroupSchedulingPolicy,
+    WorkloadInput,
+    WorkloadItem,
+    to_dict,
+)
+
+ZONE = "topology.kubernetes.io/zone"
+RACK = "topology.example.com/rack"
+LEAVES = ("leader", "workers", "ps")
+
+
+def owner() -> V1OwnerReference:
+    return V1OwnerReference(api_version="batch/v1", kind="Job", name="trainer", uid="uid-1")
+
+
+def options() -> BuildOptions:
+    return BuildOptions(
+        name="trainer-wl",
+        namespace="ml",
+        owner=owner(),
+        allowed_policies=[SchedulingPolicyOption.BASIC, SchedulingPolicyOption.GANG],
+        allowed_disruption_modes=[DisruptionModeOption.SINGLE, DisruptionModeOption.ALL],
+    )
+
+
+def leaf_item(name: str, path: FieldPath) -> WorkloadItem:
+    return WorkloadItem(
+        name=name,
+        path=path,
+        input=WorkloadInput(
+            policy=PolicyInput(
+                pod_group_data=V1alpha3WorkloadPodGroupSchedulingPolicy(
+                    gang=V1alpha3WorkloadPodGroupGangSchedulingPolicy(min_count=4)
+                ),
+                path_elements=["schedulingPolicy"],
+            ),
+            constraints=ConstraintsInput(
+                pod_group_data=V1alpha3WorkloadPodGroupSchedulingConstraints(
+                    topology=[V1alpha3TopologyConstraint(key=RACK)]
+                ),
+                path_elements=["schedulingConstraints"],
+            ),
+            disruption_mode=DisruptionModeInput(
+                pod_group_data=V1alpha3WorkloadPodGroupDisruptionMode(all={}), path_elements=["disruptionMode"]
+            ),
+        ),
+    )
+
+
+def composite_item() -> WorkloadItem:
+    base = FieldPath("spec", "scheduling")
+    return WorkloadItem(
+        name="replica",
+        path=base,
+        input=WorkloadInput(
+            policy=PolicyInput(
+                composite_pod_group_data=WorkloadCompositePodGroupSchedulingPolicy(
+                    gang=WorkloadCompositePodGroupGangSchedulingPolicy(min_group_count=3)
+                ),
+                path_elements=["schedulingPolicy"],
+            ),
+            constraints=ConstraintsInput(
+                composite_pod_group_data=WorkloadCompositePodGroupSchedulingConstraints(
+                    topology=[V1alpha3TopologyConstraint(key=ZONE)]
+                ),
+                path_elements=["schedulingConstraints"],
+            ),
+        ),
+        children=[leaf_item(name, base.child("groups").index(i)) for i, name in enumerate(LEAVES)],
+    )
+
+
+def via_builder_leaf(item: WorkloadItem) -> list[Any]:
+    builder = Builder(item, options())
+    errors = builder.validate()
+    assert not errors, errors
+    return [builder.build_workload(), builder.new_pod_group("trainer-pg", item.name)]
+
+
+def via_builder_composite(item: WorkloadItem) -> list[Any]:
+    builder = Builder(item, options())
+    errors = builder.validate()
+    assert not errors, errors
+    objects: list[Any] = [builder.build_workload(), builder.new_composite_pod_group("replica-0", "replica")]
+    objects += [builder.new_pod_group(f"replica-0-{name}", name) for name in LEAVES]
+    return objects
+
+
+def leaf_template(name: str) -> V1beta1PodGroupTemplate:
+    return V1beta1PodGroupTemplate(
+        name=name,
+        scheduling_policy=V1beta1PodGroupSchedulingPolicy(gang=V1beta1GangSchedulingPolicy(min_count=4)),
+        scheduling_constraints=V1beta1PodGroupSchedulingConstraints(topology=[V1beta1TopologyConstraint(key=RACK)]),
+        disruption_mode=V1beta1DisruptionMode(all={}),
+    )
+
+
+def workload(spec: V1beta1WorkloadSpec) -> V1beta1Workload:
+    spec.controller_ref = V1beta1TypedLocalObjectReference(api_group="batch", kind="Job", name="trainer")
+    return V1beta1Workload(
+        api_version="scheduling.k8s.io/v1beta1",
+        kind="Workload",
+        metadata=V1ObjectMeta(name="trainer-wl", namespace="ml", owner_references=[owner()]),
+        spec=spec,
+    )
+
+
+def pod_group(name: str, template: str) -> V1beta1PodGroup:
+    return V1beta1PodGroup(
+        api_version="scheduling.k8s.io/v1beta1",
+        kind="PodGroup",
+        metadata=V1ObjectMeta(name=name, namespace="ml", owner_references=[owner()]),
+        spec=V1beta1PodGroupSpec(
+            workload_ref=V1beta1WorkloadReference(workload_name="trainer-wl", template_name=template),
+            scheduling_policy=V1beta1PodGroupSchedulingPolicy(gang=V1beta1GangSchedulingPolicy(min_count=4)),
+            scheduling_constraints=V1beta1PodGroupSchedulingConstraints(topology=[V1beta1TopologyConstraint(key=RACK)]),
+            disruption_mode=V1beta1DisruptionMode(all={}),
+        ),
+    )
+
+
+def by_hand_leaf() -> list[Any]:
+    return [workload(V1beta1WorkloadSpec(pod_group_templates=[leaf_template("trainer")])), pod_group("trainer-pg", "trainer")]
+
+
+def by_hand_composite() -> list[Any]:
+    template = V1beta1CompositePodGroupTemplate(
+        name="replica",
+        scheduling_policy=V1beta1CompositePodGroupSchedulingPolicy(gang=V1beta1CompositeGangSchedulingPolicy(min_group_count=3)),
+        scheduling_constraints=V1beta1CompositePodGroupSchedulingConstraints(topology=[V1beta1TopologyConstraint(key=ZONE)]),
+        pod_group_templates=[leaf_template(name) for name in LEAVES],
+    )
+    composite = V1alpha3CompositePodGroup(
+        api_version="scheduling.k8s.io/v1alpha3",
+        kind="CompositePodGroup",
+        metadata=V1ObjectMeta(name="replica-0", namespace="ml", owner_references=[owner()]),
+        spec=V1alpha3CompositePodGroupSpec(
+            workload_ref=V1alpha3WorkloadReference(workload_name="trainer-wl", template_name="replica"),
+            scheduling_policy=V1alpha3CompositePodGroupSchedulingPolicy(gang=V1alpha3CompositeGangSchedulingPolicy(min_group_count=3)),
+            scheduling_constraints=V1alpha3CompositePodGroupSchedulingConstraints(topology=[V1alpha3TopologyConstraint(key=ZONE)]),
+        ),
+    )
+    objects: list[Any] = [workload(V1beta1WorkloadSpec(composite_pod_group_templates=[template])), composite]
+    return objects + [pod_group(f"replica-0-{name}", name) for name in LEAVES]
+
+
+def median_us(fn: Callable[[], Any], repeat: int) -> float:
+    for _ in range(max(10, repeat // 10)):
+        fn()
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples) * 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=2000)
+    args = parser.parse_args()
+    leaf, composite = leaf_item("trainer", FieldPath("spec", "scheduling")), composite_item()
+    # Same output either way, or the comparison means nothing.
+    assert [to_dict(o) for o in via_builder_leaf(leaf)] == [to_dict(o) for o in by_hand_leaf()]
+    assert [to_dict(o) for o in via_builder_composite(composite)] == [to_dict(o) for o in by_hand_composite()]
+    print(f"{'case':<28}{'builder (us)':>14}{'by hand (us)':>14}{'ratio':>8}")
+    for label, via_builder, by_hand in (
+        ("(a) single leaf", lambda: via_builder_leaf(leaf), by_hand_leaf),
+        ("(b) composite + 3 leaves", lambda: via_builder_composite(composite), by_hand_composite),
+    ):
+        ours, theirs = median_us(via_builder, args.repeat), median_us(by_hand, args.repeat)
+        print(f"{label:<28}{ours:>14.1f}{theirs:>14.1f}{ours / theirs:>8.2f}")
+
+
+if __name__ == "__main__":
+    main()
