@@ -89,7 +89,8 @@ class FieldPath:
 
     def child(self, name: str, *more_names: str) -> FieldPath:
         """Return this path extended by one or more field names."""
-        return FieldPath._extend(self, (name, *more_names))
+        path = FieldPath._node(name, "", self)
+        return FieldPath._extend(path, more_names) if more_names else path
 
     def index(self, index: int) -> FieldPath:
         """Return this path extended by a list index, rendered ``[i]``."""
@@ -161,7 +162,7 @@ def extend_path(path: FieldPath | None, names: Sequence[str]) -> FieldPath | Non
     no path still reports at its path elements.
     """
     for name in names:
-        path = FieldPath(name) if path is None else path.child(name)
+        path = FieldPath._node(name, "", path)
     return path
 
 

@@ -55,24 +55,24 @@ def tree_error(root: WorkloadItem | None) -> str | None:
 def _input_union_error(item: WorkloadItem) -> str | None:
     """A composite node must not set a leaf block, and a leaf node must not set a composite block."""
     given = item.input
-    if item.is_composite:
+    if item.children:
         leaf_blocks = (
-            ("policy", given.policy.pod_group_data is not None),
-            ("constraints", given.constraints.pod_group_data is not None),
-            ("disruptionMode", given.disruption_mode.pod_group_data is not None),
-            ("resourceClaims", bool(given.resource_claims.pod_group_data)),
+            ("policy", given.policy.pod_group_data),
+            ("constraints", given.constraints.pod_group_data),
+            ("disruptionMode", given.disruption_mode.pod_group_data),
+            ("resourceClaims", given.resource_claims.pod_group_data or None),
         )
-        for block, is_set in leaf_blocks:
-            if is_set:
+        for block, data in leaf_blocks:
+            if data is not None:
                 return f"composite workload item {go_quote(item.name)} sets leaf building block: {block}"
         return None
     composite_blocks = (
-        ("policy", given.policy.composite_pod_group_data is not None),
-        ("constraints", given.constraints.composite_pod_group_data is not None),
-        ("disruptionMode", given.disruption_mode.composite_pod_group_data is not None),
+        ("policy", given.policy.composite_pod_group_data),
+        ("constraints", given.constraints.composite_pod_group_data),
+        ("disruptionMode", given.disruption_mode.composite_pod_group_data),
     )
-    for block, is_set in composite_blocks:
-        if is_set:
+    for block, data in composite_blocks:
+        if data is not None:
             return f"leaf workload item {go_quote(item.name)} sets composite building block: {block}"
     return None
 

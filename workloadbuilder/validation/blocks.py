@@ -38,15 +38,13 @@ def validate_union(
     ``old_set`` is ``None`` on create or when there is no old value; on update
     the check is skipped when no member changed from set to unset or back.
     """
-    if old_set is not None and old_set == now_set:
+    if sum(now_set) == 1 or (old_set is not None and old_set == now_set):
         return ErrorList()
     names = ", ".join(f"`{member}`" for member in members)
     chosen = [member for member, is_set in zip(members, now_set) if is_set]
-    if len(chosen) > 1:
+    if chosen:
         return ErrorList([invalid(path, "{" + ", ".join(chosen) + "}", f"must specify exactly one of: {names}")])
-    if not chosen:
-        return ErrorList([invalid(path, "", f"must specify one of: {names}")])
-    return ErrorList()
+    return ErrorList([invalid(path, "", f"must specify one of: {names}")])
 
 
 def _child(path: FieldPath | None, name: str) -> FieldPath:
