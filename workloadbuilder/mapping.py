@@ -62,7 +62,7 @@ def leaf_fields(given: WorkloadInput) -> dict[str, Any]:
         _put(fields, "disruption_mode", _disruption_mode(mode))
     claims = given.resource_claims.pod_group_data
     if isinstance(claims, list) and claims:
-        fields["resource_claims"] = [
+        mapped = [
             {
                 "name": claim.name,
                 "resource_claim_name": claim.resource_claim_name,
@@ -71,6 +71,8 @@ def leaf_fields(given: WorkloadInput) -> dict[str, Any]:
             for claim in claims
             if isinstance(claim, V1alpha3WorkloadPodGroupResourceClaim)
         ]
+        if mapped:  # like an empty list, claims that all failed to decode leave the default in place
+            fields["resource_claims"] = mapped
     return fields
 
 
