@@ -17,10 +17,17 @@ from typing import Any
 
 from kubernetes.client import V1beta1Workload, V1beta1WorkloadSpec
 
-from workloadbuilder.field import go_quote
+from workloadbuilder.gofmt import go_quote
 from workloadbuilder.resolve import resolve_config
 from workloadbuilder.tree import tree_error, undecodable_tree_errors
-from workloadbuilder.types import BuildError, BuildOptions, DisruptionMode, SchedulingConfig, SchedulingPolicy, WorkloadItem
+from workloadbuilder.types import (
+    BuildError,
+    BuildOptions,
+    DisruptionMode,
+    SchedulingConfig,
+    SchedulingPolicy,
+    WorkloadItem,
+)
 
 __all__ = ["WORKLOAD_API_VERSION", "compile_workload", "compile_workload_spec", "parse_group"]
 

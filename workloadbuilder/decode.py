@@ -20,12 +20,19 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from workloadbuilder.field import ErrorList, FieldError, FieldPath, extend_path, forbidden, index_path, type_invalid
+from workloadbuilder.field import ErrorList, FieldError, FieldPath, extend_path, forbidden, index_path, key_path, type_invalid
 
-__all__ = ["DecodeProblem", "decode", "errors_at", "to_json_dict"]
+__all__ = ["DecodeProblem", "MapKey", "decode", "errors_at", "to_json_dict"]
 
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 _INT64_CLASSES = frozenset({"V1ObjectMeta"})  # the few int64 fields we decode live here
+# The client types these union members (Go empty structs) as free-form objects;
+# every other free-form object (fieldsV1, say) really is free-form JSON.
+_EMPTY_STRUCT_MEMBERS = frozenset({"basic", "single", "all"})
+
+
+class MapKey(str):
+    """A map key in a problem's location: rendered ``[key]``, not ``.key``, as Go's ``Path.Key`` does."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +50,8 @@ class DecodeProblem:
         for element in self.loc:
             if isinstance(element, int):
                 path = index_path(path, element)
+            elif isinstance(element, MapKey):
+                path = key_path(path, element)
             else:
                 path = extend_path(path, [element])
         if self.kind == "unknown":
@@ -127,16 +136,26 @@ def _decode_shape(shape: tuple[Any, ...], data: Any, loc: tuple[str | int, ...],
             return None
         problems.extend(DecodeProblem("unknown", (*loc, str(key))) for key in data)
         return {}
+    if kind == "json":
+        # Free-form JSON such as managedFields' fieldsV1: any object goes.
+        if not isinstance(data, Mapping):
+            problems.append(DecodeProblem("type", loc, data, "object"))
+            return None
+        return dict(data)
     if kind == "map":
         if not isinstance(data, Mapping):
             problems.append(DecodeProblem("type", loc, data, "object"))
             return None
-        return {key: _decode_shape(shape[1], item, (*loc, str(key)), problems, owner) for key, item in data.items()}
+        return {key: _decode_shape(shape[1], item, (*loc, MapKey(key)), problems, owner) for key, item in data.items()}
     if kind == "list":
         if not isinstance(data, list):
             problems.append(DecodeProblem("type", loc, data, "array"))
             return None
-        return [_decode_shape(shape[1], item, (*loc, i), problems, owner) for i, item in enumerate(data)]
+        # Go decodes a null list element to the element's zero value.
+        return [
+            _zero(shape[1]) if item is None else _decode_shape(shape[1], item, (*loc, i), problems, owner)
+            for i, item in enumerate(data)
+        ]
     return _decode_model(shape[1], data, loc, problems)
 
 
@@ -196,6 +215,8 @@ def _field_specs(cls: type[BaseModel]) -> dict[str, _FieldSpec]:
     for attr, info in cls.model_fields.items():
         json_name = info.serialization_alias or info.alias or attr
         optional, shape = _shape_of(info.annotation)
+        if shape == ("marker",) and json_name not in _EMPTY_STRUCT_MEMBERS:
+            shape = ("json",)
         specs[json_name] = _FieldSpec(attr, shape, optional or not info.is_required())
     return specs
 

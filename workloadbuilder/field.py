@@ -7,13 +7,12 @@ compare our messages with the apiserver's and tests assert them verbatim.
 
 from __future__ import annotations
 
-import decimal
 import enum
-import json
-import math
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
+
+from workloadbuilder.gofmt import go_quote, go_sprint, render_bad_value
 
 __all__ = [
     "OMIT_VALUE",
@@ -171,6 +170,11 @@ def index_path(path: FieldPath | None, index: int) -> FieldPath:
     return FieldPath._node("", int(index), path)
 
 
+def key_path(path: FieldPath | None, key: str) -> FieldPath:
+    """Append a map key to a possibly missing path; Go renders ``nil.Key("k")`` as ``[k]``."""
+    return FieldPath._node("", key, path)
+
+
 class ErrorType(str, enum.Enum):
     """The kind of a field error; values are Go's ``field.ErrorType`` strings."""
 
@@ -288,6 +292,7 @@ def _same_value(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b if isinstance(a, bool) or isinstance(b, bool) else a == b
 
 
+_INDEX = re.compile(r"-?(0|[1-9][0-9]*)")  # only what Index renders; "007" is a key
 _LOC_TOKEN = re.compile(r"\[([^\]]*)\]|\.?([^.\[]+)")
 
 
@@ -297,7 +302,7 @@ def _tokens(rendered: str) -> list[tuple[str, str | int]]:
     for subscript, name in _LOC_TOKEN.findall(rendered):
         if name:
             out.append(("name", name))
-        elif subscript.isdigit():
+        elif _INDEX.fullmatch(subscript):
             out.append(("index", int(subscript)))
         else:
             out.append(("key", subscript))
@@ -306,92 +311,6 @@ def _tokens(rendered: str) -> list[tuple[str, str | int]]:
 
 def _parse_loc(rendered: str) -> tuple[str | int, ...]:
     return tuple(value for _, value in _tokens(rendered))
-
-
-def render_bad_value(value: Any) -> str:
-    """Render a bad value as Go does: strings quoted, numbers and bools bare, the rest as JSON."""
-    if isinstance(value, str):
-        return go_quote(value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return go_float(value)
-    if isinstance(value, BaseException):
-        return "{}"  # Go marshals an error value as an empty JSON object
-    return go_json(value)
-
-
-def go_quote(text: str) -> str:
-    """Quote a string as Go's ``strconv.Quote`` (and ``%q``) does."""
-    out = ['"']
-    for ch in text:
-        code = ord(ch)
-        if ch == '"' or ch == "\\":
-            out.append("\\" + ch)
-        elif ch in _GO_ESCAPES:
-            out.append(_GO_ESCAPES[ch])
-        elif ch == " " or (ch.isprintable() and code != 0x7F):
-            out.append(ch)
-        elif code < 0x80:
-            out.append(f"\\x{code:02x}")
-        elif code < 0x10000:
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(f"\\U{code:08x}")
-    out.append('"')
-    return "".join(out)
-
-
-_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
-
-
-def go_float(value: float) -> str:
-    """Format a float as Go's ``%v`` does: shortest digits, exponent form below 1e-4 or from 1e21."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "+Inf" if value > 0 else "-Inf"
-    if value == 0:
-        return "-0" if math.copysign(1.0, value) < 0 else "0"
-    sign, digit_tuple, exponent = decimal.Decimal(repr(value)).normalize().as_tuple()
-    digits = "".join(map(str, digit_tuple))
-    sci_exp = int(exponent) + len(digits) - 1
-    prefix = "-" if sign else ""
-    if sci_exp < -4 or sci_exp >= 21:
-        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-        return f"{prefix}{mantissa}e{'-' if sci_exp < 0 else '+'}{abs(sci_exp):02d}"
-    if sci_exp < 0:
-        return f"{prefix}0.{'0' * (-sci_exp - 1)}{digits}"
-    if sci_exp + 1 >= len(digits):
-        return prefix + digits + "0" * (sci_exp + 1 - len(digits))
-    return f"{prefix}{digits[:sci_exp + 1]}.{digits[sci_exp + 1:]}"
-
-
-def go_json(value: Any) -> str:
-    """Serialize like Go's ``json.Marshal``: compact, HTML characters escaped."""
-    text = json.dumps(_jsonable(value), separators=(",", ":"), ensure_ascii=False, sort_keys=False)
-    return (
-        text.replace("<", "\\u003c")
-        .replace(">", "\\u003e")
-        .replace("&", "\\u0026")
-        .replace("\u2028", "\\u2028")
-        .replace("\u2029", "\\u2029")
-    )
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    to_dict = getattr(value, "model_dump", None)
-    if callable(to_dict):
-        return _jsonable(to_dict(by_alias=True, exclude_none=True))
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    return str(value)
 
 
 class ErrorList(list[FieldError]):
@@ -447,6 +366,8 @@ class AggregateError(ValueError):
 
 def _aggregate_text(errors: Sequence[FieldError]) -> str:
     texts = list(dict.fromkeys(str(err) for err in errors))
+    if not texts:
+        return ""
     if len(texts) == 1:
         return texts[0]
     return "[" + ", ".join(texts) + "]"
@@ -484,7 +405,7 @@ def duplicate(path: FieldPath | None, value: Any) -> FieldError:
 
 def not_supported(path: FieldPath | None, value: Any, valid: Sequence[str]) -> FieldError:
     """Go's ``field.NotSupported``: lists the supported values, each quoted."""
-    detail = "supported values: " + ", ".join(go_quote(str(v)) for v in valid) if valid else ""
+    detail = "supported values: " + ", ".join(go_quote(go_sprint(v)) for v in valid) if valid else ""
     return FieldError(ErrorType.NOT_SUPPORTED, path, value, detail)
 
 

@@ -20,7 +20,7 @@ from kubernetes.client import (
     V1OwnerReference,
 )
 
-from workloadbuilder.field import go_quote
+from workloadbuilder.gofmt import go_quote
 from workloadbuilder.types import BuildError
 
 __all__ = [

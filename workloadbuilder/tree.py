@@ -16,7 +16,8 @@ from kubernetes.client import (
 from pydantic import BaseModel
 
 from workloadbuilder.decode import decode, errors_at
-from workloadbuilder.field import ErrorList, extend_path, go_quote, index_path, type_invalid
+from workloadbuilder.field import ErrorList, extend_path, index_path, type_invalid
+from workloadbuilder.gofmt import go_quote
 from workloadbuilder.types import (
     WorkloadCompositePodGroupDisruptionMode,
     WorkloadCompositePodGroupSchedulingConstraints,

@@ -20,20 +20,20 @@ from kubernetes.client import (
 )
 from pydantic import BaseModel
 
+from workloadbuilder.decode import decode, errors_at
 from workloadbuilder.field import (
     ErrorList,
     FieldPath,
     extend_path,
     forbidden,
-    go_quote,
     index_path,
     internal_error,
     invalid,
     type_invalid,
 )
+from workloadbuilder.gofmt import go_quote
 from workloadbuilder.mapping import composite_fields, leaf_fields
 from workloadbuilder.resolve import resolve_config
-from workloadbuilder.decode import decode, errors_at
 from workloadbuilder.tree import tree_error
 from workloadbuilder.types import (
     BuildOptions,

@@ -1,0 +1,176 @@
+"""How Go prints values inside field errors: ``%q`` strings, ``%v`` numbers, ``json.Marshal`` for the rest.
+
+A field error's text embeds its bad value, and users compare our texts with
+the apiserver's byte for byte, so each Go formatting rule that can show up
+there is reproduced: ``strconv.Quote``, ``strconv.FormatFloat(v, 'g', -1, 64)``
+(which ``%v`` uses) and ``encoding/json``'s number and string encoding.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import enum
+import json
+import math
+from typing import Any
+
+__all__ = ["go_float", "go_json", "go_quote", "go_sprint", "render_bad_value"]
+
+
+class _NotJSON(Exception):
+    """A value ``json.Marshal`` would refuse; Go then falls back to its ``String()``."""
+
+
+def render_bad_value(value: Any) -> str:
+    """Render a bad value as ``field.Error`` does: strings quoted, numbers and bools bare, the rest as JSON."""
+    if isinstance(value, str):
+        return go_quote(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return go_float(value)
+    if isinstance(value, BaseException):
+        return "{}"  # Go marshals an error value as an empty JSON object
+    try:
+        return go_json(value)
+    except _NotJSON:
+        return str(value)
+
+
+def go_sprint(value: Any) -> str:
+    """``fmt.Sprint`` of a scalar: an enum prints its value, as a Go string type does."""
+    return str(value.value) if isinstance(value, enum.Enum) else str(value)
+
+
+def go_quote(text: str) -> str:
+    """Quote a string as Go's ``strconv.Quote`` (and ``%q``) does."""
+    out = ['"']
+    for ch in text:
+        code = ord(ch)
+        if ch == '"' or ch == "\\":
+            out.append("\\" + ch)
+        elif ch in _GO_ESCAPES:
+            out.append(_GO_ESCAPES[ch])
+        elif ch == " " or (ch.isprintable() and code != 0x7F):
+            out.append(ch)
+        elif code < 0x80:
+            out.append(f"\\x{code:02x}")
+        elif code < 0x10000:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    out.append('"')
+    return "".join(out)
+
+
+_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
+
+
+def _shortest_digits(value: float) -> tuple[str, str, int]:
+    """Sign, shortest round-trip digits and decimal exponent of the first digit."""
+    sign, digit_tuple, exponent = decimal.Decimal(repr(value)).normalize().as_tuple()
+    digits = "".join(map(str, digit_tuple))
+    return ("-" if sign else ""), digits, int(exponent) + len(digits) - 1
+
+
+def _exponent_form(sign: str, digits: str, exp: int, min_exp_digits: int) -> str:
+    mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+    return f"{sign}{mantissa}e{'-' if exp < 0 else '+'}{abs(exp):0{min_exp_digits}d}"
+
+
+def _plain_form(sign: str, digits: str, exp: int) -> str:
+    if exp < 0:
+        return f"{sign}0.{'0' * (-exp - 1)}{digits}"
+    if exp + 1 >= len(digits):
+        return sign + digits + "0" * (exp + 1 - len(digits))
+    return f"{sign}{digits[:exp + 1]}.{digits[exp + 1:]}"
+
+
+def go_float(value: float) -> str:
+    """Format a float as Go's ``%v``: shortest digits, exponent form below 1e-4 or from 1e6 (``1e+06``)."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    if value == 0:
+        return "-0" if math.copysign(1.0, value) < 0 else "0"
+    sign, digits, exp = _shortest_digits(value)
+    if exp < -4 or exp >= 6:
+        return _exponent_form(sign, digits, exp, 2)
+    return _plain_form(sign, digits, exp)
+
+
+def _json_float(value: float) -> str:
+    """A float as ``encoding/json`` writes it: plain from 1e-6 up to 1e21, else ``1e-7`` style."""
+    if math.isnan(value) or math.isinf(value):
+        raise _NotJSON(value)
+    if value == 0:
+        return "-0" if math.copysign(1.0, value) < 0 else "0"
+    sign, digits, exp = _shortest_digits(value)
+    if abs(value) < 1e-6 or abs(value) >= 1e21:
+        return _exponent_form(sign, digits, exp, 1)
+    return _plain_form(sign, digits, exp)
+
+
+def go_json(value: Any) -> str:
+    """Serialize like Go's ``json.Marshal``: compact, map keys sorted, struct fields in order, HTML escaped.
+
+    A pydantic model is a Go struct here: its JSON fields in declaration order.
+
+    Raises:
+        _NotJSON: the value holds something JSON cannot represent.
+    """
+    return _html_escape(_encode(value))
+
+
+def _encode(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return _json_float(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, enum.Enum):
+        return _encode(value.value)
+    if isinstance(value, datetime.datetime):
+        return json.dumps(_rfc3339(value))
+    if isinstance(value, dict):
+        items = sorted((str(k), v) for k, v in value.items())
+        return "{" + ",".join(f"{json.dumps(k, ensure_ascii=False)}:{_encode(v)}" for k, v in items) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_encode(v) for v in value) + "]"
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        fields = dump(by_alias=True, exclude_none=True)
+        return "{" + ",".join(f"{json.dumps(k, ensure_ascii=False)}:{_encode(v)}" for k, v in fields.items()) + "}"
+    raise _NotJSON(value)
+
+
+def _rfc3339(moment: datetime.datetime) -> str:
+    """Go's ``time.RFC3339Nano``: UTC as ``Z``, fraction without trailing zeros."""
+    if moment.tzinfo is None or moment.utcoffset() == datetime.timedelta(0):
+        text = moment.replace(tzinfo=None).isoformat() + "Z"
+    else:
+        text = moment.isoformat()
+    if "." in text:  # isoformat writes exactly six fraction digits, then the zone
+        head, _, rest = text.partition(".")
+        fraction, zone = rest[:6].rstrip("0"), rest[6:]
+        text = head + ("." + fraction if fraction else "") + zone
+    return text
+
+
+def _html_escape(text: str) -> str:
+    return (
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
