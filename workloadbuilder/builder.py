@@ -14,7 +14,7 @@ from kubernetes.client import V1alpha3CompositePodGroup, V1beta1PodGroup, V1beta
 from workloadbuilder.compile import compile_workload
 from workloadbuilder.decode import decode, errors_at
 from workloadbuilder.field import ErrorList, internal_error
-from workloadbuilder.materialize import TemplateIndex, new_composite_pod_group, new_pod_group
+from workloadbuilder.groups import TemplateIndex, new_composite_pod_group, new_pod_group
 from workloadbuilder.types import BuildError, BuildOptions, WorkloadItem
 from workloadbuilder.validation.controller import validate_tree
 

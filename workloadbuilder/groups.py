@@ -1,4 +1,4 @@
-"""Materialization: runtime PodGroups and CompositePodGroups from a Workload's templates.
+"""Runtime groups from templates: one PodGroup or CompositePodGroup from one template of a Workload.
 
 The compiled Workload only holds templates; the scheduler acts on runtime
 groups. Each runtime group is a deep copy of its template's scheduling fields
