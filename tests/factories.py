@@ -1,31 +1,26 @@
-"""Small builders for test fixtures, after the Go tests' ``newWorkloadItem(name, withPath(...), ...)``."""
+"""Fixture helpers for this project's tests: the public testing kit plus the Go tests' constants and blocks."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
-from kubernetes.client import V1OwnerReference
+from workloadbuilder import DisruptionModeOption, FieldPath, SchedulingPolicyOption
+from workloadbuilder.testing import assert_field_errors, job_owner, make_item
 
-from workloadbuilder import (
-    DisruptionModeOption,
-    ErrorType,
-    FieldError,
-    FieldPath,
-    PolicyInput,
-    SchedulingPolicyOption,
-    WorkloadInput,
-    WorkloadItem,
-)
+__all__ = [
+    "ALL_MODES",
+    "ALL_POLICIES",
+    "SCHEDULING_PATH",
+    "assert_field_errors",
+    "composite_gang_data",
+    "gang_data",
+    "job_owner",
+    "make_item",
+]
 
 SCHEDULING_PATH = FieldPath("spec", "scheduling")
 ALL_POLICIES = [SchedulingPolicyOption.BASIC, SchedulingPolicyOption.GANG]
 ALL_MODES = [DisruptionModeOption.SINGLE, DisruptionModeOption.ALL]
-
-
-def job_owner() -> V1OwnerReference:
-    """The owner every Go test uses: ``batch/v1`` Job ``job``."""
-    return V1OwnerReference(api_version="batch/v1", kind="Job", name="job", uid="job-uid")
 
 
 def gang_data(min_count: int | None) -> dict[str, Any]:
@@ -36,26 +31,3 @@ def gang_data(min_count: int | None) -> dict[str, Any]:
 def composite_gang_data(min_group_count: int | None) -> dict[str, Any]:
     """A composite gang policy block in Kubernetes JSON spelling."""
     return {"gang": {} if min_group_count is None else {"minGroupCount": min_group_count}}
-
-
-def make_item(
-    name: str,
-    *,
-    path: FieldPath | None = None,
-    gang: int | None = None,
-    input: WorkloadInput | None = None,
-    children: Iterable[WorkloadItem | None] = (),
-    **fields: Any,
-) -> WorkloadItem:
-    """A WorkloadItem; ``gang=N`` sets a leaf gang policy at ``schedulingPolicy`` (Go's ``withGang``)."""
-    given = input if input is not None else WorkloadInput()
-    if gang is not None:
-        given = given.model_copy(
-            update={"policy": PolicyInput(pod_group_data=gang_data(gang), path_elements=["schedulingPolicy"])}
-        )
-    return WorkloadItem(name=name, path=path, input=given, children=list(children), **fields)
-
-
-def assert_field_errors(errors: Iterable[FieldError], expected: list[tuple[ErrorType, str]]) -> None:
-    """Assert the exact list of (type, field) pairs, in order."""
-    assert [(e.type, e.field) for e in errors] == expected

@@ -1,0 +1,90 @@
+"""The public testing kit: factories, the error matcher, golden files, strategies, the pytest plugin."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+
+from workloadbuilder import Builder, ErrorType, FieldPath, to_yaml
+from workloadbuilder.field import forbidden, invalid
+from workloadbuilder.testing import assert_field_errors, assert_golden, make_item, make_options
+from workloadbuilder.testing.strategies import workload_item_trees
+
+SCHEDULING = FieldPath("spec", "scheduling")
+
+
+def test_make_item_gang_sets_a_leaf_gang_at_scheduling_policy():
+    errors = Builder(make_item("job", path=SCHEDULING, gang=0), make_options()).validate()
+    assert [str(e) for e in errors] == [
+        "spec.scheduling.schedulingPolicy.gang.minCount: Invalid value: 0: must be greater than or equal to 1"
+    ]
+
+
+def test_make_options_allows_everything_and_owns_by_a_job():
+    options = make_options(namespace="ml")
+    assert (options.name, options.namespace, options.owner.kind, len(options.allowed_policies)) == ("wl", "ml", "Job", 2)
+
+
+@pytest.mark.parametrize(
+    "expected",
+    [
+        [("Invalid", "spec.x"), ("Forbidden", "spec.y")],
+        [(ErrorType.INVALID, "spec.x"), ("FieldValueForbidden", "spec.y")],
+        [("Invalid", "spec.x", "must be positive"), ("Forbidden", "spec.y", "")],
+    ],
+    ids=["short-names", "enum-and-go-strings", "with-detail"],
+)
+def test_assert_field_errors_accepts_every_spelling(expected):
+    errors = [invalid(FieldPath("spec", "x"), 0, "must be positive"), forbidden(FieldPath("spec", "y"))]
+    assert_field_errors(errors, expected)
+
+
+@pytest.mark.parametrize(
+    "expected",
+    [[("Invalid", "spec.x")], [("Invalid", "spec.x"), ("Invalid", "spec.y")], [("Required", "spec.x"), ("Forbidden", "spec.y")]],
+    ids=["too-few-expected", "wrong-type", "wrong-first-type"],
+)
+def test_assert_field_errors_fails_on_any_difference(expected):
+    errors = [invalid(FieldPath("spec", "x"), 0, "must be positive"), forbidden(FieldPath("spec", "y"))]
+    with pytest.raises(AssertionError, match="expected"):
+        assert_field_errors(errors, expected)
+
+
+def test_golden_writes_on_update_then_compares(tmp_path: Path):
+    workload = Builder(make_item("job", gang=3), make_options()).build_workload()
+    target = tmp_path / "golden" / "job.yaml"
+    with pytest.raises(AssertionError, match="does not exist"):
+        assert_golden(workload, target)
+    assert_golden(workload, target, update=True)
+    assert target.read_text() == to_yaml(workload)
+    assert_golden(workload, target)
+    other = Builder(make_item("job", gang=4), make_options()).build_workload()
+    with pytest.raises(AssertionError, match=r"-        minCount: 3\n\+        minCount: 4"):
+        assert_golden(other, target)
+
+
+def test_the_plugin_offers_the_golden_fixture(pytester: pytest.Pytester):
+    pytester.makepyfile(
+        """
+        from workloadbuilder.testing import make_item, make_options
+        from workloadbuilder import Builder
+
+        def test_job(golden):
+            golden.check(Builder(make_item("job", gang=2), make_options()).build_workload(), "job.yaml")
+        """
+    )
+    pytester.runpytest("--update-goldens").assert_outcomes(passed=1)
+    assert "minCount: 2" in (pytester.path / "golden" / "job.yaml").read_text()
+    pytester.runpytest().assert_outcomes(passed=1)
+
+
+@settings(max_examples=40, deadline=None)
+@given(workload_item_trees())
+def test_generated_trees_validate_and_compile(tree):
+    builder = Builder(tree, make_options())
+    assert builder.validate() == []
+    workload = builder.build_workload()
+    templates = workload.spec.pod_group_templates or workload.spec.composite_pod_group_templates
+    assert templates[0].name == tree.name
