@@ -14,6 +14,17 @@ Everything public is importable from this package.
 """
 
 from workloadbuilder.builder import Builder
+from workloadbuilder.delegation import (
+    GROUP_TEMPLATE_NAME_ANNOTATION,
+    PARENT_COMPOSITE_POD_GROUP_ANNOTATION,
+    PARENT_COMPOSITE_POD_GROUP_ANNOTATION_ALIASES,
+    Delegation,
+    delegate,
+    delegated_pod_group,
+    delegation_of,
+    pod_claims_for,
+    stamp_pod_template,
+)
 from workloadbuilder.field import (
     AggregateError,
     ErrorList,
@@ -21,7 +32,19 @@ from workloadbuilder.field import (
     FieldError,
     FieldPath,
 )
+from workloadbuilder.forest import Forest, build_forest
+from workloadbuilder.hierarchy import Hierarchy, Namer, RuntimeGroup, materialize
 from workloadbuilder.manifests import to_dict, to_yaml
+from workloadbuilder.naming import (
+    fnv32a,
+    job_template_name,
+    pod_group_name,
+    runtime_group_name,
+    safe_encode_string,
+    template_name,
+    workload_name,
+)
+from workloadbuilder.resize import Patch, resize
 from workloadbuilder.resolve import resolve_config
 from workloadbuilder.types import (
     AllDisruptionMode,
@@ -58,6 +81,7 @@ __all__ = [
     "BuildOptions",
     "Builder",
     "ConstraintsInput",
+    "Delegation",
     "DisruptionMode",
     "DisruptionModeInput",
     "DisruptionModeOption",
@@ -65,10 +89,18 @@ __all__ = [
     "ErrorType",
     "FieldError",
     "FieldPath",
+    "Forest",
+    "GROUP_TEMPLATE_NAME_ANNOTATION",
     "GangSchedulingPolicy",
+    "Hierarchy",
+    "Namer",
+    "PARENT_COMPOSITE_POD_GROUP_ANNOTATION",
+    "PARENT_COMPOSITE_POD_GROUP_ANNOTATION_ALIASES",
+    "Patch",
     "PolicyInput",
     "ResourceClaim",
     "ResourceClaimsInput",
+    "RuntimeGroup",
     "SchedulingConfig",
     "SchedulingConfigFunc",
     "SchedulingConstraints",
@@ -81,7 +113,22 @@ __all__ = [
     "WorkloadCompositePodGroupSchedulingPolicy",
     "WorkloadInput",
     "WorkloadItem",
+    "build_forest",
+    "delegate",
+    "delegated_pod_group",
+    "delegation_of",
+    "fnv32a",
+    "job_template_name",
+    "materialize",
+    "pod_claims_for",
+    "pod_group_name",
+    "resize",
     "resolve_config",
+    "runtime_group_name",
+    "safe_encode_string",
+    "stamp_pod_template",
+    "template_name",
     "to_dict",
     "to_yaml",
+    "workload_name",
 ]

@@ -13,6 +13,7 @@ from kubernetes.client import V1alpha3CompositePodGroup, V1beta1PodGroup, V1beta
 
 from workloadbuilder.compile import compile_workload
 from workloadbuilder.decode import decode, errors_at
+from workloadbuilder.delegation import delegated_pod_group
 from workloadbuilder.field import ErrorList, internal_error
 from workloadbuilder.groups import TemplateIndex, new_composite_pod_group, new_pod_group
 from workloadbuilder.types import BuildError, BuildOptions, WorkloadItem
@@ -115,6 +116,20 @@ class Builder:
         """
         index = self._template_index()
         return new_composite_pod_group(index.workload, index.composite(template_name), name, self._owners())
+
+    def new_delegated_pod_group(self, child_obj: Any, name: str | None = None) -> V1beta1PodGroup:
+        """The PodGroup of a delegated child (a JobSet's Job, say), from the template its annotations name.
+
+        The child side of delegation, usually on a builder from
+        ``from_existing_workload`` (the parent's Workload): see
+        ``delegation.delegated_pod_group``. The owner is ``options.owner``,
+        or a controller reference to ``child_obj`` when there is none.
+
+        Raises:
+            BuildError: no Workload yet, the child is not delegated, or its template is not in the Workload.
+        """
+        index = self._template_index()
+        return delegated_pod_group(index.workload, child_obj, self.options.owner, name)
 
     def _template_index(self) -> TemplateIndex:
         workload = self._existing if self._existing is not None else self._workload

@@ -1,0 +1,131 @@
+"""Forests: several WorkloadItem roots merged into one Workload.
+
+A Builder compiles one root. A controller with several independent groups
+(one per ReplicatedJob of a JobSet, say) wants one Workload whose top level
+lists one template per group; without a composite root that takes one tree
+per group. ``build_forest`` validates each tree at its own paths, checks what
+only the merge can break (a name used in two trees, more than eight
+templates, leaf and composite roots mixed), and compiles the merged Workload.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kubernetes.client import V1beta1Workload
+
+from workloadbuilder.compile import compile_workload, compile_workload_spec
+from workloadbuilder.field import ErrorList, duplicate, invalid, too_many
+from workloadbuilder.gofmt import go_quote
+from workloadbuilder.tree import tree_error
+from workloadbuilder.types import BuildError, BuildOptions, WorkloadItem
+from workloadbuilder.validation.controller import validate_tree
+
+__all__ = ["MAX_TEMPLATES", "Forest", "build_forest"]
+
+MAX_TEMPLATES = 8
+"""``WorkloadMaxPodGroupTemplates``: the most templates one list of a Workload may hold."""
+
+
+@dataclass(frozen=True)
+class Forest:
+    """The outcome of ``build_forest``: the merged Workload, or the reasons there is none.
+
+    Attributes:
+        workload: the compiled Workload; ``None`` exactly when there are errors.
+        errors: every problem, at the controller's own paths (empty on success).
+    """
+
+    workload: V1beta1Workload | None
+    errors: ErrorList
+
+
+def build_forest(
+    roots: Sequence[WorkloadItem],
+    options: BuildOptions | dict[str, Any] | None = None,
+    *,
+    old_roots: Sequence[WorkloadItem] | None = None,
+) -> Forest:
+    """Validate several roots and compile them into one Workload, their templates side by side.
+
+    Each root is validated as ``Builder.validate`` validates a tree, at its
+    own paths (an update when ``old_roots`` has a root of the same name).
+    Then, root by root, the checks the merge adds, reported at the root's
+    (or the offending item's) path:
+
+    * a template name already used by an earlier root: ``Duplicate``;
+    * a root of the other kind than the first root (a Workload's top level
+      holds either leaf or composite templates): ``Invalid``;
+    * a ninth root: ``Too many``, once.
+
+    With no error the roots compile, in order, into one Workload owned by
+    ``options.owner``; the first root's position is the first template.
+
+    Raises:
+        BuildError: no root or a ``None`` root (contract violations), or a
+            compilation failure (no owner, a gang without a count).
+    """
+    options = options if isinstance(options, BuildOptions) else BuildOptions(**(options or {}))
+    if not roots:
+        raise BuildError("a forest needs at least one root")
+    for position, root in enumerate(roots):
+        if root is None:
+            raise BuildError(f"forest root {position} is missing")
+    old_by_name = {old.name: old for old in old_roots or [] if old is not None}
+    errors = ErrorList()
+    seen: dict[str, str] = {}  # item name -> its root's name
+    for position, root in enumerate(roots):
+        errors.extend(validate_tree(root, options, old_by_name.get(root.name)))
+        if tree_error(root) is not None:
+            continue  # already reported, and its names cannot be trusted
+        errors.extend(_duplicate_names(root, seen))
+        if root.is_composite != roots[0].is_composite:
+            errors.append(_mixed_kinds(root, roots[0]))
+        if position == MAX_TEMPLATES:
+            errors.append(too_many(root.path, len(roots), MAX_TEMPLATES))
+    if errors:
+        return Forest(None, errors)
+    return Forest(_compile(roots, options), errors)
+
+
+def _duplicate_names(root: WorkloadItem, seen: dict[str, str]) -> ErrorList:
+    errors = ErrorList()
+    for item in _walk(root):
+        if item.name in seen:
+            errors.append(duplicate(item.path, item.name))
+    for item in _walk(root):
+        seen.setdefault(item.name, root.name)
+    return errors
+
+
+def _mixed_kinds(root: WorkloadItem, first: WorkloadItem) -> Any:
+    kind, other = ("composite", "leaf") if root.is_composite else ("leaf", "composite")
+    detail = (
+        f"root is a {kind} but the first root {go_quote(first.name)} is a {other}: "
+        "a Workload's top level holds either podGroupTemplates or compositePodGroupTemplates"
+    )
+    return invalid(root.path, root.name, detail)
+
+
+def _walk(item: WorkloadItem) -> Iterator[WorkloadItem]:
+    yield item
+    for child in item.children:
+        if child is not None:
+            yield from _walk(child)
+
+
+def _compile(roots: Sequence[WorkloadItem], options: BuildOptions) -> V1beta1Workload:
+    workload = compile_workload(roots[0], options)
+    spec = workload.spec
+    for root in roots[1:]:
+        extra = compile_workload_spec(root)
+        if root.is_composite:
+            spec.composite_pod_group_templates = [
+                *spec.composite_pod_group_templates,
+                *extra.composite_pod_group_templates,
+            ]
+        else:
+            spec.pod_group_templates = [*spec.pod_group_templates, *extra.pod_group_templates]
+    return workload

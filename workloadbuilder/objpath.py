@@ -1,0 +1,147 @@
+"""Reaching into a Kubernetes object, dict or client model alike, by its JSON field path.
+
+Controllers hold their objects as parsed YAML (dicts) or as kubernetes client
+models; delegation and pod stamping must work on both. A location is given
+as a ``FieldPath`` (``spec.replicatedJobs[0].template``) or as a JSONPath
+(``$.spec.replicatedJobs[0].template``), always in the JSON (camelCase)
+spelling, and must name exactly one place: fields and list indexes only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableMapping, Sequence
+from typing import Any
+
+import jsonpath_ng
+from jsonpath_ng import jsonpath
+from kubernetes.client import V1ObjectMeta
+from pydantic import BaseModel
+
+from workloadbuilder.field import FieldPath, extend_path, index_path
+from workloadbuilder.gofmt import go_quote
+from workloadbuilder.types import BuildError
+
+__all__ = ["Location", "annotations_of", "elements_of", "field_path_of", "get_in", "json_field", "writable_annotations"]
+
+Location = FieldPath | str | jsonpath.JSONPath
+"""Where something sits inside an object: a ``FieldPath``, a JSONPath string or a parsed JSONPath."""
+
+Element = str | int
+
+
+def elements_of(location: Location) -> tuple[Element, ...]:
+    """The field names and list indexes a location is made of.
+
+    Raises:
+        BuildError: a JSONPath that does not parse or may name more than one
+            place (wildcards, slices, filters, unions, descendants).
+    """
+    if isinstance(location, FieldPath):
+        return location.elements()
+    expression = location
+    if isinstance(location, str):
+        try:
+            expression = jsonpath_ng.parse(location)
+        except Exception as err:  # jsonpath-ng raises plain Exceptions for syntax errors
+            raise BuildError(f"invalid JSONPath {go_quote(location)}: {err}") from err
+    return tuple(_jsonpath_elements(expression, str(location)))
+
+
+def _jsonpath_elements(node: Any, text: str) -> list[Element]:
+    if isinstance(node, (jsonpath.Root, jsonpath.This)):
+        return []
+    if isinstance(node, jsonpath.Child):
+        return _jsonpath_elements(node.left, text) + _jsonpath_elements(node.right, text)
+    if isinstance(node, jsonpath.Fields) and len(node.fields) == 1 and node.fields[0] != "*":
+        return [node.fields[0]]
+    if isinstance(node, jsonpath.Index):
+        indices = getattr(node, "indices", None) or (getattr(node, "index", None),)
+        if len(indices) == 1 and isinstance(indices[0], int) and indices[0] >= 0:
+            return [indices[0]]
+    raise BuildError(f"JSONPath {go_quote(text)} must name one place: use field names and non-negative indexes only")
+
+
+def field_path_of(elements: Sequence[Element]) -> FieldPath | None:
+    """The elements as a ``FieldPath`` for error messages; ``None`` for the object itself."""
+    path: FieldPath | None = None
+    for element in elements:
+        path = index_path(path, element) if isinstance(element, int) else extend_path(path, [element])
+    return path
+
+
+def json_field(model: BaseModel, name: str) -> str | None:
+    """The attribute of a client model that holds the JSON field ``name``, if the model has one."""
+    for attr, info in type(model).model_fields.items():
+        if (info.serialization_alias or info.alias or attr) == name:
+            return attr
+    return None
+
+
+_MISSING = object()
+
+
+def _step(node: Any, element: Element) -> Any:
+    if isinstance(element, int):
+        if isinstance(node, list) and element < len(node):
+            return node[element]
+        return _MISSING
+    if isinstance(node, MutableMapping):
+        return node.get(element, _MISSING)
+    if isinstance(node, BaseModel):
+        attr = json_field(node, element)
+        return getattr(node, attr) if attr is not None else _MISSING
+    return _MISSING
+
+
+def get_in(obj: Any, elements: Sequence[Element]) -> Any:
+    """The value at ``elements`` inside ``obj``.
+
+    Raises:
+        BuildError: nothing is there (a missing field, an index past the end, ``null``).
+    """
+    node = obj
+    for depth, element in enumerate(elements):
+        node = _step(node, element)
+        if node is _MISSING or node is None:
+            where = field_path_of(elements[: depth + 1])
+            raise BuildError(f"nothing at {where} in the given {_kind_of(obj)}")
+    return node
+
+
+def _kind_of(obj: Any) -> str:
+    kind = obj.get("kind") if isinstance(obj, MutableMapping) else getattr(obj, "kind", None)
+    return kind if isinstance(kind, str) and kind else type(obj).__name__
+
+
+def annotations_of(obj: Any) -> dict[str, str]:
+    """The object's annotations, read only (empty when it has none)."""
+    if isinstance(obj, MutableMapping):
+        metadata = obj.get("metadata")
+        annotations = metadata.get("annotations") if isinstance(metadata, MutableMapping) else None
+    else:
+        metadata = getattr(obj, "metadata", None)
+        annotations = getattr(metadata, "annotations", None)
+    return dict(annotations) if isinstance(annotations, MutableMapping) else {}
+
+
+def writable_annotations(obj: Any) -> MutableMapping[str, str]:
+    """The object's own annotations mapping, created if missing, for changing in place.
+
+    Raises:
+        BuildError: the object has no ``metadata`` to hold annotations.
+    """
+    if isinstance(obj, MutableMapping):
+        metadata = obj.setdefault("metadata", {})
+        if not isinstance(metadata, MutableMapping):
+            raise BuildError(f"metadata of the given {_kind_of(obj)} is not an object")
+        annotations = metadata.get("annotations")
+        if annotations is None:
+            annotations = metadata["annotations"] = {}
+        return annotations
+    if not isinstance(obj, BaseModel) or json_field(obj, "metadata") is None:
+        raise BuildError(f"a {type(obj).__name__} has no metadata to annotate")
+    if obj.metadata is None:
+        obj.metadata = V1ObjectMeta()
+    if obj.metadata.annotations is None:
+        obj.metadata.annotations = {}
+    return obj.metadata.annotations

@@ -1,0 +1,154 @@
+"""Resizing a gang: the patches that change ``minCount`` on a template and on every PodGroup made from it.
+
+``minCount`` is the one scheduling field that may change after creation (a
+Job's parallelism changes, an elastic JobSet scales). The template in the
+Workload and each PodGroup already made from it hold their own copies, so a
+resize touches all of them; like the Job controller, only the objects whose
+value differs are patched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from kubernetes.client import (
+    V1alpha3CompositePodGroup,
+    V1beta1CompositePodGroupTemplate,
+    V1beta1PodGroup,
+    V1beta1PodGroupTemplate,
+    V1beta1Workload,
+)
+
+from workloadbuilder.compile import WORKLOAD_API_VERSION
+from workloadbuilder.gofmt import go_quote
+from workloadbuilder.groups import POD_GROUP_API_VERSION, TemplateIndex, as_model
+from workloadbuilder.types import BuildError
+
+__all__ = ["JSON_PATCH", "Patch", "resize"]
+
+JSON_PATCH = "application/json-patch+json"
+
+
+@dataclass(frozen=True)
+class Patch:
+    """One patch to send: which object, and an RFC 6902 JSON Patch body.
+
+    The kubernetes client sends a list body as a JSON Patch, so
+    ``patch_namespaced_pod_group(patch.name, patch.namespace, patch.body)``
+    works as is.
+    """
+
+    api_version: str
+    kind: str
+    name: str
+    namespace: str | None
+    body: list[dict[str, Any]]
+    patch_type: str = JSON_PATCH
+
+
+def resize(
+    workload: V1beta1Workload | dict[str, Any],
+    pod_groups: Iterable[V1beta1PodGroup | V1alpha3CompositePodGroup | dict[str, Any]],
+    template: str,
+    new_min_count: int,
+) -> list[Patch]:
+    """The patches that set a gang template's ``minCount`` to ``new_min_count`` everywhere it lives.
+
+    One patch for the template inside the Workload (at any depth; it first
+    tests the template's name at that position, so a reordered list fails
+    instead of changing another template), then one per PodGroup made from
+    the template (``spec.workloadRef`` names this Workload and template, in
+    the Workload's namespace), in the given order. Objects already at the new
+    value get no patch, so an empty list means there is nothing to do.
+    ``pod_groups`` may hold other PodGroups, and CompositePodGroups (all of
+    ``Hierarchy.objects()``, say): they are skipped.
+
+    Raises:
+        BuildError: the template is not a leaf template of the Workload, it
+            is basic (it has no count), a PodGroup made from it is not a gang,
+            or ``new_min_count`` is not an integer >= 1.
+        AggregateError: a dict that does not decode.
+    """
+    workload = as_model(V1beta1Workload, workload)
+    name = workload.metadata.name if workload.metadata is not None else None
+    index = TemplateIndex(workload)
+    if template in index.composites and template not in index.leaves:
+        raise BuildError(
+            f"cannot resize compositePodGroupTemplate {go_quote(template)}: "
+            "only a PodGroup's minCount may change after creation"
+        )
+    leaf = index.leaf(template)
+    gang = leaf.scheduling_policy.gang if leaf.scheduling_policy is not None else None
+    if gang is None:
+        raise BuildError(f"cannot resize podGroupTemplate {go_quote(template)}: its scheduling policy is basic")
+    if isinstance(new_min_count, bool) or not isinstance(new_min_count, int) or new_min_count < 1:
+        raise BuildError(
+            f"cannot resize podGroupTemplate {go_quote(template)}: minCount must be >= 1, got {new_min_count!r}"
+        )
+    patches: list[Patch] = []
+    if gang.min_count != new_min_count:
+        pointer = _pointer(workload, template)
+        body = [
+            {"op": "test", "path": f"{pointer}/name", "value": template},
+            {"op": "replace", "path": f"{pointer}/schedulingPolicy/gang/minCount", "value": new_min_count},
+        ]
+        patches.append(Patch(WORKLOAD_API_VERSION, "Workload", name or "", workload.metadata.namespace, body))
+    for pod_group in _made_from(workload, pod_groups, template):
+        policy = pod_group.spec.scheduling_policy
+        if policy is None or policy.gang is None:
+            raise BuildError(
+                f"PodGroup {go_quote(pod_group.metadata.name or '')} made from podGroupTemplate "
+                f"{go_quote(template)} has no gang policy to resize"
+            )
+        if policy.gang.min_count != new_min_count:
+            body = [{"op": "replace", "path": "/spec/schedulingPolicy/gang/minCount", "value": new_min_count}]
+            patches.append(
+                Patch(
+                    POD_GROUP_API_VERSION, "PodGroup", pod_group.metadata.name or "", pod_group.metadata.namespace, body
+                )
+            )
+    return patches
+
+
+def _made_from(workload: V1beta1Workload, pod_groups: Iterable[Any], template: str) -> Iterator[V1beta1PodGroup]:
+    namespace = workload.metadata.namespace
+    for given in pod_groups:
+        if isinstance(given, V1alpha3CompositePodGroup) or (
+            isinstance(given, dict) and given.get("kind") == "CompositePodGroup"
+        ):
+            continue
+        pod_group = as_model(V1beta1PodGroup, given)
+        ref = pod_group.spec.workload_ref if pod_group.spec is not None else None
+        if ref is None or ref.workload_name != workload.metadata.name or ref.template_name != template:
+            continue
+        if namespace and pod_group.metadata is not None and pod_group.metadata.namespace not in (None, namespace):
+            continue
+        yield pod_group
+
+
+def _pointer(workload: V1beta1Workload, template: str) -> str:
+    """The JSON Pointer to the named leaf template (it exists: the index found it)."""
+    spec = workload.spec
+    found = _find(spec.pod_group_templates or [], spec.composite_pod_group_templates or [], template, "/spec")
+    assert found is not None
+    return found
+
+
+def _find(
+    leaves: list[V1beta1PodGroupTemplate], composites: list[V1beta1CompositePodGroupTemplate], template: str, at: str
+) -> str | None:
+    for i, leaf in enumerate(leaves):
+        if leaf.name == template:
+            return f"{at}/podGroupTemplates/{i}"
+    for i, composite in enumerate(composites):
+        found = _find(
+            composite.pod_group_templates or [],
+            composite.composite_pod_group_templates or [],
+            template,
+            f"{at}/compositePodGroupTemplates/{i}",
+        )
+        if found is not None:
+            return found
+    return None
