@@ -1,0 +1,245 @@
+"""The adapter contract: a controller's object in, a plan of WorkloadItem roots and runtime groups out.
+
+Every adapter reads one kind of object (a Job, a JobSet, a LeaderWorkerSet,
+a TrainJob, a custom resource) and says, in a ``Plan``: which WorkloadItem
+trees describe its scheduling (each node knowing where its blocks live in
+the object, so errors come back at the user's own paths), with which
+``BuildOptions``, how many runtime groups each template has, which pods go
+to which PodGroup and where their stamp is written, and what it could not
+map (errors) or mapped with loss (warnings). ``Plan.compile()`` then gives
+the Workload and every runtime object through the core library.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from kubernetes.client import V1alpha3CompositePodGroup, V1beta1PodGroup, V1beta1Workload
+from pydantic import BaseModel
+
+from workloadbuilder import (
+    AggregateError,
+    Builder,
+    BuildOptions,
+    ErrorList,
+    FieldError,
+    Hierarchy,
+    WorkloadItem,
+    build_forest,
+    materialize,
+)
+from workloadbuilder.decode import to_json_dict
+
+__all__ = [
+    "Adapter",
+    "Compiled",
+    "Finding",
+    "Plan",
+    "PlanError",
+    "PodAssignment",
+    "adapter_for",
+    "as_dict",
+    "job_pod_count",
+    "plan_object",
+    "register",
+    "registered",
+]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """An error or warning of an adapter, tagged with the object it is about.
+
+    ``object`` is ``"<Kind>/<name>"``: a TrainJob's plan reads two objects
+    (the TrainJob and its runtime), and the user must know which one to fix.
+    """
+
+    object: str
+    error: FieldError
+
+    def __str__(self) -> str:
+        return f"{self.object}: {self.error}"
+
+
+@dataclass(frozen=True)
+class PodAssignment:
+    """Which pods go to which PodGroup, and where the stamp that says so is written.
+
+    Args:
+        pod_group: the runtime PodGroup's name (as in the compiled hierarchy).
+        selector: the controller's own labels that pick these pods.
+        count: how many pods the controller creates for this group.
+        stamp_path: where ``spec.schedulingGroup.podGroupName`` is written
+            in the planned object (a pod template's path), or ``None`` when a
+            child controller stamps (delegation).
+        template: the PodGroup's template name.
+    """
+
+    pod_group: str
+    selector: Mapping[str, str]
+    count: int
+    stamp_path: str | None
+    template: str
+
+
+@dataclass
+class Plan:
+    """What an adapter made of one object; ``compile()`` turns it into Kubernetes objects.
+
+    Args:
+        source: the planned object as a Kubernetes JSON dict (never mutated).
+        roots: the WorkloadItem trees (several roots are merged into one Workload).
+        options: the Workload's identity, owner and the controller's allow-lists.
+        instances: template name to its count of runtime groups per parent
+            instance, as ``workloadbuilder.materialize`` reads it.
+        pods: which pods go to which PodGroup, filled in by ``assign_pods``
+            once the runtime group names are known.
+        errors: what the adapter could not map, at the object's own paths.
+        warnings: what it mapped with loss (an exclusive-topology annotation, say).
+        assign_pods: the adapter's rule from the runtime hierarchy to pod assignments.
+        mutate_source: the adapter's changes to the object itself
+            (stamps, delegation annotations), applied to a copy.
+    """
+
+    source: dict[str, Any]
+    roots: list[WorkloadItem]
+    options: BuildOptions
+    instances: dict[str, int] = field(default_factory=dict)
+    errors: list[Finding] = field(default_factory=list)
+    warnings: list[Finding] = field(default_factory=list)
+    assign_pods: Callable[[Hierarchy], list[PodAssignment]] | None = None
+    mutate_source: Callable[[dict[str, Any], Hierarchy], ErrorList] | None = None
+
+    @property
+    def object_ref(self) -> str:
+        """``<Kind>/<name>`` of the planned object."""
+        return f"{self.source.get('kind', '')}/{(self.source.get('metadata') or {}).get('name', '')}"
+
+    def validate(self, old: Plan | None = None) -> list[Finding]:
+        """The adapter's errors, then every root's validation at its own paths.
+
+        Args:
+            old: the plan of the previous version of the object, for update checks.
+        """
+        findings = list(self.errors)
+        if len(self.roots) == 1:
+            old_root = old.roots[0] if old is not None and len(old.roots) == 1 else None
+            errs = Builder(self.roots[0], self.options).validate(old_root)
+        else:
+            errs = build_forest(self.roots, self.options, old_roots=old.roots if old is not None else None).errors
+        findings.extend(Finding(self.object_ref, err) for err in errs)
+        return findings
+
+    def compile(self) -> Compiled:
+        """The Workload, every runtime group, the pod assignments and the stamped object.
+
+        Raises:
+            PlanError: the plan or its trees are invalid; every finding is listed.
+        """
+        findings = self.validate()
+        if findings:
+            raise PlanError(findings)
+        if len(self.roots) == 1:
+            workload = Builder(self.roots[0], self.options).build_workload()
+        else:
+            workload = build_forest(self.roots, self.options).workload
+        hierarchy = materialize(workload, self.instances, owner=self.options.owner)
+        source = copy.deepcopy(self.source)
+        if self.mutate_source is not None:
+            errs = self.mutate_source(source, hierarchy)
+            if errs:
+                raise PlanError([Finding(self.object_ref, err) for err in errs])
+        pods = self.assign_pods(hierarchy) if self.assign_pods is not None else []
+        return Compiled(workload=workload, hierarchy=hierarchy, pods=pods, source=source, warnings=self.warnings)
+
+
+@dataclass
+class Compiled:
+    """The result of a plan: ready for ``kubectl apply`` in ``objects()`` order."""
+
+    workload: V1beta1Workload
+    hierarchy: Hierarchy
+    pods: list[PodAssignment]
+    source: dict[str, Any]
+    warnings: list[Finding]
+
+    def objects(self) -> list[V1beta1Workload | V1alpha3CompositePodGroup | V1beta1PodGroup]:
+        """The Workload, then every runtime group root to leaves: the order they must be created in."""
+        return [self.workload, *self.hierarchy.objects()]
+
+
+class PlanError(AggregateError):
+    """A plan that cannot compile; ``findings`` says which object each error is about."""
+
+    def __init__(self, findings: Sequence[Finding]) -> None:
+        self.findings = list(findings)
+        super().__init__([finding.error for finding in findings])
+
+
+class Adapter(Protocol):
+    """What every adapter implements; ``api_version``/``kind`` pick it for a manifest."""
+
+    api_version: str
+    kind: str
+
+    def plan(self, obj: Mapping[str, Any] | BaseModel, related: Sequence[Mapping[str, Any]] = ()) -> Plan:
+        """Plan one object; ``related`` holds objects it refers to (a TrainJob's runtime, say)."""
+        ...
+
+
+_REGISTRY: dict[tuple[str, str], Adapter] = {}
+
+
+def register(adapter: Adapter) -> Adapter:
+    """Make ``adapter`` the one for its ``apiVersion``/``kind``; returns it, to be usable as a decorator target."""
+    _REGISTRY[(adapter.api_version, adapter.kind)] = adapter
+    return adapter
+
+
+def registered() -> list[Adapter]:
+    """Every registered adapter, in registration order."""
+    return list(_REGISTRY.values())
+
+
+def adapter_for(api_version: str, kind: str) -> Adapter | None:
+    """The adapter for a manifest's ``apiVersion`` and ``kind``, or ``None``."""
+    return _REGISTRY.get((api_version, kind))
+
+
+def plan_object(obj: Mapping[str, Any] | BaseModel, related: Iterable[Mapping[str, Any]] = ()) -> Plan:
+    """Plan any object whose kind has a registered adapter.
+
+    Raises:
+        LookupError: no adapter is registered for the object's apiVersion and kind.
+    """
+    data = as_dict(obj)
+    adapter = adapter_for(str(data.get("apiVersion", "")), str(data.get("kind", "")))
+    if adapter is None:
+        raise LookupError(f"no adapter for apiVersion {data.get('apiVersion')!r} kind {data.get('kind')!r}")
+    return adapter.plan(data, list(related))
+
+
+def as_dict(obj: Mapping[str, Any] | BaseModel) -> dict[str, Any]:
+    """A parsed manifest or a typed object as a Kubernetes JSON dict (a copy)."""
+    if isinstance(obj, BaseModel):
+        return to_json_dict(obj)
+    return copy.deepcopy(dict(obj))
+
+
+def job_pod_count(job_spec: Mapping[str, Any]) -> int:
+    """How many pods a Job runs at once: ``min(parallelism, completions)`` with Kubernetes' defaults.
+
+    ``parallelism`` defaults to 1; unset ``completions`` (a work queue) means
+    ``parallelism`` pods. Never a framework's per-node process count.
+
+    Example:
+        >>> job_pod_count({"parallelism": 8, "completions": 4}), job_pod_count({"parallelism": 3}), job_pod_count({})
+        (4, 3, 1)
+    """
+    parallelism = job_spec.get("parallelism")
+    parallelism = 1 if parallelism is None else int(parallelism)
+    completions = job_spec.get("completions")
+    return parallelism if completions is None else min(parallelism, int(completions))
