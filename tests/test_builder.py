@@ -903,7 +903,7 @@ def test_build_refuses_undecodable_input() -> None:
     assert message.startswith("invalid input: ")
     assert message == (
         "invalid input: [spec.scheduling.schedulingPolicy.gang.minCount: Invalid value: \"4\": must be of type integer, "
-        "spec.scheduling.schedulingPolicy.extra: Forbidden: field not declared in schema]"
+        "spec.scheduling.schedulingPolicy.extra: unknown field]"
     )
 
 

@@ -13,7 +13,9 @@ whose building blocks record where they live in your API, then::
 Everything public is importable from this package.
 """
 
+from workloadbuilder import manifests
 from workloadbuilder.builder import Builder
+from workloadbuilder.decode import StrictDecodingError
 from workloadbuilder.delegation import (
     GROUP_TEMPLATE_NAME_ANNOTATION,
     PARENT_COMPOSITE_POD_GROUP_ANNOTATION,
@@ -33,6 +35,8 @@ from workloadbuilder.field import (
     FieldPath,
 )
 from workloadbuilder.forest import Forest, build_forest
+from workloadbuilder.manifests import DocumentError, ManifestError
+from workloadbuilder.migrate import Migration, MigrationNote, migrate
 from workloadbuilder.hierarchy import Hierarchy, Namer, RuntimeGroup, materialize
 from workloadbuilder.manifests import to_dict, to_yaml
 from workloadbuilder.naming import (
@@ -45,6 +49,16 @@ from workloadbuilder.naming import (
     workload_name,
 )
 from workloadbuilder.resize import Patch, resize
+from workloadbuilder.update import check_update, gang_resize_patch
+from workloadbuilder.validation.gates import FeatureGates
+from workloadbuilder.validation.hierarchy import HierarchyError, validate_hierarchy
+from workloadbuilder.validation.objects import (
+    validate_composite_pod_group,
+    validate_pod_group,
+    validate_workload,
+    workload_warnings,
+)
+from workloadbuilder.validation.requirements import GateRequirement, required_gates
 from workloadbuilder.resolve import resolve_config
 from workloadbuilder.types import (
     AllDisruptionMode,
@@ -85,14 +99,21 @@ __all__ = [
     "DisruptionMode",
     "DisruptionModeInput",
     "DisruptionModeOption",
+    "DocumentError",
     "ErrorList",
     "ErrorType",
+    "FeatureGates",
     "FieldError",
     "FieldPath",
     "Forest",
     "GROUP_TEMPLATE_NAME_ANNOTATION",
     "GangSchedulingPolicy",
+    "GateRequirement",
     "Hierarchy",
+    "HierarchyError",
+    "ManifestError",
+    "Migration",
+    "MigrationNote",
     "Namer",
     "PARENT_COMPOSITE_POD_GROUP_ANNOTATION",
     "PARENT_COMPOSITE_POD_GROUP_ANNOTATION_ALIASES",
@@ -107,6 +128,7 @@ __all__ = [
     "SchedulingPolicy",
     "SchedulingPolicyOption",
     "SingleDisruptionMode",
+    "StrictDecodingError",
     "WorkloadCompositePodGroupDisruptionMode",
     "WorkloadCompositePodGroupGangSchedulingPolicy",
     "WorkloadCompositePodGroupSchedulingConstraints",
@@ -114,14 +136,19 @@ __all__ = [
     "WorkloadInput",
     "WorkloadItem",
     "build_forest",
+    "check_update",
     "delegate",
     "delegated_pod_group",
     "delegation_of",
     "fnv32a",
+    "gang_resize_patch",
     "job_template_name",
+    "manifests",
     "materialize",
+    "migrate",
     "pod_claims_for",
     "pod_group_name",
+    "required_gates",
     "resize",
     "resolve_config",
     "runtime_group_name",
@@ -130,5 +157,10 @@ __all__ = [
     "template_name",
     "to_dict",
     "to_yaml",
+    "validate_composite_pod_group",
+    "validate_hierarchy",
+    "validate_pod_group",
+    "validate_workload",
     "workload_name",
+    "workload_warnings",
 ]

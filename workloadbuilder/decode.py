@@ -3,7 +3,10 @@
 The kubernetes client's ``from_dict`` drops unknown fields without a word and
 accepts snake_case keys; the apiserver does neither. This decoder walks a dict
 against a model's declared fields, accepts only the JSON (camelCase) names,
-and reports every unknown field and wrong type as a field error at its path.
+and reports every unknown field and wrong type as a field error at its path:
+an unknown field as the API server's strict decoding words it
+(``spec.podGroupTemplates[0].minCont: unknown field``), a wrong type as
+``Invalid value``.
 Missing or null fields decode to Go's zero value (``""``, ``0``, empty), so
 required-field checks report them the way the apiserver would.
 """
@@ -20,15 +23,51 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from workloadbuilder.field import ErrorList, FieldError, FieldPath, extend_path, forbidden, index_path, key_path, type_invalid
+from workloadbuilder.field import ErrorList, ErrorType, FieldError, FieldPath, extend_path, index_path, key_path, type_invalid
 
-__all__ = ["DecodeProblem", "MapKey", "decode", "errors_at", "to_json_dict"]
+__all__ = [
+    "DecodeProblem",
+    "MapKey",
+    "StrictDecodingError",
+    "decode",
+    "duplicate_field",
+    "errors_at",
+    "to_json_dict",
+    "unknown_field",
+]
 
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 _INT64_CLASSES = frozenset({"V1ObjectMeta"})  # the few int64 fields we decode live here
 # The client types these union members (Go empty structs) as free-form objects;
 # every other free-form object (fieldsV1, say) really is free-form JSON.
 _EMPTY_STRUCT_MEMBERS = frozenset({"basic", "single", "all"})
+
+
+class StrictDecodingError(FieldError):
+    """A field the API server refuses while decoding, before any validation: ``<path>: unknown field``.
+
+    The server says ``strict decoding error: unknown field "<path>"`` (or
+    ``duplicate field``); this is that error at its path, in ``kubectl``'s
+    ``field: problem`` form. Its ``type`` is ``Forbidden`` for an unknown field
+    and ``Duplicate`` for a repeated key, so code that sorts errors by type
+    needs no new case.
+    """
+
+    __slots__ = ()
+
+    def error_body(self) -> str:
+        """The strict decoder's words alone, without a type text."""
+        return self.detail
+
+
+def unknown_field(path: FieldPath | None) -> StrictDecodingError:
+    """``<path>: unknown field``: the schema does not declare the field."""
+    return StrictDecodingError(ErrorType.FORBIDDEN, path, "", "unknown field")
+
+
+def duplicate_field(path: FieldPath | None) -> StrictDecodingError:
+    """``<path>: duplicate field``: the same key twice in one object."""
+    return StrictDecodingError(ErrorType.DUPLICATE, path, "", "duplicate field")
 
 
 class MapKey(str):
@@ -55,7 +94,7 @@ class DecodeProblem:
             else:
                 path = extend_path(path, [element])
         if self.kind == "unknown":
-            return forbidden(path, "field not declared in schema")
+            return unknown_field(path)
         return type_invalid(path, self.value, f"must be of type {self.expected}")
 
 

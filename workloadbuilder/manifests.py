@@ -1,5 +1,12 @@
 """Kubernetes objects as plain data: dicts and YAML, in and out.
 
+``load`` reads YAML or JSON manifests (one document or many) into kubernetes
+client models with ``kubectl``'s strict field validation: an unknown field,
+a wrong type, a missing or unknown ``apiVersion``/``kind`` is an error at its
+path, collected for every document and raised once as ``ManifestError``;
+malformed input never escapes as anything else. ``dump`` writes models back
+in Kubernetes JSON spelling, so ``load(dump(load(x)))`` equals ``load(x)``.
+
 Output is deterministic: the same objects always give byte-identical YAML,
 fields in the order the kubernetes client declares them, unset fields left
 out, as ``kubectl`` would show them.
@@ -7,15 +14,155 @@ out, as ``kubectl`` would show them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+import json
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
 
 import yaml
 from pydantic import BaseModel
 
-from workloadbuilder.decode import to_json_dict
+from workloadbuilder import kinds
+from workloadbuilder.decode import decode, duplicate_field, errors_at, to_json_dict
+from workloadbuilder.field import ErrorList, FieldPath, extend_path, index_path
 
-__all__ = ["to_dict", "to_yaml"]
+__all__ = ["DocumentError", "ManifestError", "dump", "load", "read_documents", "to_dict", "to_yaml"]
+
+Source = str | os.PathLike[str] | IO[str] | IO[bytes]
+_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+@dataclass(frozen=True)
+class DocumentError:
+    """What is wrong with one document of a source.
+
+    Attributes:
+        source: the file name, ``<string>`` or ``<stream>``.
+        document: the document's number in the source, from 1.
+        kind: its ``kind`` when it names one.
+        name: its ``metadata.name`` when it has one.
+        errors: the field errors, at paths inside the document.
+        message: a problem that is not about one field (the YAML does not parse).
+        api_version: its ``apiVersion`` when it names one (a tool may skip
+            other API groups' documents).
+    """
+
+    source: str
+    document: int
+    kind: str | None = None
+    name: str | None = None
+    errors: ErrorList = field(default_factory=ErrorList)
+    message: str = ""
+    api_version: str | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.source} (document {self.document})" if self.document else self.source
+        if self.message:
+            return f"{where}: {self.message}"
+        what = f"The {self.kind or 'object'}" + (f' "{self.name}"' if self.name else "")
+        lines = [f"{where}: {what} is invalid:"] + [f"* {err}" for err in self.errors]
+        return "\n".join(lines)
+
+
+class ManifestError(ValueError):
+    """Some documents of a source could not be loaded; ``str()`` lists every problem, kubectl-style.
+
+    Attributes:
+        problems: one ``DocumentError`` per bad document.
+        objects: the documents that did load, in order.
+    """
+
+    def __init__(self, problems: list[DocumentError], objects: list[BaseModel]) -> None:
+        self.problems = problems
+        self.objects = objects
+        super().__init__("\n".join(str(problem) for problem in problems))
+
+
+def load(source: Source) -> list[BaseModel]:
+    """The objects of a YAML or JSON manifest, as kubernetes client models, strictly decoded.
+
+    Args:
+        source: a path (``str`` naming an existing file, or ``os.PathLike``),
+            YAML or JSON text, or an open stream. Documents are separated by
+            ``---``; empty ones are skipped, and a ``v1`` ``List`` contributes
+            its items. Only YAML's safe subset is read, timestamps stay
+            strings (as the apiserver reads them).
+
+    Returns:
+        One model per object, in order: ``V1beta1Workload``,
+        ``V1beta1PodGroup``, ``V1alpha3CompositePodGroup`` (or the ``v1alpha3``
+        Workload and PodGroup).
+
+    Raises:
+        ManifestError: any document does not parse, lacks ``apiVersion`` or
+            ``kind``, names a kind or version that is not served, or has an
+            unknown field (``spec.podGroupTemplates[0].minCont: unknown
+            field``) or a value of the wrong type; every problem of every
+            document is in it, and the good documents in ``.objects``.
+    """
+    name, text = _read(source)
+    objects: list[BaseModel] = []
+    problems: list[DocumentError] = []
+    for number, data, problem in _documents(name, text):
+        if problem is not None:
+            problems.append(problem)
+            continue
+        for item in _items(data):
+            model, errors, message = _decode(item)
+            if model is not None:
+                objects.append(model)
+            else:
+                problems.append(_document_error(name, number, item, errors, message))
+    if problems:
+        raise ManifestError(problems, objects)
+    return objects
+
+
+def read_documents(source: Source) -> list[Any]:
+    """The parsed documents of a source, as plain data, without decoding them (for ``migrate``, say).
+
+    Raises:
+        ManifestError: a document does not parse.
+    """
+    name, text = _read(source)
+    documents, problems = [], []
+    for _, data, problem in _documents(name, text):
+        if problem is not None:
+            problems.append(problem)
+        else:
+            documents.append(data)
+    if problems:
+        raise ManifestError(problems, [])
+    return documents
+
+
+def dump(objects: BaseModel | Mapping[str, Any] | Iterable[BaseModel | Mapping[str, Any]]) -> str:
+    """Objects as YAML in Kubernetes JSON spelling: camelCase, no nulls, ``basic: {}`` kept, stable order.
+
+    A dict is first decoded strictly into its client model, so it comes out
+    exactly as the model would. Several objects become a multi-document
+    stream.
+
+    Raises:
+        ManifestError: a dict does not decode.
+    """
+    items = [objects] if isinstance(objects, (BaseModel, Mapping)) else list(objects)
+    models: list[BaseModel] = []
+    problems: list[DocumentError] = []
+    for number, obj in enumerate(items, start=1):
+        if isinstance(obj, BaseModel):
+            models.append(obj)
+            continue
+        model, errors, message = _decode(obj)
+        if model is None:
+            problems.append(_document_error("<dump>", number, obj, errors, message))
+        else:
+            models.append(model)
+    if problems:
+        raise ManifestError(problems, models)
+    return to_yaml(models)
 
 
 def to_dict(obj: BaseModel | dict[str, Any]) -> dict[str, Any]:
@@ -41,3 +188,165 @@ class _Dumper(yaml.SafeDumper):
 
 def _dump(data: dict[str, Any]) -> str:
     return yaml.dump(data, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True)
+
+
+class _Loader(yaml.SafeLoader):
+    """YAML's safe subset, with timestamps left as strings as Kubernetes' YAML-to-JSON step leaves them."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _read(source: Source) -> tuple[str, str]:
+    """The source's display name and its text (bytes decoded as UTF-8)."""
+    looks_like_path = (
+        isinstance(source, str) and "\n" not in source and (_is_file(source) or source.endswith(_SUFFIXES))
+    )
+    if isinstance(source, os.PathLike) or looks_like_path:
+        path = Path(source)
+        try:
+            return str(path), path.read_bytes().decode("utf-8", "replace")
+        except OSError as err:
+            raise ManifestError(
+                [DocumentError(str(path), 0, message=f"cannot read: {err.strerror or err}")], []
+            ) from None
+    if isinstance(source, str):
+        return "<string>", source
+    read = getattr(source, "read", None)
+    if not callable(read):
+        raise TypeError(f"a manifest source is a path, a string or a stream, not {type(source).__name__}")
+    text = read()
+    name = getattr(source, "name", None)
+    return (name if isinstance(name, str) else "<stream>"), (
+        text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
+    )
+
+
+def _is_file(text: str) -> bool:
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def _documents(name: str, text: str) -> Iterator[tuple[int, Any, DocumentError | None]]:
+    """Each non-empty document: ``(number, data, None)``, or ``(number, None, problem)`` when it is broken.
+
+    JSON text is read as JSON; anything else as YAML, node by node so that a
+    key given twice is reported (``kubectl`` refuses it too).
+    """
+    if text.lstrip().startswith(("{", "[")):
+        try:
+            yield 1, json.loads(text, object_pairs_hook=_no_repeated_keys), None
+            return
+        except (ValueError, RecursionError):
+            pass  # not plain JSON after all (or a key given twice): the YAML reader says where
+    number = 0
+    loader: _Loader | None = None
+    try:
+        loader = _Loader(text)
+        while loader.check_node():
+            number += 1
+            node = loader.get_node()
+            if node is None:
+                continue
+            duplicates = _duplicate_keys(node, None)
+            data = loader.construct_document(node)
+            if duplicates:
+                yield number, None, _document_error(name, number, data, duplicates)
+            elif data is not None:
+                yield number, data, None
+    except yaml.YAMLError as err:
+        yield number or 1, None, DocumentError(name, number or 1, message=_yaml_problem(err))
+    except (RecursionError, ValueError, TypeError, OverflowError) as err:
+        yield number or 1, None, DocumentError(name, number or 1, message=f"invalid YAML: {err}")
+    finally:
+        if loader is not None:
+            loader.dispose()
+
+
+def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    if len({key for key, _ in pairs}) != len(pairs):
+        raise ValueError("a key given twice")
+    return dict(pairs)
+
+
+def _duplicate_keys(node: yaml.Node, path: FieldPath | None) -> ErrorList:
+    """Keys given twice in one mapping, anywhere in the document: ``<path>: duplicate field`` at the repeat."""
+    errs = ErrorList()
+    if isinstance(node, yaml.MappingNode):
+        seen: set[str] = set()
+        for key_node, value_node in node.value:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+            child = extend_path(path, [key]) if key is not None else path
+            if key is not None and key in seen:
+                errs.append(duplicate_field(child))
+            elif key is not None:
+                seen.add(key)
+            errs.extend(_duplicate_keys(value_node, child))
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            errs.extend(_duplicate_keys(item, index_path(path, i)))
+    return errs
+
+
+def _items(data: Any) -> list[Any]:
+    """A document's objects: a ``v1`` ``List``'s items, or the document itself."""
+    if isinstance(data, Mapping) and data.get("kind") == "List" and isinstance(data.get("items"), list):
+        return data["items"]
+    return [data]
+
+
+def _decode(data: Any) -> tuple[BaseModel | None, ErrorList, str]:
+    """One object into its client model, or the field errors (or the message) that stop it."""
+    if not isinstance(data, Mapping):
+        return None, ErrorList(), f"a manifest must be an object with apiVersion and kind, not {_json_type(data)}"
+    model_class, errs = kinds.resolve(data, require_type=True)
+    if model_class is None:
+        return None, errs, ""
+    model, problems = decode(model_class, dict(data))
+    if problems:
+        return None, errors_at(None, problems), ""
+    return model, ErrorList(), ""
+
+
+def _json_type(data: Any) -> str:
+    if isinstance(data, list):
+        return "an array"
+    if isinstance(data, bool):
+        return "a boolean"
+    if isinstance(data, (int, float)):
+        return "a number"
+    return "a string" if isinstance(data, str) else "null" if data is None else f"a {type(data).__name__}"
+
+
+def _document_error(source: str, number: int, data: Any, errors: ErrorList, message: str = "") -> DocumentError:
+    """A document's problems, with whatever it says of its kind, name and API version."""
+    kind, version = _str(_get(data, "kind")), _str(_get(data, "apiVersion"))
+    return DocumentError(source, number, kind, _name(data), errors, message, version)
+
+
+def _get(data: Any, key: str) -> Any:
+    return data.get(key) if isinstance(data, Mapping) else None
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _name(data: Any) -> str | None:
+    return _str(_get(_get(data, "metadata"), "name"))
+
+
+def _yaml_problem(err: yaml.YAMLError) -> str:
+    """``invalid YAML at line L, column C: <problem>``, from PyYAML's error."""
+    mark = getattr(err, "problem_mark", None)
+    problem = getattr(err, "problem", None) or str(err)
+    context = getattr(err, "context", None)
+    text = f"{context}, {problem}" if context else problem
+    if mark is None:
+        return f"invalid YAML: {text}"
+    return f"invalid YAML at line {mark.line + 1}, column {mark.column + 1}: {text}"
