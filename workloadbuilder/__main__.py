@@ -1,0 +1,5 @@
+"""``python -m workloadbuilder``: the command line."""
+
+from workloadbuilder.cli import main
+
+raise SystemExit(main())

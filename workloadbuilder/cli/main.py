@@ -1,0 +1,219 @@
+"""The ``workloadbuilder`` command: compile, validate, place, explain, diff and migrate manifests.
+
+The only code that touches argv, files, stdout and exit codes. Every
+failure is one line on stderr and a non-zero exit (2 for bad input or usage,
+1 for an invalid object or an infeasible placement); ``--debug`` shows the
+traceback instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+import adapters  # noqa: F401 - importing the package registers the built-in adapters
+from adapters import Plan, adapter_for
+from workloadbuilder import BuildError, kinds, manifests
+from workloadbuilder.cli.inputs import Document, UsageError, parse_gates, read_inputs
+from workloadbuilder.cli.report import Verdict, render
+from workloadbuilder.field import AggregateError, ErrorList
+from workloadbuilder.migrate import migrate
+from workloadbuilder.update import check_update
+from workloadbuilder.validation.gates import FeatureGates
+from workloadbuilder.validation.objects import validate_composite_pod_group, validate_pod_group, validate_workload
+
+__all__ = ["main"]
+
+_VALIDATORS = {
+    kinds.WORKLOAD: validate_workload,
+    kinds.POD_GROUP: validate_pod_group,
+    kinds.COMPOSITE_POD_GROUP: validate_composite_pod_group,
+}
+
+
+def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """Run the command line; returns the exit code (``python -m workloadbuilder`` exits with it)."""
+    out, err = stdout or sys.stdout, stderr or sys.stderr
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.mapping:
+            _register_mapping(args.mapping)
+        return int(args.run(args, out, err))
+    except (UsageError, manifests.ManifestError, BuildError, AggregateError, LookupError, ValueError) as problem:
+        if args.debug:
+            traceback.print_exc(file=err)
+        err.write(f"error: {_one_line(problem)}\n")
+        return 2
+
+
+def _one_line(problem: Exception) -> str:
+    text = str(problem).strip()
+    return text.replace("\n", "; ") if text else type(problem).__name__
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="workloadbuilder",
+        description="Compile, validate and place Kubernetes 1.37 gang-scheduling objects.",
+    )
+    parser.add_argument("--debug", action="store_true", help="show a traceback on failure")
+    parser.set_defaults(mapping=None)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, run: Any, help: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help, description=help)
+        sub.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show a traceback on failure")
+        sub.set_defaults(run=run)
+        return sub
+
+    def inputs(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument("files", nargs="+", metavar="FILE", help="YAML or JSON manifests; - reads stdin")
+        sub.add_argument("--mapping", help="a CRD mapping file, for custom resources")
+        sub.add_argument("--gates", help="feature gates: all (default), defaults, or Gate=true,Gate=false")
+
+    compile_ = command("compile", _compile, "print the Workload, its runtime groups and the stamped input")
+    inputs(compile_)
+    validate = command("validate", _validate, "report errors as the apiserver would (exit 1 when invalid)")
+    inputs(validate)
+    validate.add_argument("--output", choices=["text", "json", "github"], default="text")
+    diff = command("diff", _diff, "the errors an apiserver would return for updating OLD to NEW")
+    diff.add_argument("old", metavar="OLD")
+    diff.add_argument("new", metavar="NEW")
+    diff.add_argument("--gates", help="feature gates: all (default), defaults, or Gate=true,Gate=false")
+    migrate_ = command("migrate", _migrate, "rewrite v1alpha1/v1alpha2 manifests for 1.37, with a report")
+    migrate_.add_argument("files", nargs="+", metavar="FILE", help="YAML or JSON manifests; - reads stdin")
+    return parser
+
+
+def _register_mapping(path: str) -> None:
+    from adapters.crd import load_mapping_adapter
+
+    load_mapping_adapter(path)
+
+
+def _plans(documents: Sequence[Document]) -> list[tuple[Document, Plan]]:
+    """A plan for each document an adapter claims; the other documents are the plans' related objects."""
+    plans = []
+    for doc in documents:
+        adapter = adapter_for(doc.api_version, doc.kind)
+        if adapter is None:
+            continue
+        related = [other.data for other in documents if other is not doc]
+        plans.append((doc, adapter.plan(doc.data, related)))
+    return plans
+
+
+def _unclaimed(documents: Sequence[Document]) -> list[Document]:
+    return [doc for doc in documents if adapter_for(doc.api_version, doc.kind) is None and not doc.is_scheduling_object]
+
+
+def _compile(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    documents = read_inputs(args.files)
+    gates = parse_gates(args.gates)
+    plans = _plans(documents)
+    if not plans:
+        raise UsageError("no object an adapter knows (Job, JobSet, LeaderWorkerSet, TrainJob, or --mapping)")
+    objects: list[Any] = []
+    for doc, plan in plans:
+        compiled = plan.compile()
+        for warning in compiled.warnings:
+            err.write(f"Warning: {warning}\n")
+        for obj in compiled.objects():
+            _check_gates(obj, gates)
+            objects.append(obj)
+        objects.append(compiled.source)
+    out.write(manifests.to_yaml(objects))
+    return 0
+
+
+def _check_gates(obj: Any, gates: FeatureGates) -> None:
+    """Refuse an object the chosen feature gates would not serve, with the apiserver's errors."""
+    kind = getattr(obj, "kind", None)
+    errors = _VALIDATORS[kind](obj, gates=gates) if kind in _VALIDATORS else ErrorList()
+    if errors:
+        name = obj.metadata.name if obj.metadata is not None else ""
+        raise UsageError(Verdict("", 0, str(kind), name or "", errors).kubectl().strip().replace("\n", " "))
+
+
+def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    documents = read_inputs(args.files)
+    gates = parse_gates(args.gates)
+    verdicts = [_object_verdict(doc, gates) for doc in documents if doc.is_scheduling_object]
+    for doc, plan in _plans(documents):
+        verdicts.extend(_plan_verdicts(doc, plan))
+    for doc in _unclaimed(documents):
+        verdicts.append(Verdict(doc.source, doc.number, doc.kind or "object", doc.name, warnings=[_no_adapter(doc)]))
+    verdicts.sort(key=lambda v: (v.source, v.document))
+    out.write(render(verdicts, args.output))
+    return 1 if any(v.errors for v in verdicts) else 0
+
+
+def _no_adapter(doc: Document) -> str:
+    return f"{doc.where()}: no adapter for apiVersion {doc.api_version!r} kind {doc.kind!r}; not checked"
+
+
+def _object_verdict(doc: Document, gates: FeatureGates) -> Verdict:
+    errors = _VALIDATORS[doc.kind](doc.data, gates=gates)
+    return Verdict(doc.source, doc.number, doc.kind, doc.name, errors)
+
+
+def _plan_verdicts(doc: Document, plan: Plan) -> list[Verdict]:
+    """One verdict per object a plan's findings are about (a TrainJob's runtime gets its own)."""
+    by_object: dict[str, ErrorList] = {plan.object_ref: ErrorList()}
+    for finding in plan.validate():
+        by_object.setdefault(finding.object, ErrorList()).append(finding.error)
+    warnings = [str(w.error) for w in plan.warnings]
+    verdicts = []
+    for ref, errors in by_object.items():
+        kind, _, name = ref.partition("/")
+        mine = ref == plan.object_ref
+        verdicts.append(Verdict(doc.source, doc.number, kind, name, errors, warnings if mine else []))
+    return verdicts
+
+
+def _diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    gates = parse_gates(args.gates)
+    old, new = _single(args.old), _single(args.new)
+    if (old.kind, old.name) != (new.kind, new.name):
+        raise UsageError(f"OLD is {old.kind} {old.name!r} but NEW is {new.kind} {new.name!r}: an update keeps both")
+    if old.is_scheduling_object:
+        errors = check_update(old.data, new.data, gates)
+    else:
+        adapter = adapter_for(new.api_version, new.kind)
+        if adapter is None:
+            raise UsageError(_no_adapter(new))
+        old_plan, new_plan = adapter.plan(old.data), adapter.plan(new.data)
+        errors = ErrorList(finding.error for finding in new_plan.validate(old=old_plan))
+    verdict = Verdict(args.new, 1, new.kind, new.name, errors)
+    out.write(verdict.kubectl() or f'{new.kind} "{new.name}": the update would be accepted\n')
+    return 1 if errors else 0
+
+
+def _single(path: str) -> Document:
+    documents = read_inputs([path])
+    if len(documents) != 1:
+        raise UsageError(f"{path}: diff compares one object, found {len(documents)}")
+    return documents[0]
+
+
+def _migrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    documents = read_inputs(args.files)
+    results, incomplete = [], False
+    for doc in documents:
+        if not doc.is_scheduling_object:
+            results.append(doc.data)
+            continue
+        migration = migrate(doc.data)
+        for note in migration.rewrites:
+            err.write(f"{doc.where()}: {note}\n")
+        for note in migration.untranslated:
+            err.write(f"{doc.where()}: not translated: {note}\n")
+        incomplete = incomplete or not migration.complete
+        results.append(migration.manifest)
+    out.write(manifests.to_yaml(results))
+    return 1 if incomplete else 0
+
