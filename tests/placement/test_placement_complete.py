@@ -1,0 +1,110 @@
+"""The complete strategy finds a placement whenever one exists, and says why kube-scheduler's greedy order misses it."""
+
+from __future__ import annotations
+
+from placement_helpers import BLOCK, RACK, checked, cluster, composite, node, pod_group, request, where
+
+from workloadbuilder.placement import Cluster, PlacementRequest, place
+
+GPU = {"nvidia.com/gpu": "1"}
+
+
+def _one_block() -> tuple[Cluster, PlacementRequest]:
+    """Resource stealing: workers-0 (5 pods needed, 7 wanted) greedily takes the 7-GPU rack workers-1 needs."""
+    cl = cluster(node("a1", 5, block="A", rack="rack-A1"), node("a2", 7, block="A", rack="rack-A2"))
+    req = request(
+        [
+            composite("root", 2, key=BLOCK),
+            pod_group("workers-0", 5, key=RACK, parent="root"),
+            pod_group("workers-1", 7, key=RACK, parent="root"),
+        ],
+        {"workers-0": (7, GPU), "workers-1": (7, GPU)},
+    )
+    return cl, req
+
+
+def test_a_placement_kube_scheduler_misses() -> None:
+    cl, req = _one_block()
+    greedy = checked(req, cl, place(req, cl, strategy="kube-scheduler"))
+    found = checked(req, cl, place(req, cl, strategy="complete"))
+    assert (greedy.feasible, found.feasible) == (False, True)
+    assert where(found) == {
+        "root": ({"block": "A"}, []),
+        "workers-0": ({"block": "A", "rack": "rack-A1"}, ["a1"] * 5),
+        "workers-1": ({"block": "A", "rack": "rack-A2"}, ["a2"] * 7),
+    }
+    (root,) = found.explanation["roots"]
+    assert root["greedyGap"] == (
+        "a placement exists but kube-scheduler's greedy order will not find it, "
+        "because `workers-0` takes rack `rack-A2` first"
+    )
+    assert root["search"] == {"greedy": False, "steps": 3, "budget": 100000, "exhausted": False}
+
+
+def test_complete_keeps_kube_schedulers_answer_when_it_has_one(
+    kep_cluster: Cluster, kep_request: PlacementRequest
+) -> None:
+    greedy = place(kep_request, kep_cluster)
+    found = checked(kep_request, kep_cluster, place(kep_request, kep_cluster, strategy="complete"))
+    assert where(found) == where(greedy)
+    assert found.explanation["roots"][0]["search"]["greedy"] is True
+
+
+def test_it_picks_which_children_make_the_gang() -> None:
+    cl = cluster(node("n1", 6))
+    req = request(
+        [
+            composite("root", 2),
+            pod_group("a", 4, parent="root"),
+            pod_group("b", 3, parent="root"),
+            pod_group("c", 3, parent="root"),
+        ],
+        {"a": (4, GPU), "b": (3, GPU), "c": (3, GPU)},
+    )
+    assert not place(req, cl).feasible
+    found = checked(req, cl, place(req, cl, strategy="complete"))
+    assert where(found) == {"b": ({}, ["n1"] * 3), "c": ({}, ["n1"] * 3)}
+    assert found.explanation["roots"][0]["greedyGap"] == (
+        "a placement exists but kube-scheduler's greedy order will not find it, "
+        "because `a` is placed first and leaves `b` no room (the gang fits without `a`)"
+    )
+
+
+def test_identical_siblings_are_counted_not_permuted() -> None:
+    racks = [node(f"n{i}", 4, block="A", rack=f"r{i}") for i in range(5)]
+    cl = cluster(*racks)
+    leaves = [pod_group(f"w{i}", 4, key=RACK, parent="root") for i in range(6)]
+    req = request([composite("root", 6, key=BLOCK), *leaves], {f"w{i}": (4, GPU) for i in range(6)})
+    answer = checked(req, cl, place(req, cl, strategy="complete"))
+    assert not answer.feasible
+    search = answer.explanation["roots"][0]["search"]
+    # six identical gangs, five racks that each hold one: proved impossible without trying 5^6 choices
+    assert search["exhausted"] is False and search["steps"] < 40
+    assert "- no placement exists (complete search, " in answer.text
+
+
+def test_an_exhausted_budget_is_reported_honestly() -> None:
+    cl, req = _one_block()
+    answer = checked(req, cl, place(req, cl, strategy="complete", budget=1))
+    assert not answer.feasible
+    assert answer.explanation["roots"][0]["search"] == {"greedy": False, "steps": 2, "budget": 1, "exhausted": True}
+    assert "the complete search ran out of its budget (1 step): no placement found, none ruled out" in answer.text
+
+
+def test_pods_beyond_the_minimum_come_after_every_gang_is_placed() -> None:
+    cl = cluster(node("n1", 12))
+    req = request(
+        [
+            composite("root", 3),
+            pod_group("a", 5, parent="root"),
+            pod_group("b", 4, parent="root"),
+            pod_group("c", 4, parent="root"),
+            pod_group("d", 1, parent="root"),
+        ],
+        {"a": (10, GPU), "b": (4, GPU), "c": (4, GPU), "d": (1, GPU)},
+    )
+    # greedily, `a` takes 10 GPUs and only `d` still fits: 2 of 3 groups
+    assert not place(req, cl).feasible
+    found = checked(req, cl, place(req, cl, strategy="complete"))
+    # the minimum of a, b and d first (10 GPUs), then a's extra pods in what is left; c never fits
+    assert {g.name: len(g.pods) for g in found.groups} == {"root": 0, "a": 7, "b": 4, "c": 0, "d": 1}

@@ -1,0 +1,157 @@
+"""The independent checker catches every kind of broken placement, at its path in ``to_dict()``."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+
+import pytest
+from placement_helpers import BLOCK, RACK, cluster, composite, node, pod_group, request
+
+from workloadbuilder.field import ErrorType
+from workloadbuilder.placement import (
+    ClaimPlacement,
+    Cluster,
+    Placement,
+    PlacementRequest,
+    PodPlacement,
+    Victim,
+    place,
+    verify,
+)
+
+GPU = {"nvidia.com/gpu": "1"}
+
+
+def _setup() -> tuple[Cluster, PlacementRequest, Placement]:
+    cl = cluster(
+        node("a1", 4, block="A", rack="r1"),
+        node("a2", 4, block="A", rack="r2"),
+        node("b1", 1, block="B", rack="r3"),
+        {**node("c1", 8, block="B", rack="r3"), "unschedulable": True},
+        devicePools=[{"name": "r1-nics", "deviceClass": "rdma", "count": 2, "domain": {RACK: "r1"}}],
+    )
+    req = request(
+        [
+            composite("root", 2, key=BLOCK),
+            pod_group("x", 2, key=RACK, parent="root", claims=[{"name": "nics", "resourceClaimTemplateName": "nic"}]),
+            pod_group("y", 2, key=RACK, parent="root"),
+        ],
+        {"x": (2, GPU), "y": (2, GPU)},
+        {"nic": {"deviceClass": "rdma", "count": 1}},
+    )
+    answer = place(req, cl)
+    assert answer.feasible and verify(req, cl, answer) == []
+    return cl, req, answer
+
+
+def _move(group: str, node_name: str) -> Callable[[Placement], None]:
+    def mutate(answer: Placement) -> None:
+        placed = answer.group(group)
+        placed.pods = [PodPlacement(pod.name, node_name) for pod in placed.pods]
+
+    return mutate
+
+
+def _drop_one(answer: Placement) -> None:
+    answer.group("y").pods.pop()
+
+
+def _bad_devices(answer: Placement) -> None:
+    answer.group("x").claims = [ClaimPlacement("nics", (("r1-nics", 2),))]
+
+
+def _rename(answer: Placement) -> None:
+    answer.group("y").pods[1] = PodPlacement("y-0", answer.group("y").pods[1].node)
+
+
+def _flag(answer: Placement) -> None:
+    answer.feasible = False
+
+
+def _phantom_victim(answer: Placement) -> None:
+    answer.victims.append(Victim("ghost", "Pod", 0, [PodPlacement("ghost", "a1")]))
+
+
+def _reorder(answer: Placement) -> None:
+    answer.groups.reverse()
+
+
+def _stray_key(answer: Placement) -> None:
+    answer.group("x").domains["kubernetes.io/hostname"] = "a1"
+
+
+BROKEN = [
+    (
+        "over capacity",
+        _move("y", "b1"),
+        [
+            (ErrorType.INVALID, "nodes[b1][nvidia.com/gpu]"),
+            (ErrorType.INVALID, "groups[2].pods[0].node"),
+            (ErrorType.INVALID, "groups[2].pods[1].node"),  # block A
+            (ErrorType.INVALID, "groups[2].pods[0].node"),
+            (ErrorType.INVALID, "groups[2].pods[1].node"),  # rack r1
+        ],
+    ),
+    (
+        "outside its rack",
+        _move("y", "a2"),
+        [
+            (ErrorType.INVALID, "groups[2].pods[0].node"),
+            (ErrorType.INVALID, "groups[2].pods[1].node"),
+        ],
+    ),
+    (
+        "cordoned node",
+        _move("y", "c1"),
+        [
+            (ErrorType.INVALID, "groups[2].pods[0].node"),
+            (ErrorType.INVALID, "groups[2].pods[1].node"),  # cordoned
+            (ErrorType.INVALID, "groups[2].pods[0].node"),
+            (ErrorType.INVALID, "groups[2].pods[1].node"),
+            (ErrorType.INVALID, "groups[2].pods[0].node"),
+            (ErrorType.INVALID, "groups[2].pods[1].node"),
+        ],
+    ),
+    (
+        "unknown node",
+        _move("x", "zz"),
+        [
+            (ErrorType.NOT_FOUND, "groups[1].pods[0].node"),
+            (ErrorType.NOT_FOUND, "groups[1].pods[1].node"),
+        ],
+    ),
+    (
+        "partial gang",
+        _drop_one,
+        [(ErrorType.INVALID, "groups[2].pods"), (ErrorType.INVALID, "groups[0]"), (ErrorType.INVALID, "feasible")],
+    ),
+    ("claim size", _bad_devices, [(ErrorType.INVALID, "groups[1].claims[nics]")]),
+    ("pod placed twice", _rename, [(ErrorType.INVALID, "groups[2].pods[1].name")]),
+    ("feasible flag", _flag, [(ErrorType.INVALID, "feasible")]),
+    (
+        "unknown victim",
+        _phantom_victim,
+        [(ErrorType.INVALID, "victims[0].priority"), (ErrorType.NOT_FOUND, "victims[0].pods[0]")],
+    ),
+    ("groups out of order", _reorder, [(ErrorType.INVALID, "groups")]),
+    ("a key from nowhere", _stray_key, [(ErrorType.INVALID, "groups[1].domains[kubernetes.io/hostname]")]),
+]
+
+
+@pytest.mark.parametrize(("mutate", "expected"), [(m, e) for _, m, e in BROKEN], ids=[i for i, _, _ in BROKEN])
+def test_broken_placements_are_caught(
+    mutate: Callable[[Placement], None], expected: list[tuple[ErrorType, str]]
+) -> None:
+    cl, req, answer = _setup()
+    broken = copy.deepcopy(answer)
+    mutate(broken)
+    assert [(e.type, e.field) for e in verify(req, cl, broken)] == expected
+
+
+def test_a_claim_whose_devices_do_not_reach_the_pods() -> None:
+    cl, req, answer = _setup()
+    broken = copy.deepcopy(answer)
+    _move("x", "a2")(broken)
+    problems = [(e.type, e.field, e.detail) for e in verify(req, cl, broken)]
+    assert (ErrorType.INVALID, "groups[1].pods[0].node", "cannot reach pool r1-nics") in problems

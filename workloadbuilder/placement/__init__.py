@@ -1,0 +1,50 @@
+"""The reference placement engine: will this gang be placed, where, and if not, why.
+
+Model a cluster, describe the runtime groups to place, and ask::
+
+    cluster = Cluster.from_kubectl(nodes_json, pods_json)      # or from_yaml / generate
+    request = PlacementRequest.from_groups(groups, {"workers": Pods(8, requests={"nvidia.com/gpu": "1"})})
+    answer = place(request, cluster, strategy="kube-scheduler")  # or "complete", preempt=True
+    assert verify(request, cluster, answer) == []
+    print(answer.text)                                           # answer.to_dict() for JSON
+
+``kube-scheduler`` answers what kube-scheduler 1.37 will do; ``complete``
+finds a placement whenever one exists (within a search budget). Both return
+a ``Placement`` whose ``to_dict()`` shape is documented in ``answer``. The
+engine reads compiled and runtime objects only, never the ``WorkloadItem``
+tree; see docs/placement.md.
+"""
+
+from workloadbuilder.placement.answer import ClaimPlacement, GroupPlacement, Placement, PodPlacement, Victim
+from workloadbuilder.placement.cluster import Cluster, DevicePool, Domain, RunningGroup, RunningPod
+from workloadbuilder.placement.complete import DEFAULT_BUDGET
+from workloadbuilder.placement.engine import STRATEGIES, place
+from workloadbuilder.placement.quantity import QuantityError, format_millis, parse_nanos, resource_millis
+from workloadbuilder.placement.request import ClaimRef, DeviceRequest, GroupRequest, PlacementRequest, Pods
+from workloadbuilder.placement.verify import verify
+
+__all__ = [
+    "DEFAULT_BUDGET",
+    "STRATEGIES",
+    "ClaimPlacement",
+    "ClaimRef",
+    "Cluster",
+    "DevicePool",
+    "DeviceRequest",
+    "Domain",
+    "GroupPlacement",
+    "GroupRequest",
+    "Placement",
+    "PlacementRequest",
+    "PodPlacement",
+    "Pods",
+    "QuantityError",
+    "RunningGroup",
+    "RunningPod",
+    "Victim",
+    "format_millis",
+    "parse_nanos",
+    "place",
+    "resource_millis",
+    "verify",
+]

@@ -1,0 +1,390 @@
+"""The cluster model: nodes, their free capacity, topology domains, device pools and what is running.
+
+Built once (from ``kubectl`` JSON, a compact YAML description, or a
+generator) and then read by every placement query; nothing here changes
+after construction, so one model answers many queries. Per-query state
+(what a simulation has assumed) lives in ``Snapshot``.
+
+Storage is a structure of arrays: one list per resource, indexed by node,
+every amount an integer number of millis (see ``quantity``). Nodes whose free
+capacity is identical share one *free vector*, so a fit computation for a pod
+shape reads each distinct vector once, not each node. Topology domains are
+indexed per label key on first use, each with its nodes and a count of its
+free vectors; domains of a key that nest inside the domains of another key
+(rack inside block) are found without scanning nodes again.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from workloadbuilder.placement.resources import POD_MILLIS
+
+__all__ = [
+    "SCORE_RESOURCES",
+    "Cluster",
+    "DevicePool",
+    "Domain",
+    "RunningGroup",
+    "RunningPod",
+]
+
+BASE_RESOURCES = ("cpu", "memory", "pods")
+SCORE_RESOURCES = (("cpu", 1), ("memory", 1))
+"""Resources (and weights) kube-scheduler's resource scoring reads by default."""
+
+
+@dataclass(frozen=True)
+class DevicePool:
+    """Devices of one class that pods on some nodes can reach.
+
+    Exactly one of ``node`` (devices local to one node) and ``domain`` (a
+    ``(topology key, value)`` pair: devices shared by every node of that
+    domain, such as the NICs of a rack) says who can reach them.
+    """
+
+    name: str
+    device_class: str
+    count: int
+    allocated: int = 0
+    node: str | None = None
+    domain: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class RunningPod:
+    """A pod already bound to a node, holding ``requests`` (aligned to ``Cluster.resources``)."""
+
+    name: str
+    node: int
+    requests: tuple[int, ...]
+    priority: int = 0
+    group: str | None = None
+    start: str = ""
+
+
+@dataclass(frozen=True)
+class RunningGroup:
+    """A running PodGroup or CompositePodGroup, for workload-aware preemption.
+
+    ``disruption_mode`` is ``"single"`` or ``"all"``; ``parent`` names the
+    parent CompositePodGroup, if any.
+    """
+
+    name: str
+    kind: str = "PodGroup"
+    priority: int = 0
+    disruption_mode: str = "single"
+    parent: str | None = None
+    start: str = ""
+
+
+_EMPTY: dict[str, int] = {}
+
+
+def _columns(resources: Sequence[str], rows: list[Mapping[str, int]]) -> list[list[int]]:
+    """Per-resource columns of per-node maps; maps shared by many nodes are read once."""
+    vectors: dict[int, tuple[int, ...]] = {}
+    out = []
+    for row in rows:
+        vector = vectors.get(id(row))
+        if vector is None:
+            vector = vectors[id(row)] = tuple(row.get(r, 0) for r in resources)
+        out.append(vector)
+    return [list(column) for column in zip(*out)] if out else [[] for _ in resources]
+
+
+class Domain:
+    """One topology domain: the nodes whose label ``key`` has ``value`` (or every node, for the root).
+
+    ``classes`` counts the domain's nodes per free vector, and
+    ``alloc_sum``/``used_sum`` add up the scored resources, so fit and
+    bin-packing scores of a whole domain cost one step per distinct vector.
+    """
+
+    __slots__ = (
+        "alloc_sum",
+        "class_counts",
+        "class_ids",
+        "classes",
+        "key",
+        "label",
+        "nodes",
+        "uid",
+        "used_sum",
+        "value",
+    )
+
+    def __init__(self, cluster: Cluster, key: str | None, value: str | None, nodes: list[int], uid: int) -> None:
+        self.key = key
+        self.value = value
+        self.nodes = nodes
+        self.uid = uid
+        self.classes: list[tuple[int, int]] = sorted(Counter(map(cluster.vector_of.__getitem__, nodes)).items())
+        self.class_ids = tuple(v for v, _ in self.classes)
+        self.class_counts = tuple(count for _, count in self.classes)
+        self.alloc_sum = tuple(sum(map(cluster.allocatable[r].__getitem__, nodes)) for r in cluster.score_index)
+        self.used_sum = tuple(sum(map(cluster.used[r].__getitem__, nodes)) for r in cluster.score_index)
+        self.label = "the cluster" if key is None else f"{key}={value}"
+
+    def __repr__(self) -> str:
+        return f"Domain({self.label}, {len(self.nodes)} nodes)"
+
+
+@dataclass
+class _KeyIndex:
+    values: list[str | None]
+    domains: dict[str, Domain]
+    nested_in: dict[str, dict[str, list[Domain]] | None] = field(default_factory=dict)
+
+
+class Cluster:
+    """Nodes with labels, allocatable and used resources, device pools and running groups.
+
+    Build one with ``Cluster.from_kubectl``, ``Cluster.from_yaml``,
+    ``Cluster.generate`` or ``Cluster.build``; all amounts are millis.
+
+    Attributes:
+        names: node names, in input order (ties between equal nodes go to the earlier one).
+        labels: each node's labels.
+        resources: resource names; ``cpu``, ``memory`` and ``pods`` come first.
+        allocatable: ``allocatable[r][i]``, node ``i``'s allocatable amount of resource ``r``.
+        used: ``used[r][i]``, what running pods (and ``used`` in YAML) already take.
+        schedulable: ``False`` for cordoned nodes (``spec.unschedulable``).
+        pools: device pools for group resource claims.
+        running_pods / running_groups: what workload-aware preemption may evict.
+    """
+
+    def __init__(
+        self,
+        names: list[str],
+        labels: list[dict[str, str]],
+        resources: Sequence[str],
+        allocatable: list[list[int]],
+        used: list[list[int]],
+        schedulable: list[bool] | None = None,
+        pools: Iterable[DevicePool] = (),
+        running_pods: Iterable[RunningPod] = (),
+        running_groups: Iterable[RunningGroup] = (),
+    ) -> None:
+        self.names = names
+        self.labels = labels
+        self.resources = tuple(resources)
+        self.resource_index = {name: r for r, name in enumerate(self.resources)}
+        self.allocatable = allocatable
+        self.used = used
+        self.schedulable = schedulable if schedulable is not None else [True] * len(names)
+        self.pools = tuple(pools)
+        self._pools = {pool.name: pool for pool in self.pools}
+        self.running_pods = tuple(running_pods)
+        self.running_groups = {group.name: group for group in running_groups}
+        self.node_index = {name: i for i, name in enumerate(names)}
+        self.score_index = tuple(self.resource_index[name] for name, _ in SCORE_RESOURCES)
+        self._uids = itertools.count()
+        self.vectors: list[tuple[int, ...]] = []
+        self._columns: list[list[int]] | None = None
+        self.vector_of: list[int] = self._intern_free_vectors()
+        self.root = Domain(self, None, None, list(range(len(names))), next(self._uids))
+        self._keys: dict[str, _KeyIndex] = {}
+        self._partitions: dict[tuple[int, str], list[Domain]] = {}
+
+    @classmethod
+    def build(
+        cls,
+        nodes: Iterable[Mapping[str, Any]],
+        pools: Iterable[DevicePool] = (),
+        running_pods: Iterable[Mapping[str, Any]] = (),
+        running_groups: Iterable[RunningGroup] = (),
+    ) -> Cluster:
+        """A cluster from already-parsed nodes: ``{"name", "labels", "allocatable", "used", "schedulable"}``.
+
+        ``allocatable`` and ``used`` map resource names to millis. Each running
+        pod is ``{"name", "node" (a name), "requests" (millis), "priority", "group", "start"}``;
+        its requests, and one pod slot, add to its node's ``used``.
+        """
+        nodes = list(nodes)
+        names = [node["name"] for node in nodes]
+        extra = sorted({r for node in nodes for r in node["allocatable"]} - set(BASE_RESOURCES))
+        resources = (*BASE_RESOURCES, *extra)
+        allocatable = _columns(resources, [node["allocatable"] for node in nodes])
+        used = _columns(resources, [node.get("used") or _EMPTY for node in nodes])
+        index = {name: i for i, name in enumerate(names)}
+        pods: list[RunningPod] = []
+        for pod in running_pods:
+            i = index[pod["node"]]
+            vector = tuple(pod["requests"].get(r, 0) + (POD_MILLIS if r == "pods" else 0) for r in resources)
+            for r, amount in enumerate(vector):
+                used[r][i] += amount
+            pods.append(
+                RunningPod(pod["name"], i, vector, pod.get("priority", 0), pod.get("group"), pod.get("start", ""))
+            )
+        schedulable = [bool(node.get("schedulable", True)) for node in nodes]
+        return cls(
+            names,
+            [node.get("labels", {}) for node in nodes],
+            resources,
+            allocatable,
+            used,
+            schedulable,
+            pools,
+            pods,
+            running_groups,
+        )
+
+    @classmethod
+    def from_kubectl(cls, nodes_json: Any, pods_json: Any = None, groups_json: Any = None) -> Cluster:
+        """A cluster from ``kubectl get nodes -o json`` and ``kubectl get pods -A -o json`` output.
+
+        Each argument may be the JSON text, the parsed ``List`` or a list of
+        items. ``groups_json`` (``kubectl get podgroups,compositepodgroups -A
+        -o json``) tells preemption each running group's priority, disruption
+        mode and parent; without it a running pod's group is ``single``.
+
+        Raises:
+            AggregateError: every malformed node or pod, each at its path.
+        """
+        from workloadbuilder.placement.ingest import cluster_from_kubectl
+
+        return cluster_from_kubectl(nodes_json, pods_json, groups_json)
+
+    @classmethod
+    def from_yaml(cls, source: Any) -> Cluster:
+        """A cluster from the compact YAML description (text, a path, or the parsed mapping).
+
+        Raises:
+            AggregateError: every malformed entry, each at its path (``nodes[3].allocatable[cpu]``).
+        """
+        from workloadbuilder.placement.ingest import cluster_from_yaml
+
+        return cluster_from_yaml(source)
+
+    @classmethod
+    def generate(cls, nodes: int = 1000, *, seed: int = 0, **shape: Any) -> Cluster:
+        """A synthetic zone → block → rack → host cluster; see ``generate.generate_cluster``."""
+        from workloadbuilder.placement.generate import generate_cluster
+
+        return generate_cluster(nodes, seed=seed, **shape)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __repr__(self) -> str:
+        return f"Cluster({len(self.names)} nodes, resources={list(self.resources)})"
+
+    # -- free capacity -------------------------------------------------------
+
+    def _intern_free_vectors(self) -> list[int]:
+        """Give every node the id of its free vector; cordoned nodes get an all-zero vector."""
+        ids: dict[tuple[int, ...], int] = {}
+        vectors = self.vectors
+        # An over-committed node (used above allocatable) has nothing free, not a debt.
+        columns = [
+            [a - u if a > u else 0 for a, u in zip(alloc, used)] for alloc, used in zip(self.allocatable, self.used)
+        ]
+        zero = (0,) * len(self.resources)
+        out = []
+        for vector, ok in zip(zip(*columns), self.schedulable):
+            if not ok:
+                vector = zero
+            vid = ids.get(vector)
+            if vid is None:
+                vid = ids[vector] = len(vectors)
+                vectors.append(vector)
+            out.append(vid)
+        return out
+
+    def vector_columns(self) -> list[list[int]]:
+        """The free vectors column by column: ``vector_columns()[r][v]`` is vector ``v``'s free amount of ``r``."""
+        if self._columns is None:
+            self._columns = (
+                [list(column) for column in zip(*self.vectors)] if self.vectors else [[] for _ in self.resources]
+            )
+        return self._columns
+
+    def free(self, i: int) -> tuple[int, ...]:
+        """Node ``i``'s free capacity per resource (all zero if it is cordoned)."""
+        return self.vectors[self.vector_of[i]]
+
+    # -- topology ------------------------------------------------------------
+
+    def _key(self, key: str) -> _KeyIndex:
+        index = self._keys.get(key)
+        if index is None:
+            values = [labels.get(key) for labels in self.labels]
+            members: dict[str, list[int]] = {}
+            for i, value in enumerate(values):
+                if value is not None:
+                    members.setdefault(value, []).append(i)
+            domains = {value: Domain(self, key, value, members[value], next(self._uids)) for value in sorted(members)}
+            index = self._keys[key] = _KeyIndex(values, domains)
+        return index
+
+    def domains(self, key: str) -> dict[str, Domain]:
+        """Every domain of a topology key, by label value in string order; nodes without the label are in none."""
+        return self._key(key).domains
+
+    def label_values(self, key: str) -> list[str | None]:
+        """Each node's value of ``key`` (``None`` where the label is missing)."""
+        return self._key(key).values
+
+    def subdomains(self, parent: Domain, key: str) -> list[Domain]:
+        """The domains of ``key`` inside ``parent``, in label-value order, as kube-scheduler partitions a placement.
+
+        When every ``key`` domain lies inside one ``parent.key`` domain (racks
+        in blocks), the answer is read from the index; otherwise ``parent``'s
+        nodes are partitioned afresh.
+        """
+        if parent.key is None:
+            return list(self.domains(key).values())
+        if parent.key == key:
+            return [parent]
+        child = self._key(key)
+        nested = child.nested_in.get(parent.key, False)
+        if nested is False:
+            nested = child.nested_in[parent.key] = self._nesting(child, parent.key)
+        if nested is not None and self.domains(parent.key).get(parent.value) is parent:
+            return nested.get(parent.value or "", [])
+        return self._partition(parent, key)
+
+    def _nesting(self, child: _KeyIndex, parent_key: str) -> dict[str, list[Domain]] | None:
+        parent_values = self.label_values(parent_key)
+        by_parent: dict[str, list[Domain]] = {}
+        for domain in child.domains.values():
+            owners = {parent_values[i] for i in domain.nodes}
+            if len(owners) != 1 or None in owners:
+                return None
+            by_parent.setdefault(owners.pop(), []).append(domain)  # type: ignore[arg-type]
+        return by_parent
+
+    def _partition(self, parent: Domain, key: str) -> list[Domain]:
+        cached = self._partitions.get((parent.uid, key))
+        if cached is not None:
+            return cached
+        values = self.label_values(key)
+        members: dict[str, list[int]] = {}
+        for i in parent.nodes:
+            value = values[i]
+            if value is not None:
+                members.setdefault(value, []).append(i)
+        parts = [Domain(self, key, value, members[value], next(self._uids)) for value in sorted(members)]
+        self._partitions[(parent.uid, key)] = parts
+        return parts
+
+    # -- device pools --------------------------------------------------------
+
+    def pool(self, name: str) -> DevicePool:
+        """The device pool of that name."""
+        return self._pools[name]
+
+    def reaches(self, pool: DevicePool, i: int) -> bool:
+        """Whether pods on node ``i`` can use devices of ``pool``."""
+        if pool.node is not None:
+            return self.names[i] == pool.node
+        if pool.domain is not None:
+            key, value = pool.domain
+            return self.labels[i].get(key) == value
+        return True

@@ -1,0 +1,297 @@
+"""The ``kube-scheduler`` strategy: what kube-scheduler 1.37 does with one gang hierarchy.
+
+Faithful to the workload scheduling cycle (KEP-4671, KEP-5732, KEP-6012):
+
+* A group with a topology key is tried in **every** domain of that key
+  inside its parent's domain; a group without one takes its parent's nodes.
+* A PodGroup's pods go one by one to the best-scoring node of the candidate
+  domain; pods beyond ``minCount`` are placed when they fit. The candidate
+  succeeds when at least ``minCount`` pods fit (1 for a basic policy).
+* A CompositePodGroup's children are simulated in creation order inside the
+  candidate, each seeing what its earlier siblings assumed, greedily and
+  without backtracking; the candidate fails as soon as the remaining
+  children can no longer reach ``minGroupCount``.
+* Among successful candidates the one that places the most pods wins, then
+  the tightest fit (``MostAllocated`` over the domain); upstream breaks the
+  remaining ties at random, this simulation takes the smallest label value.
+
+Two shortcuts keep the result identical while skipping work: a domain's
+fit for one pod shape is read from the cluster index instead of placing
+pods one by one (for one shape the count does not depend on the order),
+and a composite candidate whose capacity bound cannot beat the best
+candidate so far is not simulated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from workloadbuilder.placement.claims import allocate, first_fit, reaching
+from workloadbuilder.placement.cluster import Domain
+from workloadbuilder.placement.outcome import CandidateTrace, GroupResult, GroupTrace, Outcome
+from workloadbuilder.placement.request import GroupRequest
+from workloadbuilder.placement.scoring import assign_pods, most_allocated, node_score
+from workloadbuilder.placement.snapshot import Allocation, Shape, Snapshot
+
+__all__ = ["KubeScheduler", "needed"]
+
+_CANNOT_ALLOCATE = "cannot allocate all claims"
+
+
+def needed(group: GroupRequest) -> int:
+    """What ``PlacementFeasible`` needs: ``minCount`` / ``minGroupCount`` for a gang, 1 for a basic policy."""
+    return group.minimum if group.gang else 1
+
+
+@dataclass
+class _Best:
+    key: tuple[int, int]
+    index: int
+    domain: Domain
+    ops: list[tuple[Any, ...]]
+    outcome: Outcome
+
+
+class KubeScheduler:
+    """Simulates kube-scheduler's cycle for one root group at a time, assuming its result in ``snap``."""
+
+    name = "kube-scheduler"
+
+    def __init__(self, snap: Snapshot) -> None:
+        self.snap = snap
+        self.cluster = snap.cluster
+        self._shapes: dict[str, Shape] = {}
+        self._signatures: dict[str, tuple[Any, ...]] = {}
+        self._requests: dict[str, tuple[int, list[int]]] = {}
+
+    def shape(self, group: GroupRequest) -> Shape:
+        """The pod shape of a PodGroup."""
+        shape = self._shapes.get(group.name)
+        if shape is None:
+            shape = self._shapes[group.name] = self.snap.shape(group.requests)
+        return shape
+
+    def schedule(self, root: GroupRequest, scope: Domain | None = None) -> tuple[Outcome, GroupTrace]:
+        """One scheduling cycle for ``root``: on success its placement stays assumed in the snapshot."""
+        scope = scope if scope is not None else self.cluster.root
+        trace = GroupTrace(root, scope)
+        return self.place(root, scope, {}, trace), trace
+
+    def place(self, group: GroupRequest, scope: Domain, domains: dict[str, str], trace: GroupTrace) -> Outcome:
+        """Place ``group`` inside ``scope``; on failure nothing stays assumed."""
+        if group.is_leaf:
+            return self._leaf(group, scope, domains, trace)
+        return self._composite(group, scope, domains, trace)
+
+    def candidates(self, group: GroupRequest, scope: Domain) -> list[Domain]:
+        """The domains ``group`` is tried in: one per value of its key inside ``scope``, or ``scope`` itself."""
+        if group.topology_key is None:
+            return [scope]
+        return self.cluster.subdomains(scope, group.topology_key)
+
+    # -- PodGroup --------------------------------------------------------------
+
+    def _leaf(self, group: GroupRequest, scope: Domain, domains: dict[str, str], trace: GroupTrace) -> Outcome:
+        snap, shape, need = self.snap, self.shape(group), needed(group)
+        fits = trace.fits
+        top = -1
+        winners: list[tuple[int, Domain]] = []
+        for index, domain in enumerate(self.candidates(group, scope)):
+            if group.claims:
+                placed, note = self._claimed(group, shape, domain, commit=False)[:2]
+            else:
+                placed, note = min(group.count, snap.fit(shape, domain)), ""
+            fits.append((domain, placed, note))
+            if placed >= need and placed >= top:
+                if placed > top:
+                    top, winners = placed, []
+                winners.append((index, domain))
+        if not winners:
+            return Outcome(False)
+        domain = winners[0][1]
+        if len(winners) > 1:
+            request = [top * q for q in shape.score_request]
+            best = max(
+                winners,
+                key=lambda w: (
+                    most_allocated([u + q for u, q in zip(snap.used_sum(w[1]), request)], w[1].alloc_sum),
+                    -w[0],
+                ),
+            )
+            domain = best[1]
+        trace.chosen = domain
+        if group.claims:
+            _, _, nodes, claims = self._claimed(group, shape, domain, commit=True)
+        else:
+            nodes, claims = assign_pods(snap, shape, domain.nodes, group.count), {}
+        own = dict(domains)
+        if group.topology_key is not None:
+            own[group.topology_key] = domain.value or ""
+        request = tuple(len(nodes) * q for q in shape.score_request)
+        return Outcome(True, len(nodes), {group.name: GroupResult(own, domain, nodes, claims)}, request)
+
+    def _claimed(
+        self, group: GroupRequest, shape: Shape, domain: Domain, commit: bool
+    ) -> tuple[int, str, list[int], dict[str, Allocation]]:
+        """Pods of a claim-holding PodGroup that fit in ``domain``, allocating its claims for the first pod.
+
+        Returns (pods placed, note, nodes, allocations); without ``commit``
+        nothing stays assumed.
+        """
+        snap, cluster = self.snap, self.cluster
+        mark = snap.mark()
+        claims = {ref.name: snap.allocations[ref.identity] for ref in group.claims if ref.identity in snap.allocations}
+        allowed = reaching(cluster, claims.values(), domain.nodes)
+        pending = [ref for ref in group.claims if ref.identity not in snap.allocations]
+        nodes: list[int] = []
+        if pending and group.count > 0:
+            first = self._first_pod(shape, allowed, pending, claims)
+            if first is None:
+                snap.revert(mark)
+                return 0, _CANNOT_ALLOCATE, [], {}
+            snap.add(first, shape.vector)
+            nodes.append(first)
+            allowed = reaching(cluster, claims.values(), allowed)
+        if commit:
+            nodes += assign_pods(snap, shape, allowed, group.count - len(nodes))
+            return len(nodes), "", nodes, claims
+        room = sum(shape.fits(snap.free(i)) for i in allowed)
+        snap.revert(mark)
+        return len(nodes) + min(group.count - len(nodes), room), "", [], {}
+
+    def _first_pod(
+        self, shape: Shape, allowed: list[int], pending: list[Any], claims: dict[str, Allocation]
+    ) -> int | None:
+        """The node of the claim's first pod: the best-scoring node that fits it and can allocate every claim."""
+        snap = self.snap
+        fitting = [i for i in allowed if shape.fits(snap.free(i)) > 0]
+        for i in sorted(fitting, key=lambda i: (-node_score(snap, i, shape), i)):
+            mark = snap.mark()
+            taken = {}
+            for ref in pending:
+                devices = first_fit(snap, ref, i)
+                if devices is None:
+                    break
+                taken[ref.name] = allocate(snap, ref, devices)
+            else:
+                claims.update(taken)
+                return i
+            snap.revert(mark)
+        return None
+
+    # -- CompositePodGroup ------------------------------------------------------------
+
+    def _composite(self, group: GroupRequest, scope: Domain, domains: dict[str, str], trace: GroupTrace) -> Outcome:
+        snap = self.snap
+        need = needed(group)
+        total, request = self._subtree(group)
+        memo: dict[tuple[Any, int], tuple[int, int]] = {}
+        order = []
+        for index, domain in enumerate(self.candidates(group, scope)):
+            able, bound = self.bound(group, domain, memo)
+            if able < need:
+                trace.candidates.append(CandidateTrace(domain, able, False, skipped=True))
+                continue
+            tightness = 101
+            if bound == total:
+                tightness = most_allocated([u + q for u, q in zip(snap.used_sum(domain), request)], domain.alloc_sum)
+            order.append(((bound, tightness), index, domain))
+        order.sort(key=lambda entry: (-entry[0][0], -entry[0][1], entry[1]))
+        best: _Best | None = None
+        for bound_key, index, domain in order:
+            if best is not None and (bound_key, -index) <= (best.key, -best.index):
+                break
+            before = snap.used_sum(domain)
+            mark = snap.mark()
+            outcome, candidate = self._children(group, domain, domains, need)
+            trace.candidates.append(candidate)
+            if outcome.success:
+                requested = [u + q for u, q in zip(before, outcome.score_request)]
+                key = (outcome.placed, most_allocated(requested, domain.alloc_sum))
+                if best is None or (key, -index) > (best.key, -best.index):
+                    best = _Best(key, index, domain, snap.ops_since(mark), outcome)
+            snap.revert(mark)
+        if best is None:
+            return Outcome(False)
+        snap.replay(best.ops)
+        trace.chosen = best.domain
+        return best.outcome
+
+    def _children(
+        self, group: GroupRequest, domain: Domain, domains: dict[str, str], need: int
+    ) -> tuple[Outcome, CandidateTrace]:
+        """Simulate every child inside ``domain`` in order; stop once ``minGroupCount`` is out of reach."""
+        own = dict(domains)
+        if group.topology_key is not None:
+            own[group.topology_key] = domain.value or ""
+        outcome = Outcome(False, 0, {group.name: GroupResult(own, domain)}, (0, 0))
+        candidate = CandidateTrace(domain, 0, False)
+        satisfied, remaining = 0, len(group.children)
+        request = list(outcome.score_request)
+        for child in group.children:
+            child_trace = GroupTrace(child, domain)
+            candidate.children.append(child_trace)
+            result = self.place(child, domain, own, child_trace)
+            remaining -= 1
+            if result.success:
+                satisfied += 1
+                outcome.placed += result.placed
+                outcome.results.update(result.results)
+                request = [a + b for a, b in zip(request, result.score_request)]
+            if satisfied + remaining < need:
+                break
+        outcome.success = candidate.success = satisfied >= need
+        outcome.score_request = tuple(request)
+        candidate.placed = satisfied
+        return outcome, candidate
+
+    def bound(
+        self, group: GroupRequest, domain: Domain, memo: dict[tuple[Any, int], tuple[int, int]]
+    ) -> tuple[int, int]:
+        """(children that could each fit alone, pods that could fit at most) for ``group`` in ``domain``.
+
+        For a PodGroup the first number is 1 or 0. Both ignore siblings and
+        lower topology keys, so they never understate what a simulation finds.
+        """
+        key = (self.signature(group), domain.uid)
+        cached = memo.get(key)
+        if cached is not None:
+            return cached
+        if group.is_leaf:
+            pods = min(group.count, self.snap.fit(self.shape(group), domain))
+            result = (1 if pods >= needed(group) else 0, pods)
+        else:
+            able = pods = 0
+            for child in group.children:
+                child_able, child_pods = self.bound(child, domain, memo)
+                pods += child_pods
+                if child_able >= (needed(child) if not child.is_leaf else 1):
+                    able += 1
+            result = (able, pods)
+        memo[key] = result
+        return result
+
+    def _subtree(self, group: GroupRequest) -> tuple[int, list[int]]:
+        """Pods of the subtree, and their scored resources added up."""
+        cached = self._requests.get(group.name)
+        if cached is None:
+            pods, total = 0, [0, 0]
+            for member in group.walk():
+                if member.is_leaf:
+                    pods += member.count
+                    total = [t + member.count * q for t, q in zip(total, self.shape(member).score_request)]
+            cached = self._requests[group.name] = (pods, total)
+        return cached
+
+    def signature(self, group: GroupRequest) -> tuple[Any, ...]:
+        """Equal for siblings that ask for the same thing (same pods, counts, gang and keys)."""
+        signature = self._signatures.get(group.name)
+        if signature is None:
+            if group.is_leaf:
+                signature = ("pg", self.shape(group).uid, group.count, needed(group), group.topology_key, group.claims)
+            else:
+                children = tuple(self.signature(child) for child in group.children)
+                signature = ("cpg", needed(group), group.topology_key, children)
+            self._signatures[group.name] = signature
+        return signature

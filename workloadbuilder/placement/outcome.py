@@ -1,0 +1,79 @@
+"""What a strategy hands back: where each group landed, and a trace of what it tried.
+
+These are the engine's internal records, in node indexes and domains; the
+answer module turns them into the documented ``Placement``. The trace is what
+explanations are made of: for every group, each scope it was tried in, and
+for each candidate domain how many pods (or child groups) fit there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from workloadbuilder.placement.cluster import Domain
+from workloadbuilder.placement.request import GroupRequest
+from workloadbuilder.placement.snapshot import Allocation
+
+__all__ = ["CandidateTrace", "GroupResult", "GroupTrace", "Outcome"]
+
+
+@dataclass
+class GroupResult:
+    """Where one group landed: its domain at every level above and at its own, and each pod's node.
+
+    ``domain`` is the node set the group was placed in (its own topology
+    domain, or the one it inherited).
+    """
+
+    domains: dict[str, str]
+    domain: Domain
+    nodes: list[int] = field(default_factory=list)
+    claims: dict[str, Allocation] = field(default_factory=dict)
+
+
+@dataclass
+class Outcome:
+    """A (sub)hierarchy's result: whether its gang is satisfied, and where everything in it landed.
+
+    ``score_request`` adds up the scored resources of every placed pod, for
+    the placement score of the domain around it.
+    """
+
+    success: bool
+    placed: int = 0
+    results: dict[str, GroupResult] = field(default_factory=dict)
+    score_request: tuple[int, ...] = (0, 0)
+
+
+@dataclass
+class CandidateTrace:
+    """One candidate domain for a group: what fit there.
+
+    ``placed`` counts pods for a PodGroup and satisfied child groups for a
+    CompositePodGroup; ``skipped`` marks a composite candidate that a
+    capacity bound showed could not satisfy its gang, so it was never
+    simulated (``placed`` is then that bound).
+    """
+
+    domain: Domain
+    placed: int
+    success: bool
+    note: str = ""
+    children: list[GroupTrace] = field(default_factory=list)
+    skipped: bool = False
+
+
+@dataclass
+class GroupTrace:
+    """One attempt to place a group inside ``scope`` (the whole cluster, or its parent's candidate).
+
+    A PodGroup's candidates are ``(domain, pods that fit, note)`` triples in
+    ``fits`` (cheap to record for thousands of racks); a CompositePodGroup's
+    are ``CandidateTrace`` records in ``candidates``.
+    """
+
+    group: GroupRequest
+    scope: Domain
+    candidates: list[CandidateTrace] = field(default_factory=list)
+    fits: list[tuple[Domain, int, str]] = field(default_factory=list)
+    chosen: Domain | None = None

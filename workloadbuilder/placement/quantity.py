@@ -1,0 +1,246 @@
+"""Kubernetes resource quantities (``500m``, ``64Gi``, ``1e3``) parsed exactly as apimachinery parses them.
+
+A port of ``k8s.io/apimachinery/pkg/api/resource.ParseQuantity``: the same
+scanner, the same three suffix families (decimal SI, binary SI, decimal
+exponent), the same rounding (any non-zero amount is rounded up, away from
+zero, to a whole nano unit) and the same error messages. The placement engine
+keeps every resource as an integer number of *millis*: CPU as
+``Quantity.MilliValue()``, every other resource as ``Quantity.Value()`` times
+1000, because that is how kube-scheduler reads them (``MilliCPU`` and whole
+bytes or devices, both rounded up).
+
+Parsing is memoized: a real cluster repeats a handful of allocatable and
+request strings across thousands of nodes and pods.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ERR_FORMAT_WRONG",
+    "ERR_NUMERIC",
+    "ERR_SUFFIX",
+    "QuantityError",
+    "cached_millis",
+    "clear_cache",
+    "format_millis",
+    "parse_nanos",
+    "resource_millis",
+]
+
+_SPLIT_RE = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
+ERR_FORMAT_WRONG = f"quantities must match the regular expression '{_SPLIT_RE}'"
+ERR_NUMERIC = "unable to parse numeric part of quantity"
+ERR_SUFFIX = "unable to parse quantity's suffix"
+
+_DIGITS = frozenset("0123456789")
+_SUFFIX_CHARS = frozenset("eEinumkKMGTP")
+_DECIMAL_SI = {"": 0, "n": -9, "u": -6, "m": -3, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+_BINARY_SI = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
+_NANO = 10**9
+_MAX_INT64 = 2**63 - 1
+_LIMIT = _MAX_INT64 * _NANO
+_BINARY_SUFFIXES = (("Ei", 2**60), ("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10))
+_BYTE_RESOURCES = ("memory", "ephemeral-storage", "storage")
+
+
+class QuantityError(ValueError):
+    """A string that is not a Kubernetes quantity; ``str()`` is apimachinery's error message."""
+
+
+def _scan(text: str) -> tuple[bool, str, str, str, str]:
+    """Split a quantity into (positive, value, numerator, denominator, suffix), as ``parseQuantityString`` does.
+
+    ``value`` is the signed number as written (used when the exact decimal is
+    needed), ``numerator`` has its leading zeros stripped.
+    """
+    positive = True
+    pos = 0
+    end = len(text)
+    if pos < end and text[0] in "+-":
+        positive = text[0] == "+"
+        pos += 1
+    while pos < end and text[pos] == "0":  # leading zeros
+        pos += 1
+    if pos >= end:
+        return positive, "0", "0", "", ""
+    start = pos
+    while pos < end and text[pos] in _DIGITS:
+        pos += 1
+    if pos >= end:
+        return positive, text, text[start:], "", ""
+    num = text[start:pos] or "0"
+    denom = ""
+    if text[pos] == ".":
+        pos += 1
+        start = pos
+        while pos < end and text[pos] in _DIGITS:
+            pos += 1
+        denom = text[start:pos]
+        if pos >= end:
+            return positive, text, num, denom, ""
+    value = text[:pos]
+    suffix_start = pos
+    while pos < end and text[pos] in _SUFFIX_CHARS:
+        pos += 1
+    if pos < end and text[pos] in "+-":
+        pos += 1
+    while pos < end and text[pos] in _DIGITS:
+        pos += 1
+    if pos < end:
+        raise QuantityError(ERR_FORMAT_WRONG)
+    return positive, value, num, denom, text[suffix_start:]
+
+
+def _interpret(suffix: str) -> tuple[int, int]:
+    """(base, exponent) of a suffix, or ``QuantityError`` where ``quantitySuffixer.interpret`` fails."""
+    if suffix in _DECIMAL_SI:
+        return 10, _DECIMAL_SI[suffix]
+    if suffix in _BINARY_SI:
+        return 2, _BINARY_SI[suffix]
+    if len(suffix) > 1 and suffix[0] in "eE":
+        exponent = suffix[1:]
+        sign_free = exponent[1:] if exponent[0] in "+-" else exponent
+        if not sign_free or not set(sign_free) <= _DIGITS:
+            raise QuantityError(ERR_SUFFIX)
+        parsed = int(exponent)
+        if not -(2**63) <= parsed <= _MAX_INT64:  # strconv.ParseInt(..., 64) fails
+            raise QuantityError(ERR_SUFFIX)
+        wrapped = (parsed + 2**31) % 2**32 - 2**31  # Go's int32(parsed)
+        return 10, wrapped
+    raise QuantityError(ERR_SUFFIX)
+
+
+def _ceil_div(numerator: int, denominator: int) -> int:
+    """Divide two positive integers, rounding up (``inf.RoundUp`` on a magnitude)."""
+    return -(-numerator // denominator)
+
+
+def _parse(text: str) -> int:
+    if not text:
+        raise QuantityError(ERR_FORMAT_WRONG)
+    if text == "0":
+        return 0
+    positive, value, num, denom, suffix = _scan(text)
+    base, exponent = _interpret(suffix)
+    # Only the exact-decimal path reads `value`, and it fails when `value` has
+    # no digit; the int64 path takes the scanner's "0" numerator instead.
+    if _needs_exact_decimal(num, denom, base, exponent) and not _DIGITS.intersection(value):
+        raise QuantityError(ERR_NUMERIC)
+    digits = int(num + denom)
+    if digits == 0:
+        return 0
+    if base == 2:
+        nanos = _ceil_div(digits * (1 << exponent) * _NANO, 10 ** len(denom))
+    else:
+        shift = exponent - len(denom) + 9
+        if shift > 60:  # far beyond int64 in any unit: no need to build a huge integer
+            nanos = _LIMIT
+        elif shift >= 0:
+            nanos = digits * 10**shift
+        elif -shift > len(num) + len(denom) + 1:  # below one nano: rounds up to exactly one
+            nanos = 1
+        else:
+            nanos = _ceil_div(digits, 10**-shift)
+    # apimachinery caps binary SI at 2^63-1; decimal amounts that large overflow
+    # int64 as soon as they are read, so they saturate here too.
+    nanos = min(nanos, _LIMIT)
+    return nanos if positive else -nanos
+
+
+def _needs_exact_decimal(num: str, denom: str, base: int, exponent: int) -> bool:
+    """Whether ``ParseQuantity`` leaves its int64 fast path for ``inf.Dec``.
+
+    The fast path needs enough int64 precision for the digits (and, for
+    binary suffixes, a whole number and the power of two).
+    """
+    if base == 10:
+        return 18 - (len(num) + len(denom)) < 0 or exponent - len(denom) < -9
+    if denom:
+        return True
+    return 15 - len(num) - int(exponent * 3 / 10) - 1 < 0
+
+
+_NANOS: dict[str, int] = {}
+
+
+def parse_nanos(text: str) -> int:
+    """The exact amount of a quantity string, in nano units (``"500m"`` gives ``500_000_000``).
+
+    Raises:
+        QuantityError: the string is not a quantity; the message is apimachinery's.
+
+    >>> parse_nanos("1.5Gi") == 1536 * 2**20 * 10**9
+    True
+    >>> parse_nanos("0.1n")  # anything above zero rounds up to one nano
+    1
+    """
+    nanos = _NANOS.get(text)
+    if nanos is None:
+        nanos = _NANOS[text] = _parse(text)
+    return nanos
+
+
+_MILLIS: dict[tuple[bool, str], int] = {}
+
+
+def resource_millis(resource: str, text: str) -> int:
+    """A quantity of ``resource`` as kube-scheduler counts it, in millis.
+
+    CPU is ``MilliValue()`` (rounded up to a whole milli-core); every other
+    resource is ``Value()`` (rounded up to a whole byte or device) times 1000,
+    so all resources share one integer unit. Amounts beyond int64 saturate
+    (Go would overflow).
+
+    Raises:
+        QuantityError: the string is not a quantity.
+
+    >>> resource_millis("cpu", "1.5"), resource_millis("memory", "1.5"), resource_millis("cpu", "1n")
+    (1500, 2000, 1)
+    """
+    is_cpu = resource == "cpu"
+    key = (is_cpu, text)
+    millis = _MILLIS.get(key)
+    if millis is None:
+        nanos = parse_nanos(text)
+        if is_cpu:
+            millis = _ceil_up(nanos, 10**6)
+        else:
+            millis = _ceil_up(nanos, _NANO) * 1000
+        _MILLIS[key] = millis
+    return millis
+
+
+def cached_millis(resource: str, text: str) -> int | None:
+    """``resource_millis`` if that string was read before, else ``None`` (a dictionary lookup, no parsing)."""
+    return _MILLIS.get((resource == "cpu", text))
+
+
+def clear_cache() -> None:
+    """Forget every memoized quantity (for benchmarks that time parsing from cold)."""
+    _NANOS.clear()
+    _MILLIS.clear()
+
+
+def _ceil_up(amount: int, unit: int) -> int:
+    """Round towards positive infinity, as ``ScaledValue`` does for the positive amounts resources hold."""
+    return -(-amount // unit)
+
+
+def format_millis(resource: str, millis: int) -> str:
+    """A canonical quantity string for an amount in millis: ``"1500m"``, ``"64"``, ``"512Gi"``.
+
+    CPU keeps millis when it is not whole; byte resources use the largest
+    binary suffix that divides them exactly, as Kubernetes canonicalizes
+    binary SI quantities; other resources are plain counts.
+
+    >>> format_millis("cpu", 1500), format_millis("memory", 512 * 2**30 * 1000), format_millis("nvidia.com/gpu", 8000)
+    ('1500m', '512Gi', '8')
+    """
+    if millis % 1000:
+        return f"{millis}m"
+    whole = millis // 1000
+    if whole and (resource in _BYTE_RESOURCES or resource.startswith("hugepages-")):
+        for suffix, factor in _BINARY_SUFFIXES:
+            if whole % factor == 0:
+                return f"{whole // factor}{suffix}"
+    return str(whole)

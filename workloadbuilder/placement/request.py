@@ -1,0 +1,453 @@
+"""What to place: the runtime group hierarchy, each PodGroup's pods and per-pod requests, and claim sizes.
+
+A ``PlacementRequest`` is read from the compiled runtime objects a
+controller creates (``V1alpha3CompositePodGroup`` and ``V1beta1PodGroup``, as
+client models or Kubernetes JSON dicts), never from the ``WorkloadItem``
+tree. What those objects do not say is given alongside: per PodGroup, how
+many pods exist and what each requests (directly, or as a pod template), and
+per group resource claim, how many devices of which class it needs.
+
+``PlacementRequest.from_groups(groups, pods, claims)`` reads objects and
+counts; ``PlacementRequest.from_plan(plan)`` reads an adapter's plan (its
+runtime hierarchy and pod assignments) in one call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from workloadbuilder.field import (
+    ErrorList,
+    FieldPath,
+    invalid,
+    not_found,
+    required,
+    too_many,
+    type_invalid,
+)
+from workloadbuilder.manifests import to_dict
+from workloadbuilder.objpath import elements_of, get_in
+from workloadbuilder.placement.resources import pod_requests, read_resource_list
+
+__all__ = ["ClaimRef", "DeviceRequest", "GroupRequest", "PlacementRequest", "Pods"]
+
+MAX_DEPTH = 4
+"""kube-scheduler leaves deeper runtime hierarchies unscheduled (``WorkloadMaxTreeDepth``)."""
+
+
+@dataclass(frozen=True)
+class DeviceRequest:
+    """What one group resource claim needs: ``count`` devices of ``device_class``."""
+
+    device_class: str
+    count: int = 1
+
+
+@dataclass(frozen=True)
+class Pods:
+    """A PodGroup's pods: how many exist and what each requests.
+
+    Give ``requests`` (``{"cpu": "8", "nvidia.com/gpu": "1"}``) or
+    ``template`` (a pod template or pod spec, as a dict or client model, whose
+    containers' requests are added up as the scheduler does). ``names``
+    default to ``<group>-0``, ``<group>-1``, ...
+    """
+
+    count: int
+    requests: Mapping[str, Any] | None = None
+    template: Any = None
+    names: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class ClaimRef:
+    """One group resource claim: its name in the group, who shares it, and what it needs.
+
+    ``identity`` is shared by every group naming the same ``resourceClaimName``
+    and private to the group for a ``resourceClaimTemplateName`` (each group
+    gets its own claim from the template).
+    """
+
+    name: str
+    identity: tuple[str, ...]
+    source: str
+    device: DeviceRequest
+
+
+@dataclass
+class GroupRequest:
+    """One runtime group to place, with its place in the hierarchy.
+
+    Attributes:
+        kind: ``"PodGroup"`` or ``"CompositePodGroup"``.
+        gang: whether the policy is gang (``False``: basic).
+        minimum: pods (``minCount``) or child groups (``minGroupCount``) that
+            must be placed together; 1 for a basic policy.
+        count: pods of a PodGroup that exist; 0 for a CompositePodGroup.
+        requests: each pod's requests in millis (PodGroups only).
+        pod_names: the pods' names, ``count`` of them.
+        children: child groups in creation order.
+    """
+
+    name: str
+    kind: str
+    template: str | None
+    parent: str | None
+    gang: bool
+    minimum: int
+    topology_key: str | None
+    priority: int
+    disruption_mode: str
+    count: int = 0
+    requests: dict[str, int] = field(default_factory=dict)
+    pod_names: tuple[str, ...] = ()
+    claims: tuple[ClaimRef, ...] = ()
+    children: list[GroupRequest] = field(default_factory=list)
+    order: tuple[str, int] = ("", 0)
+
+    @property
+    def is_leaf(self) -> bool:
+        """PodGroups own pods; CompositePodGroups own groups."""
+        return self.kind == "PodGroup"
+
+    def walk(self) -> Iterable[GroupRequest]:
+        """This group and every group below it, parents first, children in creation order."""
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+
+@dataclass
+class PlacementRequest:
+    """The groups to place: one or more root hierarchies, each a separate scheduling cycle, in creation order."""
+
+    roots: list[GroupRequest]
+
+    @property
+    def groups(self) -> list[GroupRequest]:
+        """Every group, root by root, parents before children."""
+        return [group for root in self.roots for group in root.walk()]
+
+    def group(self, name: str) -> GroupRequest:
+        """The group of that name."""
+        for group in self.groups:
+            if group.name == name:
+                return group
+        raise KeyError(name)
+
+    @classmethod
+    def from_groups(
+        cls,
+        groups: Iterable[BaseModel | Mapping[str, Any]],
+        pods: Mapping[str, Pods | Mapping[str, Any] | tuple[int, Mapping[str, Any]]],
+        claims: Mapping[str, DeviceRequest | Mapping[str, Any]] | None = None,
+    ) -> PlacementRequest:
+        """A request from runtime groups, each PodGroup's pods, and the size of each claim.
+
+        Args:
+            groups: runtime ``CompositePodGroup`` and ``PodGroup`` objects
+                (client models or Kubernetes JSON dicts with ``kind``), linked
+                by ``spec.parentCompositePodGroupName``.
+            pods: per PodGroup name, ``Pods(count, requests=...)``, a dict with
+                the same keys, or a ``(count, requests)`` pair.
+            claims: per ``resourceClaimName`` or ``resourceClaimTemplateName``
+                a group claim refers to, ``DeviceRequest(device_class, count)``
+                or ``{"deviceClass": ..., "count": ...}``.
+
+        Raises:
+            AggregateError: every problem at its path: ``groups[i].spec...`` for
+                the objects, ``pods[name]...`` and ``claims[name]`` for the rest.
+
+        >>> pg = {"kind": "PodGroup", "metadata": {"name": "workers"},
+        ...       "spec": {"schedulingPolicy": {"gang": {"minCount": 4}}}}
+        >>> request = PlacementRequest.from_groups([pg], {"workers": (4, {"cpu": "2"})})
+        >>> [(g.name, g.minimum, g.count, g.requests["cpu"]) for g in request.groups]
+        [('workers', 4, 4, 2000)]
+        """
+        return _Reader(claims or {}).read(groups, pods)
+
+    @classmethod
+    def from_plan(
+        cls,
+        plan: Any,
+        requests: Mapping[str, Mapping[str, Any]] | None = None,
+        claims: Mapping[str, DeviceRequest | Mapping[str, Any]] | None = None,
+    ) -> PlacementRequest:
+        """A request from an adapter's plan in one call: its runtime groups and its pod assignments.
+
+        Args:
+            plan: an ``adapters.Plan`` (compiled here) or its ``Compiled``
+                result: ``hierarchy.objects()`` are the groups, each of
+                ``pods`` (``PodAssignment``) gives a PodGroup's pod count and,
+                through ``stamp_path``, the pod template in ``source`` whose
+                requests each pod makes.
+            requests: per PodGroup, requests to use instead of the pod
+                template's (needed where a child controller stamps the pods).
+            claims: as in ``from_groups``.
+
+        Raises:
+            AggregateError: as ``from_groups``; a PodGroup fed by pod templates
+                of different shapes is reported at ``pods[name]``.
+        """
+        compiled = plan if hasattr(plan, "hierarchy") else plan.compile()
+        pods: dict[str, Any] = {}
+        errors = ErrorList()
+        for assignment in compiled.pods:
+            name = assignment.pod_group
+            given = (requests or {}).get(name)
+            if given is not None:
+                spec: dict[str, Any] = {"count": assignment.count, "requests": given}
+            elif assignment.stamp_path is not None:
+                spec = {
+                    "count": assignment.count,
+                    "template": get_in(compiled.source, elements_of(assignment.stamp_path)),
+                }
+            else:
+                continue
+            previous = pods.get(name)
+            if previous is None:
+                pods[name] = spec
+            elif _shape_of(previous) != _shape_of(spec):
+                errors.append(
+                    invalid(
+                        FieldPath("pods").key(name),
+                        assignment.template,
+                        "pods of different shapes in one PodGroup are not modelled",
+                    )
+                )
+            else:
+                previous["count"] += spec["count"]
+        errors.raise_if_any()
+        return cls.from_groups(compiled.hierarchy.objects(), pods, claims)
+
+
+def _shape_of(spec: Mapping[str, Any]) -> dict[str, int]:
+    """The per-pod requests a ``Pods``-like dict describes (errors are left to the reader)."""
+    errors = ErrorList()
+    if spec.get("template") is not None:
+        template = spec["template"]
+        return pod_requests(template.get("spec", template), FieldPath("template"), errors)
+    return read_resource_list(spec.get("requests"), FieldPath("requests"), errors)
+
+
+class _Reader:
+    """Turns runtime objects into ``GroupRequest`` trees, collecting every problem."""
+
+    def __init__(self, claims: Mapping[str, Any]) -> None:
+        self.errors = ErrorList()
+        self.claims = self._read_claims(claims)
+
+    def read(self, groups: Iterable[Any], pods: Mapping[str, Any]) -> PlacementRequest:
+        nodes: list[GroupRequest] = []
+        paths: dict[str, FieldPath] = {}
+        for i, obj in enumerate(groups):
+            path = FieldPath("groups").index(i)
+            group = self._group(obj, path, i)
+            if group is None:
+                continue
+            if group.name in paths:
+                self.errors.append(invalid(path.child("metadata", "name"), group.name, "duplicate group name"))
+                continue
+            paths[group.name] = path
+            nodes.append(group)
+        by_name = {group.name: group for group in nodes}
+        for name in pods:
+            if name not in by_name or not by_name[name].is_leaf:
+                self.errors.append(not_found(FieldPath("pods").key(name), name))
+        for group in nodes:
+            if group.is_leaf:
+                self._pods(group, pods.get(group.name), FieldPath("pods").key(group.name))
+        roots = self._link(nodes, by_name, paths)
+        self.errors.raise_if_any()
+        return PlacementRequest(roots)
+
+    # -- one object ----------------------------------------------------------------
+
+    def _group(self, obj: Any, path: FieldPath, position: int) -> GroupRequest | None:
+        data = to_dict(obj) if isinstance(obj, BaseModel) else obj
+        if not isinstance(data, Mapping):
+            self.errors.append(type_invalid(path, data, "must be a PodGroup or CompositePodGroup"))
+            return None
+        kind = data.get("kind")
+        if kind not in ("PodGroup", "CompositePodGroup"):
+            self.errors.append(invalid(path.child("kind"), kind, "must be PodGroup or CompositePodGroup"))
+            return None
+        metadata = data.get("metadata") or {}
+        name = metadata.get("name")
+        if not name:
+            self.errors.append(required(path.child("metadata", "name")))
+            return None
+        spec = data.get("spec") or {}
+        spec_path = path.child("spec")
+        gang, minimum = self._policy(kind, spec.get("schedulingPolicy"), spec_path.child("schedulingPolicy"))
+        priority = spec.get("priority") or 0
+        if isinstance(priority, bool) or not isinstance(priority, int):
+            self.errors.append(type_invalid(spec_path.child("priority"), priority, "must be of type integer"))
+            priority = 0
+        disruption = spec.get("disruptionMode") or {}
+        group = GroupRequest(
+            name=name,
+            kind=kind,
+            template=(spec.get("workloadRef") or {}).get("templateName"),
+            parent=spec.get("parentCompositePodGroupName") or None,
+            gang=gang,
+            minimum=minimum,
+            topology_key=self._topology(spec.get("schedulingConstraints"), spec_path.child("schedulingConstraints")),
+            priority=priority,
+            disruption_mode="all" if disruption.get("all") is not None else "single",
+            order=(str(metadata.get("creationTimestamp") or ""), position),
+        )
+        if kind == "PodGroup":
+            group.claims = self._group_claims(name, spec.get("resourceClaims") or [], spec_path.child("resourceClaims"))
+        return group
+
+    def _policy(self, kind: str, policy: Any, path: FieldPath) -> tuple[bool, int]:
+        """(gang, minimum); a missing composite ``minGroupCount`` (``-1``) means every child."""
+        if not isinstance(policy, Mapping) or policy.get("gang") is None:
+            return False, 1
+        field_name = "minCount" if kind == "PodGroup" else "minGroupCount"
+        value = policy["gang"].get(field_name) if isinstance(policy["gang"], Mapping) else None
+        if value is None:
+            if kind == "PodGroup":
+                self.errors.append(required(path.child("gang", field_name)))
+            return True, -1
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            self.errors.append(invalid(path.child("gang", field_name), value, "must be greater than or equal to 1"))
+            return True, 1
+        return True, value
+
+    def _topology(self, constraints: Any, path: FieldPath) -> str | None:
+        topology = constraints.get("topology") if isinstance(constraints, Mapping) else None
+        if not topology:
+            return None
+        if len(topology) > 1:
+            self.errors.append(too_many(path.child("topology"), len(topology), 1))
+        key = topology[0].get("key") if isinstance(topology[0], Mapping) else None
+        if not key:
+            self.errors.append(required(path.child("topology").index(0).child("key")))
+            return None
+        return str(key)
+
+    def _group_claims(self, group: str, entries: Any, path: FieldPath) -> tuple[ClaimRef, ...]:
+        out = []
+        for j, entry in enumerate(entries):
+            entry_path = path.index(j)
+            if not isinstance(entry, Mapping) or not entry.get("name"):
+                self.errors.append(required(entry_path.child("name")))
+                continue
+            shared, template = entry.get("resourceClaimName"), entry.get("resourceClaimTemplateName")
+            source = shared or template
+            if not source:
+                self.errors.append(
+                    required(entry_path, "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`")
+                )
+                continue
+            device = self.claims.get(source)
+            if device is None:
+                self.errors.append(not_found(FieldPath("claims").key(source), source))
+                continue
+            identity = ("claim", shared) if shared else ("template", group, entry["name"])
+            out.append(ClaimRef(entry["name"], identity, source, device))
+        return tuple(out)
+
+    def _read_claims(self, claims: Mapping[str, Any]) -> dict[str, DeviceRequest]:
+        out: dict[str, DeviceRequest] = {}
+        for name, spec in claims.items():
+            path = FieldPath("claims").key(name)
+            if isinstance(spec, DeviceRequest):
+                out[name] = spec
+            elif isinstance(spec, Mapping) and isinstance(spec.get("deviceClass"), str):
+                count = spec.get("count", 1)
+                if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+                    self.errors.append(invalid(path.child("count"), count, "must be greater than or equal to 1"))
+                    continue
+                out[name] = DeviceRequest(spec["deviceClass"], count)
+            else:
+                self.errors.append(required(path.child("deviceClass")))
+        return out
+
+    def _pods(self, group: GroupRequest, spec: Any, path: FieldPath) -> None:
+        if spec is None:
+            self.errors.append(required(path, f"how many pods PodGroup {group.name!r} has and what each requests"))
+            return
+        if isinstance(spec, tuple):
+            spec = Pods(spec[0], requests=spec[1])
+        elif isinstance(spec, Mapping):
+            spec = Pods(spec.get("count", 0), spec.get("requests"), spec.get("template"), spec.get("names"))
+        if isinstance(spec.count, bool) or not isinstance(spec.count, int) or spec.count < 0:
+            self.errors.append(invalid(path.child("count"), spec.count, "must be a non-negative integer"))
+            return
+        group.count = spec.count
+        if spec.template is not None:
+            template = to_dict(spec.template) if isinstance(spec.template, BaseModel) else spec.template
+            pod_spec = template.get("spec", template) if isinstance(template, Mapping) else None
+            if not isinstance(pod_spec, Mapping):
+                self.errors.append(type_invalid(path.child("template"), template, "must be a pod template or pod spec"))
+                return
+            group.requests = pod_requests(pod_spec, path.child("template", "spec"), self.errors)
+        else:
+            group.requests = read_resource_list(spec.requests, path.child("requests"), self.errors)
+        names = tuple(spec.names) if spec.names is not None else tuple(f"{group.name}-{i}" for i in range(spec.count))
+        if len(names) != spec.count:
+            self.errors.append(invalid(path.child("names"), len(names), f"must name all {spec.count} pods"))
+        group.pod_names = names
+
+    # -- the hierarchy ---------------------------------------------------------------
+
+    def _link(
+        self, nodes: list[GroupRequest], by_name: dict[str, GroupRequest], paths: dict[str, FieldPath]
+    ) -> list[GroupRequest]:
+        roots = []
+        linked = []
+        for group in nodes:
+            if group.parent is None:
+                roots.append(group)
+                continue
+            parent = by_name.get(group.parent)
+            parent_path = paths[group.name].child("spec", "parentCompositePodGroupName")
+            if parent is None:
+                self.errors.append(not_found(parent_path, group.parent))
+            elif parent.is_leaf:
+                self.errors.append(invalid(parent_path, group.parent, "must name a CompositePodGroup"))
+            else:
+                parent.children.append(group)
+                linked.append(group)
+        for group in nodes:
+            group.children.sort(key=lambda child: child.order)
+        reached = {member.name for root in roots for member in root.walk()}
+        for group in linked:
+            if group.name not in reached:
+                self.errors.append(
+                    invalid(
+                        paths[group.name].child("spec", "parentCompositePodGroupName"),
+                        group.parent,
+                        "the hierarchy has a cycle",
+                    )
+                )
+        for root in roots:
+            self._check_tree(root, paths, 1)
+        roots.sort(key=lambda root: root.order)
+        return roots
+
+    def _check_tree(self, group: GroupRequest, paths: dict[str, FieldPath], depth: int) -> None:
+        if depth > MAX_DEPTH:
+            self.errors.append(
+                invalid(paths[group.name], group.name, f"the hierarchy is deeper than {MAX_DEPTH} levels")
+            )
+            return
+        if not group.is_leaf and group.minimum == -1:
+            group.minimum = len(group.children)
+        for child in group.children:
+            if child.priority != group.priority:
+                self.errors.append(
+                    invalid(
+                        paths[child.name].child("spec", "priority"),
+                        child.priority,
+                        f"must match the priority of its parent {group.name!r} ({group.priority})",
+                    )
+                )
+            self._check_tree(child, paths, depth + 1)

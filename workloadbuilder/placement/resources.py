@@ -1,0 +1,149 @@
+"""Resource lists as the scheduler reads them: quantities to millis, and a pod's effective requests.
+
+Every reader (cluster ingest, placement requests) goes through
+``read_resource_list`` so a malformed or negative quantity is one
+``FieldError`` at its path, never a traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from workloadbuilder.field import ErrorList, FieldPath, invalid, type_invalid
+from workloadbuilder.placement.quantity import QuantityError, cached_millis, resource_millis
+
+__all__ = ["POD_MILLIS", "Where", "pod_requests", "read_quantity", "read_resource_list"]
+
+Where = FieldPath | Callable[[], FieldPath]
+"""A path, or a function that makes it: readers of large inputs build paths only for errors."""
+
+POD_MILLIS = 1000
+"""One pod, in the millis unit of the ``pods`` resource."""
+
+
+def read_quantity(resource: str, raw: Any, path: FieldPath, errors: ErrorList) -> int | None:
+    """One quantity in millis, or ``None`` with an error appended at ``path``.
+
+    Accepts a string (as in JSON) or a YAML number; rejects negative amounts,
+    which the API server rejects for requests and which no node can offer.
+    """
+    if isinstance(raw, str):
+        text = raw
+    elif isinstance(raw, int) and not isinstance(raw, bool):
+        text = str(raw)
+    elif isinstance(raw, float):
+        text = repr(raw)
+    else:
+        errors.append(type_invalid(path, raw, "must be a quantity string"))
+        return None
+    try:
+        millis = resource_millis(resource, text)
+    except QuantityError as err:
+        errors.append(invalid(path, raw, str(err)))
+        return None
+    if millis < 0:
+        errors.append(invalid(path, raw, "must be greater than or equal to 0"))
+        return None
+    return millis
+
+
+def read_resource_list(raw: Any, path: Where, errors: ErrorList) -> dict[str, int]:
+    """A ``{resource: quantity}`` map as ``{resource: millis}``; bad entries are reported and left out.
+
+    Strings read before are looked up without parsing or building a path.
+    """
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict) and not isinstance(raw, Mapping):
+        errors.append(type_invalid(_resolve(path), raw, "must be of type object"))
+        return {}
+    out: dict[str, int] = {}
+    for name, quantity in raw.items():
+        millis = cached_millis(name, quantity) if type(quantity) is str else None
+        if millis is None or millis < 0:
+            millis = read_quantity(str(name), quantity, _resolve(path).key(str(name)), errors)
+            if millis is None:
+                continue
+        out[str(name)] = millis
+    return out
+
+
+def _resolve(path: Where) -> FieldPath:
+    return path if isinstance(path, FieldPath) else path()
+
+
+def pod_requests(spec: Mapping[str, Any], path: Where, errors: ErrorList) -> dict[str, int]:
+    """What a pod spec asks of a node, in millis, as ``resourcehelper.PodRequests`` computes it.
+
+    Regular containers add up; an init container needs its own requests plus
+    the sidecars (``restartPolicy: Always``) started before it; the pod needs
+    the larger of the two, plus ``overhead``. Pod-level ``resources.requests``
+    replace the container sum for the resources they name.
+    """
+    total: dict[str, int] = {}
+    for i, container in enumerate(_list(spec.get("containers"), _below(path, "containers"), errors)):
+        _add(total, _container_requests(container, _below(path, "containers", i), errors))
+    sidecars: dict[str, int] = {}
+    init_peak: dict[str, int] = {}
+    for i, container in enumerate(_list(spec.get("initContainers"), _below(path, "initContainers"), errors)):
+        requests = _container_requests(container, _below(path, "initContainers", i), errors)
+        if isinstance(container, Mapping) and container.get("restartPolicy") == "Always":
+            _add(total, requests)
+            _add(sidecars, requests)
+            needed = dict(sidecars)
+        else:
+            needed = dict(requests)
+            _add(needed, sidecars)
+        for name, amount in needed.items():
+            init_peak[name] = max(init_peak.get(name, 0), amount)
+    for name, amount in init_peak.items():
+        total[name] = max(total.get(name, 0), amount)
+    pod_resources = spec.get("resources")
+    if isinstance(pod_resources, Mapping):
+        total.update(read_resource_list(pod_resources.get("requests"), _below(path, "resources", "requests"), errors))
+    if spec.get("overhead") is not None:
+        _add(total, read_resource_list(spec["overhead"], _below(path, "overhead"), errors))
+    return total
+
+
+def _below(path: Where, *steps: str | int) -> Callable[[], FieldPath]:
+    """The path of a field under ``path``, built only when an error needs it."""
+
+    def build() -> FieldPath:
+        out = _resolve(path)
+        for step in steps:
+            out = out.index(step) if isinstance(step, int) else out.child(step)
+        return out
+
+    return build
+
+
+def _container_requests(container: Any, path: Where, errors: ErrorList) -> dict[str, int]:
+    if not isinstance(container, Mapping):
+        errors.append(type_invalid(_resolve(path), container, "must be of type object"))
+        return {}
+    resources = container.get("resources")
+    if resources is None:
+        return {}
+    if not isinstance(resources, Mapping):
+        errors.append(type_invalid(_resolve(path).child("resources"), resources, "must be of type object"))
+        return {}
+    if "requests" not in resources:
+        # The API server defaults requests to limits when only limits are set.
+        return read_resource_list(resources.get("limits"), _below(path, "resources", "limits"), errors)
+    return read_resource_list(resources.get("requests"), _below(path, "resources", "requests"), errors)
+
+
+def _list(raw: Any, path: Where, errors: ErrorList) -> list[Any]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        errors.append(type_invalid(_resolve(path), raw, "must be of type array"))
+        return []
+    return raw
+
+
+def _add(into: dict[str, int], more: Mapping[str, int]) -> None:
+    for name, amount in more.items():
+        into[name] = into.get(name, 0) + amount

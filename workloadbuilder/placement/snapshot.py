@@ -1,0 +1,261 @@
+"""Per-query state of a simulation: what has been assumed on top of the cluster, and how to undo it.
+
+kube-scheduler assumes a candidate placement in its node snapshot, evaluates
+it and reverts; a ``Snapshot`` does the same on top of an immutable
+``Cluster``. It stores only the difference (extra usage per changed node,
+devices taken from pools, claim allocations) in an undo log, so marking,
+reverting and replaying an evaluation costs what the evaluation changed.
+
+Fits are computed per *pod shape* (one request vector): for an indexed
+domain, the cluster's count of nodes per free vector gives the untouched
+part in one step per distinct vector; only nodes this query changed are
+read one by one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import repeat
+from operator import floordiv, mul, sub
+from typing import Any
+
+from workloadbuilder.placement.cluster import SCORE_RESOURCES, Cluster, Domain
+from workloadbuilder.placement.resources import POD_MILLIS
+
+__all__ = ["NONZERO_DEFAULTS", "Allocation", "Shape", "Snapshot"]
+
+NONZERO_DEFAULTS = {"cpu": 100, "memory": 200 * 1024 * 1024 * 1000}
+"""What scoring counts for a pod that requests no CPU or memory (100m, 200Mi), as kube-scheduler does."""
+
+
+class Shape:
+    """One pod's requests as a vector over the cluster's resources, plus what scoring reads.
+
+    Resources the cluster has never heard of make the shape fit nowhere
+    (``missing``); the ``pods`` resource always counts one.
+    """
+
+    __slots__ = ("missing", "requests", "score_request", "terms", "uid", "vector")
+
+    def __init__(self, uid: int, cluster: Cluster, requests: dict[str, int]) -> None:
+        self.uid = uid
+        self.requests = dict(requests)
+        self.requests["pods"] = self.requests.get("pods", 0) + POD_MILLIS
+        self.missing = tuple(sorted(r for r, q in self.requests.items() if q > 0 and r not in cluster.resource_index))
+        self.vector = tuple(self.requests.get(r, 0) for r in cluster.resources)
+        self.terms = tuple((r, q) for r, q in enumerate(self.vector) if q > 0)
+        self.score_request = tuple(self.requests.get(name, 0) or NONZERO_DEFAULTS[name] for name, _ in SCORE_RESOURCES)
+
+    def fits(self, free: Sequence[int]) -> int:
+        """How many of these pods fit in ``free``."""
+        if self.missing:
+            return 0
+        k = min([free[r] // q for r, q in self.terms])
+        return max(0, k)
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """Devices allocated to one claim: ``(pool name, count)`` pairs, and the pools' node reach."""
+
+    identity: tuple[str, ...]
+    devices: tuple[tuple[str, int], ...]
+
+
+class Snapshot:
+    """Assumptions on top of a cluster for one query, with an undo log.
+
+    ``add(i, vector, n)`` takes ``n`` times ``vector`` more on node ``i``
+    (negative ``n`` frees it, as preemption does); ``mark()`` and
+    ``revert(mark)`` undo everything after the mark; ``ops_since(mark)`` and
+    ``replay(ops)`` re-apply a reverted evaluation without redoing it.
+    """
+
+    def __init__(self, cluster: Cluster) -> None:
+        self.cluster = cluster
+        self.delta: dict[int, list[int]] = {}
+        self.pool_taken: dict[str, int] = {}
+        self.allocations: dict[tuple[str, ...], Allocation] = {}
+        self._log: list[tuple[Any, ...]] = []
+        self._by_key: dict[str, dict[str, set[int]]] = {}
+        self._vector_fits: dict[int, list[int]] = {}
+        self._base_fit: dict[tuple[int, int], int] = {}
+        self._shapes: dict[tuple[tuple[int, ...], tuple[str, ...]], Shape] = {}
+
+    # -- shapes ----------------------------------------------------------------
+
+    def shape(self, requests: dict[str, int]) -> Shape:
+        """The shape for a request map, shared by every group that asks for the same."""
+        probe = Shape(len(self._shapes), self.cluster, requests)
+        key = (probe.vector, probe.missing)
+        shape = self._shapes.get(key)
+        if shape is None:
+            shape = self._shapes[key] = probe
+        return shape
+
+    # -- changes ---------------------------------------------------------------
+
+    def mark(self) -> int:
+        """A point to revert to."""
+        return len(self._log)
+
+    def add(self, i: int, vector: Sequence[int], n: int = 1) -> None:
+        """Take ``n`` times ``vector`` more on node ``i`` (``n < 0`` gives it back)."""
+        self._change(i, vector, n)
+        self._log.append(("node", i, vector, n))
+
+    def take_devices(self, pool: str, n: int) -> None:
+        """Take ``n`` devices of ``pool``."""
+        self.pool_taken[pool] = self.pool_taken.get(pool, 0) + n
+        self._log.append(("pool", pool, n))
+
+    def allocate(self, allocation: Allocation) -> None:
+        """Record a claim's allocation (its devices must already be taken)."""
+        self.allocations[allocation.identity] = allocation
+        self._log.append(("claim", allocation))
+
+    def revert(self, mark: int) -> None:
+        """Undo everything after ``mark``, newest first."""
+        log = self._log
+        while len(log) > mark:
+            op = log.pop()
+            if op[0] == "node":
+                self._change(op[1], op[2], -op[3])
+            elif op[0] == "pool":
+                self.pool_taken[op[1]] -= op[2]
+            else:
+                del self.allocations[op[1].identity]
+
+    def ops_since(self, mark: int) -> list[tuple[Any, ...]]:
+        """The changes made after ``mark``, to ``replay`` later."""
+        return self._log[mark:]
+
+    def replay(self, ops: Iterable[tuple[Any, ...]]) -> None:
+        """Apply changes captured by ``ops_since``."""
+        for op in ops:
+            if op[0] == "node":
+                self.add(op[1], op[2], op[3])
+            elif op[0] == "pool":
+                self.take_devices(op[1], op[2])
+            else:
+                self.allocate(op[1])
+
+    def _change(self, i: int, vector: Sequence[int], n: int) -> None:
+        delta = self.delta.get(i)
+        if delta is None:
+            delta = self.delta[i] = [0] * len(vector)
+            labels = self.cluster.labels[i]
+            for key, members in self._by_key.items():
+                value = labels.get(key)
+                if value is not None:
+                    members.setdefault(value, set()).add(i)
+        for r, amount in enumerate(vector):
+            if amount:
+                delta[r] += n * amount
+        if not any(delta):
+            del self.delta[i]
+            labels = self.cluster.labels[i]
+            for key, members in self._by_key.items():
+                value = labels.get(key)
+                if value is not None:
+                    members[value].discard(i)
+
+    # -- reading ---------------------------------------------------------------
+
+    def free(self, i: int) -> tuple[int, ...]:
+        """Node ``i``'s free capacity now."""
+        base = self.cluster.vectors[self.cluster.vector_of[i]]
+        delta = self.delta.get(i)
+        if delta is None:
+            return base
+        return tuple(map(sub, base, delta))
+
+    def changed_in(self, domain: Domain) -> Iterator[int]:
+        """The nodes of ``domain`` this query has changed."""
+        if domain.key is None:
+            return iter(list(self.delta))
+        members = self._by_key.get(domain.key)
+        if members is None:
+            members = self._by_key[domain.key] = {}
+            for i in self.delta:
+                value = self.cluster.labels[i].get(domain.key)
+                if value is not None:
+                    members.setdefault(value, set()).add(i)
+        changed = members.get(domain.value or "")
+        if not changed:
+            return iter(())
+        if self.cluster.domains(domain.key).get(domain.value or "") is domain:
+            return iter(sorted(changed))
+        nodes = set(domain.nodes)
+        return iter(sorted(i for i in changed if i in nodes))
+
+    def vector_fits(self, shape: Shape) -> list[int]:
+        """How many pods of ``shape`` fit in each of the cluster's free vectors (computed once per shape)."""
+        fits = self._vector_fits.get(shape.uid)
+        if fits is None:
+            fits = self._vector_fits[shape.uid] = _fits_per_vector(self.cluster, shape)
+        return fits
+
+    def fit(self, shape: Shape, domain: Domain) -> int:
+        """How many pods of ``shape`` fit in ``domain`` now, each pod anywhere in it."""
+        base = self._base_fit.get((shape.uid, domain.uid))
+        if base is None:
+            fits = self.vector_fits(shape)
+            base = sum(map(mul, map(fits.__getitem__, domain.class_ids), domain.class_counts))
+            self._base_fit[(shape.uid, domain.uid)] = base
+        if not self.delta:
+            return base
+        fits = self.vector_fits(shape)
+        vector_of = self.cluster.vector_of
+        for i in self.changed_in(domain):
+            base += self.node_fit(shape, i) - fits[vector_of[i]]
+        return base
+
+    def node_fit(self, shape: Shape, i: int) -> int:
+        """How many pods of ``shape`` fit on node ``i`` now."""
+        delta = self.delta.get(i)
+        if delta is None:
+            return self.vector_fits(shape)[self.cluster.vector_of[i]]
+        if shape.missing:
+            return 0
+        base = self.cluster.vectors[self.cluster.vector_of[i]]
+        k = min([(base[r] - delta[r]) // q for r, q in shape.terms])
+        return max(0, k)
+
+    def used_sum(self, domain: Domain) -> tuple[int, ...]:
+        """The scored resources given out in ``domain`` now."""
+        if not self.delta:
+            return domain.used_sum
+        sums = list(domain.used_sum)
+        score_index = self.cluster.score_index
+        for i in self.changed_in(domain):
+            delta = self.delta[i]
+            for s, r in enumerate(score_index):
+                sums[s] += delta[r]
+        return tuple(sums)
+
+    def free_sum(self, domain: Domain) -> tuple[int, ...]:
+        """``domain``'s free capacity now, per resource, added over its nodes."""
+        vectors = self.cluster.vectors
+        sums = [0] * len(self.cluster.resources)
+        for v, count in domain.classes:
+            for r, amount in enumerate(vectors[v]):
+                sums[r] += amount * count
+        for i in self.changed_in(domain):
+            for r, (now, base) in enumerate(zip(self.free(i), vectors[self.cluster.vector_of[i]])):
+                sums[r] += now - base
+        return tuple(sums)
+
+
+def _fits_per_vector(cluster: Cluster, shape: Shape) -> list[int]:
+    """``shape.fits`` for every free vector, a column at a time (the vectors are many, the resources few)."""
+    n = len(cluster.vectors)
+    if shape.missing:
+        return [0] * n
+    columns = cluster.vector_columns()
+    per_resource = [map(floordiv, columns[r], repeat(q)) for r, q in shape.terms]
+    # Free vectors are never negative, so neither is any count here.
+    if len(per_resource) == 1:
+        return list(per_resource[0])
+    return list(map(min, *per_resource))

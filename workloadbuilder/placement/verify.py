@@ -1,0 +1,261 @@
+"""An independent check of a placement: capacity, topology, quorum, claims and victims.
+
+``verify`` shares nothing with the strategies but the request and the
+cluster's raw arrays: it recomputes every node's usage from scratch, walks
+the group tree itself and re-counts devices, so a bug in the engine's
+bookkeeping cannot hide a bad answer. Every test of the engine runs it.
+Problems come back as field errors at paths into ``Placement.to_dict()``
+(``groups[2].pods[0].node``).
+"""
+
+from __future__ import annotations
+
+from workloadbuilder.field import ErrorList, FieldPath, invalid, not_found, required
+from workloadbuilder.placement.answer import Placement
+from workloadbuilder.placement.cluster import Cluster
+from workloadbuilder.placement.request import GroupRequest, PlacementRequest
+
+__all__ = ["verify"]
+
+
+def verify(request: PlacementRequest, cluster: Cluster, placement: Placement) -> ErrorList:
+    """Every way ``placement`` breaks the rules for ``request`` on ``cluster`` (empty when it is sound)."""
+    return _Checker(request, cluster, placement).run()
+
+
+class _Checker:
+    def __init__(self, request: PlacementRequest, cluster: Cluster, placement: Placement) -> None:
+        self.request = request
+        self.cluster = cluster
+        self.placement = placement
+        self.errors = ErrorList()
+        self.index = {group.name: i for i, group in enumerate(placement.groups)}
+        self.nodes = {name: i for i, name in enumerate(cluster.names)}
+
+    def path(self, group: str) -> FieldPath:
+        return FieldPath("groups").index(self.index[group])
+
+    def run(self) -> ErrorList:
+        requested = [group.name for group in self.request.groups]
+        if requested != [group.name for group in self.placement.groups]:
+            self.errors.append(
+                invalid(
+                    FieldPath("groups"),
+                    [g.name for g in self.placement.groups],
+                    f"must list every requested group in order: {requested}",
+                )
+            )
+            return self.errors
+        self._pods()
+        self._capacity()
+        self._topology()
+        satisfied = [self._quorum(root) for root in self.request.roots]
+        if self.placement.feasible != all(satisfied):
+            self.errors.append(
+                invalid(
+                    FieldPath("feasible"),
+                    self.placement.feasible,
+                    f"roots satisfied: {dict(zip([r.name for r in self.request.roots], satisfied))}",
+                )
+            )
+        self._claims()
+        return self.errors
+
+    def _pods(self) -> None:
+        for group in self.request.groups:
+            placed = self.placement.groups[self.index[group.name]]
+            allowed = set(group.pod_names)
+            seen: set[str] = set()
+            for j, pod in enumerate(placed.pods):
+                path = self.path(group.name).child("pods").index(j)
+                if pod.name not in allowed or pod.name in seen:
+                    self.errors.append(
+                        invalid(path.child("name"), pod.name, "not a pod of this group, or placed twice")
+                    )
+                seen.add(pod.name)
+                i = self.nodes.get(pod.node)
+                if i is None:
+                    self.errors.append(not_found(path.child("node"), pod.node))
+                elif not self.cluster.schedulable[i]:
+                    self.errors.append(invalid(path.child("node"), pod.node, "node is cordoned"))
+            if not group.is_leaf and placed.pods:
+                self.errors.append(
+                    invalid(self.path(group.name).child("pods"), len(placed.pods), "a CompositePodGroup owns no pods")
+                )
+
+    def _capacity(self) -> None:
+        cluster = self.cluster
+        usage: dict[int, list[int]] = {}
+        running = {pod.name: pod for pod in cluster.running_pods}
+        top = max((root.priority for root in self.request.roots), default=0)
+        for v, victim in enumerate(self.placement.victims):
+            if victim.priority >= top:
+                self.errors.append(
+                    invalid(
+                        FieldPath("victims").index(v).child("priority"),
+                        victim.priority,
+                        f"must be below the preemptor's priority {top}",
+                    )
+                )
+            for k, pod in enumerate(victim.pods):
+                found = running.get(pod.name)
+                if found is None or cluster.names[found.node] != pod.node:
+                    self.errors.append(not_found(FieldPath("victims").index(v).child("pods").index(k), pod.name))
+                    continue
+                row = usage.setdefault(found.node, [0] * len(cluster.resources))
+                for r, amount in enumerate(found.requests):
+                    row[r] -= amount
+        for group in self.request.groups:
+            if not group.is_leaf:
+                continue
+            for j, pod in enumerate(self.placement.groups[self.index[group.name]].pods):
+                i = self.nodes.get(pod.node)
+                if i is None:
+                    continue
+                row = usage.setdefault(i, [0] * len(cluster.resources))
+                for resource, amount in {**group.requests, "pods": group.requests.get("pods", 0) + 1000}.items():
+                    r = cluster.resource_index.get(resource)
+                    if r is None:
+                        if amount > 0:
+                            self.errors.append(
+                                invalid(
+                                    self.path(group.name).child("pods").index(j).child("node"),
+                                    pod.node,
+                                    f"no node has {resource}",
+                                )
+                            )
+                        continue
+                    row[r] += amount
+        for i, row in sorted(usage.items()):
+            for r, extra in enumerate(row):
+                total = cluster.used[r][i] + extra
+                if extra > 0 and total > cluster.allocatable[r][i]:
+                    self.errors.append(
+                        invalid(
+                            FieldPath("nodes").key(cluster.names[i]).key(cluster.resources[r]),
+                            total,
+                            f"over allocatable {cluster.allocatable[r][i]}",
+                        )
+                    )
+
+    def _subtree_pods(self, group: GroupRequest) -> list[tuple[str, int, str]]:
+        out = []
+        for member in group.walk():
+            for j, pod in enumerate(self.placement.groups[self.index[member.name]].pods):
+                out.append((member.name, j, pod.node))
+        return out
+
+    def _topology(self) -> None:
+        """Each group's own key holds for every pod below it; inherited domains match the parent's."""
+        keys: dict[str, tuple[str, ...]] = {}
+        for group in self.request.groups:
+            inherited = keys.get(group.parent or "", ())
+            keys[group.name] = (*inherited, group.topology_key) if group.topology_key else inherited
+            placed = self.placement.groups[self.index[group.name]]
+            pods = self._subtree_pods(group)
+            if not pods:
+                continue
+            path = self.path(group.name).child("domains")
+            for key in placed.domains:
+                if key not in keys[group.name]:
+                    self.errors.append(
+                        invalid(path.key(key), placed.domains[key], "not a topology key of this group or its parents")
+                    )
+            parent = self.placement.groups[self.index[group.parent]] if group.parent else None
+            if parent is not None:
+                for key, value in parent.domains.items():
+                    if placed.domains.get(key) != value:
+                        self.errors.append(
+                            invalid(path.key(key), placed.domains.get(key), f"must be its parent's {value!r}")
+                        )
+            key = group.topology_key
+            if key is None:
+                continue
+            if key not in placed.domains:
+                self.errors.append(required(path.key(key)))
+                continue
+            value = placed.domains[key]
+            for member, j, node in pods:
+                i = self.nodes.get(node)
+                if i is not None and self.cluster.labels[i].get(key) != value:
+                    self.errors.append(
+                        invalid(
+                            self.path(member).child("pods").index(j).child("node"),
+                            node,
+                            f"outside {key}={value} of `{group.name}`",
+                        )
+                    )
+
+    def _quorum(self, group: GroupRequest) -> bool:
+        """Whether ``group``'s gang is satisfied; a partial gang is an error."""
+        placed = self.placement.groups[self.index[group.name]]
+        need = group.minimum if group.gang else 1
+        if group.is_leaf:
+            count = len(placed.pods)
+            if 0 < count < need:
+                self.errors.append(
+                    invalid(self.path(group.name).child("pods"), count, f"a gang places at least {need} pods or none")
+                )
+            return count >= need
+        satisfied = sum(self._quorum(child) for child in group.children)
+        if not satisfied >= need and self._subtree_pods(group):
+            self.errors.append(
+                invalid(
+                    self.path(group.name),
+                    satisfied,
+                    f"places pods with {satisfied} of the {need} child groups it needs",
+                )
+            )
+        return satisfied >= need
+
+    def _claims(self) -> None:
+        cluster = self.cluster
+        pools = {pool.name: pool for pool in cluster.pools}
+        allocations: dict[tuple[str, ...], tuple[tuple[str, int], ...]] = {}
+        for group in self.request.groups:
+            placed = self.placement.groups[self.index[group.name]]
+            if not placed.pods:
+                continue
+            by_name = {claim.name: claim for claim in placed.claims}
+            for ref in group.claims:
+                path = self.path(group.name).child("claims")
+                claim = by_name.get(ref.name)
+                if claim is None:
+                    self.errors.append(required(path.key(ref.name)))
+                    continue
+                previous = allocations.setdefault(ref.identity, claim.devices)
+                if previous != claim.devices:
+                    self.errors.append(invalid(path.key(ref.name), claim.devices, "a shared claim has one allocation"))
+                if sum(n for _, n in claim.devices) != ref.device.count:
+                    self.errors.append(
+                        invalid(path.key(ref.name), claim.devices, f"must hold {ref.device.count} devices")
+                    )
+                for pool_name, _ in claim.devices:
+                    pool = pools.get(pool_name)
+                    if pool is None or pool.device_class != ref.device.device_class:
+                        self.errors.append(
+                            invalid(path.key(ref.name), pool_name, f"not a pool of {ref.device.device_class}")
+                        )
+                        continue
+                    for j, pod in enumerate(placed.pods):
+                        i = self.nodes.get(pod.node)
+                        if i is not None and not cluster.reaches(pool, i):
+                            self.errors.append(
+                                invalid(
+                                    self.path(group.name).child("pods").index(j).child("node"),
+                                    pod.node,
+                                    f"cannot reach pool {pool_name}",
+                                )
+                            )
+        taken: dict[str, int] = {}
+        for devices in allocations.values():
+            for pool_name, n in devices:
+                taken[pool_name] = taken.get(pool_name, 0) + n
+        for pool_name, n in sorted(taken.items()):
+            pool = pools.get(pool_name)
+            if pool is not None and pool.allocated + n > pool.count:
+                self.errors.append(
+                    invalid(
+                        FieldPath("devicePools").key(pool_name), pool.allocated + n, f"over its {pool.count} devices"
+                    )
+                )
