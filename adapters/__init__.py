@@ -5,6 +5,8 @@ registry that picks one by a manifest's ``apiVersion`` and ``kind``. Each
 adapter lives in its own module and imports only ``workloadbuilder``.
 """
 
+# Importing each adapter module registers it for its apiVersion and kind.
+from adapters import job, jobset, lws, trainer  # noqa: F401
 from adapters.base import (
     Adapter,
     Compiled,
@@ -19,18 +21,37 @@ from adapters.base import (
     register,
     registered,
 )
+from adapters.crd import CRDAdapter, register_mapping
+from adapters.crd_mapping import BlockPaths, CRDMapping, GroupMapping, PodsMapping
+from adapters.job import JobAdapter, JobMode, management_mode
+from adapters.jobset import JobSetAdapter
+from adapters.lws import LeaderWorkerSetAdapter
+from adapters.trainer import TrainJobAdapter, TrainJobPlan
 
 __all__ = [
     "Adapter",
+    "BlockPaths",
+    "CRDAdapter",
+    "CRDMapping",
     "Compiled",
     "Finding",
+    "GroupMapping",
+    "JobAdapter",
+    "JobMode",
+    "JobSetAdapter",
+    "LeaderWorkerSetAdapter",
     "Plan",
     "PlanError",
     "PodAssignment",
+    "PodsMapping",
+    "TrainJobAdapter",
+    "TrainJobPlan",
     "adapter_for",
     "as_dict",
     "job_pod_count",
+    "management_mode",
     "plan_object",
     "register",
+    "register_mapping",
     "registered",
 ]

@@ -23,6 +23,7 @@ from pydantic import BaseModel
 from workloadbuilder import (
     AggregateError,
     Builder,
+    BuildError,
     BuildOptions,
     ErrorList,
     FieldError,
@@ -102,6 +103,15 @@ class Plan:
         assign_pods: the adapter's rule from the runtime hierarchy to pod assignments.
         mutate_source: the adapter's changes to the object itself
             (stamps, delegation annotations), applied to a copy.
+        make_groups: the adapter's own way to the runtime groups, given the
+            compiled Workload (``None`` for a plan without roots): a delegated
+            child's one PodGroup from its parent's Workload, or groups that
+            also link the live Workload. By default
+            ``materialize(workload, instances, owner=options.owner)``, and no
+            group at all for a plan without roots.
+
+    A plan without roots makes no Workload of its own: a Job whose parent
+    owns the Workload, or one that brings its own PodGroup.
     """
 
     source: dict[str, Any]
@@ -112,6 +122,7 @@ class Plan:
     warnings: list[Finding] = field(default_factory=list)
     assign_pods: Callable[[Hierarchy], list[PodAssignment]] | None = None
     mutate_source: Callable[[dict[str, Any], Hierarchy], ErrorList] | None = None
+    make_groups: Callable[[V1beta1Workload | None], Hierarchy] | None = None
 
     @property
     def object_ref(self) -> str:
@@ -125,11 +136,16 @@ class Plan:
             old: the plan of the previous version of the object, for update checks.
         """
         findings = list(self.errors)
+        if not self.roots:
+            return findings
         if len(self.roots) == 1:
             old_root = old.roots[0] if old is not None and len(old.roots) == 1 else None
             errs = Builder(self.roots[0], self.options).validate(old_root)
         else:
-            errs = build_forest(self.roots, self.options, old_roots=old.roots if old is not None else None).errors
+            try:
+                errs = build_forest(self.roots, self.options, old_roots=old.roots if old is not None else None).errors
+            except BuildError:  # valid trees that cannot compile: compile() raises it, validation has no error
+                errs = ErrorList()
         findings.extend(Finding(self.object_ref, err) for err in errs)
         return findings
 
@@ -142,11 +158,17 @@ class Plan:
         findings = self.validate()
         if findings:
             raise PlanError(findings)
+        workload: V1beta1Workload | None = None
         if len(self.roots) == 1:
             workload = Builder(self.roots[0], self.options).build_workload()
-        else:
+        elif self.roots:
             workload = build_forest(self.roots, self.options).workload
-        hierarchy = materialize(workload, self.instances, owner=self.options.owner)
+        if self.make_groups is not None:
+            hierarchy = self.make_groups(workload)
+        elif workload is not None:
+            hierarchy = materialize(workload, self.instances, owner=self.options.owner)
+        else:
+            hierarchy = Hierarchy([])
         source = copy.deepcopy(self.source)
         if self.mutate_source is not None:
             errs = self.mutate_source(source, hierarchy)
@@ -158,17 +180,21 @@ class Plan:
 
 @dataclass
 class Compiled:
-    """The result of a plan: ready for ``kubectl apply`` in ``objects()`` order."""
+    """The result of a plan: ready for ``kubectl apply`` in ``objects()`` order.
 
-    workload: V1beta1Workload
+    ``workload`` is ``None`` when the plan makes no Workload of its own (its
+    roots are empty: a delegated child, or a Job bringing its own PodGroup).
+    """
+
+    workload: V1beta1Workload | None
     hierarchy: Hierarchy
     pods: list[PodAssignment]
     source: dict[str, Any]
     warnings: list[Finding]
 
     def objects(self) -> list[V1beta1Workload | V1alpha3CompositePodGroup | V1beta1PodGroup]:
-        """The Workload, then every runtime group root to leaves: the order they must be created in."""
-        return [self.workload, *self.hierarchy.objects()]
+        """The Workload (if the plan makes one), then every runtime group root to leaves: the creation order."""
+        return [*([self.workload] if self.workload is not None else []), *self.hierarchy.objects()]
 
 
 class PlanError(AggregateError):

@@ -12,10 +12,12 @@ import argparse
 import sys
 import traceback
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, TextIO
 
 import adapters  # noqa: F401 - importing the package registers the built-in adapters
 from adapters import Plan, adapter_for
+from adapters.crd import register_mapping
 from workloadbuilder import BuildError, kinds, manifests
 from workloadbuilder.cli.inputs import Document, UsageError, parse_gates, read_inputs
 from workloadbuilder.cli.report import Verdict, render
@@ -90,9 +92,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _register_mapping(path: str) -> None:
-    from adapters.crd import load_mapping_adapter
-
-    load_mapping_adapter(path)
+    if not Path(path).is_file():
+        raise UsageError(f"{path}: no such file")
+    register_mapping(Path(path))
 
 
 def _plans(documents: Sequence[Document]) -> list[tuple[Document, Plan]]:

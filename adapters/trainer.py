@@ -1,0 +1,326 @@
+"""The Kubeflow Trainer adapter (``trainer.kubeflow.org/v1alpha1`` TrainJob), resolved against its runtime.
+
+A TrainJob's pods come from its runtime (a TrainingRuntime or
+ClusterTrainingRuntime, passed in ``related``): the runtime's JobSet template
+lists the ReplicatedJobs, the TrainJob scales the trainer. Pod counts follow
+Trainer's own plugins: the trainer node count is ``spec.trainer.numNodes``,
+else the runtime's ``spec.mlPolicy.numNodes``, else 1 (``numProcPerNode`` is
+processes inside a pod, never pods); MPI runs that many ``node`` pods plus
+the ``launcher``, or the launcher as one of them with ``runLauncherAsNode``.
+
+* A runtime with ``spec.scheduling`` follows Kubeflow Trainer KEP-3015
+  (kubeflow/trainer PR #3219, the revision with level-1 ``resourceClaims``
+  and CEL rules, 073a488e): KEP-969's three levels over the runtime's
+  ReplicatedJobs, with every ``minCount`` computed.
+* Without it, the derived default: initializers in one Basic group (they run
+  before the trainer), the trainer's ReplicatedJobs in one gang, except one
+  that starts after another (an MPI launcher that ``dependsOn`` its nodes),
+  which gets a gang of its own.
+
+Errors say which object to fix: the TrainJob (``spec.trainer.numNodes``,
+``spec.runtimeRef``) or the runtime (its ``spec.scheduling`` and template).
+docs/adapters/trainer.md has the rules and what is lossy.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from adapters.base import Finding, Plan, as_dict, register
+from adapters.common import (
+    basic_config,
+    fill_gang,
+    gang_config,
+    is_gang,
+    kueue_warnings,
+    lossy,
+    mapping_at,
+    plan_options,
+    safe_template_name,
+    scheduler_warnings,
+)
+from adapters.jobset_levels import Dialect, plan_scheduling
+from adapters.reading import at, identity_of, read_int
+from adapters.replicated_jobs import Group, Layout, ReplicatedJob, Sequencing, assignments, read_replicated_jobs
+from workloadbuilder import ErrorList, FieldError, FieldPath, WorkloadItem
+from workloadbuilder.field import OMIT_VALUE, ErrorType, forbidden, invalid, required
+
+__all__ = ["ANCESTOR_LABEL", "DESIGN", "TrainJobAdapter", "TrainJobPlan"]
+
+DESIGN = "Kubeflow Trainer KEP-3015 (PR #3219) revision 073a488e: spec.scheduling on the runtime"
+"""The design revision this adapter follows."""
+
+API_GROUP = "trainer.kubeflow.org"
+ANCESTOR_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step"
+"""The Job template label saying which step of the TrainJob a ReplicatedJob runs."""
+INITIALIZER_STEPS = ("dataset-initializer", "model-initializer")
+
+REPLICATED_JOBS = FieldPath("spec", "template", "spec", "replicatedJobs")
+SCHEDULING = FieldPath("spec", "scheduling")
+NUM_NODES = FieldPath("spec", "trainer", "numNodes")
+POLICY_NUM_NODES = FieldPath("spec", "mlPolicy", "numNodes")
+OWNED = "must not be set, it is owned by the TrainJob controller"
+DERIVED_GROUP = (
+    "cannot be set directly when the TrainJob's groups are planned from its runtime; "
+    "the TrainJob controller manages this field"
+)
+
+
+@dataclass
+class TrainJobPlan(Plan):
+    """A TrainJob's plan: its trees' paths point into the runtime, so their errors name the runtime.
+
+    Attributes:
+        runtime_ref: ``<Kind>/<name>`` of the runtime.
+    """
+
+    runtime_ref: str = ""
+
+    def validate(self, old: Plan | None = None) -> list[Finding]:
+        """The adapter's errors (each naming its object), then the trees' errors, naming the runtime."""
+        findings = super().validate(old)
+        own = len(self.errors)
+        return [*findings[:own], *(Finding(self.runtime_ref or f.object, f.error) for f in findings[own:])]
+
+
+@dataclass(frozen=True)
+class _Nodes:
+    """The trainer's node count and where it came from."""
+
+    count: int
+    path: FieldPath
+    on_train_job: bool
+
+
+class TrainJobAdapter:
+    """Plans ``trainer.kubeflow.org/v1alpha1`` TrainJobs against the runtime given in ``related``; registered on import."""
+
+    api_version = f"{API_GROUP}/v1alpha1"
+    kind = "TrainJob"
+
+    def plan(self, obj: Mapping[str, Any] | BaseModel, related: Sequence[Mapping[str, Any]] = ()) -> Plan:
+        """Plan one TrainJob.
+
+        Args:
+            obj: the TrainJob.
+            related: objects it refers to; its runtime (by ``spec.runtimeRef``) must be among them.
+        """
+        job = as_dict(obj)
+        errors, warnings = ErrorList(), ErrorList()
+        ident = identity_of(job, errors, warnings)
+        runtime = _runtime_of(job, related, errors)
+        plan = TrainJobPlan(source=job, roots=[], options=plan_options(ident))
+        if runtime is None:
+            plan.errors = [Finding(ident.ref, err) for err in errors]
+            return plan
+        runtime_ref = f"{runtime.get('kind')}/{at(runtime, ('metadata', 'name'))}"
+        runtime_errors, runtime_warnings = ErrorList(), ErrorList()
+        nodes = _nodes(job, runtime, errors, runtime_errors)
+        rjobs = [
+            _counted(runtime, rj, nodes.count) for rj in read_replicated_jobs(runtime, REPLICATED_JOBS, runtime_errors)
+        ]
+        layout = _layout(runtime, ident.name, rjobs, runtime_errors, runtime_warnings)
+        (errors if nodes.on_train_job else runtime_errors).extend(_empty_gang(layout, runtime, nodes))
+        if at(job, ("spec", "runtimePatches")):
+            warnings.append(
+                lossy(
+                    FieldPath("spec", "runtimePatches"),
+                    OMIT_VALUE,
+                    "not applied when planning: the groups are sized from the runtime as written",
+                )
+            )
+        templates = [rj.pod_template_path for rj in rjobs]
+        runtime_warnings.extend(kueue_warnings(runtime, templates))
+        runtime_warnings.extend(scheduler_warnings(runtime, templates))
+        plan.roots, plan.instances, plan.runtime_ref = layout.roots, layout.instances, runtime_ref
+        plan.errors = [Finding(ident.ref, e) for e in errors] + [Finding(runtime_ref, e) for e in runtime_errors]
+        plan.warnings = [Finding(ident.ref, w) for w in warnings] + [Finding(runtime_ref, w) for w in runtime_warnings]
+        groups = layout.groups
+        plan.assign_pods = lambda hierarchy: assignments(groups, hierarchy, ident.name, _rendered_pod_template)
+        return plan
+
+
+def _layout(
+    runtime: Mapping[str, Any], job_name: str, rjobs: list[ReplicatedJob], errors: ErrorList, warnings: ErrorList
+) -> Layout:
+    """KEP-3015's levels when the runtime sets ``spec.scheduling``, the derived groups otherwise."""
+    order = at(runtime, (*REPLICATED_JOBS.parent.elements(), "startupPolicy", "startupPolicyOrder"))
+    sequencing = Sequencing(rjobs, in_order=order == "InOrder")
+    errors.extend(_owned(runtime, rjobs))
+    if at(runtime, SCHEDULING.elements()) is None:
+        errors.extend(_pod_groups_set(runtime, rjobs))
+        warnings.extend(_legacy_gang(runtime))
+        return _derived(runtime, rjobs, sequencing)
+    if at(runtime, ("spec", "podGroupPolicy")) is not None:
+        errors.append(invalid(FieldPath("spec"), "object", "scheduling and podGroupPolicy are mutually exclusive"))
+    dialect = Dialect(
+        whole_template=safe_template_name(job_name or "trainjob", "", FieldPath("metadata", "name"), ErrorList()),
+        replicated_jobs_path=REPLICATED_JOBS,
+        whole_claims=True,
+        computed_min_count=True,
+    )
+    return plan_scheduling(runtime, SCHEDULING, rjobs, sequencing, dialect, errors)
+
+
+def _runtime_of(
+    job: Mapping[str, Any], related: Sequence[Mapping[str, Any] | BaseModel], errors: ErrorList
+) -> dict[str, Any] | None:
+    """The runtime ``spec.runtimeRef`` names, among the related objects (a TrainingRuntime in the TrainJob's namespace)."""
+    name = at(job, ("spec", "runtimeRef", "name"))
+    path = FieldPath("spec", "runtimeRef", "name")
+    if not isinstance(name, str) or not name:
+        errors.append(required(path))
+        return None
+    kind = at(job, ("spec", "runtimeRef", "kind")) or "ClusterTrainingRuntime"
+    group = at(job, ("spec", "runtimeRef", "apiGroup")) or API_GROUP
+    namespace = at(job, ("metadata", "namespace"))
+    for candidate in related:
+        data = as_dict(candidate)
+        if (
+            data.get("kind") == kind
+            and str(data.get("apiVersion", "")).split("/")[0] == group
+            and at(data, ("metadata", "name")) == name
+            and (kind != "TrainingRuntime" or at(data, ("metadata", "namespace")) in (None, namespace))
+        ):
+            return data
+    errors.append(
+        FieldError(ErrorType.NOT_FOUND, path, name, f"no {kind} of that name was given alongside the TrainJob")
+    )
+    return None
+
+
+def _nodes(job: Mapping[str, Any], runtime: Mapping[str, Any], errors: ErrorList, runtime_errors: ErrorList) -> _Nodes:
+    """``spec.trainer.numNodes``, else the runtime's ``spec.mlPolicy.numNodes``, else 1."""
+    count = read_int(job, NUM_NODES.elements(), errors, minimum=0)
+    if count is not None:
+        return _Nodes(count, NUM_NODES, True)
+    count = read_int(runtime, POLICY_NUM_NODES.elements(), runtime_errors, minimum=0)
+    if count is not None:
+        return _Nodes(count, POLICY_NUM_NODES, False)
+    return _Nodes(1, NUM_NODES, True)
+
+
+def _step(runtime: Mapping[str, Any], rj: ReplicatedJob) -> str | None:
+    step = at(runtime, (*rj.path.elements(), "template", "metadata", "labels", ANCESTOR_LABEL))
+    return step if isinstance(step, str) else None
+
+
+def _counted(runtime: Mapping[str, Any], rj: ReplicatedJob, nodes: int) -> ReplicatedJob:
+    """The ReplicatedJob with the pods Trainer's plugins give it: the trainer's nodes, MPI's node and launcher."""
+    mpi = at(runtime, ("spec", "mlPolicy", "mpi"))
+    if isinstance(mpi, Mapping):
+        if rj.name == "node":
+            count = max(nodes - 1, 1) if mpi.get("runLauncherAsNode") is True else nodes
+            return dataclasses.replace(rj, job_pods=count)
+        return rj
+    if _step(runtime, rj) == "trainer":
+        return dataclasses.replace(rj, job_pods=nodes)
+    return rj
+
+
+def _is_trainer(runtime: Mapping[str, Any], rj: ReplicatedJob) -> bool:
+    """A ReplicatedJob whose pods train: the trainer step, or MPI's node and launcher."""
+    mpi = isinstance(at(runtime, ("spec", "mlPolicy", "mpi")), Mapping)
+    return _step(runtime, rj) == "trainer" or (mpi and rj.name in ("node", "launcher"))
+
+
+def _derived(runtime: Mapping[str, Any], rjobs: list[ReplicatedJob], sequencing: Sequencing) -> Layout:
+    """Initializers in one Basic group; the trainer in one gang, split where one part starts after another."""
+    layout = Layout()
+    initializers = [rj for rj in rjobs if _step(runtime, rj) in INITIALIZER_STEPS]
+    if initializers:
+        item = WorkloadItem(name="initializer", path=initializers[0].path, default_config=basic_config())
+        layout.add(item, Group(item.name, tuple(initializers)), 1)
+    trainers: list[ReplicatedJob] = []
+    alone: list[ReplicatedJob] = []
+    for rj in rjobs:
+        if rj in initializers:
+            continue
+        if _is_trainer(runtime, rj) and not any(sequencing.conflict(rj.name, t.name) for t in trainers):
+            trainers.append(rj)
+        else:
+            alone.append(rj)
+    if trainers:
+        _gang(layout, "trainer", trainers)
+    for rj in alone:
+        _gang(layout, rj.name, [rj])
+    return layout
+
+
+def _gang(layout: Layout, name: str, rjobs: list[ReplicatedJob]) -> None:
+    total = sum(rj.pods for rj in rjobs)
+    item = WorkloadItem(
+        name=name,
+        path=rjobs[0].path,
+        default_config=gang_config(rjobs[0].priority_class_name),
+        callbacks=[fill_gang(total)],
+    )
+    layout.add(item, Group(name, tuple(rjobs)), 0 if total == 0 else 1)
+
+
+def _empty_gang(layout: Layout, runtime: Mapping[str, Any], nodes: _Nodes) -> ErrorList:
+    """``numNodes: 0`` leaves a trainer gang with no pod to wait for: a gang's count must be at least 1."""
+    if nodes.count != 0:
+        return ErrorList()
+    for item, group in zip(layout.roots, layout.groups, strict=True):
+        if any(_is_trainer(runtime, rj) and rj.job_pods == 0 for rj in group.targets) and is_gang(item):
+            return ErrorList(
+                [invalid(nodes.path, 0, "must be greater than or equal to 1 when the trainer is gang-scheduled")]
+            )
+    return ErrorList()
+
+
+def _owned(runtime: Mapping[str, Any], rjobs: list[ReplicatedJob]) -> ErrorList:
+    """KEP-3015's CEL rules: the TrainJob controller owns the JobSet's, the Jobs' and the pods' scheduling fields."""
+    errors = ErrorList()
+    spec = FieldPath("spec")
+    if at(runtime, (*REPLICATED_JOBS.parent.elements(), "scheduling")) is not None:
+        errors.append(invalid(spec, "object", f"JobSet scheduling {OWNED}"))
+    if any(at(runtime, (*rj.path.elements(), "template", "spec", "scheduling")) is not None for rj in rjobs):
+        errors.append(invalid(spec, "object", f"Job scheduling {OWNED}"))
+    if at(runtime, SCHEDULING.elements()) is not None and any(_pod_group(runtime, rj) is not None for rj in rjobs):
+        errors.append(invalid(spec, "object", f"Pod schedulingGroup {OWNED}"))
+    return errors
+
+
+def _pod_group(runtime: Mapping[str, Any], rj: ReplicatedJob) -> Any:
+    return at(runtime, (*rj.pod_template_path.elements(), "spec", "schedulingGroup"))
+
+
+def _pod_groups_set(runtime: Mapping[str, Any], rjobs: list[ReplicatedJob]) -> ErrorList:
+    return ErrorList(
+        forbidden(rj.pod_template_path.child("spec", "schedulingGroup"), DERIVED_GROUP)
+        for rj in rjobs
+        if _pod_group(runtime, rj) is not None
+    )
+
+
+def _legacy_gang(runtime: Mapping[str, Any]) -> ErrorList:
+    """The runtime's coscheduling or Volcano gang is replaced by the Workload; what it set beyond that is lost."""
+    policy = mapping_at(runtime, FieldPath("spec", "podGroupPolicy"), ErrorList()) or {}
+    lost = {"coscheduling": "scheduleTimeoutSeconds", "volcano": "networkTopology"}
+    warnings = ErrorList()
+    for source, field_name in lost.items():
+        if source in policy:
+            warnings.append(
+                lossy(
+                    FieldPath("spec", "podGroupPolicy", source),
+                    OMIT_VALUE,
+                    f"its one PodGroup (every pod, initializers included) is replaced by the Workload's groups; "
+                    f"{field_name} has no equivalent in the Workload API",
+                )
+            )
+    return warnings
+
+
+def _rendered_pod_template(rj: ReplicatedJob) -> str:
+    """Where the TrainJob controller stamps: the pod template of the JobSet it renders from the runtime."""
+    return str(FieldPath("spec", "replicatedJobs").index(rj.index).child("template", "spec", "template"))
+
+
+register(TrainJobAdapter())
