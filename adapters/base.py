@@ -96,8 +96,6 @@ class Plan:
         options: the Workload's identity, owner and the controller's allow-lists.
         instances: template name to its count of runtime groups per parent
             instance, as ``workloadbuilder.materialize`` reads it.
-        pods: which pods go to which PodGroup, filled in by ``assign_pods``
-            once the runtime group names are known.
         errors: what the adapter could not map, at the object's own paths.
         warnings: what it mapped with loss (an exclusive-topology annotation, say).
         assign_pods: the adapter's rule from the runtime hierarchy to pod assignments.
@@ -261,7 +259,7 @@ def job_pod_count(job_spec: Mapping[str, Any]) -> int:
     ``parallelism`` defaults to 1; unset ``completions`` (a work queue) means
     ``parallelism`` pods. Never a framework's per-node process count.
 
-    Example:
+    Examples:
         >>> job_pod_count({"parallelism": 8, "completions": 4}), job_pod_count({"parallelism": 3}), job_pod_count({})
         (4, 3, 1)
     """

@@ -29,7 +29,7 @@ Element = str | int
 def at(obj: Any, elements: Sequence[Element]) -> Any:
     """The value at ``elements`` inside a JSON-shaped ``obj``, or ``None`` when anything on the way is missing.
 
-    Example:
+    Examples:
         >>> at({"spec": {"roles": [{"name": "a"}]}}, ("spec", "roles", 0, "name")), at({}, ("spec", "x"))
         ('a', None)
     """

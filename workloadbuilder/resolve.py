@@ -19,7 +19,7 @@ def resolve_config(item: WorkloadItem) -> SchedulingConfig:
     The composite mapper is used for an item with children. An empty user
     list of resource claims does not clear the default's claims.
 
-    Example:
+    Examples:
         >>> from workloadbuilder import WorkloadItem, SchedulingConfig, SchedulingPolicy, GangSchedulingPolicy
         >>> item = WorkloadItem(name="workers",
         ...     default_config=SchedulingConfig(policy=SchedulingPolicy(gang=GangSchedulingPolicy())),

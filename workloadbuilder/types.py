@@ -288,7 +288,7 @@ class WorkloadItem(_IR):
     PodGroupTemplate). As an old root for ``Builder.validate`` only ``name``,
     ``input`` data and ``children`` are read.
 
-    Args:
+    Attributes:
         name: the template name; unique across the whole tree.
         path: where this item's scheduling blocks live in the controller's
             API, such as ``spec.scheduling``; a string is parsed.

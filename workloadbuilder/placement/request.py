@@ -162,11 +162,12 @@ class PlacementRequest:
             AggregateError: every problem at its path: ``groups[i].spec...`` for
                 the objects, ``pods[name]...`` and ``claims[name]`` for the rest.
 
-        >>> pg = {"kind": "PodGroup", "metadata": {"name": "workers"},
-        ...       "spec": {"schedulingPolicy": {"gang": {"minCount": 4}}}}
-        >>> request = PlacementRequest.from_groups([pg], {"workers": (4, {"cpu": "2"})})
-        >>> [(g.name, g.minimum, g.count, g.requests["cpu"]) for g in request.groups]
-        [('workers', 4, 4, 2000)]
+        Examples:
+            >>> pg = {"kind": "PodGroup", "metadata": {"name": "workers"},
+            ...       "spec": {"schedulingPolicy": {"gang": {"minCount": 4}}}}
+            >>> request = PlacementRequest.from_groups([pg], {"workers": (4, {"cpu": "2"})})
+            >>> [(g.name, g.minimum, g.count, g.requests["cpu"]) for g in request.groups]
+            [('workers', 4, 4, 2000)]
         """
         return _Reader(claims or {}).read(groups, pods)
 

@@ -41,7 +41,7 @@ def assert_field_errors(
     ``type`` is an ``ErrorType``, Go's constructor name (``"Invalid"``,
     ``"Forbidden"``...) or Go's type string (``"FieldValueInvalid"``).
 
-    Example:
+    Examples:
         >>> from workloadbuilder import FieldPath
         >>> from workloadbuilder.field import invalid
         >>> errs = [invalid(FieldPath("spec", "x"), 0, "must be greater than or equal to 1")]
