@@ -17,21 +17,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from adapters.common import ALLOWED_DISRUPTION_MODES, ALLOWED_POLICIES, block_input
 from adapters.reading import at, read_int
 from workloadbuilder import (
     BasicSchedulingPolicy,
     Builder,
     BuildOptions,
-    ConstraintsInput,
-    DisruptionModeInput,
-    DisruptionModeOption,
     ErrorList,
     FieldPath,
-    PolicyInput,
-    ResourceClaimsInput,
     SchedulingConfig,
     SchedulingPolicy,
-    SchedulingPolicyOption,
     WorkloadInput,
     WorkloadItem,
 )
@@ -54,8 +49,6 @@ __all__ = [
 SCHEDULING_PATH = FieldPath("spec", "scheduling")
 """Where a Job keeps its scheduling blocks; every block error is reported below it."""
 
-ALLOWED_POLICIES = [SchedulingPolicyOption.BASIC, SchedulingPolicyOption.GANG]
-ALLOWED_DISRUPTION_MODES = [DisruptionModeOption.SINGLE, DisruptionModeOption.ALL]
 MAX_RESOURCE_CLAIMS = 4
 """``+k8s:maxItems=4`` on ``spec.scheduling.resourceClaims``."""
 
@@ -102,23 +95,8 @@ def workload_item_for_job(job: Mapping[str, Any], template_name: str) -> Workloa
             policy=SchedulingPolicy(basic=BasicSchedulingPolicy()),
             priority_class_name=priority_class if isinstance(priority_class, str) else "",
         ),
-        input=_input(scheduling) if isinstance(scheduling, Mapping) else WorkloadInput(),
+        input=block_input(scheduling) if isinstance(scheduling, Mapping) else WorkloadInput(),
         callbacks=[default_min_count(parallelism if _is_int(parallelism) else None)],
-    )
-
-
-def _input(scheduling: Mapping[str, Any]) -> WorkloadInput:
-    return WorkloadInput(
-        policy=PolicyInput(pod_group_data=scheduling.get("schedulingPolicy"), path_elements=["schedulingPolicy"]),
-        constraints=ConstraintsInput(
-            pod_group_data=scheduling.get("schedulingConstraints"), path_elements=["schedulingConstraints"]
-        ),
-        disruption_mode=DisruptionModeInput(
-            pod_group_data=scheduling.get("disruptionMode"), path_elements=["disruptionMode"]
-        ),
-        resource_claims=ResourceClaimsInput(
-            pod_group_data=scheduling.get("resourceClaims"), path_elements=["resourceClaims"]
-        ),
     )
 
 
