@@ -16,7 +16,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = ["docs/quickstart.md", "docs/concepts.md", "docs/runtime.md", "docs/adapters.md", "docs/testing.md", "README.md"]
+PAGES = [
+    "docs/quickstart.md",
+    "docs/concepts.md",
+    "docs/runtime.md",
+    "docs/adapters.md",
+    "docs/interop.md",
+    "docs/testing.md",
+    "README.md",
+]
 
 _FENCE = re.compile(r"^```(\S*)\s*$")
 

@@ -35,6 +35,7 @@ from workloadbuilder.field import (
     FieldPath,
 )
 from workloadbuilder.forest import Forest, build_forest
+from workloadbuilder.interop import ApplyResult, StatusError, apply
 from workloadbuilder.manifests import DocumentError, ManifestError
 from workloadbuilder.migrate import Migration, MigrationNote, migrate
 from workloadbuilder.hierarchy import Hierarchy, Namer, RuntimeGroup, materialize
@@ -90,6 +91,7 @@ from workloadbuilder.types import (
 __all__ = [
     "AggregateError",
     "AllDisruptionMode",
+    "ApplyResult",
     "BasicSchedulingPolicy",
     "BuildError",
     "BuildOptions",
@@ -128,6 +130,7 @@ __all__ = [
     "SchedulingPolicy",
     "SchedulingPolicyOption",
     "SingleDisruptionMode",
+    "StatusError",
     "StrictDecodingError",
     "WorkloadCompositePodGroupDisruptionMode",
     "WorkloadCompositePodGroupGangSchedulingPolicy",
@@ -135,6 +138,7 @@ __all__ = [
     "WorkloadCompositePodGroupSchedulingPolicy",
     "WorkloadInput",
     "WorkloadItem",
+    "apply",
     "build_forest",
     "check_update",
     "delegate",
