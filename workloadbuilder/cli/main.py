@@ -20,6 +20,8 @@ from adapters import Plan, adapter_for
 from adapters.crd import register_mapping
 from workloadbuilder import BuildError, kinds, manifests
 from workloadbuilder.cli.inputs import Document, UsageError, parse_gates, read_inputs
+from workloadbuilder.cli.place import add_options as add_place_options
+from workloadbuilder.cli.place import explain_command, place_command
 from workloadbuilder.cli.report import Verdict, render
 from workloadbuilder.field import AggregateError, ErrorList
 from workloadbuilder.migrate import migrate
@@ -82,6 +84,14 @@ def _parser() -> argparse.ArgumentParser:
     validate = command("validate", _validate, "report errors as the apiserver would (exit 1 when invalid)")
     inputs(validate)
     validate.add_argument("--output", choices=["text", "json", "github"], default="text")
+    place = command("place", place_command, "where each group lands on a cluster, or why not (exit 1 when any is not)")
+    place.add_argument("files", nargs="+", metavar="FILE", help="YAML or JSON manifests; - reads stdin")
+    place.add_argument("--mapping", help="a CRD mapping file, for custom resources")
+    add_place_options(place, render=True)
+    explain = command("explain", explain_command, "only why (or where): the placement's explanation, level by level")
+    explain.add_argument("files", nargs="+", metavar="FILE", help="YAML or JSON manifests; - reads stdin")
+    explain.add_argument("--mapping", help="a CRD mapping file, for custom resources")
+    add_place_options(explain, render=False)
     diff = command("diff", _diff, "the errors an apiserver would return for updating OLD to NEW")
     diff.add_argument("old", metavar="OLD")
     diff.add_argument("new", metavar="NEW")

@@ -1,0 +1,808 @@
+"""``workloadbuilder place`` and ``explain``: inputs, clusters, outputs, exit codes, the drawing, progress, the docs.
+
+The files the sessions of docs/cli.md read (``cluster.yaml``, ``train.yaml``,
+...) are the fixtures here too: ``workdir`` writes them into a scratch
+directory, links the repository's ``examples`` and ``tests`` beside them and
+runs there, so every path in a table is what a reader types.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import shlex
+import threading
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import yaml
+
+from workloadbuilder.cli import main
+from workloadbuilder.cli import place as place_module
+from workloadbuilder.cli.inputs import UsageError
+from workloadbuilder.cli.place import GenerateSpec, parse_generate
+from workloadbuilder.cli.progress import Progress
+from workloadbuilder.placement.generate import generate_kubectl
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = ROOT / "docs" / "cli.md"
+JOBSET = "examples/manifests/jobset-topology-constrained.yaml"
+EIGHT = "tests/data/adapters/job/root-seed-8-workers.in.yaml"
+GEN_1024 = "zones=2,racks=8,hosts=16,gpus=8"
+GEN_SHORT = "zones=2,blocks=1,racks=1,hosts=4,gpus=1"
+
+JOBSET_WARNING = (
+    "Warning: JobSet/topo-training: metadata.uid: Required value: planned with an empty uid: the Workload name "
+    "hashes the uid, and owner references need it, so plan the object as read back from the cluster to get the "
+    "controller's names\n"
+)
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def lines(*text: str) -> str:
+    return "".join(line + "\n" for line in text)
+
+
+# -- the docs page's sessions, and the scratch directory they run in ----------------------------------
+
+_FILE = re.compile(r"^<!-- file: (\S+) -->$")
+
+
+@dataclass
+class Command:
+    """One ``$`` line of a console block and what it printed."""
+
+    line: str
+    output: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Page:
+    """The files a page defines (``<!-- file: NAME -->`` before a block) and its console sessions."""
+
+    files: dict[str, str]
+    sessions: list[tuple[int, list[Command]]]  # (line of the first command, commands)
+
+
+def read_page(text: str) -> Page:
+    """The files and sessions of a page."""
+    rows = text.splitlines()
+    files: dict[str, str] = {}
+    sessions: list[tuple[int, list[Command]]] = []
+    i = 0
+    while i < len(rows):
+        match = _FILE.match(rows[i])
+        if match:
+            assert rows[i + 1].startswith("```"), f"line {i + 2}: a file block must follow its name"
+            end = rows.index("```", i + 2)
+            files[match.group(1)] = "\n".join(rows[i + 2 : end]) + "\n"
+            i = end + 1
+        elif rows[i] == "```console":
+            end = rows.index("```", i + 1)
+            commands: list[Command] = []
+            for row in rows[i + 1 : end]:
+                if row.startswith("$ "):
+                    commands.append(Command(row[2:]))
+                else:
+                    assert commands, f"line {i + 2}: output before the first command"
+                    commands[-1].output.append(row)
+            sessions.append((i + 2, commands))
+            i = end + 1
+        else:
+            i += 1
+    return Page(files, sessions)
+
+
+def prepare(directory: Path, page: Page) -> None:
+    """Write the page's files into ``directory`` and link the repository's examples and tests beside them."""
+    for name, text in page.files.items():
+        (directory / name).write_text(text)
+    for name in ("examples", "tests"):
+        if not (directory / name).exists():
+            os.symlink(ROOT / name, directory / name)
+
+
+def run_line(line: str, last_status: int) -> tuple[int, list[str]]:
+    """One session line: standard error then standard output, as a terminal shows them for these commands.
+
+    Understands ``echo $?``, a trailing ``2>/dev/null`` and ``| head -n N``.
+    """
+    if line == "echo $?":
+        return last_status, [str(last_status)]
+    words = shlex.split(line)
+    head = None
+    if "|" in words:
+        at = words.index("|")
+        assert words[at + 1 : at + 3] == ["head", "-n"], f"only `| head -n N` is understood: {line}"
+        head, words = int(words[at + 3]), words[:at]
+    quiet = "2>/dev/null" in words
+    words = [word for word in words if word != "2>/dev/null"]
+    assert words[0] == "workloadbuilder", line
+    status, out, err = run(*words[1:])
+    printed = out.splitlines()[:head] if head is not None else out.splitlines()
+    return status, ([] if quiet else err.splitlines()) + printed
+
+
+def replay(commands: list[Command]) -> list[Command]:
+    """The commands again, each with what it prints now."""
+    status, out = 0, []
+    for command in commands:
+        status, printed = run_line(command.line, status)
+        out.append(Command(command.line, printed))
+    return out
+
+
+DOCS = read_page(PAGE.read_text())
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    prepare(tmp_path, DOCS)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize(("line", "commands"), DOCS.sessions, ids=[f"line-{line}" for line, _ in DOCS.sessions])
+def test_cli_page_sessions_print_what_they_show(workdir: Path, line: int, commands: list[Command]) -> None:
+    assert replay(commands) == commands
+
+
+# -- place ----------------------------------------------------------------------------------------------
+
+JOBSET_PLACED = lines(
+    "cluster: 1,024 nodes, generated (zones=2,blocks=4,racks=8,hosts=16,gpus=8,cpu=64,memory=512Gi,seed=0,used=0.2; "
+    "rack label topology.kubernetes.io/rack)",
+    "",
+    f"JobSet default/topo-training ({JOBSET}, document 1): placed",
+    "  PodGroup topo-training-69ddf977d7-driver-686b5f78f6 (template driver; basic)",
+    "    placed 1 of 1 pod in the cluster, on 1 node: node-00000",
+    "    capacity left in the cluster: cpu 60457.5, memory 473.5Ti, pods 112426",
+    "  PodGroup topo-training-69ddf977d7-workers-5f46865b65 (template workers; gang, minCount 1; "
+    "topology topology.kubernetes.io/rack)",
+    "    placed 4 of 4 pods in rack rack-00-1-02, on 1 node: node-00162 x4",
+    "    capacity left in rack rack-00-1-02: cpu 852.6, memory 6.4Ti, pods 1749",
+    "",
+    "feasible (kube-scheduler): 1 of 1 object placed",
+)
+
+EIGHT_SHORT = lines(
+    "cluster: 8 nodes, generated (zones=2,blocks=1,racks=1,hosts=4,gpus=1,cpu=64,memory=512Gi,seed=0,used=0.2)",
+    "",
+    f"Job training/trainer ({EIGHT}, document 1): not placed",
+    "  PodGroup trainer-5d5cd87f58-trainer-pgt-0-9cc94c4c4 (template trainer-pgt-0; gang, minCount 8; "
+    "topology topology.kubernetes.io/zone)",
+    "    not placed (8 of its 8 pods needed)",
+    "  why:",
+    "    `trainer-5d5cd87f58-trainer-pgt-0-9cc94c4c4` cannot be placed",
+    "    `trainer-5d5cd87f58-trainer-pgt-0-9cc94c4c4`: zone zone-00 fits 4 of 8 pods; 0 of 2 zones fit 8",
+    "    preemption cannot help: nothing of lower priority runs",
+    "",
+    "not feasible (kube-scheduler): 0 of 1 object placed",
+)
+
+TRAIN_HEAD = lines(
+    "cluster: 2 nodes from cluster.yaml",
+    "",
+)
+
+TRAIN_STOLEN = TRAIN_HEAD + lines(
+    "CompositePodGroup train (train.yaml, document 1): not placed",
+    "  CompositePodGroup train (gang, minGroupCount 2; topology topology.example.com/block)",
+    "    not placed (2 of its 2 child groups needed)",
+    "    PodGroup workers-0 (gang, minCount 2; topology topology.example.com/rack)",
+    "      not placed (2 of its 3 pods needed)",
+    "    PodGroup workers-1 (gang, minCount 3; topology topology.example.com/rack)",
+    "      not placed (3 of its 3 pods needed)",
+    "  why:",
+    "    `train` cannot be placed",
+    "    `train`: block block-A fits 1 of 2 child groups; 0 of 1 block fit 2",
+    "    `workers-1`: rack rack-A2 in block block-A fits 3 of 3 pods; 1 of 2 racks fit 3, "
+    "but none once the groups placed before it took their share",
+    "    preemption cannot help: nothing of lower priority runs",
+    "",
+    "not feasible (kube-scheduler): 0 of 1 object placed",
+)
+
+TRAIN_FOUND = TRAIN_HEAD + lines(
+    "CompositePodGroup train (train.yaml, document 1): placed",
+    "  CompositePodGroup train (gang, minGroupCount 2; topology topology.example.com/block)",
+    "    placed in block block-A (2 PodGroups below)",
+    "    capacity left in block block-A: pods 215, nvidia.com/gpu 0",
+    "    PodGroup workers-0 (gang, minCount 2; topology topology.example.com/rack)",
+    "      placed 2 of 3 pods in block block-A, rack rack-A1, on 1 node: a1 x2",
+    "      capacity left in block block-A, rack rack-A1: pods 108, nvidia.com/gpu 0",
+    "    PodGroup workers-1 (gang, minCount 3; topology topology.example.com/rack)",
+    "      placed 3 of 3 pods in block block-A, rack rack-A2, on 1 node: a2 x3",
+    "      capacity left in block block-A, rack rack-A2: pods 107, nvidia.com/gpu 0",
+    "  notes:",
+    "    a placement exists but kube-scheduler's greedy order will not find it, because `workers-0` takes rack "
+    "`rack-A2` first",
+    "",
+    "feasible (complete): 1 of 1 object placed",
+)
+
+
+@pytest.mark.parametrize(
+    ("argv", "code", "out", "err"),
+    [
+        (f"place {JOBSET} --generate {GEN_1024}", 0, JOBSET_PLACED, JOBSET_WARNING),
+        (f"place {EIGHT} --generate {GEN_SHORT}", 1, EIGHT_SHORT, None),
+        ("place train.yaml --cluster cluster.yaml", 1, TRAIN_STOLEN, ""),
+        ("place train.yaml --cluster cluster.yaml --strategy complete", 0, TRAIN_FOUND, ""),
+    ],
+    ids=["jobset-on-1024-generated-nodes", "job-wider-than-a-zone", "runtime-groups-greedy", "runtime-groups-complete"],
+)
+def test_place_prints_where_each_group_lands_or_why_not(workdir, argv, code, out, err):
+    got = run(*shlex.split(argv))
+    assert got[:2] == (code, out)
+    if err is not None:
+        assert got[2] == err
+
+
+EXPLAIN_STOLEN = TRAIN_HEAD + lines(
+    "CompositePodGroup train (train.yaml, document 1): not placed (kube-scheduler)",
+    "  `train` cannot be placed",
+    "  quorum:",
+    "    `train`: 2 groups for a minGroupCount of 2: met",
+    "    `workers-0`: 3 pods for a minCount of 2: met",
+    "    `workers-1`: 3 pods for a minCount of 3: met",
+    "  levels, outermost first:",
+    "    [block] `train`: block block-A fits 1 of 2 child groups; 0 of 1 block fit 2",
+    "    [rack] `workers-1`: rack rack-A2 in block block-A fits 3 of 3 pods; 1 of 2 racks fit 3, "
+    "but none once the groups placed before it took their share",
+    "  preemption: preemption cannot help: nothing of lower priority runs",
+    "",
+    "not feasible (kube-scheduler): 0 of 1 object placed",
+)
+
+EXPLAIN_FOUND = TRAIN_HEAD + lines(
+    "CompositePodGroup train (train.yaml, document 1): placed (complete)",
+    "  `train`: placed 5 pods of 3 groups in block block-A",
+    "  a placement exists but kube-scheduler's greedy order will not find it, because `workers-0` takes rack "
+    "`rack-A2` first",
+    "  search: found by the complete search in 3 steps (budget 100,000)",
+    "",
+    "feasible (complete): 1 of 1 object placed",
+)
+
+EXPLAIN_TOO_FEW = lines(
+    "cluster: 2 nodes from cluster.yaml",
+    "",
+    "CompositePodGroup train (train.yaml, document 1): not placed (complete)",
+    "  `train` cannot be placed",
+    "  quorum:",
+    "    `train`: 2 groups for a minGroupCount of 2: met",
+    "    `workers-0`: 3 pods for a minCount of 2: met",
+    "    `workers-1`: 3 pods for a minCount of 3: met",
+    "  levels, outermost first:",
+    "    [block] `train`: block block-A fits 1 of 2 child groups; 0 of 1 block fit 2",
+    "    [rack] `workers-1`: rack rack-A1 in block block-A fits 2 of 3 pods; 0 of 2 racks fit 3",
+    "  preemption: preemption cannot help: nothing of lower priority runs",
+    "  search: no placement exists (complete search, 4 steps)",
+    "",
+    "not feasible (complete): 0 of 1 object placed",
+)
+
+
+@pytest.mark.parametrize(
+    ("argv", "code", "out"),
+    [
+        ("explain train.yaml --cluster cluster.yaml", 1, EXPLAIN_STOLEN),
+        ("explain train.yaml --cluster cluster.yaml --strategy complete", 0, EXPLAIN_FOUND),
+        ("explain train.yaml --cluster small.yaml --strategy complete", 1, EXPLAIN_TOO_FEW),
+    ],
+    ids=["greedy-misses-it", "complete-finds-it", "no-placement-exists"],
+)
+def test_explain_prints_only_the_explanation_level_by_level(workdir, argv, code, out):
+    small = (workdir / "cluster.yaml").read_text().replace('nvidia.com/gpu: "3"', 'nvidia.com/gpu: "2"')
+    (workdir / "small.yaml").write_text(small.replace("cluster.yaml", "small.yaml"))
+    expected = out.replace("from cluster.yaml", "from small.yaml") if "small.yaml" in argv else out
+    assert run(*shlex.split(argv)) == (code, expected, "")
+
+
+def test_json_output_is_the_documented_answer_format(workdir):
+    code, out, _ = run("place", "train.yaml", "--cluster", "cluster.yaml", "--strategy", "complete", "--output", "json")
+    answer = json.loads(out)
+    assert code == 0
+    assert list(answer) == ["feasible", "strategy", "groups", "victims", "explanation", "text"]
+    assert [(g["name"], g["domains"], [p["node"] for p in g["pods"]], g["required"]) for g in answer["groups"]] == [
+        ("train", {"topology.example.com/block": "block-A"}, [], 2),
+        ("workers-0", {"topology.example.com/block": "block-A", "topology.example.com/rack": "rack-A1"}, ["a1"] * 2, 2),
+        ("workers-1", {"topology.example.com/block": "block-A", "topology.example.com/rack": "rack-A2"}, ["a2"] * 3, 3),
+    ]
+    assert [pod["name"] for pod in answer["groups"][1]["pods"]] == ["w0-0", "w0-1"]
+    _, explained, _ = run(
+        "explain", "train.yaml", "--cluster", "cluster.yaml", "--strategy", "complete", "--output", "json"
+    )
+    assert json.loads(explained) == answer["explanation"]
+
+
+# -- clusters -----------------------------------------------------------------------------------------
+
+
+def write_kubectl(directory: Path, as_yaml: bool = False) -> None:
+    nodes, pods, groups = generate_kubectl(
+        32, seed=2, hosts_per_rack=4, racks_per_block=2, blocks_per_zone=2, running_groups=3
+    )
+    for name, data in (("nodes", nodes), ("pods", pods), ("groups", groups)):
+        text = json.dumps(data)
+        (directory / f"{name}.json").write_text(text)
+        if as_yaml:  # kubectl -o yaml: the same List in block style
+            (directory / f"{name}.yaml").write_text(yaml.safe_dump(data))
+
+
+@pytest.mark.parametrize(
+    ("options", "first_line", "code"),
+    [
+        ("--cluster cluster.yaml", "cluster: 2 nodes from cluster.yaml", 1),
+        ("--cluster cluster.json", "cluster: 2 nodes from cluster.json", 1),
+        ("--cluster nodes.json", "cluster: 32 nodes from nodes.json", 0),
+        ("--cluster items.json", "cluster: 32 nodes from items.json", 0),
+        ("--cluster node.json", "cluster: 1 node from node.json", 0),
+        (
+            "--cluster nodes.json --pods pods.json --groups groups.json",
+            "cluster: 32 nodes, 4 running pods from nodes.json, pods.json, groups.json",
+            0,
+        ),
+        ("--cluster nodes.yaml --pods pods.yaml", "cluster: 32 nodes, 4 running pods from nodes.yaml, pods.yaml", 0),
+        (
+            "--generate hosts=2,racks=2,blocks=1",
+            "cluster: 4 nodes, generated (zones=1,blocks=1,racks=2,hosts=2,gpus=8,cpu=64,memory=512Gi,seed=0,used=0.2)",
+            0,
+        ),
+    ],
+    ids=[
+        "compact-yaml",
+        "compact-json",
+        "kubectl-nodes",
+        "kubectl-items-only",
+        "kubectl-one-node",
+        "kubectl-with-pods-and-groups",
+        "kubectl-as-yaml",
+        "generated",
+    ],
+)
+def test_the_cluster_file_says_which_format_it_is(workdir, options, first_line, code):
+    write_kubectl(workdir, as_yaml=True)
+    items = json.loads((workdir / "nodes.json").read_text())["items"]
+    (workdir / "items.json").write_text(json.dumps(items))
+    (workdir / "node.json").write_text(json.dumps(items[0]))
+    (workdir / "cluster.json").write_text(json.dumps(yaml.safe_load((workdir / "cluster.yaml").read_text())))
+    got, out, err = run("place", "train.yaml", *shlex.split(options))
+    assert (got, out.splitlines()[0], err) == (code, first_line, "")
+
+
+PREEMPT_CLUSTER = """\
+nodes:
+- name: n1
+  labels: {topology.example.com/rack: r1}
+  allocatable: {cpu: "64", memory: 256Gi, nvidia.com/gpu: "4", pods: "110"}
+- name: n2
+  labels: {topology.example.com/rack: r1}
+  allocatable: {cpu: "64", memory: 256Gi, nvidia.com/gpu: "4", pods: "110"}
+running:
+- name: batch
+  priority: 10
+  disruptionMode: all
+  pods: [{name: batch-0, node: n1, requests: {nvidia.com/gpu: "4"}}]
+- {name: notebook, kind: Pod, priority: 5, node: n2, requests: {nvidia.com/gpu: "2"}}
+"""
+
+URGENT = """\
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: urgent}
+spec:
+  priority: 100
+  schedulingPolicy: {gang: {minCount: 4}}
+  schedulingConstraints: {topology: [{key: topology.example.com/rack}]}
+"""
+
+
+def urgent_pods(n: int) -> str:
+    pod = (
+        "---\n{apiVersion: v1, kind: Pod, metadata: {name: urgent-%d}, spec: {schedulingGroup: {podGroupName: urgent}, "
+        'containers: [{name: main, image: x, resources: {requests: {nvidia.com/gpu: "1"}}}]}}\n'
+    )
+    return "".join(pod % i for i in range(n))
+
+
+@pytest.mark.parametrize(
+    ("preempt", "code", "tail"),
+    [
+        (
+            [],
+            1,
+            lines(
+                "  why:",
+                "    `urgent` cannot be placed",
+                "    `urgent`: rack r1 fits 2 of 4 pods; 0 of 1 rack fit 4",
+                "    `urgent`: nvidia.com/gpu rules out the most nodes (1 of 2 lack room for one pod)",
+                "    preemption would help: evicting 1 unit (1 pod, priority up to 10)",
+                "",
+                "not feasible (kube-scheduler): 0 of 1 object placed",
+            ),
+        ),
+        (
+            ["--preempt"],
+            0,
+            lines(
+                "  notes:",
+                "    evicts 1 unit (1 pod, priority up to 10): `batch`",
+                "",
+                "evicted:",
+                "  PodGroup batch (priority 10): 1 pod on n1",
+                "",
+                "feasible (kube-scheduler): 1 of 1 object placed",
+            ),
+        ),
+    ],
+    ids=["says-preemption-would-help", "evicts-with-preempt"],
+)
+def test_preemption(workdir, preempt, code, tail):
+    (workdir / "busy.yaml").write_text(PREEMPT_CLUSTER)
+    (workdir / "urgent.yaml").write_text(URGENT + urgent_pods(4))
+    got, out, err = run("place", "urgent.yaml", "--cluster", "busy.yaml", *preempt)
+    assert (got, err) == (code, "")
+    assert out.endswith(tail)
+
+
+def test_a_job_bringing_its_own_podgroup_places_its_pods_in_it(workdir):
+    (workdir / "own.yaml").write_text(
+        "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: my-own-group, namespace: ml}\n"
+        "spec: {schedulingPolicy: {gang: {minCount: 3}}}\n"
+    )
+    code, out, _ = run(
+        "place", "tests/data/adapters/job/bring-your-own.in.yaml", "own.yaml", "--cluster", "cluster.yaml"
+    )
+    assert (code, out) == (
+        0,
+        lines(
+            "cluster: 2 nodes from cluster.yaml",
+            "",
+            "PodGroup my-own-group (own.yaml, document 1): placed",
+            "  PodGroup my-own-group (gang, minCount 3)",
+            "    placed 3 of 3 pods in the cluster, on 1 node: a1 x3",
+            "    capacity left in the cluster: pods 217",
+            "",
+            "feasible (kube-scheduler): 1 of 1 object placed",
+        ),
+    )
+
+
+def test_compile_output_places_as_the_object_does(workdir):
+    _, compiled, _ = run("compile", JOBSET)
+    (workdir / "compiled.yaml").write_text(compiled)
+    code, out, _ = run("place", "compiled.yaml", "--generate", GEN_1024)
+    assert (code, out) == (0, JOBSET_PLACED.replace(f"({JOBSET}, document 1)", "(compiled.yaml, document 4)"))
+
+
+# -- bad input --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ("place train.yaml", "give one of --cluster FILE and --generate KEY=VALUE,..."),
+        (
+            "place train.yaml --cluster cluster.yaml --generate zones=1",
+            "give one of --cluster FILE and --generate KEY=VALUE,...",
+        ),
+        (
+            "place train.yaml --generate zones=2,rack=8",
+            (
+                "--generate: expected KEY=VALUE with KEY one of zones, blocks, "
+                "racks, hosts, gpus, cpu, memory, seed, used, got 'rack=8'"
+            ),
+        ),
+        ("place train.yaml --generate zones=0", "--generate: zones must be an integer of at least 1, got '0'"),
+        ("place train.yaml --generate used=1.5", "--generate: used must be a share between 0 and 1, got '1.5'"),
+        (
+            "place train.yaml --generate memory=1Ti",
+            "--generate: memory must be whole gibibytes such as 512Gi, got '1Ti'",
+        ),
+        ("place train.yaml --generate zones=100,racks=100", "--generate: 640,000 nodes; at most 200,000"),
+        (
+            "place train.yaml --generate zones=1 --pods pods.json",
+            "--pods and --groups go with a kubectl --cluster dump, not --generate",
+        ),
+        (
+            "place train.yaml --cluster cluster.yaml --pods cluster.yaml",
+            (
+                "--pods and --groups go with a kubectl dump; "
+                "cluster.yaml is the compact format, which lists what runs under `running`"
+            ),
+        ),
+        ("place train.yaml --cluster missing.json", "missing.json: no such file"),
+        (
+            "place train.yaml --cluster train.yaml",
+            "train.yaml: not JSON or YAML: expected a single document in the stream",
+        ),
+        (
+            "place train.yaml --cluster old.yaml",
+            (
+                "old.yaml: neither `kubectl get nodes -o json` output (a List with items) "
+                "nor the compact cluster format (a mapping with nodes)"
+            ),
+        ),
+        (
+            "place train.yaml --cluster bad-node.yaml",
+            (
+                'bad-node.yaml: nodes[0].allocatable[memory]: Invalid value: "64GB": '
+                "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'; nodes[1].name: Required value"
+            ),
+        ),
+        (
+            "place train.yaml --generate zones=1 --strategy greedy",
+            "--strategy: 'greedy' is not one of kube-scheduler, complete",
+        ),
+        ("place train.yaml --generate zones=1 --output yaml", "--output: 'yaml' is not one of text, json"),
+        ("place train.yaml --generate zones=1 --budget 0", "--budget: must be at least 1, got 0"),
+        (
+            "place train.yaml --generate zones=1 --claim nics",
+            "--claim: expected NAME=DEVICECLASS or NAME=DEVICECLASS:COUNT, got 'nics'",
+        ),
+        (
+            "place train.yaml --generate zones=1 --render out.png",
+            "--render: out.png: the file name must end in .svg or .html",
+        ),
+        (
+            "place train.yaml --generate zones=1 --render nowhere/out.svg",
+            "--render: nowhere/out.svg: no such directory",
+        ),
+        (
+            "place old.yaml --generate zones=1",
+            (
+                "nothing to place: give a controller object (Job, JobSet, LeaderWorkerSet, "
+                "TrainJob, or one --mapping describes), or PodGroups with the Pods that name them"
+            ),
+        ),
+        (
+            "place examples/manifests/job-trainer.yaml --generate zones=1",
+            (
+                "examples/manifests/job-trainer.yaml (document 2): "
+                "PodGroup 'trainer-pg': no Pod in the input names it in spec.schedulingGroup.podGroupName; give its Pods, "
+                "or the controller object that makes it"
+            ),
+        ),
+        (
+            "place stray-pod.yaml --generate zones=1",
+            "stray-pod.yaml (document 1): 'p' goes to PodGroup 'elsewhere', which is not in the input",
+        ),
+        (
+            "place mixed.yaml --generate zones=1",
+            (
+                "mixed.yaml (document 3): 'b' requests other resources than 'a': "
+                "one pod shape per PodGroup ('g') is modelled"
+            ),
+        ),
+        (
+            "place train.yaml train.yaml --generate zones=1",
+            "train.yaml (document 1): CompositePodGroup 'train' is also in train.yaml (document 1)",
+        ),
+        (
+            f"place {JOBSET} {JOBSET} --generate zones=1",
+            (
+                f"group 'topo-training-69ddf977d7-driver-686b5f78f6' is in both JobSet default/topo-training ({JOBSET}, "
+                f"document 1) and JobSet default/topo-training ({JOBSET}, document 1)"
+            ),
+        ),
+        (
+            "place tests/data/adapters/jobset/low-priority-jobset.yaml --generate zones=1",
+            (
+                "tests/data/adapters/jobset/low-priority-jobset.yaml (document 3): JobSet 'lp-js' is invalid: "
+                "spec.replicatedJobs[0].template.spec.template.spec.schedulingGroup: Forbidden: cannot be set directly when "
+                "the JobSet's groups are planned from its structure; the JobSet controller manages this field"
+            ),
+        ),
+        (
+            "place tests/data/adapters/job/root-gang-claims.in.yaml --generate zones=1",
+            (
+                'tests/data/adapters/job/root-gang-claims.in.yaml (document 1): claims[eight-gpus]: Not found: "eight-gpus" '
+                "(size each group resource claim with --claim NAME=DEVICECLASS:COUNT)"
+            ),
+        ),
+        (
+            "place orphan.yaml --generate zones=1",
+            (
+                "orphan.yaml (document 1): PodGroup 'g': spec.schedulingPolicy.gang.minCount: Invalid value: 0: must be "
+                "greater than or equal to 1; orphan.yaml (document 1): PodGroup 'g': spec.parentCompositePodGroupName: "
+                'Not found: "nope"'
+            ),
+        ),
+        ("explain train.yaml --generate zones=x", "--generate: zones must be an integer of at least 1, got 'x'"),
+    ],
+    ids=[
+        "no-cluster",
+        "two-clusters",
+        "unknown-generate-key",
+        "zero-zones",
+        "used-above-1",
+        "memory-not-gi",
+        "too-many-nodes",
+        "pods-with-generate",
+        "pods-with-compact",
+        "missing-cluster",
+        "cluster-not-one-document",
+        "cluster-of-unknown-shape",
+        "cluster-with-bad-nodes",
+        "unknown-strategy",
+        "unknown-output",
+        "zero-budget",
+        "malformed-claim",
+        "render-png",
+        "render-nowhere",
+        "nothing-to-place",
+        "podgroup-without-pods",
+        "pod-of-a-missing-group",
+        "pods-of-two-shapes",
+        "the-same-runtime-group-twice",
+        "the-same-object-twice",
+        "invalid-jobset",
+        "claim-not-sized",
+        "runtime-group-errors-say-where",
+        "explain-too",
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(workdir, argv, message):
+    (workdir / "bad-node.yaml").write_text("nodes:\n- {name: a, allocatable: {memory: 64GB}}\n- {allocatable: {}}\n")
+    (workdir / "stray-pod.yaml").write_text(
+        "{apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {schedulingGroup: {podGroupName: elsewhere}}}\n"
+    )
+    group = "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {schedulingPolicy: {basic: {}}}\n"
+    pod = (
+        "---\n{apiVersion: v1, kind: Pod, metadata: {name: %s}, spec: {schedulingGroup: {podGroupName: g}, "
+        'containers: [{name: c, resources: {requests: {cpu: "%s"}}}]}}\n'
+    )
+    (workdir / "mixed.yaml").write_text(group + pod % ("a", "1") + pod % ("b", "2"))
+    (workdir / "orphan.yaml").write_text(
+        "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\n"
+        "spec: {parentCompositePodGroupName: nope, schedulingPolicy: {gang: {minCount: 0}}}\n"
+        "---\n{apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {schedulingGroup: {podGroupName: g}}}\n"
+    )
+    code, out, err = run(*shlex.split(argv))
+    *warnings, last = err.splitlines()
+    assert (code, out, last) == (2, "", f"error: {message}")
+    assert all(warning.startswith("Warning: ") for warning in warnings)
+
+
+# -- the drawing --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["placement.svg", "placement.html"], ids=["svg", "html"])
+def test_render_writes_the_drawing_and_prints_the_same_answer(workdir, name):
+    argv = ["place", "train.yaml", "--cluster", "cluster.yaml", "--strategy", "complete"]
+    assert run(*argv, "--render", name) == run(*argv)
+    text = (workdir / name).read_text()
+    svg = text if name.endswith(".svg") else text[text.index("<svg") : text.index("</svg>") + len("</svg>")]
+    root = ET.fromstring(svg)
+    targets = [(g.get("class"), g.get("data-target")) for g in root.iter() if g.get("class") in ("chosen", "shortfall")]
+    assert targets == [("chosen", "block-A"), ("chosen", "rack-A1"), ("chosen", "rack-A2")]
+    if name.endswith(".html"):
+        assert text.startswith("<!DOCTYPE html>") and "<pre>feasible (complete)\n" in text
+
+
+def test_render_of_an_infeasible_input_shows_the_shortfall(workdir):
+    assert run("place", EIGHT, "--generate", GEN_SHORT, "--render", "short.svg")[0] == 1
+    root = ET.fromstring((workdir / "short.svg").read_text())
+    labels = [t.text for g in root.iter() if g.get("class") == "shortfall" for t in g.iter() if t.tag.endswith("text")]
+    assert labels == ["best for trainer-pgt-0: 4 of 8 pods, 4 short"]
+
+
+# -- --generate ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "spec", "nodes"),
+    [
+        ("zones=2,racks=8,hosts=16,gpus=8", GenerateSpec(zones=2, racks=8, hosts=16, gpus=8), 1024),
+        ("hosts=4", GenerateSpec(hosts=4), 256),
+        (
+            " zones=1 , blocks=2,racks=3,hosts=5,gpus=0,cpu=32,memory=128Gi,seed=9,used=0 ",
+            GenerateSpec(1, 2, 3, 5, 0, 32, "128Gi", 9, 0.0),
+            30,
+        ),
+    ],
+    ids=["the-issue-example", "one-key", "every-key"],
+)
+def test_parse_generate(text, spec, nodes):
+    assert (parse_generate(text), parse_generate(text).nodes) == (spec, nodes)
+
+
+def test_generate_without_gpus_has_no_gpu_resource(workdir):
+    code, out, _ = run("place", "train.yaml", "--generate", "zones=1,blocks=1,racks=2,hosts=1,gpus=0")
+    assert code == 1
+    assert "`workers-0`: nvidia.com/gpu rules out the most nodes (2 of 2 lack room for one pod)" in out
+
+
+def test_parse_generate_raises_a_usage_error():
+    with pytest.raises(UsageError, match="^--generate: hosts must be an integer of at least 1, got '-1'$"):
+        parse_generate("hosts=-1")
+
+
+# -- progress --------------------------------------------------------------------------------------------
+
+
+class Terminal(io.StringIO):
+    """A stream that says it is a terminal, and tells when something was written."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.written = threading.Event()
+
+    def isatty(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.written.set()
+        return super().write(text)
+
+
+class Clock:
+    def __init__(self, *times: float) -> None:
+        self.times = list(times)
+
+    def __call__(self) -> float:
+        return self.times.pop(0)
+
+
+@pytest.mark.parametrize(
+    ("stream", "ticks", "expected"),
+    [
+        (io.StringIO(), 2, ""),
+        (Terminal(), 0, ""),
+        (Terminal(), 1, "\r| reading nodes.json (0.0s)\x1b[K\r\x1b[K"),
+        (Terminal(), 2, "\r| reading nodes.json (0.0s)\x1b[K\r/ reading nodes.json (1.5s)\x1b[K\r\x1b[K"),
+    ],
+    ids=["piped-stays-quiet", "quick-step-draws-nothing", "one-frame-then-erased", "frames-count-the-time"],
+)
+def test_progress_draws_on_a_terminal_only(stream, ticks, expected):
+    progress = Progress(stream, delay=3600, clock=Clock(10.0, 10.0, 11.5))
+    with progress.step("reading nodes.json"):
+        for _ in range(ticks):
+            progress.tick()
+    progress.tick()  # no step running: nothing to draw
+    assert stream.getvalue() == expected
+
+
+def test_progress_redraws_from_the_background_while_a_step_runs():
+    stream = Terminal()
+    progress = Progress(stream, delay=0, interval=0.01)
+    with progress.step("placing (complete)"):
+        assert stream.written.wait(10)
+    assert stream.getvalue().startswith("\r| placing (complete) (") and stream.getvalue().endswith("\x1b[K\r\x1b[K")
+
+
+def test_a_closed_stream_is_not_a_terminal():
+    stream = io.StringIO()
+    stream.close()
+    assert Progress(stream).enabled is False
+
+
+def test_place_reports_each_long_step(workdir, monkeypatch):
+    steps: list[str] = []
+
+    class Recorder(Progress):
+        def step(self, label):  # type: ignore[override]
+            steps.append(label)
+            return super().step(label)
+
+    monkeypatch.setattr(place_module, "Progress", Recorder)
+    run("place", "train.yaml", "--cluster", "cluster.yaml", "--strategy", "complete", "--render", "p.svg")
+    run("explain", "train.yaml", "--generate", "hosts=2")
+    assert steps == [
+        "reading cluster.yaml",
+        "placing on 2 nodes (complete)",
+        "drawing p.svg",
+        "generating 128 nodes",
+        "placing on 128 nodes (kube-scheduler)",
+    ]
