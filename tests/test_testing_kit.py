@@ -9,8 +9,9 @@ from hypothesis import given, settings
 
 from workloadbuilder import Builder, ErrorType, FieldPath, to_yaml
 from workloadbuilder.field import forbidden, invalid
-from workloadbuilder.testing import assert_field_errors, assert_golden, make_item, make_options
-from workloadbuilder.testing.strategies import workload_item_trees
+from workloadbuilder.placement import Cluster
+from workloadbuilder.testing import assert_field_errors, assert_golden, make_cluster, make_item, make_options
+from workloadbuilder.testing.strategies import cluster_descriptions, workload_item_trees
 
 SCHEDULING = FieldPath("spec", "scheduling")
 
@@ -88,3 +89,21 @@ def test_generated_trees_validate_and_compile(tree):
     workload = builder.build_workload()
     templates = workload.spec.pod_group_templates or workload.spec.composite_pod_group_templates
     assert templates[0].name == tree.name
+
+
+def test_make_cluster_generates_a_small_topology():
+    cluster = make_cluster(32, hosts_per_rack=4)
+    assert len(cluster) == 32
+
+
+@settings(max_examples=30, deadline=None)
+@given(cluster_descriptions(max_nodes=8))
+def test_generated_cluster_descriptions_load_and_place_a_single_pod(description):
+    from workloadbuilder.placement import PlacementRequest, place, verify
+
+    cluster = Cluster.from_yaml(description)
+    assert len(cluster) == len(description["nodes"])
+    group = {"kind": "PodGroup", "metadata": {"name": "one"}, "spec": {"schedulingPolicy": {"basic": {}}}}
+    request = PlacementRequest.from_groups([group], {"one": (1, {"cpu": "100m"})})
+    answer = place(request, cluster)
+    assert verify(request, cluster, answer) == []

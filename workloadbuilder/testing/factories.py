@@ -8,6 +8,7 @@ from typing import Any
 from kubernetes.client import V1OwnerReference
 
 from workloadbuilder.field import FieldPath
+from workloadbuilder.placement import Cluster
 from workloadbuilder.types import (
     BuildOptions,
     DisruptionModeOption,
@@ -17,7 +18,7 @@ from workloadbuilder.types import (
     WorkloadItem,
 )
 
-__all__ = ["job_owner", "make_item", "make_options"]
+__all__ = ["job_owner", "make_cluster", "make_item", "make_options"]
 
 
 def job_owner(name: str = "job", uid: str = "job-uid") -> V1OwnerReference:
@@ -56,3 +57,13 @@ def make_options(**tweaks: Any) -> BuildOptions:
     }
     values.update(tweaks)
     return BuildOptions(**values)
+
+
+def make_cluster(nodes: int = 64, *, seed: int = 0, **shape: Any) -> Cluster:
+    """A generated zone → block → rack → host cluster (``Cluster.generate``), small by default.
+
+    ``shape`` takes ``Cluster.generate``'s keywords: ``hosts_per_rack``,
+    ``racks_per_block``, ``blocks_per_zone``, ``allocatable``,
+    ``used_fraction``, ``running_groups``, ``keys``.
+    """
+    return Cluster.generate(nodes, seed=seed, **shape)

@@ -1,9 +1,11 @@
-"""Hypothesis strategies for WorkloadItem trees (requires hypothesis, the ``test`` extra).
+"""Hypothesis strategies for WorkloadItem trees and clusters (requires hypothesis, the ``test`` extra).
 
 The generated trees are valid for a controller that allows every policy and
 mode (see ``factories.make_options``): unique DNS-label names, depth and
 fan-out within the API's limits, building blocks given as dicts in
-Kubernetes JSON spelling, each at a distinct path.
+Kubernetes JSON spelling, each at a distinct path. The generated clusters
+are small zone → rack → host topologies in the compact YAML format of
+``workloadbuilder.placement.Cluster.from_yaml``, some nodes partly used.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from workloadbuilder.field import FieldPath
+from workloadbuilder.placement import Cluster
 from workloadbuilder.types import (
     ConstraintsInput,
     DisruptionModeInput,
@@ -22,7 +25,7 @@ from workloadbuilder.types import (
     WorkloadItem,
 )
 
-__all__ = ["building_blocks", "workload_item_trees"]
+__all__ = ["building_blocks", "cluster_descriptions", "clusters", "workload_item_trees"]
 
 TOPOLOGY_KEYS = ("topology.kubernetes.io/zone", "topology.kubernetes.io/region", "kubernetes.io/hostname")
 _NAMES = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=6)
@@ -73,3 +76,42 @@ def workload_item_trees(draw: st.DrawFn, max_depth: int = 4, max_children: int =
         return _item(next(names), path, draw(building_blocks(bool(children))), children)
 
     return node(FieldPath("spec", "scheduling"), 1)
+
+
+ZONE_KEY = "topology.kubernetes.io/zone"
+RACK_KEY = "topology.kubernetes.io/rack"
+
+
+@st.composite
+def cluster_descriptions(draw: st.DrawFn, max_nodes: int = 12, gpus: bool = True) -> dict[str, Any]:
+    """A compact cluster description: ``{"nodes": [{name, labels, allocatable, used}]}``.
+
+    Nodes are spread over up to 2 zones of up to 3 racks each (labelled with
+    ``topology.kubernetes.io/zone`` and ``topology.kubernetes.io/rack``); each
+    has 8-64 CPUs, 32-512 GiB and, with ``gpus``, 0-8 ``nvidia.com/gpu``; some
+    already run something.
+    """
+    count = draw(st.integers(1, max_nodes))
+    nodes = []
+    for i in range(count):
+        zone = draw(st.integers(0, 1))
+        rack = draw(st.integers(0, 2))
+        cpus = draw(st.sampled_from([8, 16, 32, 64]))
+        allocatable = {"cpu": str(cpus), "memory": f"{draw(st.sampled_from([32, 128, 512]))}Gi", "pods": "110"}
+        if gpus:
+            allocatable["nvidia.com/gpu"] = str(draw(st.sampled_from([0, 4, 8])))
+        node: dict[str, Any] = {
+            "name": f"node-{i:03d}",
+            "labels": {ZONE_KEY: f"zone-{zone}", RACK_KEY: f"rack-{zone}-{rack}"},
+            "allocatable": allocatable,
+        }
+        used_cpus = draw(st.integers(0, cpus))
+        if used_cpus:
+            node["used"] = {"cpu": str(used_cpus)}
+        nodes.append(node)
+    return {"nodes": nodes}
+
+
+def clusters(max_nodes: int = 12, gpus: bool = True) -> st.SearchStrategy[Cluster]:
+    """A ``Cluster`` built from ``cluster_descriptions`` (for placement tests)."""
+    return cluster_descriptions(max_nodes=max_nodes, gpus=gpus).map(Cluster.from_yaml)
