@@ -14,13 +14,13 @@ import pytest
 from placement_helpers import BLOCK, RACK, cluster, composite, node, pod_group, request
 
 from workloadbuilder.placement import Cluster, PlacementRequest, Pods, place
+from workloadbuilder.placement.quantity import readable_quantity
 from workloadbuilder.placement.render import (
     BEST_COLOUR,
     EVICTED_COLOUR,
     GROUP_COLOURS,
     PLACED_COLOUR,
     USED_COLOUR,
-    readable_quantity,
     render_html,
     render_svg,
 )

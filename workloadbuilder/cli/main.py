@@ -130,7 +130,7 @@ def _compile(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not plans:
         raise UsageError("no object an adapter knows (Job, JobSet, LeaderWorkerSet, TrainJob, or --mapping)")
     objects: list[Any] = []
-    for doc, plan in plans:
+    for _doc, plan in plans:
         compiled = plan.compile()
         for warning in compiled.warnings:
             err.write(f"Warning: {warning}\n")

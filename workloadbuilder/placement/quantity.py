@@ -11,6 +11,10 @@ bytes or devices, both rounded up).
 
 Parsing is memoized: a real cluster repeats a handful of allocatable and
 request strings across thousands of nodes and pods.
+
+Going the other way, ``format_millis`` writes an amount as a canonical
+quantity string and ``readable_quantity`` as people read it (``852.6``
+cores, ``6.4Ti``), for the command line and the placement drawing.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ __all__ = [
     "clear_cache",
     "format_millis",
     "parse_nanos",
+    "readable_quantity",
     "resource_millis",
 ]
 
@@ -244,3 +249,26 @@ def format_millis(resource: str, millis: int) -> str:
             if whole % factor == 0:
                 return f"{whole // factor}{suffix}"
     return str(whole)
+
+
+def readable_quantity(resource: str, millis: int) -> str:
+    """An amount for people: CPU in cores, bytes with a binary suffix (one decimal), counts as they are.
+
+    >>> readable_quantity("cpu", 852600), readable_quantity("memory", 6682368 * 2**20 * 1000)
+    ('852.6', '6.4Ti')
+    >>> readable_quantity("pods", 1749000), readable_quantity("cpu", 100)
+    ('1749', '0.1')
+    """
+    if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
+        amount = millis / 1000
+        for suffix, factor in (("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
+            if amount >= factor:
+                return f"{_trim(amount / factor, 1)}{suffix}"
+        return _trim(amount, 0)
+    return _trim(millis / 1000, 3)
+
+
+def _trim(value: float, places: int) -> str:
+    """``value`` with at most ``places`` decimals and no trailing zeros: ``852.6``, not ``852.600``."""
+    text = f"{value:.{places}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text

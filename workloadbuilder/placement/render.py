@@ -39,6 +39,7 @@ from xml.sax.saxutils import escape, quoteattr
 from workloadbuilder.placement.answer import GroupPlacement, Placement
 from workloadbuilder.placement.cluster import Cluster
 from workloadbuilder.placement.explain import count_of, short_key
+from workloadbuilder.placement.quantity import readable_quantity
 from workloadbuilder.placement.request import PlacementRequest
 
 __all__ = [
@@ -50,7 +51,6 @@ __all__ = [
     "MAX_CELLS",
     "PLACED_COLOUR",
     "USED_COLOUR",
-    "readable_quantity",
     "render_html",
     "render_svg",
 ]
@@ -702,28 +702,6 @@ def _describe(element: _Element, resource: str) -> str:
             text += f", {readable_quantity(resource, usage.evicted)} evicted"
         text += f", {readable_quantity(resource, max(free, 0))} free"
     return text
-
-
-def readable_quantity(resource: str, millis: int) -> str:
-    """An amount for people: CPU in cores, bytes with a binary suffix (one decimal), counts as they are.
-
-    >>> readable_quantity("cpu", 852600), readable_quantity("memory", 6682368 * 2**20 * 1000)
-    ('852.6', '6.4Ti')
-    >>> readable_quantity("pods", 1749000), readable_quantity("cpu", 100)
-    ('1749', '0.1')
-    """
-    if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
-        amount = millis / 1000
-        for suffix, factor in (("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
-            if amount >= factor:
-                return f"{_trim(amount / factor, 1)}{suffix}"
-        return _trim(amount, 0)
-    return _trim(millis / 1000, 3)
-
-
-def _trim(value: float, places: int) -> str:
-    text = f"{value:.{places}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def _where(domains: dict[str, str]) -> str:
