@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import TextIO
 
 from workloadbuilder.cli.clusters import (
-    GENERATE_KEYS,
     load_cluster,
     nodes_text,
 )
@@ -47,7 +46,6 @@ from workloadbuilder.placement import (
 from workloadbuilder.placement.render import render_html, render_svg
 
 __all__ = [
-    "GENERATE_KEYS",
     "add_options",
     "explain_command",
     "parse_claims",
