@@ -164,3 +164,22 @@ def test_python_dash_m_runs_the_command(workload_file):
         [sys.executable, "-m", "workloadbuilder", "validate", workload_file(4)], capture_output=True, text=True
     )
     assert (done.returncode, done.stdout) == (0, 'Workload "wl" is valid\n')
+
+
+@pytest.mark.parametrize("command", ["validate", "compile", "migrate"])
+def test_a_document_that_is_not_a_mapping_is_one_line(tmp_path: Path, command: str):
+    path = tmp_path / "list.yaml"
+    path.write_text("- 1\n- 2\n")
+    assert run(command, str(path)) == (2, "", f"error: {path} (document 1): a manifest is a mapping, not a list\n")
+
+
+def test_a_bug_of_ours_is_one_line_and_exit_3(workload_file, monkeypatch: pytest.MonkeyPatch):
+    from workloadbuilder.cli import app as cli_main
+
+    def broken(*_: object, **__: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setitem(cli_main._VALIDATORS, "Workload", broken)
+    code, out, err = run("validate", workload_file(4))
+    assert (code, out) == (3, "")
+    assert err == "error: internal error: RuntimeError: boom (run with --debug for the traceback)\n"

@@ -73,8 +73,17 @@ def read_inputs(paths: Sequence[str]) -> list[Document]:
             if not Path(path).is_file():
                 raise UsageError(f"{path}: no such file")
             name, parsed = path, manifests.read_documents(Path(path))
-        documents.extend(Document(name, number, data) for number, data in enumerate(parsed, start=1) if data is not None)
+        for number, data in enumerate(parsed, start=1):
+            if data is None:
+                continue
+            if not isinstance(data, dict):
+                raise UsageError(f"{name} (document {number}): a manifest is a mapping, not {_json_type(data)}")
+            documents.append(Document(name, number, data))
     return documents
+
+
+def _json_type(data: Any) -> str:
+    return "a list" if isinstance(data, list) else f"a {type(data).__name__}"
 
 
 def parse_gates(spec: str | None) -> FeatureGates:

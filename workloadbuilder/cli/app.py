@@ -2,8 +2,8 @@
 
 The only code that touches argv, files, stdout and exit codes. Every
 failure is one line on stderr and a non-zero exit (2 for bad input or usage,
-1 for an invalid object or an infeasible placement); ``--debug`` shows the
-traceback instead.
+1 for an invalid object or an infeasible placement, 3 for a bug of ours);
+``--debug`` shows the traceback too.
 """
 
 from __future__ import annotations
@@ -52,6 +52,11 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
             traceback.print_exc(file=err)
         err.write(f"error: {_one_line(problem)}\n")
         return 2
+    except Exception as bug:  # noqa: BLE001 - a bug of ours still ends in one line, not a traceback
+        if args.debug:
+            traceback.print_exc(file=err)
+        err.write(f"error: internal error: {type(bug).__name__}: {_one_line(bug)} (run with --debug for the traceback)\n")
+        return 3
 
 
 def _one_line(problem: Exception) -> str:
