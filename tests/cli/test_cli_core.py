@@ -183,3 +183,11 @@ def test_a_bug_of_ours_is_one_line_and_exit_3(workload_file, monkeypatch: pytest
     code, out, err = run("validate", workload_file(4))
     assert (code, out) == (3, "")
     assert err == "error: internal error: RuntimeError: boom (run with --debug for the traceback)\n"
+
+
+def test_an_invalid_crd_mapping_is_one_line(tmp_path: Path, workload_file):
+    mapping = tmp_path / "mapping.yaml"
+    mapping.write_text("- 1\n")
+    code, _, err = run("compile", "--mapping", str(mapping), workload_file(4))
+    assert code == 2
+    assert err.startswith(f"error: {mapping}: not a valid CRD mapping: (the mapping): ") and err.count("\n") == 1

@@ -15,6 +15,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+import pydantic
+import yaml
+
 import adapters  # noqa: F401 - importing the package registers the built-in adapters
 from adapters import Plan, adapter_for
 from adapters.crd import register_mapping
@@ -109,7 +112,16 @@ def _parser() -> argparse.ArgumentParser:
 def _register_mapping(path: str) -> None:
     if not Path(path).is_file():
         raise UsageError(f"{path}: no such file")
-    register_mapping(Path(path))
+    try:
+        register_mapping(Path(path))
+    except pydantic.ValidationError as invalid:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in error['loc']) or '(the mapping)'}: {error['msg']}"
+            for error in invalid.errors()
+        )
+        raise UsageError(f"{path}: not a valid CRD mapping: {problems}") from None
+    except yaml.YAMLError as bad:
+        raise UsageError(f"{path}: not YAML: {_one_line(bad)}") from None
 
 
 def _plans(documents: Sequence[Document]) -> list[tuple[Document, Plan]]:
