@@ -33,7 +33,7 @@ from workloadbuilder.field import ErrorList, extend_path, invalid
 from workloadbuilder.gofmt import go_quote
 from workloadbuilder.groups import TemplateIndex, as_model, new_pod_group
 from workloadbuilder.hierarchy import RuntimeGroup
-from workloadbuilder.naming import pod_group_name
+from workloadbuilder.naming import pod_group_name, require_str
 from workloadbuilder.objpath import (
     Location,
     annotations_of,
@@ -91,7 +91,11 @@ def delegate(child_obj: Any, template_name: str, parent: str | RuntimeGroup | No
     Raises:
         BuildError: a template name that is not a DNS label, a parent name
             that is not a DNS subdomain, or an object without metadata.
+        TypeError: a template name or parent of the wrong type.
     """
+    require_str(template_name=template_name)
+    if parent is not None and not isinstance(parent, (str, RuntimeGroup)):
+        raise TypeError(f"parent must be a str or a RuntimeGroup, not {type(parent).__name__}")
     problems = is_dns1123_label(template_name)
     if problems:
         raise BuildError(f"cannot delegate template {go_quote(template_name)}: {'; '.join(problems)}")
@@ -236,7 +240,9 @@ def stamp_pod_template(pod_template: Any, pod_group_name: str, path: Location | 
     Raises:
         BuildError: ``pod_group_name`` is not a DNS subdomain, ``path`` names
             nothing, or the template there has no ``spec``.
+        TypeError: ``pod_group_name`` is not a ``str``.
     """
+    require_str(pod_group_name=pod_group_name)
     problems = is_dns1123_subdomain(pod_group_name)
     if problems:
         raise BuildError(f"cannot stamp PodGroup name {go_quote(pod_group_name)}: {'; '.join(problems)}")
@@ -300,10 +306,16 @@ def pod_claims_for(pod_group: V1beta1PodGroup | V1beta1PodGroupTemplate | dict[s
 
     Returns:
         One ``V1PodResourceClaim`` per group claim, in the group's order (empty when it has none).
+
+    Raises:
+        AggregateError: a dict that does not decode.
+        TypeError: anything but a PodGroup, a PodGroupTemplate or a dict.
     """
     if isinstance(pod_group, dict):
         model_cls = V1beta1PodGroup if "spec" in pod_group else V1beta1PodGroupTemplate
         pod_group = as_model(model_cls, pod_group)
+    elif not isinstance(pod_group, (V1beta1PodGroup, V1beta1PodGroupTemplate)):
+        raise TypeError(f"pod_claims_for takes a PodGroup or a PodGroupTemplate, not {type(pod_group).__name__}")
     holder = pod_group.spec if isinstance(pod_group, V1beta1PodGroup) else pod_group
     claims = (holder.resource_claims if holder is not None else None) or []
     return [

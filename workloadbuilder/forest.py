@@ -19,7 +19,7 @@ from kubernetes.client import V1beta1Workload
 from workloadbuilder.compile import compile_workload, compile_workload_spec
 from workloadbuilder.field import ErrorList, duplicate, invalid, too_many
 from workloadbuilder.gofmt import go_quote
-from workloadbuilder.tree import tree_error
+from workloadbuilder.tree import check_item, tree_error
 from workloadbuilder.types import BuildError, BuildOptions, WorkloadItem
 from workloadbuilder.validation.controller import validate_tree
 
@@ -66,16 +66,18 @@ def build_forest(
     Raises:
         BuildError: no root or a ``None`` root (contract violations), or a
             compilation failure (no owner, a gang without a count).
+        TypeError: ``roots`` or ``old_roots`` is not a sequence of ``WorkloadItem``.
     """
     options = options if isinstance(options, BuildOptions) else BuildOptions(**(options or {}))
     if not roots:
         raise BuildError("a forest needs at least one root")
+    roots = _item_list(roots, "roots")
     for position, root in enumerate(roots):
         if root is None:
             raise BuildError(f"forest root {position} is missing")
-    old_by_name = {old.name: old for old in old_roots or [] if old is not None}
+    old_by_name = {old.name: old for old in _item_list(old_roots or [], "old_roots") if old is not None}
     errors = ErrorList()
-    seen: dict[str, str] = {}  # item name -> its root's name
+    seen: set[str] = set()  # item names of the earlier roots
     for position, root in enumerate(roots):
         errors.extend(validate_tree(root, options, old_by_name.get(root.name)))
         if tree_error(root) is not None:
@@ -90,13 +92,25 @@ def build_forest(
     return Forest(_compile(roots, options), errors)
 
 
-def _duplicate_names(root: WorkloadItem, seen: dict[str, str]) -> ErrorList:
+def _item_list(items: object, what: str) -> list[WorkloadItem | None]:
+    """``items`` as a list, refusing what is not a sequence of ``WorkloadItem`` (or ``None``) with a ``TypeError``.
+
+    A single item or a string would otherwise be iterated (a pydantic model
+    yields field tuples) and fail later with an ``AttributeError``.
+    """
+    if not isinstance(items, Sequence) or isinstance(items, str):
+        raise TypeError(f"{what} must be a sequence of WorkloadItem, not {type(items).__name__}")
+    for position, item in enumerate(items):
+        check_item(item, f"{what}[{position}]")
+    return list(items)
+
+
+def _duplicate_names(root: WorkloadItem, seen: set[str]) -> ErrorList:
     errors = ErrorList()
     for item in _walk(root):
         if item.name in seen:
             errors.append(duplicate(item.path, item.name))
-    for item in _walk(root):
-        seen.setdefault(item.name, root.name)
+    seen.update(item.name for item in _walk(root))
     return errors
 
 

@@ -166,16 +166,28 @@ def dump(objects: BaseModel | Mapping[str, Any] | Iterable[BaseModel | Mapping[s
 
 
 def to_dict(obj: BaseModel | dict[str, Any]) -> dict[str, Any]:
-    """A client model (or an already plain dict) as a Kubernetes JSON dict."""
+    """A client model (or an already plain dict) as a Kubernetes JSON dict.
+
+    Raises:
+        TypeError: ``obj`` is neither a model nor a dict.
+    """
     if isinstance(obj, dict):
         return obj
+    if not isinstance(obj, BaseModel):
+        raise TypeError(f"to_dict takes a kubernetes client model or a dict, not {type(obj).__name__}")
     return to_json_dict(obj)
 
 
 def to_yaml(objects: BaseModel | dict[str, Any] | Iterable[BaseModel | dict[str, Any]]) -> str:
-    """One object, or several as a multi-document stream, as YAML."""
+    """One object, or several as a multi-document stream, as YAML.
+
+    Raises:
+        TypeError: an object that is neither a model nor a dict (a string is not a list of objects).
+    """
     if isinstance(objects, (BaseModel, dict)):
         return _dump(to_dict(objects))
+    if not isinstance(objects, Iterable) or isinstance(objects, (str, bytes)):
+        raise TypeError(f"to_yaml takes models, dicts or an iterable of them, not {type(objects).__name__}")
     return "---\n".join(_dump(to_dict(obj)) for obj in objects)
 
 

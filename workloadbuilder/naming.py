@@ -72,6 +72,7 @@ def safe_encode_string(text: str) -> str:
     >>> safe_encode_string("3877741753")
     '7dccc85c97'
     """
+    require_str(text=text)
     encoded = "".join(SAFE_ENCODE_ALPHABET[ord(ch) % len(SAFE_ENCODE_ALPHABET)] for ch in text)
     return encoded + "\x00" * (len(text.encode("utf-8", "surrogatepass")) - len(text))
 
@@ -92,7 +93,9 @@ def workload_name(owner_name: str, owner_uid: str) -> str:
 
     Raises:
         BuildError: ``owner_name`` is not a DNS subdomain, so no valid name can carry it.
+        TypeError: a name (or index) of the wrong type.
     """
+    require_str(owner_name=owner_name, owner_uid=owner_uid)
     digest = _encoded_hash(_UID_TYPE_PREFIX, owner_uid.encode("utf-8", "surrogatepass"))
     if not owner_name:
         return digest
@@ -111,7 +114,9 @@ def pod_group_name(workload_name: str, template_name: str) -> str:
 
     Raises:
         BuildError: the names cannot make a DNS subdomain (an upper-case letter, say).
+        TypeError: a name (or index) of the wrong type.
     """
+    require_str(workload_name=workload_name, template_name=template_name)
     digest = _encoded_hash(workload_name.encode(), template_name.encode())
     return _checked(_join(workload_name, template_name, digest), "PodGroup")
 
@@ -133,7 +138,9 @@ def runtime_group_name(workload_name: str, template_name: str, indices: Sequence
 
     Raises:
         BuildError: a negative index, or names that cannot make a DNS subdomain.
+        TypeError: a name (or index) of the wrong type.
     """
+    require_str(workload_name=workload_name, template_name=template_name)
     if not indices:
         return pod_group_name(workload_name, template_name)
     if any(isinstance(i, bool) or not isinstance(i, int) or i < 0 for i in indices):
@@ -161,7 +168,9 @@ def template_name(base: str, suffix: str = "") -> str:
 
     Raises:
         BuildError: ``base`` is not a DNS subdomain, or ``suffix`` cannot end a DNS label.
+        TypeError: a name (or index) of the wrong type.
     """
+    require_str(base=base, suffix=suffix)
     natural = f"{base}-{suffix}" if suffix else base
     if not is_dns1123_label(natural):
         return natural
@@ -187,8 +196,27 @@ def job_template_name(job_name: str, index: int = 0) -> str:
 
     Raises:
         BuildError: as ``template_name``.
+        TypeError: a name (or index) of the wrong type.
     """
+    require_str(job_name=job_name)
+    if isinstance(index, bool) or not isinstance(index, int):
+        raise TypeError(f"index must be an int, not {type(index).__name__}")
     return template_name(job_name, f"pgt-{index}")
+
+
+def require_str(**arguments: object) -> None:
+    """Raise ``TypeError`` naming the first argument that is not a ``str``.
+
+    Names are built with ``str`` methods and checked by the DNS validators;
+    without this a ``None`` name would surface as an ``AttributeError`` from
+    deep inside them, or (formatted into a longer name) pass as ``"None"``.
+
+    Raises:
+        TypeError: an argument is not a ``str``.
+    """
+    for argument, value in arguments.items():
+        if not isinstance(value, str):
+            raise TypeError(f"{argument} must be a str, not {type(value).__name__}")
 
 
 def _join(workload: str, middle: str, digest: str) -> str:

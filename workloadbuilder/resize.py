@@ -19,6 +19,7 @@ from kubernetes.client import (
     V1beta1PodGroup,
     V1beta1PodGroupTemplate,
     V1beta1Workload,
+    V1ObjectMeta,
 )
 
 from workloadbuilder.compile import WORKLOAD_API_VERSION
@@ -72,7 +73,8 @@ def resize(
         AggregateError: a dict that does not decode.
     """
     workload = as_model(V1beta1Workload, workload)
-    name = workload.metadata.name if workload.metadata is not None else None
+    # A Workload without metadata is still resizable (it names nothing, so no PodGroup matches it).
+    metadata = workload.metadata or V1ObjectMeta()
     index = TemplateIndex(workload)
     if template in index.composites and template not in index.leaves:
         raise BuildError(
@@ -94,26 +96,23 @@ def resize(
             {"op": "test", "path": f"{pointer}/name", "value": template},
             {"op": "replace", "path": f"{pointer}/schedulingPolicy/gang/minCount", "value": new_min_count},
         ]
-        patches.append(Patch(WORKLOAD_API_VERSION, "Workload", name or "", workload.metadata.namespace, body))
-    for pod_group in _made_from(workload, pod_groups, template):
+        patches.append(Patch(WORKLOAD_API_VERSION, "Workload", metadata.name or "", metadata.namespace, body))
+    for pod_group in _made_from(metadata, pod_groups, template):
         policy = pod_group.spec.scheduling_policy
+        group_meta = pod_group.metadata or V1ObjectMeta()
         if policy is None or policy.gang is None:
             raise BuildError(
-                f"PodGroup {go_quote(pod_group.metadata.name or '')} made from podGroupTemplate "
+                f"PodGroup {go_quote(group_meta.name or '')} made from podGroupTemplate "
                 f"{go_quote(template)} has no gang policy to resize"
             )
         if policy.gang.min_count != new_min_count:
             body = [{"op": "replace", "path": "/spec/schedulingPolicy/gang/minCount", "value": new_min_count}]
-            patches.append(
-                Patch(
-                    POD_GROUP_API_VERSION, "PodGroup", pod_group.metadata.name or "", pod_group.metadata.namespace, body
-                )
-            )
+            patches.append(Patch(POD_GROUP_API_VERSION, "PodGroup", group_meta.name or "", group_meta.namespace, body))
     return patches
 
 
-def _made_from(workload: V1beta1Workload, pod_groups: Iterable[Any], template: str) -> Iterator[V1beta1PodGroup]:
-    namespace = workload.metadata.namespace
+def _made_from(metadata: V1ObjectMeta, pod_groups: Iterable[Any], template: str) -> Iterator[V1beta1PodGroup]:
+    namespace = metadata.namespace
     for given in pod_groups:
         if isinstance(given, V1alpha3CompositePodGroup) or (
             isinstance(given, dict) and given.get("kind") == "CompositePodGroup"
@@ -121,7 +120,7 @@ def _made_from(workload: V1beta1Workload, pod_groups: Iterable[Any], template: s
             continue
         pod_group = as_model(V1beta1PodGroup, given)
         ref = pod_group.spec.workload_ref if pod_group.spec is not None else None
-        if ref is None or ref.workload_name != workload.metadata.name or ref.template_name != template:
+        if ref is None or ref.workload_name != metadata.name or ref.template_name != template:
             continue
         if namespace and pod_group.metadata is not None and pod_group.metadata.namespace not in (None, namespace):
             continue

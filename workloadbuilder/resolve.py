@@ -26,7 +26,12 @@ def resolve_config(item: WorkloadItem) -> SchedulingConfig:
         ...     callbacks=[lambda cfg: setattr(cfg.policy.gang, "min_count", 8)])
         >>> resolve_config(item).policy.gang.min_count
         8
+
+    Raises:
+        TypeError: ``item`` is not a ``WorkloadItem``.
     """
+    if not isinstance(item, WorkloadItem):
+        raise TypeError(f"resolve_config takes a WorkloadItem, not {type(item).__name__}")
     fields = composite_fields(item.input) if item.is_composite else leaf_fields(item.input)
     if item.default_config is not None:
         # Every field the user left unset comes from a copy of the default; the

@@ -25,7 +25,22 @@ from workloadbuilder.types import (
     WorkloadItem,
 )
 
-__all__ = ["tree_error", "undecodable_input_errors", "undecodable_tree_errors"]
+__all__ = ["check_item", "tree_error", "undecodable_input_errors", "undecodable_tree_errors"]
+
+
+def check_item(value: object, what: str) -> None:
+    """Raise ``TypeError`` unless ``value`` is a ``WorkloadItem`` or ``None``.
+
+    Children are typed by pydantic, but a root (or an old root) is handed in
+    as is; without this a dict or a list passed as a root would surface as an
+    ``AttributeError`` deep in the tree walk. ``None`` is left to the callers,
+    which answer it with the Go library's message.
+
+    Raises:
+        TypeError: ``value`` is of another type.
+    """
+    if value is not None and not isinstance(value, WorkloadItem):
+        raise TypeError(f"{what} must be a WorkloadItem, not {type(value).__name__}")
 
 
 def tree_error(root: WorkloadItem | None) -> str | None:
@@ -34,7 +49,11 @@ def tree_error(root: WorkloadItem | None) -> str | None:
     A node must exist and have a name unique across the whole tree (names
     become template names), and must not mix leaf and composite building
     blocks.
+
+    Raises:
+        TypeError: ``root`` is neither a ``WorkloadItem`` nor ``None``.
     """
+    check_item(root, "the root")
     seen: set[str] = set()
     stack: list[WorkloadItem | None] = [root]
     while stack:

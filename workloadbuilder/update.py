@@ -126,14 +126,22 @@ def _workload_patch(obj: Any, new_min_count: int, template: str | None) -> dict[
 
 
 def _leaves(spec: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """Every leaf template with the top-level list it sits in (the list a patch must carry)."""
-    out: list[tuple[str, dict[str, Any]]] = [("podGroupTemplates", t) for t in spec.get("podGroupTemplates") or []]
+    """Every leaf template with the top-level list it sits in (the list a patch must carry).
+
+    A ``null`` entry (which decodes, as Go's JSON reads it, to an empty
+    template) names no template and is skipped; the list is still sent whole.
+    """
+    out: list[tuple[str, dict[str, Any]]] = [("podGroupTemplates", t) for t in _entries(spec, "podGroupTemplates")]
 
     def walk(composite: dict[str, Any]) -> None:
-        out.extend(("compositePodGroupTemplates", t) for t in composite.get("podGroupTemplates") or [])
-        for child in composite.get("compositePodGroupTemplates") or []:
+        out.extend(("compositePodGroupTemplates", t) for t in _entries(composite, "podGroupTemplates"))
+        for child in _entries(composite, "compositePodGroupTemplates"):
             walk(child)
 
-    for composite in spec.get("compositePodGroupTemplates") or []:
+    for composite in _entries(spec, "compositePodGroupTemplates"):
         walk(composite)
     return out
+
+
+def _entries(holder: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    return [entry for entry in holder.get(key) or [] if isinstance(entry, dict)]

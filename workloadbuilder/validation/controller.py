@@ -34,7 +34,7 @@ from workloadbuilder.field import (
 from workloadbuilder.gofmt import go_quote
 from workloadbuilder.mapping import composite_fields, leaf_fields
 from workloadbuilder.resolve import resolve_config
-from workloadbuilder.tree import tree_error
+from workloadbuilder.tree import check_item, tree_error
 from workloadbuilder.types import (
     BuildOptions,
     DisruptionModeOption,
@@ -56,7 +56,13 @@ def validate_tree(root: WorkloadItem | None, options: BuildOptions, old_root: Wo
 
     Contract violations (no root, an old root of another name, a malformed
     tree) come back alone, as one error at the root's path.
+
+    Raises:
+        TypeError: ``root`` or ``old_root`` is not a ``WorkloadItem`` (a
+            programming error, not a problem with the user's input).
     """
+    check_item(root, "the root")
+    check_item(old_root, "old_root")
     if root is None:
         return ErrorList([invalid(None, None, "invalid builder: missing root WorkloadItem")])
     if old_root is not None and old_root.name != root.name:
