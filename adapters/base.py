@@ -124,8 +124,10 @@ class Plan:
 
     @property
     def object_ref(self) -> str:
-        """``<Kind>/<name>`` of the planned object."""
-        return f"{self.source.get('kind', '')}/{(self.source.get('metadata') or {}).get('name', '')}"
+        """``<Kind>/<name>`` of the planned object (an empty name when ``metadata`` is malformed: the plan's errors say so)."""
+        metadata = self.source.get("metadata")
+        name = metadata.get("name") if isinstance(metadata, Mapping) else None
+        return f"{self.source.get('kind') or ''}/{name if isinstance(name, str) else ''}"
 
     def validate(self, old: Plan | None = None) -> list[Finding]:
         """The adapter's errors, then every root's validation at its own paths.
@@ -247,9 +249,17 @@ def plan_object(obj: Mapping[str, Any] | BaseModel, related: Iterable[Mapping[st
 
 
 def as_dict(obj: Mapping[str, Any] | BaseModel) -> dict[str, Any]:
-    """A parsed manifest or a typed object as a Kubernetes JSON dict (a copy)."""
+    """A parsed manifest or a typed object as a Kubernetes JSON dict (a copy).
+
+    Raises:
+        TypeError: ``obj`` is neither a mapping nor a pydantic model (a YAML
+            list or scalar): a caller's contract violation, said in words
+            rather than as ``dict()``'s own complaint.
+    """
     if isinstance(obj, BaseModel):
         return to_json_dict(obj)
+    if not isinstance(obj, Mapping):
+        raise TypeError(f"an object to plan is a mapping or a pydantic model, not {type(obj).__name__}")
     return copy.deepcopy(dict(obj))
 
 

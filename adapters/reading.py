@@ -21,7 +21,10 @@ from workloadbuilder.field import invalid, required, type_invalid
 from workloadbuilder.objpath import field_path_of
 from workloadbuilder.validation.formats import is_dns1123_subdomain, long_name_errors
 
-__all__ = ["Identity", "at", "identity_of", "read_int", "workloads_in"]
+__all__ = ["INT32_MAX", "Identity", "at", "identity_of", "read_int", "workloads_in"]
+
+INT32_MAX = 2**31 - 1
+"""The largest count a controller's API holds: replicas, parallelism, size and numNodes are all ``int32``."""
 
 Element = str | int
 
@@ -55,7 +58,8 @@ def read_int(obj: Any, elements: Sequence[Element], errors: ErrorList, minimum: 
         obj: the object to read.
         elements: where the integer is.
         errors: receives ``must be of type integer`` for a wrong type and,
-            with ``minimum``, Kubernetes' ``must be greater than or equal to``.
+            with ``minimum``, Kubernetes' ``must be greater than or equal to``,
+            and above ``INT32_MAX``, ``must be less than or equal to``.
         minimum: the smallest valid value, if any.
     """
     value = at(obj, elements)
@@ -67,6 +71,11 @@ def read_int(obj: Any, elements: Sequence[Element], errors: ErrorList, minimum: 
         return None
     if minimum is not None and value < minimum:
         errors.append(invalid(path, value, f"must be greater than or equal to {minimum}"))
+        return None
+    if value > INT32_MAX:
+        # Every count read here is an int32 in its API; a bigger one would
+        # otherwise reach range() and materialize as an OverflowError.
+        errors.append(invalid(path, value, f"must be less than or equal to {INT32_MAX}"))
         return None
     return value
 

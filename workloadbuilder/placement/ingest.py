@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from workloadbuilder.field import (
+    AggregateError,
     ErrorList,
     FieldPath,
     duplicate,
@@ -72,16 +73,16 @@ def cluster_from_kubectl(nodes_json: Any, pods_json: Any = None, groups_json: An
 def _from_kubectl(nodes_json: Any, pods_json: Any, groups_json: Any) -> Cluster:
     errors = ErrorList()
     seen: dict[tuple[Any, ...], dict[str, int]] = {}
-    nodes = [_kubectl_node(item, i, errors, seen) for i, item in enumerate(_items(nodes_json))]
+    nodes = [_kubectl_node(item, i, errors, seen) for i, item in enumerate(_items(nodes_json, "nodes"))]
     _check_unique(nodes, "nodes", errors)
     names = {node["name"] for node in nodes if node}
     groups: dict[str, RunningGroup] = {}
-    for i, item in enumerate(_items(groups_json)):
+    for i, item in enumerate(_items(groups_json, "groups")):
         group = _kubectl_group(item, FieldPath("groups").index(i), errors)
         if group is not None:
             groups[group.name] = group
     pods = []
-    for i, item in enumerate(_items(pods_json)):
+    for i, item in enumerate(_items(pods_json, "pods")):
         pod = _kubectl_pod(item, i, errors)
         if pod is not None and pod["node"] in names:
             pods.append(pod)
@@ -92,13 +93,16 @@ def _from_kubectl(nodes_json: Any, pods_json: Any, groups_json: Any) -> Cluster:
     return Cluster.build([node for node in nodes if node], (), pods, groups.values())
 
 
-def _items(data: Any) -> list[Any]:
+def _items(data: Any, section: str) -> list[Any]:
+    """The objects of a ``kubectl get -o json`` list (or a plain list); anything else is an error at ``section``."""
     if data is None:
         return []
     if isinstance(data, (str, bytes)):
         data = json.loads(data)
     if isinstance(data, Mapping):
-        return list(data.get("items") or [])
+        data = data.get("items") or []
+    if not isinstance(data, list):
+        raise AggregateError([type_invalid(FieldPath(section), data, "must be a list or a List object")])
     return list(data)
 
 
@@ -121,19 +125,22 @@ def _kubectl_node(item: Any, i: int, errors: ErrorList, seen: dict[tuple[Any, ..
         metadata = item["metadata"]
         name = metadata["name"]
         allocatable = item["status"]["allocatable"]
-        key = tuple(allocatable.items())
+        key: tuple[Any, ...] | None = tuple(allocatable.items())
     except (KeyError, TypeError, AttributeError):
         return _kubectl_node_slowly(item, i, errors)
     if not isinstance(name, str) or not name:
         errors.append(required(FieldPath("nodes").index(i).child("metadata", "name")))
         return {}
-    parsed = seen.get(key)
+    try:
+        parsed = seen.get(key)
+    except TypeError:  # a quantity that is a list or a map: never cached, read_resource_list reports it
+        key, parsed = None, None
     if parsed is None:
         before = len(errors)
         parsed = read_resource_list(
             allocatable, lambda: FieldPath("nodes").index(i).child("status", "allocatable"), errors
         )
-        if len(errors) == before:
+        if len(errors) == before and key is not None:
             seen[key] = parsed
     labels = metadata.get("labels") or {}
     spec = item.get("spec")

@@ -277,23 +277,26 @@ class _Reader:
         if kind not in ("PodGroup", "CompositePodGroup"):
             self.errors.append(invalid(path.child("kind"), kind, "must be PodGroup or CompositePodGroup"))
             return None
-        metadata = data.get("metadata") or {}
+        metadata = self._mapping(data.get("metadata"), path.child("metadata"))
         name = metadata.get("name")
         if not name:
             self.errors.append(required(path.child("metadata", "name")))
             return None
-        spec = data.get("spec") or {}
+        if not isinstance(name, str):
+            self.errors.append(type_invalid(path.child("metadata", "name"), name, "must be of type string"))
+            return None
         spec_path = path.child("spec")
+        spec = self._mapping(data.get("spec"), spec_path)
         gang, minimum = self._policy(kind, spec.get("schedulingPolicy"), spec_path.child("schedulingPolicy"))
         priority = spec.get("priority") or 0
         if isinstance(priority, bool) or not isinstance(priority, int):
             self.errors.append(type_invalid(spec_path.child("priority"), priority, "must be of type integer"))
             priority = 0
-        disruption = spec.get("disruptionMode") or {}
+        disruption = self._mapping(spec.get("disruptionMode"), spec_path.child("disruptionMode"))
         group = GroupRequest(
             name=name,
             kind=kind,
-            template=(spec.get("workloadRef") or {}).get("templateName"),
+            template=self._mapping(spec.get("workloadRef"), spec_path.child("workloadRef")).get("templateName"),
             parent=spec.get("parentCompositePodGroupName") or None,
             gang=gang,
             minimum=minimum,
@@ -305,6 +308,17 @@ class _Reader:
         if kind == "PodGroup":
             group.claims = self._group_claims(name, spec.get("resourceClaims") or [], spec_path.child("resourceClaims"))
         return group
+
+    def _mapping(self, value: Any, path: FieldPath) -> Mapping[str, Any]:
+        """``value`` when it is an object, else ``{}``: absent reads as empty, any other type is an error at ``path``.
+
+        The reader keeps going past a malformed section so that one pass
+        reports every problem, rather than stopping at the first ``.get``.
+        """
+        if value is None or isinstance(value, Mapping):
+            return value or {}
+        self.errors.append(type_invalid(path, value, "must be of type object"))
+        return {}
 
     def _policy(self, kind: str, policy: Any, path: FieldPath) -> tuple[bool, int]:
         """(gang, minimum); a missing composite ``minGroupCount`` (``-1``) means every child."""
@@ -324,6 +338,9 @@ class _Reader:
     def _topology(self, constraints: Any, path: FieldPath) -> str | None:
         topology = constraints.get("topology") if isinstance(constraints, Mapping) else None
         if not topology:
+            return None
+        if not isinstance(topology, list):
+            self.errors.append(type_invalid(path.child("topology"), topology, "must be of type array"))
             return None
         if len(topology) > 1:
             self.errors.append(too_many(path.child("topology"), len(topology), 1))
@@ -375,10 +392,13 @@ class _Reader:
         if spec is None:
             self.errors.append(required(path, f"how many pods PodGroup {group.name!r} has and what each requests"))
             return
-        if isinstance(spec, tuple):
+        if isinstance(spec, tuple) and len(spec) == 2:
             spec = Pods(spec[0], requests=spec[1])
         elif isinstance(spec, Mapping):
             spec = Pods(spec.get("count", 0), spec.get("requests"), spec.get("template"), spec.get("names"))
+        elif not isinstance(spec, Pods):
+            self.errors.append(type_invalid(path, spec, "must be Pods, a (count, requests) pair or an object"))
+            return
         if isinstance(spec.count, bool) or not isinstance(spec.count, int) or spec.count < 0:
             self.errors.append(invalid(path.child("count"), spec.count, "must be a non-negative integer"))
             return
