@@ -191,3 +191,20 @@ def test_an_invalid_crd_mapping_is_one_line(tmp_path: Path, workload_file):
     code, _, err = run("compile", "--mapping", str(mapping), workload_file(4))
     assert code == 2
     assert err.startswith(f"error: {mapping}: not a valid CRD mapping: (the mapping): ") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("command", ["validate", "compile", "migrate"])
+def test_an_empty_input_is_one_line(tmp_path: Path, command: str):
+    path = tmp_path / "empty.yaml"
+    path.write_text("# nothing here\n---\n")
+    assert run(command, str(path)) == (2, "", f"error: {path}: no object in the input\n")
+
+
+def test_validate_leaves_out_objects_it_cannot_check(tmp_path: Path):
+    path = tmp_path / "cm.yaml"
+    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+    assert run("validate", str(path)) == (
+        0,
+        f"Warning: {path} (document 1): no adapter for apiVersion 'v1' kind 'ConfigMap'; not checked\n",
+        "",
+    )

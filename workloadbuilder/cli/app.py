@@ -175,7 +175,9 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for doc, plan in _plans(documents):
         verdicts.extend(_plan_verdicts(doc, plan))
     for doc in _unclaimed(documents):
-        verdicts.append(Verdict(doc.source, doc.number, doc.kind or "object", doc.name, warnings=[_no_adapter(doc)]))
+        verdicts.append(
+            Verdict(doc.source, doc.number, doc.kind or "object", doc.name, warnings=[_no_adapter(doc)], checked=False)
+        )
     verdicts.sort(key=lambda v: (v.source, v.document))
     out.write(render(verdicts, args.output))
     return 1 if any(v.errors for v in verdicts) else 0

@@ -62,7 +62,8 @@ def read_inputs(paths: Sequence[str]) -> list[Document]:
     """Every document of every file, in order; ``-`` reads standard input.
 
     Raises:
-        UsageError: a file that does not exist or cannot be read.
+        UsageError: a file that does not exist or cannot be read, a document
+            that is not a mapping, or no document at all.
         ManifestError: a document that is not YAML or JSON.
     """
     documents: list[Document] = []
@@ -79,6 +80,8 @@ def read_inputs(paths: Sequence[str]) -> list[Document]:
             if not isinstance(data, dict):
                 raise UsageError(f"{name} (document {number}): a manifest is a mapping, not {_json_type(data)}")
             documents.append(Document(name, number, data))
+    if not documents:
+        raise UsageError(f"{', '.join(paths)}: no object in the input")
     return documents
 
 

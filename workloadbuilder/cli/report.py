@@ -15,7 +15,7 @@ __all__ = ["Verdict", "render"]
 
 @dataclass
 class Verdict:
-    """The result of validating one object."""
+    """The result of validating one object; ``checked`` is false for an object no adapter reads."""
 
     source: str
     document: int
@@ -23,6 +23,7 @@ class Verdict:
     name: str
     errors: ErrorList = field(default_factory=ErrorList)
     warnings: list[str] = field(default_factory=list)
+    checked: bool = True
 
     def kubectl(self) -> str:
         """kubectl's message for a rejected object (``MultilineError`` layout), or ``""`` when valid."""
@@ -42,6 +43,7 @@ class Verdict:
             "kind": self.kind,
             "name": self.name,
             "valid": not self.errors,
+            "checked": self.checked,
             "errors": [_error_dict(err) for err in self.errors],
             "warnings": list(self.warnings),
         }
@@ -74,7 +76,8 @@ def render(verdicts: Sequence[Verdict], output: str) -> str:
     out = []
     for verdict in verdicts:
         out.extend(f"Warning: {warning}\n" for warning in verdict.warnings)
-        out.append(verdict.kubectl() or f'{verdict.kind} "{verdict.name}" is valid\n')
+        if verdict.checked:
+            out.append(verdict.kubectl() or f'{verdict.kind} "{verdict.name}" is valid\n')
     return "".join(out)
 
 
