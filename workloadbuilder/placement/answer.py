@@ -39,6 +39,7 @@ class PodPlacement:
     node: str
 
     def to_dict(self) -> dict[str, str]:
+        """This pod's part of ``Placement.to_dict()``: ``{"name", "node"}``."""
         return {"name": self.name, "node": self.node}
 
 
@@ -50,6 +51,7 @@ class ClaimPlacement:
     devices: tuple[tuple[str, int], ...]
 
     def to_dict(self) -> dict[str, Any]:
+        """This claim's part of ``Placement.to_dict()``: its name and the devices taken from each pool."""
         return {"name": self.name, "devices": [{"pool": pool, "count": n} for pool, n in self.devices]}
 
 
@@ -68,6 +70,7 @@ class GroupPlacement:
     capacity_left: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """This group's part of ``Placement.to_dict()``, in the documented shape."""
         return {
             "name": self.name,
             "kind": self.kind,
@@ -91,6 +94,7 @@ class Victim:
     pods: list[PodPlacement]
 
     def to_dict(self) -> dict[str, Any]:
+        """This victim's part of ``Placement.to_dict()``."""
         return {
             "name": self.name,
             "kind": self.kind,
