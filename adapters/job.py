@@ -58,9 +58,10 @@ from workloadbuilder import (
     workload_name,
 )
 from workloadbuilder.compile import parse_group
+from workloadbuilder.decode import as_model
 from workloadbuilder.field import ErrorType, forbidden, required
 from workloadbuilder.gofmt import go_quote
-from workloadbuilder.groups import TemplateIndex, as_model
+from workloadbuilder.groups import TemplateIndex
 
 __all__ = ["CONTROLLER_UID_LABEL", "JOB_NAME_LABEL", "JobAdapter", "JobMode", "management_mode"]
 

@@ -35,11 +35,10 @@ from workloadbuilder.field import (
     FieldPath,
 )
 from workloadbuilder.forest import Forest, build_forest
-from workloadbuilder.interop import ApplyResult, StatusError, apply
-from workloadbuilder.manifests import DocumentError, ManifestError
-from workloadbuilder.migrate import Migration, MigrationNote, migrate
 from workloadbuilder.hierarchy import Hierarchy, Namer, RuntimeGroup, materialize
-from workloadbuilder.manifests import to_dict, to_yaml
+from workloadbuilder.interop import ApplyResult, StatusError, apply
+from workloadbuilder.manifests import DocumentError, ManifestError, to_dict, to_yaml
+from workloadbuilder.migrate import Migration, MigrationNote, migrate
 from workloadbuilder.naming import (
     fnv32a,
     job_template_name,
@@ -50,16 +49,6 @@ from workloadbuilder.naming import (
     workload_name,
 )
 from workloadbuilder.resize import Patch, resize
-from workloadbuilder.update import check_update, gang_resize_patch
-from workloadbuilder.validation.gates import FeatureGates
-from workloadbuilder.validation.hierarchy import HierarchyError, validate_hierarchy
-from workloadbuilder.validation.objects import (
-    validate_composite_pod_group,
-    validate_pod_group,
-    validate_workload,
-    workload_warnings,
-)
-from workloadbuilder.validation.requirements import GateRequirement, required_gates
 from workloadbuilder.resolve import resolve_config
 from workloadbuilder.types import (
     AllDisruptionMode,
@@ -87,6 +76,16 @@ from workloadbuilder.types import (
     WorkloadInput,
     WorkloadItem,
 )
+from workloadbuilder.update import check_update, gang_resize_patch
+from workloadbuilder.validation.gates import FeatureGates
+from workloadbuilder.validation.hierarchy import HierarchyError, validate_hierarchy
+from workloadbuilder.validation.objects import (
+    validate_composite_pod_group,
+    validate_pod_group,
+    validate_workload,
+    workload_warnings,
+)
+from workloadbuilder.validation.requirements import GateRequirement, required_gates
 
 __all__ = [
     "AggregateError",

@@ -12,7 +12,7 @@ from typing import Any
 from kubernetes.client import V1alpha3CompositePodGroup, V1beta1PodGroup, V1beta1Workload, V1OwnerReference
 
 from workloadbuilder.compile import compile_workload
-from workloadbuilder.decode import decode, errors_at
+from workloadbuilder.decode import as_model
 from workloadbuilder.delegation import delegated_pod_group
 from workloadbuilder.field import ErrorList, internal_error
 from workloadbuilder.groups import TemplateIndex, new_composite_pod_group, new_pod_group
@@ -58,12 +58,7 @@ class Builder:
                 problem at its path inside the Workload.
         """
         builder = cls(None, options)
-        if not isinstance(workload, V1beta1Workload):
-            decoded, problems = decode(V1beta1Workload, workload)
-            if problems:
-                errors_at(None, problems).raise_if_any()
-            workload = decoded  # type: ignore[assignment]
-        builder._existing = workload  # type: ignore[assignment]
+        builder._existing = as_model(V1beta1Workload, workload)
         return builder
 
     def validate(self, old_root: WorkloadItem | None = None) -> ErrorList:

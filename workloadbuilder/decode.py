@@ -19,16 +19,26 @@ import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from workloadbuilder.field import ErrorList, ErrorType, FieldError, FieldPath, extend_path, index_path, key_path, type_invalid
+from workloadbuilder.field import (
+    ErrorList,
+    ErrorType,
+    FieldError,
+    FieldPath,
+    extend_path,
+    index_path,
+    key_path,
+    type_invalid,
+)
 
 __all__ = [
     "DecodeProblem",
     "MapKey",
     "StrictDecodingError",
+    "as_model",
     "decode",
     "duplicate_field",
     "errors_at",
@@ -128,6 +138,26 @@ def decode(cls: type[BaseModel], data: Any) -> tuple[BaseModel | None, list[Deco
     problems: list[DecodeProblem] = []
     value = _decode_shape(("model", cls), data, (), problems, cls.__name__)
     return (None, problems) if problems else (value, [])
+
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def as_model(cls: type[_M], value: _M | dict[str, Any]) -> _M:
+    """``value`` as a ``cls`` client model; a Kubernetes JSON dict is decoded strictly.
+
+    For the controller's own objects (a Workload, a PodGroup) handed over as
+    dicts: they are not user input, so a dict that does not decode raises.
+
+    Raises:
+        AggregateError: an unknown field or a wrong type, each at its path inside the object.
+    """
+    if isinstance(value, cls):
+        return value
+    decoded, problems = decode(cls, value)
+    if problems:
+        errors_at(None, problems).raise_if_any()
+    return decoded  # type: ignore[return-value]
 
 
 def to_json_dict(model: BaseModel) -> dict[str, Any]:

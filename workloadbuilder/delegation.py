@@ -29,9 +29,10 @@ from kubernetes.client import (
 )
 from pydantic import BaseModel
 
+from workloadbuilder.decode import as_model
 from workloadbuilder.field import ErrorList, extend_path, invalid
 from workloadbuilder.gofmt import go_quote
-from workloadbuilder.groups import TemplateIndex, as_model, new_pod_group
+from workloadbuilder.groups import TemplateIndex, new_pod_group
 from workloadbuilder.hierarchy import RuntimeGroup
 from workloadbuilder.naming import pod_group_name, require_str
 from workloadbuilder.objpath import (

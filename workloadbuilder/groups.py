@@ -9,7 +9,7 @@ without touching the (cached) Workload.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, TypeVar
+from typing import Any
 
 from kubernetes.client import (
     V1alpha3CompositePodGroup,
@@ -19,9 +19,7 @@ from kubernetes.client import (
     V1beta1Workload,
     V1OwnerReference,
 )
-from pydantic import BaseModel
 
-from workloadbuilder.decode import decode, errors_at
 from workloadbuilder.gofmt import go_quote
 from workloadbuilder.types import BuildError
 
@@ -29,33 +27,12 @@ __all__ = [
     "COMPOSITE_POD_GROUP_API_VERSION",
     "POD_GROUP_API_VERSION",
     "TemplateIndex",
-    "as_model",
     "new_composite_pod_group",
     "new_pod_group",
 ]
 
 POD_GROUP_API_VERSION = "scheduling.k8s.io/v1beta1"
 COMPOSITE_POD_GROUP_API_VERSION = "scheduling.k8s.io/v1alpha3"
-
-
-_M = TypeVar("_M", bound=BaseModel)
-
-
-def as_model(cls: type[_M], value: _M | dict[str, Any]) -> _M:
-    """``value`` as a ``cls`` client model; a Kubernetes JSON dict is decoded strictly.
-
-    For the controller's own objects (a Workload, a PodGroup) handed over as
-    dicts: they are not user input, so a dict that does not decode raises.
-
-    Raises:
-        AggregateError: an unknown field or a wrong type, each at its path inside the object.
-    """
-    if isinstance(value, cls):
-        return value
-    decoded, problems = decode(cls, value)
-    if problems:
-        errors_at(None, problems).raise_if_any()
-    return decoded  # type: ignore[return-value]
 
 
 def new_pod_group(

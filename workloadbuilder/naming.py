@@ -52,6 +52,11 @@ _FNV32_PRIME = 0x01000193
 _UID_TYPE_PREFIX = b"(types.UID)"  # what go-spew's %#v writes before a types.UID value
 
 
+def _utf8(text: str) -> bytes:
+    """The bytes Go hashes for a string: UTF-8, lone surrogates passed through rather than refused."""
+    return text.encode("utf-8", "surrogatepass")
+
+
 def fnv32a(*chunks: bytes) -> int:
     """FNV-1a, 32 bits, over the chunks written one after the other, as Go's ``hash/fnv.New32a``."""
     value = _FNV32_OFFSET
@@ -74,7 +79,7 @@ def safe_encode_string(text: str) -> str:
     """
     require_str(text=text)
     encoded = "".join(SAFE_ENCODE_ALPHABET[ord(ch) % len(SAFE_ENCODE_ALPHABET)] for ch in text)
-    return encoded + "\x00" * (len(text.encode("utf-8", "surrogatepass")) - len(text))
+    return encoded + "\x00" * (len(_utf8(text)) - len(text))
 
 
 def _encoded_hash(*chunks: bytes) -> str:
@@ -96,7 +101,7 @@ def workload_name(owner_name: str, owner_uid: str) -> str:
         TypeError: a name (or index) of the wrong type.
     """
     require_str(owner_name=owner_name, owner_uid=owner_uid)
-    digest = _encoded_hash(_UID_TYPE_PREFIX, owner_uid.encode("utf-8", "surrogatepass"))
+    digest = _encoded_hash(_UID_TYPE_PREFIX, _utf8(owner_uid))
     if not owner_name:
         return digest
     return _checked(f"{_cut(owner_name, DNS1123_SUBDOMAIN_MAX_LENGTH - len(digest) - 1)}-{digest}", "Workload")
@@ -117,7 +122,7 @@ def pod_group_name(workload_name: str, template_name: str) -> str:
         TypeError: a name (or index) of the wrong type.
     """
     require_str(workload_name=workload_name, template_name=template_name)
-    digest = _encoded_hash(workload_name.encode(), template_name.encode())
+    digest = _encoded_hash(_utf8(workload_name), _utf8(template_name))
     return _checked(_join(workload_name, template_name, digest), "PodGroup")
 
 
@@ -146,7 +151,7 @@ def runtime_group_name(workload_name: str, template_name: str, indices: Sequence
     if any(isinstance(i, bool) or not isinstance(i, int) or i < 0 for i in indices):
         raise BuildError(f"runtime group indices must be non-negative integers, got {list(indices)}")
     suffix = "".join(f"[{i}]" for i in indices)
-    digest = _encoded_hash(workload_name.encode(), template_name.encode(), suffix.encode())
+    digest = _encoded_hash(_utf8(workload_name), _utf8(template_name), _utf8(suffix))
     middle = "-".join([template_name, *(str(i) for i in indices)])
     return _checked(_join(workload_name, middle, digest), "runtime group")
 
@@ -177,7 +182,7 @@ def template_name(base: str, suffix: str = "") -> str:
     problems = is_dns1123_subdomain(base)
     if problems:
         raise BuildError(f"cannot derive a template name from {go_quote(base)}: {'; '.join(problems)}")
-    tail = f"-{_encoded_hash(natural.encode())}" + (f"-{suffix}" if suffix else "")
+    tail = f"-{_encoded_hash(_utf8(natural))}" + (f"-{suffix}" if suffix else "")
     room = DNS1123_LABEL_MAX_LENGTH - len(tail)
     if room < 1:
         raise BuildError(f"template name suffix {go_quote(suffix)} leaves no room for a name")

@@ -23,8 +23,9 @@ from kubernetes.client import (
 )
 
 from workloadbuilder.compile import WORKLOAD_API_VERSION
+from workloadbuilder.decode import as_model
 from workloadbuilder.gofmt import go_quote
-from workloadbuilder.groups import POD_GROUP_API_VERSION, TemplateIndex, as_model
+from workloadbuilder.groups import POD_GROUP_API_VERSION, TemplateIndex
 from workloadbuilder.types import BuildError
 
 __all__ = ["JSON_PATCH", "Patch", "resize"]
