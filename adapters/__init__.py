@@ -6,8 +6,8 @@ adapter lives in its own module and imports only ``workloadbuilder``.
 """
 
 # Importing each adapter module registers it for its apiVersion and kind.
-from adapters import job, jobset, lws, trainer  # noqa: F401
-from adapters.base import (
+from workloadbuilder.adapters import job, jobset, lws, trainer  # noqa: F401
+from workloadbuilder.adapters.base import (
     Adapter,
     Compiled,
     Finding,
@@ -21,12 +21,12 @@ from adapters.base import (
     register,
     registered,
 )
-from adapters.crd import CRDAdapter, register_mapping
-from adapters.crd_mapping import BlockPaths, CRDMapping, GroupMapping, PodsMapping
-from adapters.job import JobAdapter, JobMode, management_mode
-from adapters.jobset import JobSetAdapter
-from adapters.lws import LeaderWorkerSetAdapter
-from adapters.trainer import TrainJobAdapter, TrainJobPlan
+from workloadbuilder.adapters.crd import CRDAdapter, register_mapping
+from workloadbuilder.adapters.crd_mapping import BlockPaths, CRDMapping, GroupMapping, PodsMapping
+from workloadbuilder.adapters.job import JobAdapter, JobMode, management_mode
+from workloadbuilder.adapters.jobset import JobSetAdapter
+from workloadbuilder.adapters.lws import LeaderWorkerSetAdapter
+from workloadbuilder.adapters.trainer import TrainJobAdapter, TrainJobPlan
 
 __all__ = [
     "Adapter",

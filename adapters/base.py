@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from kubernetes.client import V1alpha3CompositePodGroup, V1beta1PodGroup, V1beta1Workload
 from pydantic import BaseModel
+from workloadbuilder.adapters.kit import to_json_dict
 
 from workloadbuilder import (
     AggregateError,
@@ -28,11 +29,11 @@ from workloadbuilder import (
     ErrorList,
     FieldError,
     Hierarchy,
+    NoAdapterError,
     WorkloadItem,
     build_forest,
     materialize,
 )
-from workloadbuilder.decode import to_json_dict
 
 __all__ = [
     "Adapter",
@@ -239,12 +240,12 @@ def plan_object(obj: Mapping[str, Any] | BaseModel, related: Iterable[Mapping[st
     """Plan any object whose kind has a registered adapter.
 
     Raises:
-        LookupError: no adapter is registered for the object's apiVersion and kind.
+        NoAdapterError: no adapter is registered for the object's apiVersion and kind.
     """
     data = as_dict(obj)
     adapter = adapter_for(str(data.get("apiVersion", "")), str(data.get("kind", "")))
     if adapter is None:
-        raise LookupError(f"no adapter for apiVersion {data.get('apiVersion')!r} kind {data.get('kind')!r}")
+        raise NoAdapterError(f"no adapter for apiVersion {data.get('apiVersion')!r} kind {data.get('kind')!r}")
     return adapter.plan(data, list(related))
 
 

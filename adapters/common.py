@@ -15,7 +15,9 @@ import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from adapters.reading import Identity, at
+from workloadbuilder.adapters.kit import ErrorType, is_dns1123_subdomain, type_invalid, unknown_field
+from workloadbuilder.adapters.reading import Identity, at
+
 from workloadbuilder import (
     BasicSchedulingPolicy,
     BuildError,
@@ -38,9 +40,6 @@ from workloadbuilder import (
     template_name,
     workload_name,
 )
-from workloadbuilder.decode import unknown_field
-from workloadbuilder.field import ErrorType, type_invalid
-from workloadbuilder.validation.formats import is_dns1123_subdomain
 
 __all__ = [
     "ALLOWED_DISRUPTION_MODES",

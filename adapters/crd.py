@@ -23,10 +23,23 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
+from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict, register
+from workloadbuilder.adapters.crd_mapping import CRDMapping, GroupMapping, find_all, place, placeholders, static_prefix
+from workloadbuilder.adapters.kit import (
+    duplicate,
+    extend_path,
+    field_path_of,
+    forbidden,
+    go_quote,
+    invalid,
+    long_name_errors,
+    required,
+    short_name_errors,
+    to_json_dict,
+    type_invalid,
+)
+from workloadbuilder.adapters.reading import Identity, at, identity_of, read_int
 
-from adapters.base import Finding, Plan, PodAssignment, as_dict, register
-from adapters.crd_mapping import CRDMapping, GroupMapping, find_all, place, placeholders, static_prefix
-from adapters.reading import Identity, at, identity_of, read_int
 from workloadbuilder import (
     BuildOptions,
     ConstraintsInput,
@@ -44,11 +57,6 @@ from workloadbuilder import (
     stamp_pod_template,
     workload_name,
 )
-from workloadbuilder.decode import to_json_dict
-from workloadbuilder.field import duplicate, extend_path, forbidden, invalid, required, type_invalid
-from workloadbuilder.gofmt import go_quote
-from workloadbuilder.objpath import field_path_of
-from workloadbuilder.validation.formats import long_name_errors, short_name_errors
 
 __all__ = ["CRDAdapter", "register_mapping"]
 

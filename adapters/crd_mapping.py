@@ -41,21 +41,23 @@ from kubernetes.client import (
 )
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
+from workloadbuilder.adapters.kit import composite_fields, decode, elements_of, errors_at, leaf_fields
 
 from workloadbuilder import (
     BuildError,
+    ConstraintsInput,
+    DisruptionModeInput,
     DisruptionModeOption,
     FieldPath,
+    PolicyInput,
+    ResourceClaimsInput,
     SchedulingConfig,
     SchedulingPolicyOption,
     WorkloadCompositePodGroupDisruptionMode,
     WorkloadCompositePodGroupSchedulingConstraints,
     WorkloadCompositePodGroupSchedulingPolicy,
+    WorkloadInput,
 )
-from workloadbuilder.decode import decode, errors_at
-from workloadbuilder.mapping import composite_fields, leaf_fields
-from workloadbuilder.objpath import elements_of
-from workloadbuilder.types import ConstraintsInput, DisruptionModeInput, PolicyInput, ResourceClaimsInput, WorkloadInput
 
 __all__ = [
     "BlockPaths",

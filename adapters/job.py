@@ -29,9 +29,8 @@ from typing import Any
 
 from kubernetes.client import V1beta1Workload
 from pydantic import BaseModel
-
-from adapters.base import Finding, Plan, PodAssignment, as_dict, job_pod_count, register
-from adapters.job_api import (
+from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict, job_pod_count, register
+from workloadbuilder.adapters.job_api import (
     ALLOWED_DISRUPTION_MODES,
     ALLOWED_POLICIES,
     SCHEDULING_PATH,
@@ -40,7 +39,9 @@ from adapters.job_api import (
     validate_job_scheduling,
     workload_item_for_job,
 )
-from adapters.reading import Identity, at, identity_of, workloads_in
+from workloadbuilder.adapters.kit import ErrorType, TemplateIndex, as_model, forbidden, go_quote, parse_group, required
+from workloadbuilder.adapters.reading import Identity, at, identity_of, workloads_in
+
 from workloadbuilder import (
     GROUP_TEMPLATE_NAME_ANNOTATION,
     BuildError,
@@ -57,11 +58,6 @@ from workloadbuilder import (
     pod_group_name,
     workload_name,
 )
-from workloadbuilder.compile import parse_group
-from workloadbuilder.decode import as_model
-from workloadbuilder.field import ErrorType, forbidden, required
-from workloadbuilder.gofmt import go_quote
-from workloadbuilder.groups import TemplateIndex
 
 __all__ = ["CONTROLLER_UID_LABEL", "JOB_NAME_LABEL", "JobAdapter", "JobMode", "management_mode"]
 

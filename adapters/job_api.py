@@ -17,8 +17,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from adapters.common import ALLOWED_DISRUPTION_MODES, ALLOWED_POLICIES, block_input
-from adapters.reading import at, read_int
+from workloadbuilder.adapters.common import ALLOWED_DISRUPTION_MODES, ALLOWED_POLICIES, block_input
+from workloadbuilder.adapters.kit import duplicate, forbidden, invalid, too_many, type_invalid, unknown_field
+from workloadbuilder.adapters.reading import at, read_int
+
 from workloadbuilder import (
     BasicSchedulingPolicy,
     Builder,
@@ -30,8 +32,6 @@ from workloadbuilder import (
     WorkloadInput,
     WorkloadItem,
 )
-from workloadbuilder.decode import unknown_field
-from workloadbuilder.field import duplicate, forbidden, invalid, too_many, type_invalid
 
 __all__ = [
     "ALLOWED_DISRUPTION_MODES",

@@ -28,9 +28,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
-
-from adapters.base import Finding, Plan, as_dict, register
-from adapters.common import (
+from workloadbuilder.adapters.base import Finding, Plan, as_dict, register
+from workloadbuilder.adapters.common import (
     BLOCKS,
     CLAIMS,
     basic_config,
@@ -45,12 +44,19 @@ from adapters.common import (
     safe_template_name,
     unknown_keys,
 )
-from adapters.jobset_levels import Dialect, plan_scheduling
-from adapters.reading import Identity, at, identity_of
-from adapters.replicated_jobs import Group, Layout, ReplicatedJob, Sequencing, assignments, read_replicated_jobs
+from workloadbuilder.adapters.jobset_levels import Dialect, plan_scheduling
+from workloadbuilder.adapters.kit import forbidden, go_quote, invalid, too_many
+from workloadbuilder.adapters.reading import Identity, at, identity_of
+from workloadbuilder.adapters.replicated_jobs import (
+    Group,
+    Layout,
+    ReplicatedJob,
+    Sequencing,
+    assignments,
+    read_replicated_jobs,
+)
+
 from workloadbuilder import ErrorList, FieldPath, Hierarchy, WorkloadItem, delegate
-from workloadbuilder.field import forbidden, invalid, too_many
-from workloadbuilder.gofmt import go_quote
 
 __all__ = ["DESIGN", "EXCLUSIVE_TOPOLOGY_ANNOTATION", "JobSetAdapter"]
 

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from adapters.common import (
+from workloadbuilder.adapters.common import (
     BLOCKS,
     CLAIMS,
     block_input,
@@ -37,10 +37,10 @@ from adapters.common import (
     unknown_keys,
     without_count,
 )
-from adapters.replicated_jobs import Group, Layout, ReplicatedJob, Sequencing
+from workloadbuilder.adapters.kit import duplicate, forbidden, go_quote, invalid, required, type_invalid
+from workloadbuilder.adapters.replicated_jobs import Group, Layout, ReplicatedJob, Sequencing
+
 from workloadbuilder import ErrorList, FieldPath, WorkloadInput, WorkloadItem, resolve_config
-from workloadbuilder.field import duplicate, forbidden, invalid, required, type_invalid
-from workloadbuilder.gofmt import go_quote
 
 __all__ = ["Dialect", "plan_scheduling"]
 

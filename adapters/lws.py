@@ -26,19 +26,19 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
-
-from adapters.base import Finding, Plan, PodAssignment, as_dict, register
-from adapters.common import (
+from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict, register
+from workloadbuilder.adapters.common import (
     is_gang,
     kueue_warnings,
     lossy,
     plan_options,
     scheduler_warnings,
 )
-from adapters.lws_levels import SCHEDULING, SUBGROUP_SIZE, Levels, Shape, read_shape
-from adapters.reading import at, identity_of
+from workloadbuilder.adapters.kit import forbidden, invalid
+from workloadbuilder.adapters.lws_levels import SCHEDULING, SUBGROUP_SIZE, Levels, Shape, read_shape
+from workloadbuilder.adapters.reading import at, identity_of
+
 from workloadbuilder import ErrorList, FieldPath, Hierarchy
-from workloadbuilder.field import forbidden, invalid
 
 __all__ = [
     "DESIGN",

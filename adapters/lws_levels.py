@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from adapters.common import (
+from workloadbuilder.adapters.common import (
     BLOCKS,
     CLAIMS,
     basic_config,
@@ -27,10 +27,10 @@ from adapters.common import (
     mapping_at,
     unknown_keys,
 )
-from adapters.reading import at, read_int
+from workloadbuilder.adapters.kit import OMIT_VALUE, forbidden, invalid, unknown_field
+from workloadbuilder.adapters.reading import at, read_int
+
 from workloadbuilder import ErrorList, FieldPath, WorkloadItem, resolve_config
-from workloadbuilder.decode import unknown_field
-from workloadbuilder.field import OMIT_VALUE, forbidden, invalid
 
 __all__ = ["REPLICA", "SCHEDULING", "SUBGROUP_SIZE", "TEMPLATE", "Levels", "Shape", "read_shape"]
 

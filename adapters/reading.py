@@ -14,12 +14,17 @@ from typing import Any
 
 from kubernetes.client import V1OwnerReference
 from pydantic import BaseModel
+from workloadbuilder.adapters.base import as_dict
+from workloadbuilder.adapters.kit import (
+    field_path_of,
+    invalid,
+    is_dns1123_subdomain,
+    long_name_errors,
+    required,
+    type_invalid,
+)
 
-from adapters.base import as_dict
 from workloadbuilder import ErrorList, FieldPath
-from workloadbuilder.field import invalid, required, type_invalid
-from workloadbuilder.objpath import field_path_of
-from workloadbuilder.validation.formats import is_dns1123_subdomain, long_name_errors
 
 __all__ = ["INT32_MAX", "Identity", "at", "identity_of", "read_int", "workloads_in"]
 

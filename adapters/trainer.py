@@ -30,9 +30,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
-
-from adapters.base import Finding, Plan, as_dict, register
-from adapters.common import (
+from workloadbuilder.adapters.base import Finding, Plan, as_dict, register
+from workloadbuilder.adapters.common import (
     basic_config,
     fill_gang,
     gang_config,
@@ -44,11 +43,19 @@ from adapters.common import (
     safe_template_name,
     scheduler_warnings,
 )
-from adapters.jobset_levels import Dialect, plan_scheduling
-from adapters.reading import at, identity_of, read_int
-from adapters.replicated_jobs import Group, Layout, ReplicatedJob, Sequencing, assignments, read_replicated_jobs
+from workloadbuilder.adapters.jobset_levels import Dialect, plan_scheduling
+from workloadbuilder.adapters.kit import OMIT_VALUE, ErrorType, forbidden, invalid, required
+from workloadbuilder.adapters.reading import at, identity_of, read_int
+from workloadbuilder.adapters.replicated_jobs import (
+    Group,
+    Layout,
+    ReplicatedJob,
+    Sequencing,
+    assignments,
+    read_replicated_jobs,
+)
+
 from workloadbuilder import ErrorList, FieldError, FieldPath, WorkloadItem
-from workloadbuilder.field import OMIT_VALUE, ErrorType, forbidden, invalid, required
 
 __all__ = ["ANCESTOR_LABEL", "DESIGN", "TrainJobAdapter", "TrainJobPlan"]
 

@@ -20,8 +20,8 @@ The objects follow as YAML, ready for ``kubectl apply -f -``.
 import copy
 
 import yaml
+from workloadbuilder.adapters.job import JobAdapter, management_mode
 
-from adapters.job import JobAdapter, management_mode
 from workloadbuilder import to_yaml
 
 SEED_JOB = """

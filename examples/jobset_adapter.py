@@ -21,8 +21,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from adapters import Compiled, Plan
-from adapters.jobset import JobSetAdapter
+from workloadbuilder.adapters import Compiled, Plan
+from workloadbuilder.adapters.jobset import JobSetAdapter
+
 from workloadbuilder import to_dict, to_yaml
 from workloadbuilder.manifests import read_documents
 

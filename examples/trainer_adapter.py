@@ -24,8 +24,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from adapters import Compiled, Plan
-from adapters.trainer import TrainJobAdapter
+from workloadbuilder.adapters import Compiled, Plan
+from workloadbuilder.adapters.trainer import TrainJobAdapter
+
 from workloadbuilder import to_dict, to_yaml
 from workloadbuilder.manifests import read_documents
 

@@ -22,9 +22,9 @@ import copy
 from pathlib import Path
 
 import yaml
+from workloadbuilder.adapters import plan_object
+from workloadbuilder.adapters.crd import register_mapping
 
-from adapters import plan_object
-from adapters.crd import register_mapping
 from workloadbuilder import to_yaml
 
 HERE = Path(__file__).resolve().parent / "training_cluster"

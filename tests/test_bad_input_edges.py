@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from workloadbuilder.adapters import JobAdapter, JobSetAdapter, LeaderWorkerSetAdapter, PlanError, as_dict
+from workloadbuilder.adapters.base import Plan
 
-from adapters import JobAdapter, JobSetAdapter, LeaderWorkerSetAdapter, PlanError, as_dict
-from adapters.base import Plan
 from workloadbuilder import BuildOptions
 from workloadbuilder.cli.app import main
 from workloadbuilder.field import AggregateError

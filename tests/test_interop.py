@@ -31,11 +31,11 @@ import pytest
 import yaml
 from kubernetes.client import ApiClient, Configuration, V1OwnerReference
 from pydantic import BaseModel
+from workloadbuilder.adapters.crd import CRDAdapter
 
-from adapters.crd import CRDAdapter
 from workloadbuilder import Builder, BuildOptions, PolicyInput, WorkloadInput, WorkloadItem, to_dict
 from workloadbuilder.hierarchy import materialize
-from workloadbuilder.interop import ApplyResult, StatusError, apply, creation_order, spec_differences
+from workloadbuilder.interop import ApiStatus, ApplyResult, apply, creation_order, spec_differences
 from workloadbuilder.manifests import ManifestError
 from workloadbuilder.naming import workload_name
 
@@ -427,31 +427,31 @@ FORBIDDEN = status(
 OTHER_CONFLICT = status(409, "Conflict", "Operation cannot be fulfilled: the object has been modified")
 
 # id -> (how the server treats REPLICA_1, the request after its POST if any, the expected error)
-ERRORS: dict[str, tuple[Callable[[FakeApiServer], None], Request | None, StatusError]] = {
+ERRORS: dict[str, tuple[Callable[[FakeApiServer], None], Request | None, ApiStatus]] = {
     "invalid-422": (
         lambda s: s.refuse.update({REPLICA_1: _json_answer(422, "Unprocessable Entity", INVALID)}),
         None,
-        StatusError(422, "Invalid", INVALID["message"]),
+        ApiStatus(422, "Invalid", INVALID["message"]),
     ),
     "forbidden-403": (
         lambda s: s.refuse.update({REPLICA_1: _json_answer(403, "Forbidden", FORBIDDEN)}),
         None,
-        StatusError(403, "Forbidden", FORBIDDEN["message"]),
+        ApiStatus(403, "Forbidden", FORBIDDEN["message"]),
     ),
     "409-that-is-not-already-exists": (
         lambda s: s.refuse.update({REPLICA_1: _json_answer(409, "Conflict", OTHER_CONFLICT)}),
         None,
-        StatusError(409, "Conflict", OTHER_CONFLICT["message"]),
+        ApiStatus(409, "Conflict", OTHER_CONFLICT["message"]),
     ),
     "gone-between-409-and-get": (
         lambda s: s.vanish.add(REPLICA_1),
         Request("GET", f"{COMPOSITES}/{REPLICA_1}", None),
-        StatusError(404, "NotFound", f'compositepodgroups.scheduling.k8s.io "{REPLICA_1}" not found'),
+        ApiStatus(404, "NotFound", f'compositepodgroups.scheduling.k8s.io "{REPLICA_1}" not found'),
     ),
     "not-a-status-503": (
         lambda s: s.refuse.update({REPLICA_1: Answer(503, "Service Unavailable", "upstream down", "text/plain")}),
         None,
-        StatusError(503, "Service Unavailable", "upstream down"),
+        ApiStatus(503, "Service Unavailable", "upstream down"),
     ),
 }
 
@@ -462,7 +462,7 @@ def test_a_refusal_is_reported_and_stops_the_rest(
     client: ApiClient,
     setup: Callable[[FakeApiServer], None],
     read: Request | None,
-    error: StatusError,
+    error: ApiStatus,
 ):
     setup(server)
     results = apply(lws_objects(), client)
@@ -690,7 +690,7 @@ RESULT_TEXT: dict[str, tuple[ApplyResult, str, bool]] = {
     "dry-run": (ApplyResult("Workload", "ml", "w", "dry-run-created"), "Workload ml/w: dry-run-created", True),
     "unchanged": (ApplyResult("PodGroup", "ml", "pg", "unchanged"), "PodGroup ml/pg: unchanged", True),
     "error": (
-        ApplyResult("PodGroup", "ml", "pg", "error", error=StatusError(403, "Forbidden", "no")),
+        ApplyResult("PodGroup", "ml", "pg", "error", error=ApiStatus(403, "Forbidden", "no")),
         "PodGroup ml/pg: error: 403 Forbidden: no",
         False,
     ),

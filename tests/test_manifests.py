@@ -15,7 +15,7 @@ from kubernetes.client import V1alpha3CompositePodGroup, V1beta1PodGroup, V1beta
 from objects_factories import leaf, pod_group, workload
 
 from workloadbuilder import manifests
-from workloadbuilder.manifests import DocumentError, ManifestError, dump, load, read_documents
+from workloadbuilder.manifests import DocumentProblem, ManifestError, dump, load, read_documents
 from workloadbuilder.validation.objects import validate_composite_pod_group, validate_pod_group, validate_workload
 
 DATA = Path(__file__).resolve().parent / "data" / "manifests"
@@ -88,7 +88,7 @@ def test_good_documents_load_even_when_others_do_not():
     with pytest.raises(ManifestError) as caught:
         load(text)
     assert [type(o) for o in caught.value.objects] == [V1beta1PodGroup]
-    assert caught.value.problems == [DocumentError("<string>", 2, "Workload", None, caught.value.problems[0].errors)]
+    assert caught.value.problems == [DocumentProblem("<string>", 2, "Workload", None, caught.value.problems[0].errors)]
     assert str(caught.value) == "<string> (document 2): The Workload is invalid:\n* apiVersion: Required value"
 
 

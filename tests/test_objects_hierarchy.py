@@ -8,7 +8,7 @@ import pytest
 from kubernetes.client import V1alpha3CompositePodGroup, V1beta1PodGroup
 from objects_factories import changed, composite_pod_group, leaf, pod_group, workload
 
-from workloadbuilder.validation.hierarchy import HierarchyError, validate_hierarchy
+from workloadbuilder.validation.hierarchy import HierarchyProblem, validate_hierarchy
 
 
 def cpg(name: str, parent: str | None = None, **spec: Any) -> dict[str, Any]:
@@ -114,5 +114,5 @@ def test_client_models_and_structured_errors():
         V1beta1PodGroup.model_validate(pg("leaf", "gone")),
     ]
     [problem] = validate_hierarchy(objects)
-    assert problem == HierarchyError("PodGroup", "ml", "leaf", problem.error)
+    assert problem == HierarchyProblem("PodGroup", "ml", "leaf", problem.error)
     assert (problem.error.field, problem.error.bad_value) == (PARENT, "gone")

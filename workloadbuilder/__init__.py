@@ -27,6 +27,7 @@ from workloadbuilder.delegation import (
     pod_claims_for,
     stamp_pod_template,
 )
+from workloadbuilder.errors import BuildError, InvalidArgumentError, NoAdapterError, ResizeError, WorkloadBuilderError
 from workloadbuilder.field import (
     AggregateError,
     ErrorList,
@@ -36,8 +37,8 @@ from workloadbuilder.field import (
 )
 from workloadbuilder.forest import Forest, build_forest
 from workloadbuilder.hierarchy import Hierarchy, Namer, RuntimeGroup, materialize
-from workloadbuilder.interop import ApplyResult, StatusError, apply
-from workloadbuilder.manifests import DocumentError, ManifestError, to_dict, to_yaml
+from workloadbuilder.interop import ApiStatus, ApplyResult, apply
+from workloadbuilder.manifests import DocumentProblem, ManifestError, to_dict, to_yaml
 from workloadbuilder.migrate import Migration, MigrationNote, migrate
 from workloadbuilder.naming import (
     fnv32a,
@@ -53,7 +54,6 @@ from workloadbuilder.resolve import resolve_config
 from workloadbuilder.types import (
     AllDisruptionMode,
     BasicSchedulingPolicy,
-    BuildError,
     BuildOptions,
     ConstraintsInput,
     DisruptionMode,
@@ -78,7 +78,7 @@ from workloadbuilder.types import (
 )
 from workloadbuilder.update import check_update, gang_resize_patch
 from workloadbuilder.validation.gates import FeatureGates
-from workloadbuilder.validation.hierarchy import HierarchyError, validate_hierarchy
+from workloadbuilder.validation.hierarchy import HierarchyProblem, validate_hierarchy
 from workloadbuilder.validation.objects import (
     validate_composite_pod_group,
     validate_pod_group,
@@ -88,6 +88,10 @@ from workloadbuilder.validation.objects import (
 from workloadbuilder.validation.requirements import GateRequirement, required_gates
 
 __all__ = [
+    "InvalidArgumentError",
+    "NoAdapterError",
+    "ResizeError",
+    "WorkloadBuilderError",
     "AggregateError",
     "AllDisruptionMode",
     "ApplyResult",
@@ -100,7 +104,7 @@ __all__ = [
     "DisruptionMode",
     "DisruptionModeInput",
     "DisruptionModeOption",
-    "DocumentError",
+    "DocumentProblem",
     "ErrorList",
     "ErrorType",
     "FeatureGates",
@@ -111,7 +115,7 @@ __all__ = [
     "GangSchedulingPolicy",
     "GateRequirement",
     "Hierarchy",
-    "HierarchyError",
+    "HierarchyProblem",
     "ManifestError",
     "Migration",
     "MigrationNote",
@@ -129,7 +133,7 @@ __all__ = [
     "SchedulingPolicy",
     "SchedulingPolicyOption",
     "SingleDisruptionMode",
-    "StatusError",
+    "ApiStatus",
     "StrictDecodingError",
     "WorkloadCompositePodGroupDisruptionMode",
     "WorkloadCompositePodGroupGangSchedulingPolicy",

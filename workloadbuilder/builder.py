@@ -14,9 +14,10 @@ from kubernetes.client import V1alpha3CompositePodGroup, V1beta1PodGroup, V1beta
 from workloadbuilder.compile import compile_workload
 from workloadbuilder.decode import as_model
 from workloadbuilder.delegation import delegated_pod_group
+from workloadbuilder.errors import BuildError
 from workloadbuilder.field import ErrorList, internal_error
 from workloadbuilder.groups import TemplateIndex, new_composite_pod_group, new_pod_group
-from workloadbuilder.types import BuildError, BuildOptions, WorkloadItem
+from workloadbuilder.types import BuildOptions, WorkloadItem
 from workloadbuilder.validation.controller import validate_tree
 
 __all__ = ["Builder"]

@@ -17,11 +17,11 @@ from typing import Any
 
 from kubernetes.client import V1beta1Workload, V1beta1WorkloadSpec
 
+from workloadbuilder.errors import BuildError
 from workloadbuilder.gofmt import go_quote
 from workloadbuilder.resolve import resolve_config
 from workloadbuilder.tree import tree_error, undecodable_tree_errors
 from workloadbuilder.types import (
-    BuildError,
     BuildOptions,
     DisruptionMode,
     SchedulingConfig,

@@ -30,6 +30,7 @@ from kubernetes.client import (
 from pydantic import BaseModel
 
 from workloadbuilder.decode import as_model
+from workloadbuilder.errors import BuildError
 from workloadbuilder.field import ErrorList, extend_path, invalid
 from workloadbuilder.gofmt import go_quote
 from workloadbuilder.groups import TemplateIndex, new_pod_group
@@ -44,7 +45,6 @@ from workloadbuilder.objpath import (
     json_field,
     writable_annotations,
 )
-from workloadbuilder.types import BuildError
 from workloadbuilder.validation.formats import is_dns1123_label, is_dns1123_subdomain
 
 __all__ = [

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from workloadbuilder.errors import InvalidArgumentError, WorkloadBuilderError
 from workloadbuilder.gofmt import go_quote, go_sprint, render_bad_value
 
 __all__ = [
@@ -75,7 +76,7 @@ class FieldPath:
         """
         tokens = _tokens(text)
         if not tokens or tokens[0][0] != "name":
-            raise ValueError(f"a field path must start with a field name: {text!r}")
+            raise InvalidArgumentError(f"a field path must start with a field name: {text!r}")
         path = cls(str(tokens[0][1]))
         for kind, value in tokens[1:]:
             if kind == "name":
@@ -339,7 +340,7 @@ class ErrorList(list[FieldError]):
             raise aggregate
 
 
-class AggregateError(ValueError):
+class AggregateError(WorkloadBuilderError, ValueError):
     """Several field errors raised as one exception.
 
     ``str()`` is Go's aggregate string: one error alone, several as

@@ -17,10 +17,11 @@ from typing import Any
 from kubernetes.client import V1beta1Workload
 
 from workloadbuilder.compile import compile_workload, compile_workload_spec
+from workloadbuilder.errors import BuildError
 from workloadbuilder.field import ErrorList, duplicate, invalid, too_many
 from workloadbuilder.gofmt import go_quote
 from workloadbuilder.tree import check_item, tree_error
-from workloadbuilder.types import BuildError, BuildOptions, WorkloadItem
+from workloadbuilder.types import BuildOptions, WorkloadItem
 from workloadbuilder.validation.controller import validate_tree
 
 __all__ = ["MAX_TEMPLATES", "Forest", "build_forest"]

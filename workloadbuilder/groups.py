@@ -20,8 +20,8 @@ from kubernetes.client import (
     V1OwnerReference,
 )
 
+from workloadbuilder.errors import BuildError
 from workloadbuilder.gofmt import go_quote
-from workloadbuilder.types import BuildError
 
 __all__ = [
     "COMPOSITE_POD_GROUP_API_VERSION",

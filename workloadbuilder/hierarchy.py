@@ -25,10 +25,10 @@ from kubernetes.client import (
 
 from workloadbuilder.compile import WORKLOAD_API_VERSION
 from workloadbuilder.decode import as_model
+from workloadbuilder.errors import BuildError
 from workloadbuilder.gofmt import go_quote
 from workloadbuilder.groups import TemplateIndex, new_composite_pod_group, new_pod_group
 from workloadbuilder.naming import runtime_group_name
-from workloadbuilder.types import BuildError
 from workloadbuilder.validation.formats import is_dns1123_subdomain
 
 __all__ = ["Hierarchy", "Namer", "RuntimeGroup", "materialize"]

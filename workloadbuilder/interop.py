@@ -28,9 +28,9 @@ from pydantic import BaseModel
 from workloadbuilder import kinds
 from workloadbuilder.decode import decode, errors_at, to_json_dict
 from workloadbuilder.field import ErrorList, FieldPath, required
-from workloadbuilder.manifests import DocumentError, ManifestError
+from workloadbuilder.manifests import DocumentProblem, ManifestError
 
-__all__ = ["Action", "ApplyResult", "StatusError", "apply", "creation_order", "spec_differences"]
+__all__ = ["Action", "ApplyResult", "ApiStatus", "apply", "creation_order", "spec_differences"]
 
 Action = Literal["created", "dry-run-created", "unchanged", "conflict", "error", "skipped"]
 """What ``apply`` did with one object (see ``ApplyResult``)."""
@@ -54,7 +54,7 @@ _ROUTES: Mapping[tuple[str, str], tuple[type, str]] = {
 
 
 @dataclass(frozen=True)
-class StatusError:
+class ApiStatus:
     """The apiserver's refusal of one request: its ``Status`` (``kubectl`` prints ``message``).
 
     Attributes:
@@ -77,7 +77,7 @@ class StatusError:
         return f"{self.code} {self.reason}: {self.message}"
 
     @classmethod
-    def from_exception(cls, err: ApiException) -> StatusError:
+    def from_exception(cls, err: ApiException) -> ApiStatus:
         """The error an ``ApiException`` of the kubernetes client carries."""
         try:
             status = json.loads(err.body) if err.body else None
@@ -122,7 +122,7 @@ class ApplyResult:
     name: str
     action: Action
     object: BaseModel | None = field(default=None, compare=False)
-    error: StatusError | None = None
+    error: ApiStatus | None = None
     differences: tuple[str, ...] = ()
 
     @property
@@ -265,7 +265,7 @@ def _create(api: Any, suffix: str, item: _Item, dry_run: bool, field_manager: st
     try:
         created = create(item.namespace, item.model, dry_run="All" if dry_run else None, field_manager=field_manager)
     except ApiException as err:
-        error = StatusError.from_exception(err)
+        error = ApiStatus.from_exception(err)
         if error.code != 409 or error.reason != "AlreadyExists":
             return _result(item, "error", error=error)
     else:
@@ -273,7 +273,7 @@ def _create(api: Any, suffix: str, item: _Item, dry_run: bool, field_manager: st
     try:
         stored = getattr(api, f"read_namespaced_{suffix}")(item.name, item.namespace)
     except ApiException as err:
-        return _result(item, "error", error=StatusError.from_exception(err))
+        return _result(item, "error", error=ApiStatus.from_exception(err))
     differences = tuple(spec_differences(item.model, stored))
     return _result(item, "conflict" if differences else "unchanged", obj=stored, differences=differences)
 
@@ -282,7 +282,7 @@ def _result(
     item: _Item,
     action: Action,
     obj: BaseModel | None = None,
-    error: StatusError | None = None,
+    error: ApiStatus | None = None,
     differences: tuple[str, ...] = (),
 ) -> ApplyResult:
     return ApplyResult(item.kind, item.namespace, item.name, action, obj, error, differences)
@@ -291,7 +291,7 @@ def _result(
 def _prepare(objects: Iterable[KubernetesObject]) -> list[_Item]:
     """Every object decoded and located, or one ``ManifestError`` naming each bad one."""
     items: list[_Item] = []
-    problems: list[DocumentError] = []
+    problems: list[DocumentProblem] = []
     for number, obj in enumerate(objects, start=1):
         data = kinds.as_manifest(obj) if isinstance(obj, BaseModel) else obj
         item, errs = _item(obj, data)
@@ -302,7 +302,7 @@ def _prepare(objects: Iterable[KubernetesObject]) -> list[_Item]:
         name = metadata.get("name") if isinstance(metadata, Mapping) else None
         kind = data.get("kind") if isinstance(data, Mapping) else None
         problems.append(
-            DocumentError(
+            DocumentProblem(
                 "<apply>",
                 number,
                 kind if isinstance(kind, str) else None,

@@ -26,16 +26,17 @@ from pydantic import BaseModel
 
 from workloadbuilder import kinds
 from workloadbuilder.decode import decode, duplicate_field, errors_at, to_json_dict
+from workloadbuilder.errors import WorkloadBuilderError
 from workloadbuilder.field import ErrorList, FieldPath, extend_path, index_path
 
-__all__ = ["DocumentError", "ManifestError", "dump", "load", "read_documents", "to_dict", "to_yaml"]
+__all__ = ["DocumentProblem", "ManifestError", "dump", "load", "read_documents", "to_dict", "to_yaml"]
 
 Source = str | os.PathLike[str] | IO[str] | IO[bytes]
 _SUFFIXES = (".yaml", ".yml", ".json")
 
 
 @dataclass(frozen=True)
-class DocumentError:
+class DocumentProblem:
     """What is wrong with one document of a source.
 
     Attributes:
@@ -66,15 +67,15 @@ class DocumentError:
         return "\n".join(lines)
 
 
-class ManifestError(ValueError):
+class ManifestError(WorkloadBuilderError, ValueError):
     """Some documents of a source could not be loaded; ``str()`` lists every problem, kubectl-style.
 
     Attributes:
-        problems: one ``DocumentError`` per bad document.
+        problems: one ``DocumentProblem`` per bad document.
         objects: the documents that did load, in order.
     """
 
-    def __init__(self, problems: list[DocumentError], objects: list[BaseModel]) -> None:
+    def __init__(self, problems: list[DocumentProblem], objects: list[BaseModel]) -> None:
         self.problems = problems
         self.objects = objects
         super().__init__("\n".join(str(problem) for problem in problems))
@@ -104,7 +105,7 @@ def load(source: Source) -> list[BaseModel]:
     """
     name, text = _read(source)
     objects: list[BaseModel] = []
-    problems: list[DocumentError] = []
+    problems: list[DocumentProblem] = []
     for number, data, problem in _documents(name, text):
         if problem is not None:
             problems.append(problem)
@@ -150,7 +151,7 @@ def dump(objects: BaseModel | Mapping[str, Any] | Iterable[BaseModel | Mapping[s
     """
     items = [objects] if isinstance(objects, (BaseModel, Mapping)) else list(objects)
     models: list[BaseModel] = []
-    problems: list[DocumentError] = []
+    problems: list[DocumentProblem] = []
     for number, obj in enumerate(items, start=1):
         if isinstance(obj, BaseModel):
             models.append(obj)
@@ -223,7 +224,7 @@ def _read(source: Source) -> tuple[str, str]:
             return str(path), path.read_bytes().decode("utf-8", "replace")
         except OSError as err:
             raise ManifestError(
-                [DocumentError(str(path), 0, message=f"cannot read: {err.strerror or err}")], []
+                [DocumentProblem(str(path), 0, message=f"cannot read: {err.strerror or err}")], []
             ) from None
     if isinstance(source, str):
         return "<string>", source
@@ -244,7 +245,7 @@ def _is_file(text: str) -> bool:
         return False
 
 
-def _documents(name: str, text: str) -> Iterator[tuple[int, Any, DocumentError | None]]:
+def _documents(name: str, text: str) -> Iterator[tuple[int, Any, DocumentProblem | None]]:
     """Each non-empty document: ``(number, data, None)``, or ``(number, None, problem)`` when it is broken.
 
     JSON text is read as JSON; anything else as YAML, node by node so that a
@@ -272,9 +273,9 @@ def _documents(name: str, text: str) -> Iterator[tuple[int, Any, DocumentError |
             elif data is not None:
                 yield number, data, None
     except yaml.YAMLError as err:
-        yield number or 1, None, DocumentError(name, number or 1, message=_yaml_problem(err))
+        yield number or 1, None, DocumentProblem(name, number or 1, message=_yaml_problem(err))
     except (RecursionError, ValueError, TypeError, OverflowError) as err:
-        yield number or 1, None, DocumentError(name, number or 1, message=f"invalid YAML: {err}")
+        yield number or 1, None, DocumentProblem(name, number or 1, message=f"invalid YAML: {err}")
     finally:
         if loader is not None:
             loader.dispose()
@@ -335,10 +336,10 @@ def _json_type(data: Any) -> str:
     return "a string" if isinstance(data, str) else "null" if data is None else f"a {type(data).__name__}"
 
 
-def _document_error(source: str, number: int, data: Any, errors: ErrorList, message: str = "") -> DocumentError:
+def _document_error(source: str, number: int, data: Any, errors: ErrorList, message: str = "") -> DocumentProblem:
     """A document's problems, with whatever it says of its kind, name and API version."""
     kind, version = _str(_get(data, "kind")), _str(_get(data, "apiVersion"))
-    return DocumentError(source, number, kind, _name(data), errors, message, version)
+    return DocumentProblem(source, number, kind, _name(data), errors, message, version)
 
 
 def _get(data: Any, key: str) -> Any:

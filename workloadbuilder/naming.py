@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from workloadbuilder.errors import BuildError
 from workloadbuilder.gofmt import go_quote
-from workloadbuilder.types import BuildError
 from workloadbuilder.validation.formats import is_dns1123_label, is_dns1123_subdomain
 
 __all__ = [

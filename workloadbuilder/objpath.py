@@ -17,9 +17,9 @@ from jsonpath_ng import jsonpath
 from kubernetes.client import V1ObjectMeta
 from pydantic import BaseModel
 
+from workloadbuilder.errors import BuildError
 from workloadbuilder.field import FieldPath, extend_path, index_path
 from workloadbuilder.gofmt import go_quote
-from workloadbuilder.types import BuildError
 
 __all__ = ["Location", "annotations_of", "elements_of", "field_path_of", "get_in", "json_field", "writable_annotations"]
 

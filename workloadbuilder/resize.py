@@ -24,9 +24,9 @@ from kubernetes.client import (
 
 from workloadbuilder.compile import WORKLOAD_API_VERSION
 from workloadbuilder.decode import as_model
+from workloadbuilder.errors import ResizeError
 from workloadbuilder.gofmt import go_quote
 from workloadbuilder.groups import POD_GROUP_API_VERSION, TemplateIndex
-from workloadbuilder.types import BuildError
 
 __all__ = ["JSON_PATCH", "Patch", "resize"]
 
@@ -68,7 +68,7 @@ def resize(
     ``Hierarchy.objects()``, say): they are skipped.
 
     Raises:
-        BuildError: the template is not a leaf template of the Workload, it
+        ResizeError: the template is not a leaf template of the Workload, it
             is basic (it has no count), a PodGroup made from it is not a gang,
             or ``new_min_count`` is not an integer >= 1.
         AggregateError: a dict that does not decode.
@@ -78,16 +78,16 @@ def resize(
     metadata = workload.metadata or V1ObjectMeta()
     index = TemplateIndex(workload)
     if template in index.composites and template not in index.leaves:
-        raise BuildError(
+        raise ResizeError(
             f"cannot resize compositePodGroupTemplate {go_quote(template)}: "
             "only a PodGroup's minCount may change after creation"
         )
     leaf = index.leaf(template)
     gang = leaf.scheduling_policy.gang if leaf.scheduling_policy is not None else None
     if gang is None:
-        raise BuildError(f"cannot resize podGroupTemplate {go_quote(template)}: its scheduling policy is basic")
+        raise ResizeError(f"cannot resize podGroupTemplate {go_quote(template)}: its scheduling policy is basic")
     if isinstance(new_min_count, bool) or not isinstance(new_min_count, int) or new_min_count < 1:
-        raise BuildError(
+        raise ResizeError(
             f"cannot resize podGroupTemplate {go_quote(template)}: minCount must be >= 1, got {new_min_count!r}"
         )
     patches: list[Patch] = []
@@ -102,7 +102,7 @@ def resize(
         policy = pod_group.spec.scheduling_policy
         group_meta = pod_group.metadata or V1ObjectMeta()
         if policy is None or policy.gang is None:
-            raise BuildError(
+            raise ResizeError(
                 f"PodGroup {go_quote(group_meta.name or '')} made from podGroupTemplate "
                 f"{go_quote(template)} has no gang policy to resize"
             )

@@ -34,7 +34,6 @@ from workloadbuilder.field import FieldPath
 
 __all__ = [
     "BasicSchedulingPolicy",
-    "BuildError",
     "BuildOptions",
     "ConstraintsInput",
     "DisruptionMode",
@@ -56,10 +55,6 @@ __all__ = [
     "WorkloadInput",
     "WorkloadItem",
 ]
-
-
-class BuildError(Exception):
-    """A build or materialization failure; the message is the Go library's."""
 
 
 # --- composite building blocks (scheduling.k8s.io/v1alpha3, missing from the client) ---

@@ -13,6 +13,7 @@ import copy
 from typing import Any
 
 from workloadbuilder import kinds
+from workloadbuilder.errors import InvalidArgumentError, ResizeError
 from workloadbuilder.field import ErrorList
 from workloadbuilder.gofmt import go_quote
 from workloadbuilder.validation.gates import FeatureGates
@@ -46,16 +47,16 @@ def check_update(old: Any, new: Any, gates: FeatureGates | None = None) -> Error
         ``spec.schedulingPolicy.basic: Invalid value: null: field is immutable``.
 
     Raises:
-        ValueError: the two are not of the same supported kind (or ``old`` does not decode).
+        InvalidArgumentError: the two are not of the same supported kind (or ``old`` does not decode).
     """
     kind = kinds.kind_of(old)
     if kind not in _VALIDATORS:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"old must be a Workload, PodGroup or CompositePodGroup (a client model, or a dict with its kind), not {kind}"
         )
     new_kind = kinds.kind_of(new) or kind
     if new_kind != kind:
-        raise ValueError(f"an update keeps the kind: old is a {kind}, new a {new_kind}")
+        raise InvalidArgumentError(f"an update keeps the kind: old is a {kind}, new a {new_kind}")
     return _VALIDATORS[kind](new, old, gates)
 
 
@@ -76,19 +77,20 @@ def gang_resize_patch(obj: Any, new_min_count: int, template: str | None = None)
             any depth); may be left out when the Workload has one gang template.
 
     Raises:
-        ValueError: ``new_min_count`` is below 1, the object (or template) is
-            not a gang (basic and gang cannot flip), the template is not found
-            or not named when it must be, or the object is of another kind.
+        ResizeError: ``new_min_count`` is below 1, the object (or template) is
+            not a gang (basic and gang cannot flip), or the template is not
+            found or not named when it must be.
+        InvalidArgumentError: the object is of another kind.
     """
     if isinstance(new_min_count, bool) or not isinstance(new_min_count, int) or new_min_count < 1:
-        raise ValueError(f"minCount must be an integer of at least 1, not {new_min_count!r}")
+        raise ResizeError(f"minCount must be an integer of at least 1, not {new_min_count!r}")
     kind = kinds.kind_of(obj)
     if kind == kinds.POD_GROUP:
         data, errs = read_object(obj, kind)
         errs.raise_if_any()
         gang = ((data.get("spec") or {}).get("schedulingPolicy") or {}).get("gang")
         if gang is None:
-            raise ValueError("the PodGroup is not a gang: only a gang's minCount can change")
+            raise ResizeError("the PodGroup is not a gang: only a gang's minCount can change")
         return (
             {}
             if gang.get("minCount") == new_min_count
@@ -96,7 +98,7 @@ def gang_resize_patch(obj: Any, new_min_count: int, template: str | None = None)
         )
     if kind == kinds.WORKLOAD:
         return _workload_patch(obj, new_min_count, template)
-    raise ValueError(
+    raise InvalidArgumentError(
         f"gang_resize_patch resizes a PodGroup or a Workload's template (a client model, or a dict with its kind), not {kind}"
     )
 
@@ -109,15 +111,15 @@ def _workload_patch(obj: Any, new_min_count: int, template: str | None) -> dict[
     if template is None:
         if len(gangs) != 1:
             names = " ".join(t.get("name", "") for _, t in gangs)
-            raise ValueError(f"name the template to resize: the Workload has {len(gangs)} gang templates ({names})")
+            raise ResizeError(f"name the template to resize: the Workload has {len(gangs)} gang templates ({names})")
         top, target = gangs[0]
     else:
         found = [(top, t) for top, t in _leaves(spec) if t.get("name") == template]
         if not found:
-            raise ValueError(f"podGroupTemplate {go_quote(template)} not found in the Workload")
+            raise ResizeError(f"podGroupTemplate {go_quote(template)} not found in the Workload")
         top, target = found[0]
         if (target.get("schedulingPolicy") or {}).get("gang") is None:
-            raise ValueError(f"podGroupTemplate {go_quote(template)} is not a gang: only a gang's minCount can change")
+            raise ResizeError(f"podGroupTemplate {go_quote(template)} is not a gang: only a gang's minCount can change")
     gang = target["schedulingPolicy"]["gang"]
     if gang.get("minCount") == new_min_count:
         return {}

@@ -30,9 +30,9 @@ from typing import Any
 
 import kopf
 import kubernetes
+from workloadbuilder.adapters import PlanError
+from workloadbuilder.adapters.crd import CRDAdapter
 
-from adapters import PlanError
-from adapters.crd import CRDAdapter
 from workloadbuilder import to_dict
 from workloadbuilder.interop import apply
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 import yaml
+from workloadbuilder.adapters.crd import CRDAdapter
 
-from adapters.crd import CRDAdapter
 from workloadbuilder import to_dict
 from workloadbuilder.testing import Golden, assert_field_errors
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.base import Compiled, Plan
-from adapters.reading import at
+from workloadbuilder.adapters.base import Compiled, Plan
+from workloadbuilder.adapters.reading import at
+
 from workloadbuilder import FieldPath, WorkloadItem, resolve_config
 from workloadbuilder.objpath import elements_of
 

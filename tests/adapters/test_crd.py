@@ -12,10 +12,10 @@ import pytest
 import yaml
 from docs_check import check_page
 from plan_summary import golden_documents
+from workloadbuilder.adapters import PlanError, adapter_for, base, plan_object
+from workloadbuilder.adapters.crd import CRDAdapter, register_mapping
+from workloadbuilder.adapters.crd_mapping import CRDMapping, GroupMapping, PodsMapping
 
-from adapters import PlanError, adapter_for, base, plan_object
-from adapters.crd import CRDAdapter, register_mapping
-from adapters.crd_mapping import CRDMapping, GroupMapping, PodsMapping
 from workloadbuilder import FieldPath, to_dict, workload_name
 from workloadbuilder.testing import assert_golden
 

@@ -12,9 +12,9 @@ import yaml
 from docs_check import check_page
 from kubernetes.client import V1Job
 from plan_summary import golden_documents
+from workloadbuilder.adapters import PlanError, adapter_for, plan_object
+from workloadbuilder.adapters.job import JobAdapter, JobMode, management_mode
 
-from adapters import PlanError, adapter_for, plan_object
-from adapters.job import JobAdapter, JobMode, management_mode
 from workloadbuilder import (
     FieldPath,
     job_template_name,

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from docs_check import check_page
 from plan_summary import golden_documents
+from workloadbuilder.adapters import PlanError, PodAssignment, adapter_for, plan_object
+from workloadbuilder.adapters.jobset import JobSetAdapter
 
-from adapters import PlanError, PodAssignment, adapter_for, plan_object
-from adapters.jobset import JobSetAdapter
 from workloadbuilder import FieldPath
 from workloadbuilder.manifests import read_documents
 from workloadbuilder.testing import assert_golden

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from docs_check import check_page
 from plan_summary import golden_documents
+from workloadbuilder.adapters import PlanError, PodAssignment, adapter_for
+from workloadbuilder.adapters.lws import LeaderWorkerSetAdapter
 
-from adapters import PlanError, PodAssignment, adapter_for
-from adapters.lws import LeaderWorkerSetAdapter
 from workloadbuilder import FieldPath
 from workloadbuilder.manifests import read_documents
 from workloadbuilder.testing import assert_golden

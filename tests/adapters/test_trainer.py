@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from docs_check import check_page
 from plan_summary import golden_documents
+from workloadbuilder.adapters import PlanError, adapter_for, plan_object
+from workloadbuilder.adapters.trainer import TrainJobAdapter
 
-from adapters import PlanError, adapter_for, plan_object
-from adapters.trainer import TrainJobAdapter
 from workloadbuilder import FieldPath
 from workloadbuilder.manifests import read_documents
 from workloadbuilder.testing import assert_golden

@@ -23,8 +23,8 @@ import yaml
 
 from workloadbuilder.cli import main
 from workloadbuilder.cli import place as place_module
-from workloadbuilder.cli.inputs import UsageError
 from workloadbuilder.cli.clusters import GenerateSpec, parse_generate
+from workloadbuilder.cli.inputs import UsageError
 from workloadbuilder.cli.progress import Progress
 from workloadbuilder.placement.generate import generate_kubectl
 

@@ -18,10 +18,10 @@ from typing import Any, TextIO
 import pydantic
 import yaml
 
-import adapters  # noqa: F401 - importing the package registers the built-in adapters
-from adapters import Plan, adapter_for
-from adapters.crd import register_mapping
+import workloadbuilder.adapters as adapters  # noqa: F401 - importing the package registers the built-in adapters
 from workloadbuilder import BuildError, kinds, manifests
+from workloadbuilder.adapters import Plan, adapter_for
+from workloadbuilder.adapters.crd import register_mapping
 from workloadbuilder.cli.inputs import Document, UsageError, parse_gates, read_inputs
 from workloadbuilder.cli.place import add_options as add_place_options
 from workloadbuilder.cli.place import explain_command, place_command

@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from workloadbuilder import kinds, manifests
+from workloadbuilder.errors import WorkloadBuilderError
 from workloadbuilder.validation.gates import GATES, FeatureGates
 
 __all__ = ["Document", "UsageError", "parse_gates", "read_inputs"]
 
 
-class UsageError(Exception):
+class UsageError(WorkloadBuilderError):
     """A problem with the command line or its files: printed as one line, exit code 2."""
 
 

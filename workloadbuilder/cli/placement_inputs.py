@@ -15,8 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from adapters import Compiled, PlanError, adapter_for
 from workloadbuilder import BuildError
+from workloadbuilder.adapters import Compiled, PlanError, adapter_for
 from workloadbuilder.cli.inputs import Document, UsageError
 from workloadbuilder.cli.messages import first_few, summarize
 from workloadbuilder.field import AggregateError, ErrorList, FieldPath

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.placement.answer import ClaimPlacement, GroupPlacement, Placement, PodPlacement, Victim
 from workloadbuilder.placement.cluster import Cluster, Domain
 from workloadbuilder.placement.complete import DEFAULT_BUDGET, Complete
@@ -45,10 +46,10 @@ def place(
         budget: search steps the complete strategy may spend per attempt.
 
     Raises:
-        ValueError: an unknown strategy.
+        InvalidArgumentError: an unknown strategy.
     """
     if strategy not in STRATEGIES:
-        raise ValueError(f"unknown strategy {strategy!r}: use one of {', '.join(STRATEGIES)}")
+        raise InvalidArgumentError(f"unknown strategy {strategy!r}: use one of {', '.join(STRATEGIES)}")
     snap = Snapshot(cluster)
     runner = _Runner(snap, strategy, budget)
     reports: list[RootReport] = []

@@ -19,6 +19,8 @@ cores, ``6.4Ti``), for the command line and the placement drawing.
 
 from __future__ import annotations
 
+from workloadbuilder.errors import WorkloadBuilderError
+
 __all__ = [
     "ERR_FORMAT_WRONG",
     "ERR_NUMERIC",
@@ -48,7 +50,7 @@ _BINARY_SUFFIXES = (("Ei", 2**60), ("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), 
 _BYTE_RESOURCES = ("memory", "ephemeral-storage", "storage")
 
 
-class QuantityError(ValueError):
+class QuantityError(WorkloadBuilderError, ValueError):
     """A string that is not a Kubernetes quantity; ``str()`` is apimachinery's error message."""
 
 

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
+from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.placement.answer import GroupPlacement, Placement
 from workloadbuilder.placement.cluster import Cluster
 from workloadbuilder.placement.explain import count_of, short_key
@@ -168,7 +169,7 @@ def render_svg(
         ValueError: ``max_cells`` below 1.
     """
     if max_cells < 1:
-        raise ValueError("max_cells must be at least 1")
+        raise InvalidArgumentError("max_cells must be at least 1")
     resource = resource or _default_resource(request, cluster)
     chosen_levels = list(levels) if levels is not None else _levels(request, cluster, placement)
     usage = _node_usage(request, cluster, placement, resource)

@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from workloadbuilder.errors import InvalidArgumentError
+
 __all__ = [
     "COMPONENTS",
     "COMPOSITE_POD_GROUP",
@@ -136,7 +138,7 @@ class FeatureGates:
     ``FeatureGates.defaults()`` is a 1.37 cluster left as shipped.
 
     Raises:
-        ValueError: a name that is not one of ``GATES``, so a typo cannot
+        InvalidArgumentError: a name that is not one of ``GATES``, so a typo cannot
             silently leave a gate off.
     """
 
@@ -151,7 +153,7 @@ class FeatureGates:
             given = names
         unknown = sorted(given - set(GATES))
         if unknown:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"unknown feature gate(s) {', '.join(unknown)}: known gates are {', '.join(sorted(GATES))}"
             )
         self._enabled = frozenset(names)
@@ -175,10 +177,10 @@ class FeatureGates:
         """Whether ``gate`` is on.
 
         Raises:
-            ValueError: ``gate`` is not one of ``GATES``.
+            InvalidArgumentError: ``gate`` is not one of ``GATES``.
         """
         if gate not in GATES:
-            raise ValueError(f"unknown feature gate {gate}")
+            raise InvalidArgumentError(f"unknown feature gate {gate}")
         return gate in self._enabled
 
     def __eq__(self, other: object) -> bool:

@@ -21,7 +21,7 @@ from workloadbuilder.gofmt import go_quote
 from workloadbuilder.validation.objects import read_object
 from workloadbuilder.validation.workload_rules import MAX_DEPTH
 
-__all__ = ["HierarchyError", "validate_hierarchy"]
+__all__ = ["HierarchyProblem", "validate_hierarchy"]
 
 _PARENT = FieldPath("spec", "parentCompositePodGroupName")
 _WORKLOAD = FieldPath("spec", "workloadRef", "workloadName")
@@ -30,7 +30,7 @@ _PRIORITY = FieldPath("spec", "priority")
 
 
 @dataclass(frozen=True)
-class HierarchyError:
+class HierarchyProblem:
     """One problem of one group in its hierarchy: which object, and the field error inside it.
 
     ``str()`` is ``<Kind> <namespace>/<name>: <field error>``.
@@ -58,11 +58,11 @@ class _Group:
     depth: int = 0  # levels from its root, 1 for a root; 0 when it has none (a missing parent or a cycle)
     root: _Group | None = None
 
-    def error(self, err: FieldError) -> HierarchyError:
-        return HierarchyError(self.kind, self.namespace, self.name, err)
+    def error(self, err: FieldError) -> HierarchyProblem:
+        return HierarchyProblem(self.kind, self.namespace, self.name, err)
 
 
-def validate_hierarchy(objects: Iterable[Any]) -> list[HierarchyError]:
+def validate_hierarchy(objects: Iterable[Any]) -> list[HierarchyProblem]:
     """The runtime-hierarchy problems of a set of groups, each reported on the group it is about.
 
     Args:
@@ -80,7 +80,7 @@ def validate_hierarchy(objects: Iterable[Any]) -> list[HierarchyError]:
     """
     groups = [group for obj in objects if (group := _group(obj)) is not None]
     composites = {(g.namespace, g.name): g for g in groups if g.kind == kinds.COMPOSITE_POD_GROUP}
-    problems: list[HierarchyError] = []
+    problems: list[HierarchyProblem] = []
     for group in groups:
         problems.extend(_chain_errors(group, composites))
     for group in groups:
@@ -108,7 +108,7 @@ def _group(obj: Any) -> _Group | None:
     )
 
 
-def _chain_errors(group: _Group, composites: dict[tuple[str, str], _Group]) -> list[HierarchyError]:
+def _chain_errors(group: _Group, composites: dict[tuple[str, str], _Group]) -> list[HierarchyProblem]:
     """Walk up from ``group``: a missing parent, a cycle, or too many levels; else record its root and depth."""
     chain = [group]
     current = group
@@ -132,7 +132,7 @@ def _chain_errors(group: _Group, composites: dict[tuple[str, str], _Group]) -> l
     return []
 
 
-def _tree_errors(group: _Group) -> list[HierarchyError]:
+def _tree_errors(group: _Group) -> list[HierarchyProblem]:
     """A group that disagrees with its root about the Workload or the priority (alpha: one per tree)."""
     root = group.root
     if root is None or root is group:

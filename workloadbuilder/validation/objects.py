@@ -24,6 +24,7 @@ from pydantic import BaseModel
 
 from workloadbuilder import kinds
 from workloadbuilder.decode import decode, errors_at
+from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.field import ErrorList, FieldPath, forbidden
 from workloadbuilder.validation.dv import Op, Struct
 from workloadbuilder.validation.gates import (
@@ -172,7 +173,7 @@ def _validate(
         old_data, old_errs = read_object(old, kind)
         old_errs.raise_if_any()
     elif subresource == "status":
-        raise ValueError("a status update needs the old object")
+        raise InvalidArgumentError("a status update needs the old object")
     op = Op(update=old is not None, gates=gates if gates is not None else FeatureGates.all())
     errs = _served(kind, op.gates)
     if errs:
