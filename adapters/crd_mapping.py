@@ -31,7 +31,6 @@ from typing import Annotated, Any
 
 import jsonpath_ng
 import jsonpath_ng.ext
-import yaml
 from jsonpath_ng import jsonpath
 from kubernetes.client import (
     V1alpha3WorkloadPodGroupDisruptionMode,
@@ -57,6 +56,7 @@ from workloadbuilder import (
     WorkloadCompositePodGroupSchedulingConstraints,
     WorkloadCompositePodGroupSchedulingPolicy,
     WorkloadInput,
+    manifests,
 )
 
 __all__ = [
@@ -386,9 +386,10 @@ class CRDMapping(_Model):
 
         Raises:
             pydantic.ValidationError: the mapping is not valid, with the place of each problem.
+            ManifestError: the text is not YAML (or not UTF-8), with the line.
         """
-        text = Path(source).read_text() if isinstance(source, Path) or _is_file(source) else source
-        return cls.model_validate(yaml.safe_load(text))
+        data = manifests.read_data(Path(source) if isinstance(source, Path) or _is_file(source) else source)
+        return cls.model_validate(data)
 
 
 def _is_file(text: str) -> bool:

@@ -11,15 +11,13 @@ that its constraints mean something on it.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from workloadbuilder import manifests
 from workloadbuilder.cli.inputs import UsageError
 from workloadbuilder.cli.messages import summarize
 from workloadbuilder.cli.progress import Progress
@@ -196,22 +194,16 @@ def _generated_keys(request: PlacementRequest) -> dict[str, str]:
 
 
 def _read_data(path: str) -> Any:
-    """A JSON or YAML file, parsed (JSON directly: kubectl dumps of large clusters are big)."""
+    """A JSON or YAML file, parsed with the manifests' bounds (JSON directly: kubectl dumps of large clusters are big).
+
+    Raises:
+        UsageError: no such file.
+        ManifestError: it is not JSON or YAML (the document and line in the message).
+    """
     file = Path(path)
     if not file.is_file():
         raise UsageError(f"{path}: no such file")
-    try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as problem:
-        raise UsageError(f"{path}: cannot read: {problem}") from None
-    try:
-        if text.lstrip()[:1] in ("{", "["):
-            return json.loads(text)
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        return yaml.load(text, Loader=loader)
-    except (ValueError, yaml.YAMLError) as problem:
-        first = str(problem).strip().splitlines()[0] if str(problem).strip() else type(problem).__name__
-        raise UsageError(f"{path}: not JSON or YAML: {first}") from None
+    return manifests.read_data(file)
 
 
 def _read_cluster(source: str, read: Callable[[], Cluster]) -> Cluster:

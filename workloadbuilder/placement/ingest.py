@@ -9,14 +9,13 @@ Node paths start at ``nodes[i]``, pod paths at ``pods[i]``, group paths at
 from __future__ import annotations
 
 import gc
-import json
+import io
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from workloadbuilder import manifests
 from workloadbuilder.field import (
     AggregateError,
     ErrorList,
@@ -98,7 +97,7 @@ def _items(data: Any, section: str) -> list[Any]:
     if data is None:
         return []
     if isinstance(data, (str, bytes)):
-        data = json.loads(data)
+        data = _load_yaml(data)
     if isinstance(data, Mapping):
         data = data.get("items") or []
     if not isinstance(data, list):
@@ -262,12 +261,13 @@ def _from_yaml(data: Any) -> Cluster:
 
 
 def _load_yaml(source: Any) -> Any:
+    """A path's, a text's or bytes' one document (bounded and checked as manifests are); data as it is."""
     if isinstance(source, Path) or (
         isinstance(source, str) and "\n" not in source and source.endswith((".yaml", ".yml"))
     ):
-        return yaml.safe_load(Path(source).read_text())
+        return manifests.read_data(Path(source))
     if isinstance(source, (str, bytes)):
-        return yaml.safe_load(source)
+        return manifests.read_data(io.BytesIO(source) if isinstance(source, bytes) else source)
     return source
 
 
