@@ -18,8 +18,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from workloadbuilder.adapters.common import ALLOWED_DISRUPTION_MODES, ALLOWED_POLICIES, block_input
-from workloadbuilder.adapters.kit import duplicate, forbidden, invalid, too_many, type_invalid, unknown_field
-from workloadbuilder.adapters.reading import at, read_int
+from workloadbuilder.adapters.kit import MAX_PODS, duplicate, forbidden, invalid, too_many, type_invalid, unknown_field
+from workloadbuilder.adapters.reading import PODS_BOUND, at, read_int
 
 from workloadbuilder import (
     BasicSchedulingPolicy,
@@ -131,7 +131,7 @@ def validate_job(job: Mapping[str, Any], old: Mapping[str, Any] | None = None) -
     spec = job.get("spec")
     if spec is not None and not isinstance(spec, Mapping):
         return ErrorList([type_invalid(FieldPath("spec"), spec, "must be of type object")])
-    parallelism = read_int(job, ("spec", "parallelism"), errors, minimum=0)
+    parallelism = read_int(job, ("spec", "parallelism"), errors, minimum=0, maximum=MAX_PODS, why=PODS_BOUND)
     sized = not errors  # a bad parallelism is reported once, not again as a gang too large for it
     read_int(job, ("spec", "completions"), errors, minimum=0)
     scheduling = scheduling_of(job)

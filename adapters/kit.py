@@ -14,6 +14,10 @@ same. Everything here is stable API for adapter authors:
   and ``to_json_dict`` to turn a client model back into its JSON form;
 - Go's ``%q`` (``go_quote``), so messages read as the Go controllers print them;
 - the DNS-1123 name checks the controllers apply to their own names;
+- ``read_field`` and ``read_count``: a nested field of the user's object
+  with the type it must have, or a field error at its path
+  (``must be of type integer``, ``must be less than or equal to``), and the
+  bounds of ``workloadbuilder.limits`` (``INT32_MAX``, ``MAX_PODS``...);
 - ``TemplateIndex`` (templates of a compiled Workload by name),
   ``parse_group`` (the API group of an ``apiVersion``) and
   ``leaf_fields``/``composite_fields`` (which building blocks a leaf or a
@@ -33,8 +37,10 @@ from workloadbuilder.field import (
     too_many,
     type_invalid,
 )
+from workloadbuilder.fields_read import read_count, read_field, type_error
 from workloadbuilder.gofmt import go_quote
 from workloadbuilder.groups import TemplateIndex
+from workloadbuilder.limits import INT32_MAX, MAX_INDEXED_COMPLETIONS, MAX_LWS_REPLICAS, MAX_PODS, MAX_RUNTIME_GROUPS
 from workloadbuilder.mapping import composite_fields, leaf_fields
 from workloadbuilder.objpath import elements_of, field_path_of
 from workloadbuilder.validation.formats import (
@@ -45,6 +51,11 @@ from workloadbuilder.validation.formats import (
 )
 
 __all__ = [
+    "INT32_MAX",
+    "MAX_INDEXED_COMPLETIONS",
+    "MAX_LWS_REPLICAS",
+    "MAX_PODS",
+    "MAX_RUNTIME_GROUPS",
     "OMIT_VALUE",
     "ErrorType",
     "TemplateIndex",
@@ -64,10 +75,13 @@ __all__ = [
     "leaf_fields",
     "long_name_errors",
     "parse_group",
+    "read_count",
+    "read_field",
     "required",
     "short_name_errors",
     "to_json_dict",
     "too_many",
+    "type_error",
     "type_invalid",
     "unknown_field",
 ]

@@ -570,7 +570,10 @@ def test_docs_page_runs():
         ),
         (
             {"apiVersion": "batch/v1", "kind": "Job", "metadata": "x"},
-            ["Job/: metadata.name: Required value: every derived name starts from it"],
+            [
+                'Job/: metadata: Invalid value: "x": must be of type object',
+                "Job/: metadata.name: Required value: every derived name starts from it",
+            ],
         ),
         ({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "a", "uid": "u", "ownerReferences": "x"}}, []),
     ],
