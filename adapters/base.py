@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from kubernetes.client import V1alpha3CompositePodGroup, V1beta1PodGroup, V1beta1Workload
 from pydantic import BaseModel
-from workloadbuilder.adapters.kit import to_json_dict
+from workloadbuilder.adapters.kit import read_count, to_json_dict, type_error
 
 from workloadbuilder import (
     AggregateError,
@@ -270,11 +270,19 @@ def job_pod_count(job_spec: Mapping[str, Any]) -> int:
     ``parallelism`` defaults to 1; unset ``completions`` (a work queue) means
     ``parallelism`` pods. Never a framework's per-node process count.
 
+    Raises:
+        AggregateError: a count that is not a non-negative ``int32``, or a
+            spec that is not a mapping, at its path inside the spec.
+
     Examples:
         >>> job_pod_count({"parallelism": 8, "completions": 4}), job_pod_count({"parallelism": 3}), job_pod_count({})
         (4, 3, 1)
     """
-    parallelism = job_spec.get("parallelism")
-    parallelism = 1 if parallelism is None else int(parallelism)
-    completions = job_spec.get("completions")
-    return parallelism if completions is None else min(parallelism, int(completions))
+    errors = ErrorList()
+    if not isinstance(job_spec, Mapping):
+        errors.append(type_error(None, job_spec, "object"))
+    counts = {key: read_count(job_spec, (key,), errors, minimum=0) for key in ("parallelism", "completions")}
+    errors.raise_if_any()
+    parallelism = 1 if counts["parallelism"] is None else counts["parallelism"]
+    completions = counts["completions"]
+    return parallelism if completions is None else min(parallelism, completions)

@@ -39,7 +39,16 @@ from workloadbuilder.adapters.job_api import (
     validate_job_scheduling,
     workload_item_for_job,
 )
-from workloadbuilder.adapters.kit import ErrorType, TemplateIndex, as_model, forbidden, go_quote, parse_group, required
+from workloadbuilder.adapters.kit import (
+    ErrorType,
+    TemplateIndex,
+    as_model,
+    forbidden,
+    go_quote,
+    parse_group,
+    read_count,
+    required,
+)
 from workloadbuilder.adapters.reading import Identity, at, identity_of, workloads_in
 
 from workloadbuilder import (
@@ -251,7 +260,7 @@ def _template_name(ident: Identity) -> str:
 def _pod_count(job: Mapping[str, Any]) -> int:
     """``job_pod_count`` of the Job's valid counts (a bad one is already an error, and counts as unset)."""
     counts = {key: at(job, ("spec", key)) for key in ("parallelism", "completions")}
-    valid = {key: value for key, value in counts.items() if isinstance(value, int) and not isinstance(value, bool)}
+    valid = {key: value for key, value in counts.items() if read_count({key: value}, (key,), ErrorList(), minimum=0) is not None}
     return job_pod_count(valid)
 
 

@@ -23,6 +23,7 @@ __all__ = [
     "MAX_LWS_REPLICAS",
     "MAX_MESSAGE_VALUE",
     "MAX_NESTING",
+    "MAX_NODES",
     "MAX_PODS",
     "MAX_RUNTIME_GROUPS",
 ]
@@ -43,6 +44,10 @@ placement and pod assignments grow with every pod, so a count past this is refus
 MAX_RUNTIME_GROUPS = 10_000
 """The engine: runtime PodGroups and CompositePodGroups one object may make (each is a whole object in memory
 and in the output). kube-scheduler's gang benchmarks schedule at most 3,000 gangs."""
+
+MAX_NODES = 200_000
+"""The engine: nodes a generated cluster may have (and each level's fan-out). kube-scheduler is tested at 5,000
+nodes; the engine's benchmarks place on 50,000."""
 
 MAX_NESTING = 100
 """The engine: how deep a YAML or JSON document may nest. Kubernetes objects nest about 20 levels (a pod

@@ -22,6 +22,7 @@ from workloadbuilder.cli.inputs import UsageError
 from workloadbuilder.cli.messages import summarize
 from workloadbuilder.cli.progress import Progress
 from workloadbuilder.field import AggregateError
+from workloadbuilder.limits import MAX_NODES
 from workloadbuilder.placement import Cluster, PlacementRequest
 from workloadbuilder.placement.explain import count_of, short_key
 from workloadbuilder.placement.generate import BLOCK_KEY, HOST_KEY, RACK_KEY, ZONE_KEY
@@ -35,10 +36,11 @@ __all__ = [
     "parse_generate",
 ]
 
-MAX_GENERATED_NODES = 200_000
-"""The largest cluster ``--generate`` makes."""
+MAX_GENERATED_NODES = MAX_NODES
+"""The largest cluster ``--generate`` makes (``limits.MAX_NODES``)."""
 
-_MEMORY = re.compile(r"^[1-9][0-9]*Gi$")
+_MEMORY = re.compile(r"^[1-9][0-9]{0,8}Gi$")
+_COUNT = re.compile(r"[0-9]{1,9}")  # ASCII digits only ("²" is a digit to str.isdigit, not to int), int32-sized
 
 
 @dataclass(frozen=True)
@@ -168,7 +170,7 @@ def _generate_value(key: str, raw: str) -> Any:
             raise UsageError(f"--generate: used must be a share between 0 and 1, got {raw!r}")
         return share
     lowest = 0 if key in ("gpus", "seed") else 1
-    if not raw.isdigit() or int(raw) < lowest:
+    if not _COUNT.fullmatch(raw) or int(raw) < lowest:
         raise UsageError(f"--generate: {key} must be an integer of at least {lowest}, got {raw!r}")
     return int(raw)
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,7 +129,7 @@ def parse_claims(specs: Sequence[str]) -> dict[str, DeviceRequest]:
     for spec in specs:
         name, sep, rest = spec.partition("=")
         device_class, _, count = rest.partition(":")
-        if not sep or not name or not device_class or (count and (not count.isdigit() or int(count) < 1)):
+        if not sep or not name or not device_class or (count and (not re.fullmatch(r"[0-9]{1,9}", count) or int(count) < 1)):
             raise UsageError(f"--claim: expected NAME=DEVICECLASS or NAME=DEVICECLASS:COUNT, got {spec!r}")
         claims[name] = DeviceRequest(device_class, int(count) if count else 1)
     return claims

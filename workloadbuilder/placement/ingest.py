@@ -27,6 +27,7 @@ from workloadbuilder.field import (
     required,
     type_invalid,
 )
+from workloadbuilder.fields_read import read_field, type_error
 from workloadbuilder.placement.cluster import Cluster, DevicePool, RunningGroup
 from workloadbuilder.placement.resources import pod_requests, read_resource_list
 
@@ -141,14 +142,29 @@ def _kubectl_node(item: Any, i: int, errors: ErrorList, seen: dict[tuple[Any, ..
         )
         if len(errors) == before and key is not None:
             seen[key] = parsed
-    labels = metadata.get("labels") or {}
+    labels = _string_map(metadata.get("labels"), FieldPath("nodes").index(i).child("metadata", "labels"), errors)
     spec = item.get("spec")
     return {
         "name": name,
-        "labels": labels if isinstance(labels, dict) else {},
+        "labels": labels,
         "allocatable": parsed,
         "schedulable": not (spec.get("unschedulable") if isinstance(spec, dict) else False),
     }
+
+
+def _string_map(value: Any, path: FieldPath, errors: ErrorList) -> dict[str, str]:
+    """Labels: a map of strings to strings; any other value is an error at its key, and left out."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        errors.append(type_error(path, value, "object"))
+        return {}
+    if all(isinstance(v, str) for v in value.values()):
+        return value
+    for key, item in value.items():
+        if not isinstance(item, str):
+            errors.append(type_error(path.key(str(key)), item, "string"))
+    return {key: item for key, item in value.items() if isinstance(item, str)}
 
 
 def _kubectl_node_slowly(item: Any, i: int, errors: ErrorList) -> dict[str, Any]:
@@ -178,7 +194,7 @@ def _kubectl_pod(item: Any, i: int, errors: ErrorList) -> dict[str, Any] | None:
     node = _get(spec, "nodeName")
     if not node or _get(item, "status", "phase") in _DONE_PHASES or not isinstance(spec, Mapping):
         return None
-    metadata = item.get("metadata") or {}
+    metadata = read_field(item, ("metadata",), "object", errors, FieldPath("pods").index(i)) or {}
     namespace = metadata.get("namespace") or "default"
     priority = spec.get("priority") or 0
     if isinstance(priority, bool) or not isinstance(priority, int):
@@ -346,6 +362,8 @@ def _yaml_pool(entry: Any, path: FieldPath, nodes: set[str], errors: ErrorList) 
     node, domain = entry.get("node"), entry.get("domain")
     if (node is None) == (domain is None):
         errors.append(invalid(path, "", "must set exactly one of `node`, `domain`"))
+    elif node is not None and not isinstance(node, str):
+        errors.append(type_error(path.child("node"), node, "string"))
     elif node is not None and node not in nodes:
         errors.append(invalid(path.child("node"), node, "no such node"))
     elif domain is not None and (not isinstance(domain, Mapping) or len(domain) != 1):
