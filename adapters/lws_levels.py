@@ -27,7 +27,15 @@ from workloadbuilder.adapters.common import (
     mapping_at,
     unknown_keys,
 )
-from workloadbuilder.adapters.kit import MAX_PODS, MAX_RUNTIME_GROUPS, OMIT_VALUE, forbidden, invalid, unknown_field
+from workloadbuilder.adapters.kit import (
+    MAX_PODS,
+    MAX_RUNTIME_GROUPS,
+    OMIT_VALUE,
+    forbidden,
+    invalid,
+    read_field,
+    unknown_field,
+)
 from workloadbuilder.adapters.reading import GROUPS_BOUND, PODS_BOUND, at, read_int
 
 from workloadbuilder import ErrorList, FieldPath, WorkloadItem, resolve_config
@@ -113,6 +121,8 @@ def read_shape(lws: Mapping[str, Any], name: str, errors: ErrorList) -> Shape:
     size = 1 if size is None else size
     worker = TEMPLATE.child("workerTemplate")
     leader = TEMPLATE.child("leaderTemplate") if at(lws, (*TEMPLATE.elements(), "leaderTemplate")) else worker
+    for template in (worker,) if leader == worker else (leader, worker):
+        read_field(lws, (*template.elements(), "spec"), "object", errors)
     excluded = at(lws, (*TEMPLATE.elements(), "subGroupPolicy", "subGroupPolicyType")) == "LeaderExcluded"
     return Shape(
         name=name,

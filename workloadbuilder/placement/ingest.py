@@ -190,19 +190,20 @@ def _kubectl_pod(item: Any, i: int, errors: ErrorList) -> dict[str, Any] | None:
     if not isinstance(item, dict) and not isinstance(item, Mapping):
         errors.append(type_invalid(FieldPath("pods").index(i), item, "must be of type object"))
         return None
-    spec = item.get("spec")
-    node = _get(spec, "nodeName")
-    if not node or _get(item, "status", "phase") in _DONE_PHASES or not isinstance(spec, Mapping):
+    path = FieldPath("pods").index(i)
+    spec = read_field(item, ("spec",), "object", errors, path)
+    node = read_field(spec, ("nodeName",), "string", errors, path.child("spec")) if spec is not None else None
+    if not node or read_field(item, ("status", "phase"), "string", errors, path) in _DONE_PHASES or spec is None:
         return None
-    metadata = read_field(item, ("metadata",), "object", errors, FieldPath("pods").index(i)) or {}
-    namespace = metadata.get("namespace") or "default"
+    metadata = read_field(item, ("metadata",), "object", errors, path) or {}
+    namespace = read_field(metadata, ("namespace",), "string", errors, path.child("metadata")) or "default"
     priority = spec.get("priority") or 0
     if isinstance(priority, bool) or not isinstance(priority, int):
         errors.append(
             type_invalid(FieldPath("pods").index(i).child("spec", "priority"), priority, "must be of type integer")
         )
         priority = 0
-    group = _get(spec, "schedulingGroup", "podGroupName")
+    group = read_field(spec, ("schedulingGroup", "podGroupName"), "string", errors, path.child("spec"))
     return {
         "name": f"{namespace}/{metadata.get('name') or ''}",
         "node": node,
@@ -447,6 +448,9 @@ def _yaml_pod(
         _unknown(entry, _RUNNING_POD_FIELDS, path, errors)
     name = _name(entry, path, errors)
     node = entry.get("node")
+    if node is not None and not isinstance(node, str):
+        errors.append(type_error(path.child("node"), node, "string"))
+        return None
     if node not in nodes:
         errors.append(
             required(path.child("node")) if node is None else invalid(path.child("node"), node, "no such node")
