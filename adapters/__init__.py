@@ -14,12 +14,15 @@ from workloadbuilder.adapters.base import (
     Plan,
     PlanError,
     PodAssignment,
+    Registry,
     adapter_for,
     as_dict,
+    current_registry,
     job_pod_count,
     plan_object,
     register,
     registered,
+    scoped_registry,
 )
 from workloadbuilder.adapters.crd import CRDAdapter, register_mapping
 from workloadbuilder.adapters.crd_mapping import BlockPaths, CRDMapping, GroupMapping, PodsMapping
@@ -44,14 +47,17 @@ __all__ = [
     "PlanError",
     "PodAssignment",
     "PodsMapping",
+    "Registry",
     "TrainJobAdapter",
     "TrainJobPlan",
     "adapter_for",
     "as_dict",
+    "current_registry",
     "job_pod_count",
     "management_mode",
     "plan_object",
     "register",
     "register_mapping",
     "registered",
+    "scoped_registry",
 ]

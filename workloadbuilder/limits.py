@@ -58,5 +58,7 @@ MAX_ALIAS_NODES = 100_000
 """The engine: how many nodes YAML aliases may add to a document when expanded (an alias bomb adds billions);
 a manifest that shares a container's environment a hundred times adds a few thousand."""
 
-MAX_MESSAGE_VALUE = 200
-"""The engine: characters of a bad value an error message shows before it elides the rest."""
+MAX_MESSAGE_VALUE = 1000
+"""The engine: characters of a bad value an error message shows before it elides the rest (``...``). Any name
+or label Kubernetes allows fits whole; a huge value (a 5 MB annotation, an expanded list) is neither rendered
+nor walked past this."""
