@@ -39,7 +39,16 @@ from workloadbuilder.adapters.job_api import (
     validate_job_scheduling,
     workload_item_for_job,
 )
-from workloadbuilder.adapters.kit import ErrorType, TemplateIndex, as_model, forbidden, go_quote, parse_group, required
+from workloadbuilder.adapters.kit import (
+    ErrorType,
+    TemplateIndex,
+    as_model,
+    forbidden,
+    go_quote,
+    parse_group,
+    required,
+    walk,
+)
 from workloadbuilder.adapters.reading import Identity, at, identity_of, workloads_in
 
 from workloadbuilder import (
@@ -322,17 +331,8 @@ def _delegated_groups(
 
 def _depth(workload: V1beta1Workload, template: str) -> int:
     """How deep the leaf template sits in the Workload's tree: 1 at the top level."""
-
-    def search(holder: Any, depth: int) -> int | None:
-        if any(t.name == template for t in holder.pod_group_templates or []):
-            return depth
-        for composite in holder.composite_pod_group_templates or []:
-            found = search(composite, depth + 1)
-            if found is not None:
-                return found
-        return None
-
-    return search(workload.spec, 1) or 1
+    found = (r.depth for r in walk(workload.spec) if not r.composite and r.node.name == template)
+    return next(found, 1)
 
 
 register(JobAdapter())

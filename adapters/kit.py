@@ -14,7 +14,8 @@ same. Everything here is stable API for adapter authors:
   and ``to_json_dict`` to turn a client model back into its JSON form;
 - Go's ``%q`` (``go_quote``), so messages read as the Go controllers print them;
 - the DNS-1123 name checks the controllers apply to their own names;
-- ``TemplateIndex`` (templates of a compiled Workload by name),
+- ``TemplateIndex`` (templates of a compiled Workload by name), ``walk`` and
+  its ``TemplateNode`` records (every template of a tree, with its path and depth),
   ``parse_group`` (the API group of an ``apiVersion``) and
   ``leaf_fields``/``composite_fields`` (which building blocks a leaf or a
   composite item was given).
@@ -43,11 +44,13 @@ from workloadbuilder.validation.formats import (
     long_name_errors,
     short_name_errors,
 )
+from workloadbuilder.walk import TemplateNode, walk
 
 __all__ = [
     "OMIT_VALUE",
     "ErrorType",
     "TemplateIndex",
+    "TemplateNode",
     "as_model",
     "composite_fields",
     "decode",
@@ -70,4 +73,5 @@ __all__ = [
     "too_many",
     "type_invalid",
     "unknown_field",
+    "walk",
 ]

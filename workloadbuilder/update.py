@@ -23,6 +23,7 @@ from workloadbuilder.validation.objects import (
     validate_pod_group,
     validate_workload,
 )
+from workloadbuilder.walk import walk
 
 __all__ = ["check_update", "gang_resize_patch"]
 
@@ -133,17 +134,4 @@ def _leaves(spec: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     A ``null`` entry (which decodes, as Go's JSON reads it, to an empty
     template) names no template and is skipped; the list is still sent whole.
     """
-    out: list[tuple[str, dict[str, Any]]] = [("podGroupTemplates", t) for t in _entries(spec, "podGroupTemplates")]
-
-    def walk(composite: dict[str, Any]) -> None:
-        out.extend(("compositePodGroupTemplates", t) for t in _entries(composite, "podGroupTemplates"))
-        for child in _entries(composite, "compositePodGroupTemplates"):
-            walk(child)
-
-    for composite in _entries(spec, "compositePodGroupTemplates"):
-        walk(composite)
-    return out
-
-
-def _entries(holder: dict[str, Any], key: str) -> list[dict[str, Any]]:
-    return [entry for entry in holder.get(key) or [] if isinstance(entry, dict)]
+    return [(record.lineage()[0].list_name, record.node) for record in walk(spec) if not record.composite]
