@@ -18,7 +18,15 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from workloadbuilder.adapters.common import ALLOWED_DISRUPTION_MODES, ALLOWED_POLICIES, block_input
-from workloadbuilder.adapters.kit import duplicate, forbidden, invalid, too_many, type_invalid, unknown_field
+from workloadbuilder.adapters.kit import (
+    MAX_RESOURCE_CLAIMS,
+    duplicate,
+    forbidden,
+    invalid,
+    too_many,
+    type_invalid,
+    unknown_field,
+)
 from workloadbuilder.adapters.reading import at, read_int
 
 from workloadbuilder import (
@@ -49,7 +57,6 @@ __all__ = [
 SCHEDULING_PATH = FieldPath("spec", "scheduling")
 """Where a Job keeps its scheduling blocks; every block error is reported below it."""
 
-MAX_RESOURCE_CLAIMS = 4
 """``+k8s:maxItems=4`` on ``spec.scheduling.resourceClaims``."""
 
 _BLOCKS = ("schedulingPolicy", "schedulingConstraints", "disruptionMode", "resourceClaims")

@@ -12,6 +12,8 @@ same. Everything here is stable API for adapter authors:
   own locations into ``FieldPath``s;
 - strict decoding of building blocks (``decode``, ``errors_at``, ``as_model``)
   and ``to_json_dict`` to turn a client model back into its JSON form;
+- the API server's limits (``MAX_TEMPLATES``, ``MAX_RESOURCE_CLAIMS``), so
+  an adapter reports an oversized list as the API server would;
 - Go's ``%q`` (``go_quote``), so messages read as the Go controllers print them;
 - the DNS-1123 name checks the controllers apply to their own names;
 - ``TemplateIndex`` (templates of a compiled Workload by name), ``walk`` and
@@ -36,6 +38,7 @@ from workloadbuilder.field import (
 )
 from workloadbuilder.gofmt import go_quote
 from workloadbuilder.groups import TemplateIndex
+from workloadbuilder.kinds import MAX_RESOURCE_CLAIMS, MAX_TEMPLATES
 from workloadbuilder.mapping import composite_fields, leaf_fields
 from workloadbuilder.objpath import elements_of, field_path_of
 from workloadbuilder.validation.formats import (
@@ -47,6 +50,8 @@ from workloadbuilder.validation.formats import (
 from workloadbuilder.walk import TemplateNode, walk
 
 __all__ = [
+    "MAX_RESOURCE_CLAIMS",
+    "MAX_TEMPLATES",
     "OMIT_VALUE",
     "ErrorType",
     "TemplateIndex",

@@ -21,18 +21,15 @@ from kubernetes.client import (
 
 from workloadbuilder.errors import BuildError
 from workloadbuilder.gofmt import go_quote
+from workloadbuilder.kinds import COMPOSITE_POD_GROUP_API_VERSION, POD_GROUP_API_VERSION
 from workloadbuilder.walk import walk
 
 __all__ = [
-    "COMPOSITE_POD_GROUP_API_VERSION",
-    "POD_GROUP_API_VERSION",
     "TemplateIndex",
     "new_composite_pod_group",
     "new_pod_group",
 ]
 
-POD_GROUP_API_VERSION = "scheduling.k8s.io/v1beta1"
-COMPOSITE_POD_GROUP_API_VERSION = "scheduling.k8s.io/v1alpha3"
 
 
 def new_pod_group(

@@ -22,11 +22,11 @@ from kubernetes.client import (
     V1OwnerReference,
 )
 
-from workloadbuilder.compile import WORKLOAD_API_VERSION
 from workloadbuilder.decode import as_model
 from workloadbuilder.errors import BuildError
 from workloadbuilder.gofmt import go_quote
 from workloadbuilder.groups import TemplateIndex, new_composite_pod_group, new_pod_group
+from workloadbuilder.kinds import WORKLOAD_API_VERSION
 from workloadbuilder.naming import runtime_group_name
 from workloadbuilder.validation.formats import is_dns1123_subdomain
 from workloadbuilder.walk import walk

@@ -20,11 +20,11 @@ from kubernetes.client import (
     V1ObjectMeta,
 )
 
-from workloadbuilder.compile import WORKLOAD_API_VERSION
 from workloadbuilder.decode import as_model
 from workloadbuilder.errors import ResizeError
 from workloadbuilder.gofmt import go_quote
-from workloadbuilder.groups import POD_GROUP_API_VERSION, TemplateIndex
+from workloadbuilder.groups import TemplateIndex
+from workloadbuilder.kinds import POD_GROUP_API_VERSION, WORKLOAD_API_VERSION
 from workloadbuilder.walk import walk
 
 __all__ = ["JSON_PATCH", "Patch", "resize"]

@@ -13,12 +13,12 @@ as ``Warning`` headers rather than reject.
 from __future__ import annotations
 
 from workloadbuilder.field import ErrorList, FieldPath, duplicate, forbidden, invalid
+from workloadbuilder.kinds import MAX_DEPTH
 from workloadbuilder.validation.dv import Struct
 from workloadbuilder.walk import walk
 
-__all__ = ["MAX_DEPTH", "tree_errors", "tree_warnings"]
+__all__ = ["tree_errors", "tree_warnings"]
 
-MAX_DEPTH = 4  # WorkloadMaxTreeDepth: a top-level template is level 1
 _CHILD_LISTS = ("podGroupTemplates", "compositePodGroupTemplates")
 
 
