@@ -45,6 +45,7 @@ from workloadbuilder.adapters.kit import (
     as_model,
     forbidden,
     go_quote,
+    is_int,
     parse_group,
     required,
     walk,
@@ -260,7 +261,7 @@ def _template_name(ident: Identity) -> str:
 def _pod_count(job: Mapping[str, Any]) -> int:
     """``job_pod_count`` of the Job's valid counts (a bad one is already an error, and counts as unset)."""
     counts = {key: at(job, ("spec", key)) for key in ("parallelism", "completions")}
-    valid = {key: value for key, value in counts.items() if isinstance(value, int) and not isinstance(value, bool)}
+    valid = {key: value for key, value in counts.items() if is_int(value)}
     return job_pod_count(valid)
 
 

@@ -23,6 +23,7 @@ from workloadbuilder.adapters.kit import (
     duplicate,
     forbidden,
     invalid,
+    is_int,
     too_many,
     type_invalid,
     unknown_field,
@@ -103,7 +104,7 @@ def workload_item_for_job(job: Mapping[str, Any], template_name: str) -> Workloa
             priority_class_name=priority_class if isinstance(priority_class, str) else "",
         ),
         input=block_input(scheduling) if isinstance(scheduling, Mapping) else WorkloadInput(),
-        callbacks=[default_min_count(parallelism if _is_int(parallelism) else None)],
+        callbacks=[default_min_count(parallelism if is_int(parallelism) else None)],
     )
 
 
@@ -162,7 +163,7 @@ def _had_both(old: Mapping[str, Any] | None) -> bool:
 
 def _gang_within_parallelism(scheduling: Mapping[str, Any] | None, parallelism: int | None) -> ErrorList:
     min_count = at(scheduling, ("schedulingPolicy", "gang", "minCount"))
-    if not _is_int(min_count) or min_count <= (1 if parallelism is None else parallelism):
+    if not is_int(min_count) or min_count <= (1 if parallelism is None else parallelism):
         return ErrorList()
     path = SCHEDULING_PATH.child("schedulingPolicy", "gang", "minCount")
     return ErrorList([invalid(path, min_count, "must be less than or equal to parallelism")])
@@ -241,5 +242,3 @@ def _normal(value: Any) -> Any:
     return value
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)

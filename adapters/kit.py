@@ -10,7 +10,8 @@ same. Everything here is stable API for adapter authors:
   print no value;
 - ``extend_path``, ``field_path_of`` and ``elements_of`` to turn an adapter's
   own locations into ``FieldPath``s;
-- strict decoding of building blocks (``decode``, ``errors_at``, ``as_model``)
+- strict decoding of building blocks (``decode``, ``errors_at``, ``as_model``),
+  ``is_int`` (a JSON integer: an ``int`` that is not a ``bool``)
   and ``to_json_dict`` to turn a client model back into its JSON form;
 - the API server's limits (``MAX_TEMPLATES``, ``MAX_RESOURCE_CLAIMS``), so
   an adapter reports an oversized list as the API server would;
@@ -24,7 +25,7 @@ same. Everything here is stable API for adapter authors:
 """
 
 from workloadbuilder.compile import parse_group
-from workloadbuilder.decode import as_model, decode, errors_at, to_json_dict, unknown_field
+from workloadbuilder.decode import as_model, decode, errors_at, is_int, to_json_dict, unknown_field
 from workloadbuilder.field import (
     OMIT_VALUE,
     ErrorType,
@@ -67,6 +68,7 @@ __all__ = [
     "forbidden",
     "go_quote",
     "invalid",
+    "is_int",
     "is_dns1123_label",
     "is_dns1123_subdomain",
     "leaf_fields",

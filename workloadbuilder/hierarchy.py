@@ -22,7 +22,7 @@ from kubernetes.client import (
     V1OwnerReference,
 )
 
-from workloadbuilder.decode import as_model
+from workloadbuilder.decode import as_model, is_int
 from workloadbuilder.errors import BuildError
 from workloadbuilder.gofmt import go_quote
 from workloadbuilder.groups import TemplateIndex, new_composite_pod_group, new_pod_group
@@ -253,7 +253,7 @@ def _counts(instances: Mapping[str, int] | None, index: TemplateIndex) -> dict[s
                 f"instances names template {go_quote(str(name))}, which the Workload does not have "
                 f"(have [{' '.join(known)}])"
             )
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        if not is_int(count) or count < 0:
             raise BuildError(f"instances of template {go_quote(name)} must be a count >= 0, got {count!r}")
     return counts
 

@@ -20,7 +20,7 @@ from kubernetes.client import (
     V1ObjectMeta,
 )
 
-from workloadbuilder.decode import as_model
+from workloadbuilder.decode import as_model, is_int
 from workloadbuilder.errors import ResizeError
 from workloadbuilder.gofmt import go_quote
 from workloadbuilder.groups import TemplateIndex
@@ -85,7 +85,7 @@ def resize(
     gang = leaf.scheduling_policy.gang if leaf.scheduling_policy is not None else None
     if gang is None:
         raise ResizeError(f"cannot resize podGroupTemplate {go_quote(template)}: its scheduling policy is basic")
-    if isinstance(new_min_count, bool) or not isinstance(new_min_count, int) or new_min_count < 1:
+    if not is_int(new_min_count) or new_min_count < 1:
         raise ResizeError(
             f"cannot resize podGroupTemplate {go_quote(template)}: minCount must be >= 1, got {new_min_count!r}"
         )

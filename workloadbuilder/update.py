@@ -13,6 +13,7 @@ import copy
 from typing import Any
 
 from workloadbuilder import kinds
+from workloadbuilder.decode import is_int
 from workloadbuilder.errors import InvalidArgumentError, ResizeError
 from workloadbuilder.field import ErrorList
 from workloadbuilder.gofmt import go_quote
@@ -83,7 +84,7 @@ def gang_resize_patch(obj: Any, new_min_count: int, template: str | None = None)
             found or not named when it must be.
         InvalidArgumentError: the object is of another kind.
     """
-    if isinstance(new_min_count, bool) or not isinstance(new_min_count, int) or new_min_count < 1:
+    if not is_int(new_min_count) or new_min_count < 1:
         raise ResizeError(f"minCount must be an integer of at least 1, not {new_min_count!r}")
     kind = kinds.kind_of(obj)
     if kind == kinds.POD_GROUP:
