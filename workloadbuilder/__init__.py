@@ -50,7 +50,7 @@ from workloadbuilder.naming import (
     workload_name,
 )
 from workloadbuilder.resize import Patch, resize
-from workloadbuilder.resolve import resolve_config
+from workloadbuilder.resolve import fill_gang_count, resolve_config
 from workloadbuilder.types import (
     AllDisruptionMode,
     BasicSchedulingPolicy,
@@ -147,6 +147,7 @@ __all__ = [
     "delegate",
     "delegated_pod_group",
     "delegation_of",
+    "fill_gang_count",
     "fnv32a",
     "gang_resize_patch",
     "job_template_name",
