@@ -41,7 +41,7 @@ def validate_union(
     if sum(now_set) == 1 or (old_set is not None and old_set == now_set):
         return ErrorList()
     names = ", ".join(f"`{member}`" for member in members)
-    chosen = [member for member, is_set in zip(members, now_set) if is_set]
+    chosen = [member for member, is_set in zip(members, now_set, strict=False) if is_set]
     if chosen:
         return ErrorList([invalid(path, "{" + ", ".join(chosen) + "}", f"must specify exactly one of: {names}")])
     return ErrorList([invalid(path, "", f"must specify one of: {names}")])

@@ -65,7 +65,9 @@ CLAIMS_CHECKS: tuple[Check, ...] = (
     max_items(MAX_RESOURCE_CLAIMS),
     OPTIONAL_POINTER,
 )
-"""The checks on a ``resourceClaims`` field: its gate (our addition, see docs/validation.md), immutable, at most 4, optional."""
+"""The checks on a ``resourceClaims`` field: its gate (our addition, see docs/validation.md), immutable, at most 4,
+optional.
+"""
 
 _PREEMPTION_CHECKS: tuple[Check, ...] = (
     forbidden_unless(POD_GROUP_PREEMPTION_POLICY),
@@ -76,7 +78,9 @@ _PREEMPTION_CHECKS: tuple[Check, ...] = (
 
 
 def union(op: Op, path: FieldPath, value: Struct, old: Struct | None, names: tuple[str, ...]) -> ErrorList:
-    """A union of pointer (or canonical list) members: exactly one set; not re-checked on update when no member was set or cleared."""
+    """A union of pointer (or canonical list) members: exactly one set; not re-checked on update when no member was
+    set or cleared.
+    """
     members = tuple(value[name] is not None for name in names)
     old_members = tuple(old[name] is not None for name in names) if op.update and old is not None else None
     return validate_union(path, names, members, old_members)
