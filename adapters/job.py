@@ -39,7 +39,17 @@ from workloadbuilder.adapters.job_api import (
     validate_job_scheduling,
     workload_item_for_job,
 )
-from workloadbuilder.adapters.kit import ErrorType, TemplateIndex, as_model, forbidden, go_quote, parse_group, required
+from workloadbuilder.adapters.kit import (
+    ErrorType,
+    TemplateIndex,
+    as_model,
+    forbidden,
+    go_quote,
+    is_int,
+    parse_group,
+    required,
+    walk,
+)
 from workloadbuilder.adapters.reading import Identity, at, identity_of, workloads_in
 
 from workloadbuilder import (
@@ -251,7 +261,7 @@ def _template_name(ident: Identity) -> str:
 def _pod_count(job: Mapping[str, Any]) -> int:
     """``job_pod_count`` of the Job's valid counts (a bad one is already an error, and counts as unset)."""
     counts = {key: at(job, ("spec", key)) for key in ("parallelism", "completions")}
-    valid = {key: value for key, value in counts.items() if isinstance(value, int) and not isinstance(value, bool)}
+    valid = {key: value for key, value in counts.items() if is_int(value)}
     return job_pod_count(valid)
 
 
@@ -322,17 +332,8 @@ def _delegated_groups(
 
 def _depth(workload: V1beta1Workload, template: str) -> int:
     """How deep the leaf template sits in the Workload's tree: 1 at the top level."""
-
-    def search(holder: Any, depth: int) -> int | None:
-        if any(t.name == template for t in holder.pod_group_templates or []):
-            return depth
-        for composite in holder.composite_pod_group_templates or []:
-            found = search(composite, depth + 1)
-            if found is not None:
-                return found
-        return None
-
-    return search(workload.spec, 1) or 1
+    found = (r.depth for r in walk(workload.spec) if not r.composite and r.node.name == template)
+    return next(found, 1)
 
 
 register(JobAdapter())

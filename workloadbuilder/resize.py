@@ -15,18 +15,17 @@ from typing import Any
 
 from kubernetes.client import (
     V1alpha3CompositePodGroup,
-    V1beta1CompositePodGroupTemplate,
     V1beta1PodGroup,
-    V1beta1PodGroupTemplate,
     V1beta1Workload,
     V1ObjectMeta,
 )
 
-from workloadbuilder.compile import WORKLOAD_API_VERSION
-from workloadbuilder.decode import as_model
+from workloadbuilder.decode import as_model, is_int
 from workloadbuilder.errors import ResizeError
 from workloadbuilder.gofmt import go_quote
-from workloadbuilder.groups import POD_GROUP_API_VERSION, TemplateIndex
+from workloadbuilder.groups import TemplateIndex
+from workloadbuilder.kinds import POD_GROUP_API_VERSION, WORKLOAD_API_VERSION
+from workloadbuilder.walk import walk
 
 __all__ = ["JSON_PATCH", "Patch", "resize"]
 
@@ -86,7 +85,7 @@ def resize(
     gang = leaf.scheduling_policy.gang if leaf.scheduling_policy is not None else None
     if gang is None:
         raise ResizeError(f"cannot resize podGroupTemplate {go_quote(template)}: its scheduling policy is basic")
-    if isinstance(new_min_count, bool) or not isinstance(new_min_count, int) or new_min_count < 1:
+    if not is_int(new_min_count) or new_min_count < 1:
         raise ResizeError(
             f"cannot resize podGroupTemplate {go_quote(template)}: minCount must be >= 1, got {new_min_count!r}"
         )
@@ -129,26 +128,6 @@ def _made_from(metadata: V1ObjectMeta, pod_groups: Iterable[Any], template: str)
 
 
 def _pointer(workload: V1beta1Workload, template: str) -> str:
-    """The JSON Pointer to the named leaf template (it exists: the index found it)."""
-    spec = workload.spec
-    found = _find(spec.pod_group_templates or [], spec.composite_pod_group_templates or [], template, "/spec")
-    assert found is not None
-    return found
-
-
-def _find(
-    leaves: list[V1beta1PodGroupTemplate], composites: list[V1beta1CompositePodGroupTemplate], template: str, at: str
-) -> str | None:
-    for i, leaf in enumerate(leaves):
-        if leaf.name == template:
-            return f"{at}/podGroupTemplates/{i}"
-    for i, composite in enumerate(composites):
-        found = _find(
-            composite.pod_group_templates or [],
-            composite.composite_pod_group_templates or [],
-            template,
-            f"{at}/compositePodGroupTemplates/{i}",
-        )
-        if found is not None:
-            return found
-    return None
+    """The JSON Pointer to the first leaf template of that name (it exists: the index found it)."""
+    found = next(r for r in walk(workload.spec) if not r.composite and r.node.name == template)
+    return f"/spec{found.json_pointer}"

@@ -13,6 +13,7 @@ import copy
 from typing import Any
 
 from workloadbuilder import kinds
+from workloadbuilder.decode import is_int
 from workloadbuilder.errors import InvalidArgumentError, ResizeError
 from workloadbuilder.field import ErrorList
 from workloadbuilder.gofmt import go_quote
@@ -23,6 +24,7 @@ from workloadbuilder.validation.objects import (
     validate_pod_group,
     validate_workload,
 )
+from workloadbuilder.walk import walk
 
 __all__ = ["check_update", "gang_resize_patch"]
 
@@ -82,7 +84,7 @@ def gang_resize_patch(obj: Any, new_min_count: int, template: str | None = None)
             found or not named when it must be.
         InvalidArgumentError: the object is of another kind.
     """
-    if isinstance(new_min_count, bool) or not isinstance(new_min_count, int) or new_min_count < 1:
+    if not is_int(new_min_count) or new_min_count < 1:
         raise ResizeError(f"minCount must be an integer of at least 1, not {new_min_count!r}")
     kind = kinds.kind_of(obj)
     if kind == kinds.POD_GROUP:
@@ -133,17 +135,4 @@ def _leaves(spec: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     A ``null`` entry (which decodes, as Go's JSON reads it, to an empty
     template) names no template and is skipped; the list is still sent whole.
     """
-    out: list[tuple[str, dict[str, Any]]] = [("podGroupTemplates", t) for t in _entries(spec, "podGroupTemplates")]
-
-    def walk(composite: dict[str, Any]) -> None:
-        out.extend(("compositePodGroupTemplates", t) for t in _entries(composite, "podGroupTemplates"))
-        for child in _entries(composite, "compositePodGroupTemplates"):
-            walk(child)
-
-    for composite in _entries(spec, "compositePodGroupTemplates"):
-        walk(composite)
-    return out
-
-
-def _entries(holder: dict[str, Any], key: str) -> list[dict[str, Any]]:
-    return [entry for entry in holder.get(key) or [] if isinstance(entry, dict)]
+    return [(record.lineage()[0].list_name, record.node) for record in walk(spec) if not record.composite]
