@@ -30,9 +30,8 @@ from typing import Any
 from kubernetes.client import V1beta1Workload
 from pydantic import BaseModel
 from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict, job_pod_count, register
+from workloadbuilder.adapters.common import plan_options
 from workloadbuilder.adapters.job_api import (
-    ALLOWED_DISRUPTION_MODES,
-    ALLOWED_POLICIES,
     SCHEDULING_PATH,
     scheduling_of,
     validate_job,
@@ -66,7 +65,6 @@ from workloadbuilder import (
     job_template_name,
     materialize,
     pod_group_name,
-    workload_name,
 )
 
 __all__ = ["CONTROLLER_UID_LABEL", "JOB_NAME_LABEL", "JobAdapter", "JobMode", "management_mode"]
@@ -144,13 +142,7 @@ class JobAdapter:
         template = _template_name(ident)
         item = workload_item_for_job(job, template)
         mode = management_mode(job)
-        options = BuildOptions(
-            name=workload_name(ident.name, ident.uid) if ident.nameable and mode is JobMode.ROOT else "",
-            namespace=ident.namespace,
-            owner=ident.controller_ref(),
-            allowed_policies=ALLOWED_POLICIES,
-            allowed_disruption_modes=ALLOWED_DISRUPTION_MODES,
-        )
+        options = plan_options(ident, name=None if mode is JobMode.ROOT else "")
         plan = Plan(source=job, roots=[], options=options)
         if mode is JobMode.ROOT:
             errors.extend(validate_job(job, previous))

@@ -40,6 +40,7 @@ from workloadbuilder import (
     SchedulingPolicy,
     WorkloadInput,
     WorkloadItem,
+    fill_gang_count,
 )
 
 __all__ = [
@@ -76,14 +77,7 @@ def default_min_count(parallelism: int | None) -> Callable[[SchedulingConfig], N
     The clamp keeps a ``parallelism: 0`` Job (valid, and suspended ones use
     it) from compiling ``minCount: 0``, which the API server refuses.
     """
-    count = max(1, 1 if parallelism is None else parallelism)
-
-    def fill(config: SchedulingConfig) -> None:
-        gang = config.policy.gang if config.policy is not None else None
-        if gang is not None and gang.min_count is None:
-            gang.min_count = count
-
-    return fill
+    return fill_gang_count(max(1, 1 if parallelism is None else parallelism))
 
 
 def workload_item_for_job(job: Mapping[str, Any], template_name: str) -> WorkloadItem:

@@ -46,7 +46,7 @@ __all__ = [
     "WORKLOAD_API_VERSION",
     "as_manifest",
     "kind_of",
-    "resolve",
+    "model_for",
     "versions_of",
 ]
 
@@ -129,7 +129,7 @@ def kind_of(obj: Any) -> str | None:
     return None
 
 
-def resolve(
+def model_for(
     data: Mapping[str, Any], expected: str | None = None, require_type: bool = False
 ) -> tuple[type[BaseModel] | None, ErrorList]:
     """The client model for a manifest's ``apiVersion`` and ``kind``, or the errors that say why there is none.
