@@ -26,15 +26,7 @@ def test_agreed_case_matches_go(vector: dict[str, Any]) -> None:
     assert differences(vector["go"], replay(vector["case"])) == []
 
 
-# Fixed class by class; until then the reproducer must keep failing (strict xfail).
-_PENDING = {"probe-existing-dup-top-leaves", "probe-existing-dup-composites",
-            "probe-existing-top-and-nested-leaf-same-name", "probe-existing-empty-claims",
-            "probe-existing-empty-topology-list", "probe-existing-priority-zero"}
-
-
-@pytest.mark.parametrize("vector", [
-    pytest.param(v, marks=pytest.mark.xfail(strict=True)) if v["case"]["id"] in _PENDING else v for v in REPRODUCERS
-], ids=[v["case"]["id"] for v in REPRODUCERS])
+@pytest.mark.parametrize("vector", REPRODUCERS, ids=[v["case"]["id"] for v in REPRODUCERS])
 def test_reproducer_matches_go(vector: dict[str, Any]) -> None:
     assert differences(vector["go"], replay(vector["case"])) == []
 
