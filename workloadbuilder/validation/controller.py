@@ -20,7 +20,7 @@ from kubernetes.client import (
 )
 from pydantic import BaseModel
 
-from workloadbuilder.decode import decode, errors_at
+from workloadbuilder.decode import decode, decode_known, errors_at
 from workloadbuilder.field import (
     ErrorList,
     FieldPath,
@@ -167,9 +167,18 @@ def _add_block_errors(errs: ErrorList, item: WorkloadItem, old: WorkloadItem | N
             errs.extend(errors_at(path, decode(model, data)[1]))
         elif run_declarative:
             old_data = getattr(getattr(old.input, block_name), data_attr) if old is not None else None
-            errs.extend(validator(path, data, old_data if isinstance(old_data, model) else None))
+            errs.extend(validator(path, data, _old_block(model, old_data)))
     if not composite:
         _add_claim_errors(errs, item, old, run_declarative)
+
+
+def _old_block(model: type[BaseModel], data: object) -> Any:
+    """The old block as its model, for ratcheting: unknown fields of a dict are dropped (a Go struct has none).
+
+    ``None`` when there is none, or a known field has a wrong type: the new
+    block is then checked as if created.
+    """
+    return None if data is None else decode_known(model, data)
 
 
 def _add_claim_errors(errs: ErrorList, item: WorkloadItem, old: WorkloadItem | None, run_declarative: bool) -> None:
@@ -183,11 +192,8 @@ def _add_claim_errors(errs: ErrorList, item: WorkloadItem, old: WorkloadItem | N
         errs.append(type_invalid(path, claims, "must be of type array"))
         return
     old_claims = old.input.resource_claims.pod_group_data if old is not None else []
-    old_by_name = {
-        c.name: c
-        for c in (old_claims if isinstance(old_claims, list) else [])
-        if isinstance(c, V1alpha3WorkloadPodGroupResourceClaim)
-    }
+    decoded = [_old_block(V1alpha3WorkloadPodGroupResourceClaim, c) for c in (old_claims if isinstance(old_claims, list) else [])]
+    old_by_name = {c.name: c for c in decoded if isinstance(c, V1alpha3WorkloadPodGroupResourceClaim)}
     for i, claim in enumerate(claims):
         if not isinstance(claim, V1alpha3WorkloadPodGroupResourceClaim):
             errs.extend(errors_at(index_path(path, i), decode(V1alpha3WorkloadPodGroupResourceClaim, claim)[1]))
