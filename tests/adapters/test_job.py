@@ -275,10 +275,7 @@ def mutate(the_job: dict[str, Any], change: Callable[[dict[str, Any]], None]) ->
             ["spec.scheduling.schedulingPolicy.gang.minCount: Invalid value: 0: must be greater than or equal to 1"],
         ),
         (job(gang(), parallelism=0), []),
-        (
-            with_schedulingGroup(job(gang())),
-            ["spec.scheduling: Forbidden: may not be set when spec.template.spec.schedulingGroup is set"],
-        ),
+        (with_schedulingGroup(job(gang())), []),  # 1.37 accepts it; a warning says it has no effect
         (job({"policy": {"gang": {}}}), ["spec.scheduling.policy: unknown field"]),
         (job("gang"), ['spec.scheduling: Invalid value: "gang": must be of type object']),
         (job(gang(), parallelism=-1), ["spec.parallelism: Invalid value: -1: must be greater than or equal to 0"]),
@@ -425,10 +422,7 @@ def set_in(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
         (
             with_schedulingGroup(job()),
             with_schedulingGroup(copy.deepcopy(BASE)),
-            [
-                "spec.scheduling: Forbidden: may not be set when spec.template.spec.schedulingGroup is set",
-                "spec.scheduling: Invalid value: null: field cannot be set once created",
-            ],
+            ["spec.scheduling: Invalid value: null: field cannot be set once created"],
         ),
     ],
     ids=[
@@ -452,6 +446,22 @@ def set_in(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
 )
 def test_update_validation(old: dict[str, Any], new: dict[str, Any], expected: list[str]):
     assert messages(ADAPTER.validate_update(old, new)) == [f"Job/trainer: {message}" for message in expected]
+
+
+SCHEDULING_IGNORED = (
+    "Job/trainer: spec.scheduling: Forbidden: has no effect while spec.template.spec.schedulingGroup is set: "
+    "the Job controller makes no Workload and no PodGroup for the Job"
+)
+
+
+@pytest.mark.parametrize(
+    ("the_job", "expected"),
+    [(with_schedulingGroup(job(gang())), True), (with_schedulingGroup(job()), False), (job(gang()), False)],
+    ids=["scheduling-beside-scheduling-group", "scheduling-group-alone", "scheduling-alone"],
+)
+def test_scheduling_beside_a_scheduling_group_is_a_warning(the_job: dict[str, Any], expected: bool):
+    plan = ADAPTER.plan(the_job)
+    assert (messages(plan.errors), SCHEDULING_IGNORED in messages(plan.warnings)) == ([], expected)
 
 
 @pytest.mark.parametrize(
