@@ -51,7 +51,7 @@ __all__ = [
 
 Subresource = Literal["status"] | None
 _SPEC, _STATUS = FieldPath("spec"), FieldPath("status")
-_DEFAULT_DISRUPTION_MODE = {"single": {}, "all": None}
+_DEFAULT_DISRUPTION_MODE: dict[str, dict[str, Any] | None] = {"single": {}, "all": None}
 
 
 def validate_workload(obj: Any, old: Any = None, gates: FeatureGates | None = None) -> ErrorList:
