@@ -15,9 +15,6 @@ import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from workloadbuilder.adapters.kit import ErrorType, type_invalid, unknown_field
-from workloadbuilder.adapters.reading import Identity, at
-
 from workloadbuilder import (
     BasicSchedulingPolicy,
     BuildError,
@@ -41,6 +38,8 @@ from workloadbuilder import (
     template_name,
     workload_name,
 )
+from workloadbuilder.adapters.kit import ErrorType, type_invalid, unknown_field
+from workloadbuilder.adapters.reading import Identity, at
 
 __all__ = [
     "ALLOWED_DISRUPTION_MODES",
@@ -122,7 +121,9 @@ def mapping_at(obj: Any, path: FieldPath, errors: ErrorList) -> Mapping[str, Any
 
 
 def unknown_keys(block: Mapping[str, Any], path: FieldPath, allowed: Iterable[str]) -> ErrorList:
-    """``<path>.<key>: unknown field`` for every key of ``block`` its schema does not declare, as strict decoding says."""
+    """``<path>.<key>: unknown field`` for every key of ``block`` its schema does not declare, as strict decoding
+    says.
+    """
     known = set(allowed)
     return ErrorList(unknown_field(path.child(str(key))) for key in block if key not in known)
 
@@ -219,7 +220,9 @@ def lossy(path: FieldPath, value: Any, detail: str) -> FieldError:
 
 
 def kueue_warnings(obj: Mapping[str, Any], pod_templates: Sequence[FieldPath]) -> ErrorList:
-    """A warning per Kueue topology annotation on the given pod templates: Kueue places by them, the Workload does not."""
+    """A warning per Kueue topology annotation on the given pod templates: Kueue places by them, the Workload does
+    not.
+    """
     warnings = ErrorList()
     for template in pod_templates:
         annotations = at(obj, (*template.elements(), "metadata", "annotations"))

@@ -29,13 +29,11 @@ import re
 from pathlib import Path
 from typing import Annotated, Any
 
-import jsonpath_ng
-import jsonpath_ng.ext
 import yaml
 from jsonpath_ng import jsonpath
+from jsonpath_ng.ext.parser import parse as parse_extended
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
-from workloadbuilder.adapters.kit import composite_fields, elements_of, given_blocks, leaf_fields
 
 from workloadbuilder import (
     BuildError,
@@ -49,6 +47,7 @@ from workloadbuilder import (
     SchedulingPolicyOption,
     WorkloadInput,
 )
+from workloadbuilder.adapters.kit import composite_fields, elements_of, given_blocks, leaf_fields
 
 __all__ = [
     "BlockPaths",
@@ -108,7 +107,7 @@ def place(expression: str) -> Place:
 def _compiled(expression: str) -> tuple[bool, Any]:
     absolute, text = _split(expression)
     try:
-        return absolute, jsonpath_ng.ext.parse(text) if text else jsonpath.This()
+        return absolute, parse_extended(text) if text else jsonpath.This()
     except Exception as err:  # jsonpath-ng raises plain Exceptions for syntax errors
         raise ValueError(f"invalid JSONPath {expression!r}: {err}") from err
 
@@ -328,9 +327,8 @@ class GroupMapping(_Model):
     def _default_problems(self) -> list[Any]:
         kind = "composite group" if self.is_composite else "group of pods"
         known = _COMPOSITE_BLOCKS if self.is_composite else _LEAF_BLOCKS
-        problems: list[Any] = [
-            f"{FieldPath('defaults', block)}: a {kind} has no such block" for block in self.defaults if block not in known
-        ]
+        unknown = [block for block in self.defaults if block not in known]
+        problems: list[Any] = [f"{FieldPath('defaults', block)}: a {kind} has no such block" for block in unknown]
         for given in given_blocks(self._defaults_input(), FieldPath("defaults"), self.is_composite):
             problems.extend(given.decode_errors())
         return problems

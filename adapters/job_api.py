@@ -21,19 +21,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from workloadbuilder.adapters.common import ALLOWED_DISRUPTION_MODES, ALLOWED_POLICIES, block_input
-from workloadbuilder.adapters.kit import (
-    MAX_RESOURCE_CLAIMS,
-    duplicate,
-    forbidden,
-    invalid,
-    is_int,
-    too_many,
-    type_invalid,
-    unknown_field,
-)
-from workloadbuilder.adapters.reading import at, read_int
-
 from workloadbuilder import (
     BasicSchedulingPolicy,
     Builder,
@@ -46,6 +33,18 @@ from workloadbuilder import (
     WorkloadItem,
     fill_gang_count,
 )
+from workloadbuilder.adapters.common import ALLOWED_DISRUPTION_MODES, ALLOWED_POLICIES, block_input
+from workloadbuilder.adapters.kit import (
+    MAX_RESOURCE_CLAIMS,
+    duplicate,
+    forbidden,
+    invalid,
+    is_int,
+    too_many,
+    type_invalid,
+    unknown_field,
+)
+from workloadbuilder.adapters.reading import at, read_int
 
 __all__ = [
     "ALLOWED_DISRUPTION_MODES",

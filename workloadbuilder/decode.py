@@ -190,7 +190,8 @@ def to_json_dict(model: BaseModel) -> dict[str, Any]:
     """A model as a Kubernetes JSON dict: camelCase keys, unset fields left out."""
     to_dict = getattr(model, "to_dict", None)
     if callable(to_dict) and hasattr(type(model), "openapi_types"):
-        return _drop_none(to_dict(serialize=True))
+        data: dict[str, Any] = _drop_none(to_dict(serialize=True))
+        return data
     return model.model_dump(by_alias=True, exclude_none=True)
 
 
@@ -202,7 +203,9 @@ def _drop_none(value: Any) -> Any:
     return value
 
 
-def _decode_shape(shape: tuple[Any, ...], data: Any, loc: tuple[str | int, ...], problems: list[DecodeProblem], owner: str) -> Any:
+def _decode_shape(
+    shape: tuple[Any, ...], data: Any, loc: tuple[str | int, ...], problems: list[DecodeProblem], owner: str
+) -> Any:
     kind = shape[0]
     if kind == "int":
         if not is_int(data):

@@ -44,7 +44,12 @@ def new_pod_group(
     spec = _without_empty(template.model_dump(by_alias=True, exclude_none=True, exclude={"name"}))
     spec["workloadRef"] = {"workloadName": _workload_name(workload), "templateName": template.name}
     return V1beta1PodGroup.model_validate(
-        {"apiVersion": POD_GROUP_API_VERSION, "kind": "PodGroup", "metadata": _metadata(workload, name, owners), "spec": spec}
+        {
+            "apiVersion": POD_GROUP_API_VERSION,
+            "kind": "PodGroup",
+            "metadata": _metadata(workload, name, owners),
+            "spec": spec,
+        }
     )
 
 

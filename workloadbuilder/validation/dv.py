@@ -74,7 +74,9 @@ ItemValidator = Callable[[Op, FieldPath, Struct, Struct | None], ErrorList]
 """Validates one list item at its path against its old item (or ``None``)."""
 
 Check = Callable[[Op, FieldPath, Any, Any], tuple[list[FieldError], bool]]
-"""A field-attached check: ``(op, path, value, old) -> (errors, stop)``; ``stop`` without errors is an unset optional."""
+"""A field-attached check: ``(op, path, value, old) -> (errors, stop)``; ``stop`` without errors is an unset
+optional.
+"""
 
 
 def check_field(
@@ -120,7 +122,7 @@ def validate_union(
     if sum(now_set) == 1 or (old_set is not None and old_set == now_set):
         return ErrorList()
     names = ", ".join(f"`{member}`" for member in members)
-    chosen = [member for member, is_set in zip(members, now_set) if is_set]
+    chosen = [member for member, is_set in zip(members, now_set, strict=True) if is_set]
     if chosen:
         return ErrorList([invalid(path, "{" + ", ".join(chosen) + "}", f"must specify exactly one of: {names}")])
     return ErrorList([invalid(path, "", f"must specify one of: {names}")])
@@ -135,7 +137,10 @@ def nested(
     checks: Sequence[Check],
     validate: Callable[[Op, FieldPath, Any, Any], Iterable[FieldError]],
 ) -> ErrorList:
-    """Field ``name`` of struct ``obj`` (``old`` its old struct): ``checks``, then ``validate(op, path, value, old_value)``."""
+    """Field ``name`` of struct ``obj`` (``old`` its old struct): ``checks``, then ``validate(op, path, value, old)``.
+
+    ``old`` there is the field's old value.
+    """
     field_path = _child(path, name)
     value, old_value = obj[name], None if old is None else old[name]
     return check_field(

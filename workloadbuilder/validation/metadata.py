@@ -141,7 +141,8 @@ def _owner_reference(ref: Mapping[str, Any], path: FieldPath) -> ErrorList:
         if not ref.get(field):
             errs.append(invalid(path.child(field), ref.get(field) or "", f"{field} must not be empty"))
     if (group, version, kind) in _BANNED_OWNERS:
-        errs.append(invalid(path, _owner_value(ref), f"{group}/{version}, Kind={kind} is disallowed from being an owner"))
+        detail = f"{group}/{version}, Kind={kind} is disallowed from being an owner"
+        errs.append(invalid(path, _owner_value(ref), detail))
     return errs
 
 

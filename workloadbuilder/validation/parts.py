@@ -68,7 +68,9 @@ CLAIMS_CHECKS: tuple[Check, ...] = (
     max_items(MAX_RESOURCE_CLAIMS),
     OPTIONAL_POINTER,
 )
-"""The checks on a ``resourceClaims`` field: its gate (our addition, see docs/validation.md), immutable, at most 4, optional."""
+"""The checks on a ``resourceClaims`` field: its gate (our addition, see docs/validation.md), immutable, at most 4,
+optional.
+"""
 
 _PREEMPTION_CHECKS: tuple[Check, ...] = (
     forbidden_unless(POD_GROUP_PREEMPTION_POLICY),
@@ -79,7 +81,10 @@ _PREEMPTION_CHECKS: tuple[Check, ...] = (
 
 
 def union(op: Op, path: FieldPath | None, value: Struct, old: Struct | None, names: tuple[str, ...]) -> ErrorList:
-    """A union of pointer (or canonical list) members: exactly one set; not re-checked on update when no member was set or cleared."""
+    """A union of pointer (or canonical list) members: exactly one set.
+
+    On update it is not re-checked when no member was set or cleared.
+    """
     members = tuple(value[name] is not None for name in names)
     old_members = tuple(old[name] is not None for name in names) if op.update and old is not None else None
     return validate_union(path, names, members, old_members)
@@ -121,7 +126,7 @@ def _block_gang(count: str, op: Op, path: FieldPath, gang: Struct, old: Struct |
 
 
 block_scheduling_policy = partial(_block_policy, "minCount")
-"""``WorkloadPodGroupSchedulingPolicy(op, path, policy, old)``: one of ``basic`` and ``gang``, a set ``minCount`` at least 1.
+"""``WorkloadPodGroupSchedulingPolicy(op, path, policy, old)``: one of ``basic`` and ``gang``; a set ``minCount`` >= 1.
 
 The building block carries no immutability: that belongs to the API embedding it.
 """

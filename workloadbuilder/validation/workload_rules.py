@@ -69,8 +69,9 @@ def _list_names(path: FieldPath, templates: list[Struct], seen: set[str]) -> Err
 
 def _depth(path: FieldPath, templates: list[Struct]) -> ErrorList:
     """A top-level composite with a composite at depth ``MAX_DEPTH`` below it is refused at itself."""
+    detail = f"maximum template hierarchy depth is {MAX_DEPTH}"
     return ErrorList(
-        invalid(path.index(i), _internal_list(template[COMPOSITE_LIST]), f"maximum template hierarchy depth is {MAX_DEPTH}")
+        invalid(path.index(i), _internal_list(template[COMPOSITE_LIST]), detail)
         for i, template in enumerate(templates)
         if _too_deep(template, 1)
     )
@@ -95,7 +96,8 @@ def _one_priority(path: FieldPath, spec: Struct) -> ErrorList:
         if first is None:
             first = mine
         elif mine != first:
-            return ErrorList([invalid(path, None, _COMPOSITE_PRIORITY_DETAIL if in_composite else _LEAF_PRIORITY_DETAIL)])
+            detail = _COMPOSITE_PRIORITY_DETAIL if in_composite else _LEAF_PRIORITY_DETAIL
+            return ErrorList([invalid(path, None, detail)])
     return ErrorList()
 
 
