@@ -269,7 +269,7 @@ def differences(go: dict[str, Any], port: dict[str, Any]) -> list[dict[str, Any]
     if port.get("setup_error"):
         return [{"what": "setup-error", "port": port["setup_error"]}]
     go_calls, port_calls = go.get("calls") or [], port.get("calls") or []
-    found = [d for i, (g, p) in enumerate(zip(go_calls, port_calls)) for d in _call_differences(i, g, p)]
+    found = [d for i, (g, p) in enumerate(zip(go_calls, port_calls, strict=False)) for d in _call_differences(i, g, p)]
     if len(go_calls) != len(port_calls):
         found.append({"what": "call-count", "go": len(go_calls), "port": len(port_calls)})
     if (go.get("marks") or {}) != (port.get("marks") or {}):
