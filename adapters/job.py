@@ -49,6 +49,7 @@ from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict,
 from workloadbuilder.adapters.common import plan_options
 from workloadbuilder.adapters.job_api import (
     SCHEDULING_PATH,
+    scheduling_ignored,
     scheduling_of,
     validate_job,
     validate_job_scheduling,
@@ -241,6 +242,7 @@ class JobAdapter:
         group = f"the Job's own PodGroup {go_quote(chosen)}" if named else "a PodGroup the Job brings"
         detail = f"the pods join {group}: the Job controller makes no Workload and no PodGroup for it"
         warnings.append(forbidden(path, detail))
+        warnings.extend(scheduling_ignored(plan.source))
         if named:
             count, selector = _pod_count(plan.source), _selector(ident)
             plan.assign_pods = lambda _: [PodAssignment(chosen, selector, count, _POD_TEMPLATE, "")]
