@@ -14,6 +14,8 @@ from typing import Any
 
 from kubernetes.client import V1beta1Workload, V1OwnerReference
 from pydantic import BaseModel
+
+from workloadbuilder import ErrorList, FieldPath
 from workloadbuilder.adapters.base import Finding, as_dict
 from workloadbuilder.adapters.kit import (
     INT32_MAX,
@@ -28,8 +30,6 @@ from workloadbuilder.adapters.kit import (
     required,
     type_invalid,
 )
-
-from workloadbuilder import ErrorList, FieldPath
 
 __all__ = ["GROUPS_BOUND", "INT32_MAX", "PODS_BOUND", "Identity", "at", "identity_of", "read_int", "workloads_in"]
 
@@ -137,7 +137,7 @@ def identity_of(obj: Mapping[str, Any], errors: ErrorList, warnings: ErrorList) 
     uid only feeds the Workload name's hash and the owner references: a plan
     of a manifest that was never created carries an empty one, and says so.
     """
-    metadata = read_field(obj, ("metadata",), "object", errors) or {}
+    metadata: Mapping[str, Any] = read_field(obj, ("metadata",), "object", errors) or {}
     texts = {key: metadata.get(key) for key in ("name", "namespace", "uid")}
     for key, value in texts.items():
         if value is not None and not isinstance(value, str):

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from workloadbuilder import ErrorList, FieldPath, Hierarchy, WorkloadItem
 from workloadbuilder.adapters.base import PodAssignment, job_pod_count
 from workloadbuilder.adapters.kit import (
     INT32_MAX,
@@ -31,8 +32,6 @@ from workloadbuilder.adapters.kit import (
     type_invalid,
 )
 from workloadbuilder.adapters.reading import GROUPS_BOUND, PODS_BOUND, at, read_int
-
-from workloadbuilder import ErrorList, FieldPath, Hierarchy, WorkloadItem
 
 __all__ = [
     "JOBSET_NAME_LABEL",

@@ -14,10 +14,9 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from workloadbuilder import manifests
 from workloadbuilder.adapters import plan_object, scoped_registry
 from workloadbuilder.adapters.crd import register_mapping
-
-from workloadbuilder import manifests
 from workloadbuilder.errors import WorkloadBuilderError
 
 HERE = Path(__file__).resolve().parent

@@ -297,7 +297,10 @@ class _Composer:
         if event.anchor is not None and (event.anchor in self.anchors or event.anchor in self.building):
             first = self.anchors[event.anchor][0].start_mark if event.anchor in self.anchors else None
             raise yaml.composer.ComposerError(
-                f"found duplicate anchor {event.anchor!r}; first occurrence", first, "second occurrence", event.start_mark
+                f"found duplicate anchor {event.anchor!r}; first occurrence",
+                first,
+                "second occurrence",
+                event.start_mark,
             )
 
     def _remember(self, anchor: str | None, done: tuple[Node, int, int]) -> None:

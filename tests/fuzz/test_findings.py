@@ -85,7 +85,7 @@ CLUSTER = "nodes:\n- {name: a1, labels: {topology.kubernetes.io/zone: z}, alloca
 BOMB = "".join(f"a{i}: &a{i} [{','.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 8))
 FINDINGS = [
     pytest.param(
-        {"in.yaml": PG + "  x:\n    a0: &a0 [lol]\n" + "".join("    " + l + "\n" for l in BOMB.splitlines())},
+        {"in.yaml": PG + "  x:\n    a0: &a0 [lol]\n" + "".join("    " + line + "\n" for line in BOMB.splitlines())},
         ["validate", "in.yaml"],
         2,
         "error: in.yaml (document 1): YAML aliases expand past 100000 nodes (at line 12, column 26)",

@@ -12,10 +12,10 @@ import yaml
 from fuzz_helpers import CASES, FUZZ, SEEDS, dump_documents, hostile_texts, mutated_documents
 from hypothesis import given
 from hypothesis import strategies as st
-from workloadbuilder.adapters import adapter_for
 
 import workloadbuilder as wb
 from workloadbuilder import manifests
+from workloadbuilder.adapters import adapter_for
 from workloadbuilder.errors import WorkloadBuilderError
 from workloadbuilder.migrate import migrate
 from workloadbuilder.placement import Cluster, PlacementRequest, place

@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 import yaml
+
+from workloadbuilder import Builder, manifests
 from workloadbuilder.adapters import (
     JobSetAdapter,
     Registry,
@@ -26,8 +28,6 @@ from workloadbuilder.adapters import (
     scoped_registry,
 )
 from workloadbuilder.adapters.crd import register_mapping
-
-from workloadbuilder import Builder, manifests
 from workloadbuilder.cli.app import main
 from workloadbuilder.placement import Cluster, PlacementRequest, place
 from workloadbuilder.testing.factories import make_item, make_options
@@ -39,6 +39,14 @@ ROUNDS = 3
 JOBSET = yaml.safe_load((ROOT / "tests" / "data" / "adapters" / "jobset" / "topology-constrained.yaml").read_text())
 CLUSTER = Cluster.generate(64, hosts_per_rack=8, racks_per_block=4)
 CRD = ROOT / "tests" / "data" / "adapters" / "crd"
+PLACE_ARGS = [
+    "--generate",
+    "zones=1,blocks=1,racks=2,hosts=4",
+    "--claim",
+    "fast-nics=nic.example.com:1",
+    "--output",
+    "json",
+]
 
 
 def _build() -> str:
@@ -89,14 +97,14 @@ def test_two_mappings_for_one_kind_are_used_side_by_side_from_sixteen_threads(tm
 
     def run(i: int) -> tuple[str, str]:
         out, err = io.StringIO(), io.StringIO()
-        code = main(["compile", str(CRD / "worker-pool.in.yaml"), "--mapping", str(mappings[i % 2])], out, err)
-        assert code == 0, err.getvalue()
-        names = [doc["metadata"]["name"] for doc in yaml.safe_load_all(out.getvalue()) if doc["kind"] == "Workload"]
-        return ("pool", "other")[i % 2], names[0]
+        argv = ["place", str(CRD / "worker-pool.in.yaml"), "--mapping", str(mappings[i % 2]), *PLACE_ARGS]
+        code = main(argv, out, err)
+        assert code in (0, 1), err.getvalue()
+        return ("pool", "other")[i % 2], json.loads(out.getvalue())["groups"][0]["name"]
 
     with ThreadPoolExecutor(THREADS) as pool:
         results = list(pool.map(run, range(THREADS * ROUNDS)))
-    assert [name.rsplit("-", 1)[-1] for _, name in results] == [suffix for suffix, _ in results]
+    assert [name.split("-")[1] for _, name in results] == [suffix for suffix, _ in results]
     assert adapter_for("compute.example.com/v1", "WorkerPool") is None  # no run's mapping outlives it
 
 

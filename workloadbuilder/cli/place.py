@@ -131,7 +131,8 @@ def parse_claims(specs: Sequence[str]) -> dict[str, DeviceRequest]:
     for spec in specs:
         name, sep, rest = spec.partition("=")
         device_class, _, count = rest.partition(":")
-        if not sep or not name or not device_class or (count and (not re.fullmatch(r"[0-9]{1,9}", count) or int(count) < 1)):
+        bad_count = bool(count) and (not re.fullmatch(r"[0-9]{1,9}", count) or int(count) < 1)  # ASCII digits only
+        if not sep or not name or not device_class or bad_count:
             raise UsageError(f"--claim: expected NAME=DEVICECLASS or NAME=DEVICECLASS:COUNT, got {spec!r}")
         claims[name] = DeviceRequest(device_class, int(count) if count else 1)
     return claims
