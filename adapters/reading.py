@@ -179,8 +179,11 @@ def workloads_in(related: Iterable[Mapping[str, Any] | BaseModel], findings: lis
     """
     found = []
     for obj in related:
-        version, kind = _type_of(obj)
-        if kind != "Workload" or not isinstance(version, str) or not version.startswith("scheduling.k8s.io/"):
+        kind = obj.get("kind") if type(obj) is dict else _type_of(obj)[1]  # the common case first: a parsed manifest
+        if kind != "Workload":
+            continue
+        version = _type_of(obj)[0]
+        if not isinstance(version, str) or not version.startswith("scheduling.k8s.io/"):
             continue
         data = as_dict(obj)
         errors = ErrorList()

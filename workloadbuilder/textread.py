@@ -214,7 +214,8 @@ def construct(text: str, number: int, node: Node) -> Any:
         raise TextError(number, f"YAML nests deeper than {MAX_NESTING} levels") from None
     finally:
         loader.dispose()
-    return _without_surrogates(data) if _ESCAPED_SURROGATE.search(text) else data
+    escaped = _ESCAPED_SURROGATE.search(text, node.start_mark.index, node.end_mark.index + 1)
+    return _without_surrogates(data) if escaped else data
 
 
 class _Composer:
