@@ -67,7 +67,7 @@ def messages(findings: list[Any]) -> list[str]:
 # --- golden: the objects of every management mode -------------------------------------------------
 
 
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", CASES, ids=CASES)
 def test_golden(case: str, request: pytest.FixtureRequest):
     the_job, *related = load(case)
     plan = ADAPTER.plan(the_job, related)
