@@ -77,7 +77,9 @@ class DisruptionBudget:
         return self.selector is not None and pod.namespace == self.namespace and self.selector.matches(pod.labels)
 
 
-def read_budgets(items: Iterable[Any], section: str, pods: Sequence[RunningPod], errors: ErrorList) -> list[DisruptionBudget]:
+def read_budgets(
+    items: Iterable[Any], section: str, pods: Sequence[RunningPod], errors: ErrorList
+) -> list[DisruptionBudget]:
     """The PodDisruptionBudget objects among ``items``; problems go to ``errors`` at ``section[i]...``.
 
     ``pods`` are the cluster's running pods, against which a budget without
@@ -97,16 +99,16 @@ def read_budgets(items: Iterable[Any], section: str, pods: Sequence[RunningPod],
 def _budget(
     data: Mapping[str, Any], path: FieldPath, pods: Sequence[RunningPod], errors: ErrorList
 ) -> DisruptionBudget | None:
-    metadata = data.get("metadata") if isinstance(data.get("metadata"), Mapping) else {}
+    metadata = _mapping(data.get("metadata"))
     name = metadata.get("name")
     if not isinstance(name, str) or not name:
         errors.append(required(path.child("metadata", "name")))
         return None
     namespace = str(metadata.get("namespace") or "default")
-    spec = data.get("spec") if isinstance(data.get("spec"), Mapping) else {}
+    spec = _mapping(data.get("spec"))
     before = len(errors)
     selector = _selector(spec.get("selector"), path.child("spec", "selector"), errors)
-    status = data.get("status") if isinstance(data.get("status"), Mapping) else {}
+    status = _mapping(data.get("status"))
     allowed = status.get("disruptionsAllowed")
     if allowed is not None and (isinstance(allowed, bool) or not isinstance(allowed, int) or allowed < 0):
         errors.append(invalid(path.child("status", "disruptionsAllowed"), allowed, "must be a non-negative integer"))
@@ -115,12 +117,19 @@ def _budget(
     if len(errors) > before:
         return None
     if allowed is None:
-        matching = sum(1 for pod in pods if pod.namespace == namespace and selector is not None and selector.matches(pod.labels))
+        matching = sum(
+            1 for pod in pods if pod.namespace == namespace and selector is not None and selector.matches(pod.labels)
+        )
         allowed = _allowed(spec, matching, path.child("spec"), errors)
         if allowed is None:
             return None
-    disrupted = status.get("disruptedPods") if isinstance(status.get("disruptedPods"), Mapping) else {}
+    disrupted = _mapping(status.get("disruptedPods"))
     return DisruptionBudget(f"{namespace}/{name}", namespace, selector, allowed, frozenset(disrupted))
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    """``value`` when it is an object, else an empty one (the reader reports wrong types where they matter)."""
+    return value if isinstance(value, Mapping) else {}
 
 
 def _selector(raw: Any, path: FieldPath, errors: ErrorList) -> Selector | None:
@@ -149,7 +158,13 @@ def _selector(raw: Any, path: FieldPath, errors: ErrorList) -> Selector | None:
             errors.append(required(term_path.child("values"), "must be specified when `operator` is 'In' or 'NotIn'"))
             continue
         if operator in ("Exists", "DoesNotExist") and values:
-            errors.append(invalid(term_path.child("values"), values, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+            errors.append(
+                invalid(
+                    term_path.child("values"),
+                    values,
+                    "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+                )
+            )
             continue
         expressions.append((str(term["key"]), str(operator), frozenset(str(v) for v in values)))
     return Selector(tuple((str(k), str(v)) for k, v in labels.items()), tuple(expressions))
@@ -190,7 +205,8 @@ def split_violating(units: Sequence[Any], budgets: Sequence[DisruptionBudget]) -
     Both lists keep the given order.
     """
     left = [budget.allowed for budget in budgets]
-    violating, other = [], []
+    violating: list[Any] = []
+    other: list[Any] = []
     for unit in units:
         breaks = False
         for pod in unit.pods:

@@ -232,7 +232,9 @@ def _running_priority(
         return 0
     class_name = spec.get("priorityClassName")
     try:
-        return running_priority(classes, PrioritySpec(class_name if isinstance(class_name, str) else None, priority), resource, name)
+        return running_priority(
+            classes, PrioritySpec(class_name if isinstance(class_name, str) else None, priority), resource, name
+        )
     except PriorityError as problem:
         errors.append(invalid(path.child("spec", "priorityClassName"), class_name, str(problem)))
         return 0
@@ -321,7 +323,7 @@ def _from_yaml(data: Any) -> Cluster:
 
 def _objects(data: Mapping[str, Any], name: str, kind: str, errors: ErrorList) -> list[Any]:
     """A section of Kubernetes objects of one kind (``kind`` may be left out); another kind is an error."""
-    out = []
+    out: list[Any] = []
     for i, item in enumerate(_seq(data, name, errors)):
         if isinstance(item, Mapping) and item.get("kind", kind) == kind:
             out.append({**item, "kind": kind})

@@ -49,7 +49,10 @@ _POLICIES = (PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER)
 HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000
 """The largest ``value`` a user's PriorityClass may have (``HighestUserDefinablePriority``)."""
 
-_GROUP_RESOURCES = {"PodGroup": "podgroups.scheduling.k8s.io", "CompositePodGroup": "compositepodgroups.scheduling.k8s.io"}
+_GROUP_RESOURCES = {
+    "PodGroup": "podgroups.scheduling.k8s.io",
+    "CompositePodGroup": "compositepodgroups.scheduling.k8s.io",
+}
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,14 @@ class PrioritySpec:
 
 
 class PriorityError(WorkloadBuilderError, ValueError):
-    """A priority that admission would not give: an unknown class, or a priority that contradicts its class."""
+    """A priority that admission would not give: an unknown class, or a priority that contradicts its class.
+
+    ``obj`` names the object it is about.
+    """
+
+    def __init__(self, message: str, obj: str) -> None:
+        super().__init__(message)
+        self.obj = obj
 
 
 class PriorityClasses:
@@ -124,7 +134,7 @@ class PriorityClasses:
             return (default.value, default.preemption_policy) if default else (0, PREEMPT_LOWER_PRIORITY)
         cls = self._by_name.get(name)
         if cls is None:
-            raise PriorityError(f'{resource} "{obj}" is forbidden: no PriorityClass with name {name} was found')
+            raise PriorityError(f'{resource} "{obj}" is forbidden: no PriorityClass with name {name} was found', obj)
         return cls.value, cls.preemption_policy
 
     def effective(self, spec: PrioritySpec, resource: str, obj: str) -> tuple[int, str]:
@@ -143,7 +153,8 @@ class PriorityClasses:
                 raise PriorityError(
                     f'{resource} "{obj}" is forbidden: the integer value of priority ({spec.priority}) must not be '
                     f"provided in pod spec; priority admission controller computed {priority} from the given "
-                    "PriorityClass name"
+                    "PriorityClass name",
+                    obj,
                 )
         return priority, spec.preemption_policy or policy
 
@@ -196,7 +207,10 @@ def _priority_class(data: Mapping[str, Any], path: FieldPath, errors: ErrorList)
     system = {cls.name: cls for cls in SYSTEM_CLASSES}.get(name)
     if system is not None and value != system.value:
         errors.append(
-            forbidden(path.child("metadata", "name"), f"the name of the priority class is a reserved name for system use only: {name}")
+            forbidden(
+                path.child("metadata", "name"),
+                f"the name of the priority class is a reserved name for system use only: {name}",
+            )
         )
         return None
     if system is None and value > HIGHEST_USER_DEFINABLE_PRIORITY:
@@ -237,8 +251,9 @@ def resolve_request(request: PlacementRequest, classes: PriorityClasses) -> None
             priority, policy = _group_priority(group, classes)
             if group is not root and priority != root.priority:
                 raise PriorityError(
-                    f"{_GROUP_RESOURCES[group.kind]} \"{group.name}\": priority {priority} must match the "
-                    f"priority of its root {root.name!r} ({root.priority})"
+                    f'{_GROUP_RESOURCES[group.kind]} "{group.name}": priority {priority} must match the '
+                    f"priority of its root {root.name!r} ({root.priority})",
+                    group.name,
                 )
             group.priority = priority
             policies.append(policy)
@@ -250,7 +265,11 @@ def _group_priority(group: GroupRequest, classes: PriorityClasses) -> tuple[int,
     resource = _GROUP_RESOURCES[group.kind]
     pods = group.pod_priority
     if spec.class_name is None and spec.priority is None and pods is not None:
-        priority, policy = classes.effective(pods, "pods", f"{group.name}-0")
+        pod = group.pod_names[0] if group.pod_names else group.name
+        try:
+            priority, policy = classes.effective(pods, "pods", pod)
+        except PriorityError as problem:
+            raise PriorityError(str(problem), group.name) from None
         return priority, spec.preemption_policy or policy
     priority, policy = classes.effective(spec, resource, group.name)
     if pods is not None and pods.preemption_policy == PREEMPT_NEVER:

@@ -116,7 +116,7 @@ class GroupRequest:
     claims: tuple[ClaimRef, ...] = ()
     children: list[GroupRequest] = field(default_factory=list)
     order: tuple[str, int] = ("", 0)
-    priority_spec: PrioritySpec = PrioritySpec()
+    priority_spec: PrioritySpec = field(default_factory=PrioritySpec)
     pod_priority: PrioritySpec | None = None
     preemption_policy: str = PREEMPT_LOWER_PRIORITY
 
