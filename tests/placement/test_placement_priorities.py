@@ -81,8 +81,10 @@ def test_no_default_class_means_priority_zero() -> None:
         ),
         (
             PrioritySpec("batch", 5),
-            'podgroups.scheduling.k8s.io "w" is forbidden: the integer value of priority (5) must not be provided '
-            "in pod spec; priority admission controller computed 100 from the given PriorityClass name",
+            (
+                'podgroups.scheduling.k8s.io "w" is forbidden: the integer value of priority (5) must not be provided '
+                "in pod spec; priority admission controller computed 100 from the given PriorityClass name"
+            ),
         ),
     ],
     ids=["unknown-class", "priority-contradicts-class"],
@@ -103,8 +105,10 @@ def test_admission_rejections(spec: PrioritySpec, message: str) -> None:
         (
             _class("system-node-critical", 5),
             [
-                "priorityClasses[0].metadata.name: Forbidden: the name of the priority class is a reserved name "
-                "for system use only: system-node-critical"
+                (
+                    "priorityClasses[0].metadata.name: Forbidden: the name of the priority class is a reserved name "
+                    "for system use only: system-node-critical"
+                )
             ],
         ),
         ({"kind": "PriorityClass", "metadata": {"name": "x"}}, ["priorityClasses[0].value: Required value"]),
@@ -112,8 +116,10 @@ def test_admission_rejections(spec: PrioritySpec, message: str) -> None:
         (
             _class("x", 1, preemptionPolicy="Sometimes"),
             [
-                'priorityClasses[0].preemptionPolicy: Unsupported value: "Sometimes": supported values: '
-                '"PreemptLowerPriority", "Never"'
+                (
+                    'priorityClasses[0].preemptionPolicy: Unsupported value: "Sometimes": supported values: '
+                    '"PreemptLowerPriority", "Never"'
+                )
             ],
         ),
         # a kubectl dump lists the system classes themselves: accepted
@@ -204,8 +210,10 @@ def test_preemption_policy_never_is_honoured() -> None:
         [],
         False,
         "pod group preemption: not eligible due to preemptionPolicy=Never.",
-        "preemption cannot help: the preemptor's preemptionPolicy is Never "
-        "(pod group preemption: not eligible due to preemptionPolicy=Never.)",
+        (
+            "preemption cannot help: the preemptor's preemptionPolicy is Never "
+            "(pod group preemption: not eligible due to preemptionPolicy=Never.)"
+        ),
     )
 
 
@@ -262,6 +270,8 @@ def test_a_running_pod_naming_an_unknown_class_is_a_field_error() -> None:
     with pytest.raises(AggregateError) as caught:
         Cluster.from_kubectl(_NODES, [_kubectl_pod("p", priorityClassName="gold")])
     assert [str(e) for e in caught.value.field_errors] == [
-        'pods[0].spec.priorityClassName: Invalid value: "gold": pods "p" is forbidden: '
-        "no PriorityClass with name gold was found"
+        (
+            'pods[0].spec.priorityClassName: Invalid value: "gold": pods "p" is forbidden: '
+            "no PriorityClass with name gold was found"
+        )
     ]

@@ -233,8 +233,10 @@ def test_the_explanation_names_each_victim_and_why() -> None:
     assert (preemption["text"], [reason["text"] for reason in preemption["reasons"]]) == (
         "preemption would help: evicting 1 unit (1 pod, priority up to 10), 1 PodDisruptionBudget violation",
         [
-            "`old` (Pod, priority 10 < 100): 1 pod on n1; with it back, a placed pod would not fit there; "
-            "evicting it violates a PodDisruptionBudget (no reprieve kept the budget)"
+            (
+                "`old` (Pod, priority 10 < 100): 1 pod on n1; with it back, a placed pod would not fit there; "
+                "evicting it violates a PodDisruptionBudget (no reprieve kept the budget)"
+            )
         ],
     )
 
