@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from workloadbuilder.placement.disruption import DisruptionBudget
-from workloadbuilder.placement.priorities import PriorityClasses
+from workloadbuilder.placement.priorities import PriorityClass, PriorityClasses
 from workloadbuilder.placement.resources import POD_MILLIS
 
 __all__ = [
@@ -165,8 +165,8 @@ class Cluster:
         schedulable: ``False`` for cordoned nodes (``spec.unschedulable``).
         pools: device pools for group resource claims.
         running_pods / running_groups: what workload-aware preemption may evict.
-        priority_classes: the cluster's PriorityClasses (the system ones included).
-        budgets: the PodDisruptionBudgets preemption counts.
+        priority_classes: the cluster's PriorityClasses by name (the system ones included).
+        disruption_budgets: the PodDisruptionBudgets preemption counts.
     """
 
     def __init__(
@@ -180,8 +180,8 @@ class Cluster:
         pools: Iterable[DevicePool] = (),
         running_pods: Iterable[RunningPod] = (),
         running_groups: Iterable[RunningGroup] = (),
-        priority_classes: PriorityClasses | None = None,
-        budgets: Iterable[DisruptionBudget] = (),
+        priority_classes: Iterable[PriorityClass] = (),
+        disruption_budgets: Iterable[DisruptionBudget] = (),
     ) -> None:
         self.names = names
         self.labels = labels
@@ -194,8 +194,8 @@ class Cluster:
         self._pools = {pool.name: pool for pool in self.pools}
         self.running_pods = tuple(running_pods)
         self.running_groups = {group.name: group for group in running_groups}
-        self.priority_classes = priority_classes if priority_classes is not None else PriorityClasses()
-        self.budgets = tuple(budgets)
+        self.priority_classes = PriorityClasses(priority_classes)
+        self.disruption_budgets = tuple(disruption_budgets)
         self.node_index = {name: i for i, name in enumerate(names)}
         self.score_index = tuple(self.resource_index[name] for name, _ in SCORE_RESOURCES)
         self._uids = itertools.count()
@@ -213,16 +213,15 @@ class Cluster:
         pools: Iterable[DevicePool] = (),
         running_pods: Iterable[Mapping[str, Any]] = (),
         running_groups: Iterable[RunningGroup] = (),
-        priority_classes: PriorityClasses | None = None,
-        budgets: Callable[[Sequence[RunningPod]], Iterable[DisruptionBudget]] | None = None,
+        *,
+        priority_classes: Iterable[PriorityClass] = (),
+        disruption_budgets: Iterable[DisruptionBudget] = (),
     ) -> Cluster:
         """A cluster from already-parsed nodes: ``{"name", "labels", "allocatable", "used", "schedulable"}``.
 
         ``allocatable`` and ``used`` map resource names to millis. Each running
         pod is ``{"name", "node" (a name), "requests" (millis), "priority", "group", "start",
         "namespace", "labels"}``; its requests, and one pod slot, add to its node's ``used``.
-        ``budgets`` makes the PodDisruptionBudgets from the running pods (which
-        a budget without a status is counted against).
         """
         nodes = list(nodes)
         names = [node["name"] for node in nodes]
@@ -261,7 +260,7 @@ class Cluster:
             pods,
             running_groups,
             priority_classes,
-            budgets(pods) if budgets is not None else (),
+            disruption_budgets,
         )
 
     @classmethod

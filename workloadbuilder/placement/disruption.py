@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -64,25 +64,37 @@ class Selector:
 
 @dataclass(frozen=True)
 class DisruptionBudget:
-    """One PodDisruptionBudget: which pods it protects and how many of them may be disrupted now."""
+    """A ``policy/v1`` PodDisruptionBudget as preemption counts it.
+
+    ``selector`` is the raw ``spec.selector`` (Kubernetes JSON, ``None``
+    when absent); ``disruptions_allowed`` is ``status.disruptionsAllowed``
+    (computed by ``read_budgets`` when the status is missing);
+    ``disrupted_pods`` are the pod names of ``status.disruptedPods``.
+    """
 
     name: str
     namespace: str
-    selector: Selector | None
-    allowed: int
-    disrupted: frozenset[str] = frozenset()
+    selector: Mapping[str, Any] | None
+    disruptions_allowed: int = 0
+    disrupted_pods: tuple[str, ...] = ()
+    _parsed: Selector | None = field(init=False, repr=False, compare=False, default=None)
+
+    def __post_init__(self) -> None:
+        # parsed once; read_budgets has already reported any malformed term
+        object.__setattr__(self, "_parsed", _selector(self.selector, FieldPath("selector"), ErrorList()))
 
     def covers(self, pod: RunningPod) -> bool:
-        """Whether the budget protects ``pod`` (same namespace, selected)."""
-        return self.selector is not None and pod.namespace == self.namespace and self.selector.matches(pod.labels)
+        """Whether the budget protects ``pod``: same namespace and selected (no selector selects nothing)."""
+        return self._parsed is not None and pod.namespace == self.namespace and self._parsed.matches(pod.labels)
 
 
 def read_budgets(
-    items: Iterable[Any], section: str, pods: Sequence[RunningPod], errors: ErrorList
+    items: Iterable[Any], section: str, pods: Sequence[Mapping[str, Any]], errors: ErrorList
 ) -> list[DisruptionBudget]:
     """The PodDisruptionBudget objects among ``items``; problems go to ``errors`` at ``section[i]...``.
 
-    ``pods`` are the cluster's running pods, against which a budget without
+    ``pods`` are the cluster's running pods as readers parse them (dicts
+    with ``namespace`` and ``labels``), against which a budget without
     ``status.disruptionsAllowed`` is computed.
     """
     out = []
@@ -97,7 +109,7 @@ def read_budgets(
 
 
 def _budget(
-    data: Mapping[str, Any], path: FieldPath, pods: Sequence[RunningPod], errors: ErrorList
+    data: Mapping[str, Any], path: FieldPath, pods: Sequence[Mapping[str, Any]], errors: ErrorList
 ) -> DisruptionBudget | None:
     metadata = _mapping(data.get("metadata"))
     name = metadata.get("name")
@@ -118,13 +130,20 @@ def _budget(
         return None
     if allowed is None:
         matching = sum(
-            1 for pod in pods if pod.namespace == namespace and selector is not None and selector.matches(pod.labels)
+            1
+            for pod in pods
+            if selector is not None
+            and (pod.get("namespace") or "default") == namespace
+            and selector.matches(pod.get("labels") or {})
         )
         allowed = _allowed(spec, matching, path.child("spec"), errors)
         if allowed is None:
             return None
     disrupted = _mapping(status.get("disruptedPods"))
-    return DisruptionBudget(f"{namespace}/{name}", namespace, selector, allowed, frozenset(disrupted))
+    raw = spec.get("selector")
+    return DisruptionBudget(
+        name, namespace, raw if isinstance(raw, Mapping) else None, allowed, tuple(sorted(disrupted))
+    )
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
@@ -204,7 +223,7 @@ def split_violating(units: Sequence[Any], budgets: Sequence[DisruptionBudget]) -
 
     Both lists keep the given order.
     """
-    left = [budget.allowed for budget in budgets]
+    left = [budget.disruptions_allowed for budget in budgets]
     violating: list[Any] = []
     other: list[Any] = []
     for unit in units:
@@ -212,7 +231,7 @@ def split_violating(units: Sequence[Any], budgets: Sequence[DisruptionBudget]) -
         for pod in unit.pods:
             short = pod.name.rsplit("/", 1)[-1]
             for b, budget in enumerate(budgets):
-                if not budget.covers(pod) or short in budget.disrupted:
+                if short in budget.disrupted_pods or not budget.covers(pod):
                     continue
                 left[b] -= 1
                 if left[b] < 0:

@@ -138,7 +138,9 @@ class _Runner:
 
 
 def _preempt(snap: Snapshot, runner: _Runner, root: Any, candidates: list[Unit]) -> Victims | None:
-    return preempt(snap, root, candidates, lambda: runner.outcome(root), snap.cluster.budgets)
+    return preempt(
+        snap, root, candidates, lambda: runner.outcome(root), runner.kube.shape, snap.cluster.disruption_budgets
+    )
 
 
 def _would_help(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,7 @@ from workloadbuilder.field import (
     required,
     type_invalid,
 )
-from workloadbuilder.placement.cluster import Cluster, DevicePool, RunningGroup, RunningPod
+from workloadbuilder.placement.cluster import Cluster, DevicePool, RunningGroup
 from workloadbuilder.placement.disruption import DisruptionBudget, read_budgets
 from workloadbuilder.placement.priorities import (
     PriorityClasses,
@@ -101,22 +101,21 @@ def _from_kubectl(nodes_json: Any, pods_json: Any, groups_json: Any, policies_js
             group = pod.get("group")
             if group is not None and group not in groups:
                 groups[group] = RunningGroup(group, priority=pod["priority"])
+    budgets = _budgets(policies, "policies", pods, errors)
     errors.raise_if_any()
     return Cluster.build(
-        [node for node in nodes if node], (), pods, groups.values(), classes, _budgets_of(policies, "policies")
+        [node for node in nodes if node],
+        (),
+        pods,
+        groups.values(),
+        priority_classes=classes.values(),
+        disruption_budgets=budgets,
     )
 
 
-def _budgets_of(items: list[Any], section: str) -> Callable[[Sequence[RunningPod]], list[DisruptionBudget]]:
-    """What ``Cluster.build`` calls to read the PodDisruptionBudgets among ``items`` against its running pods."""
-
-    def read(pods: Sequence[RunningPod]) -> list[DisruptionBudget]:
-        errors = ErrorList()
-        budgets = read_budgets(items, section, pods, errors)
-        errors.raise_if_any()
-        return budgets
-
-    return read
+def _budgets(items: list[Any], section: str, pods: list[dict[str, Any]], errors: ErrorList) -> list[DisruptionBudget]:
+    """The PodDisruptionBudgets among ``items``, counted against the running pods read so far."""
+    return read_budgets(items, section, pods, errors)
 
 
 def _items(data: Any, section: str) -> list[Any]:
@@ -309,15 +308,17 @@ def _from_yaml(data: Any) -> Cluster:
     classes = PriorityClasses(
         read_priority_classes(_objects(data, "priorityClasses", "PriorityClass", errors), "priorityClasses", errors)
     )
-    budgets = _objects(data, "podDisruptionBudgets", "PodDisruptionBudget", errors)
+    budgets = _budgets(
+        _objects(data, "podDisruptionBudgets", "PodDisruptionBudget", errors), "podDisruptionBudgets", pods, errors
+    )
     errors.raise_if_any()
     return Cluster.build(
         [node for node in nodes if node],
         [pool for pool in pools if pool],
         pods,
         groups,
-        classes,
-        _budgets_of(budgets, "podDisruptionBudgets"),
+        priority_classes=classes.values(),
+        disruption_budgets=budgets,
     )
 
 

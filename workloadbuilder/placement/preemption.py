@@ -38,7 +38,7 @@ from workloadbuilder.placement.cluster import Cluster, RunningGroup, RunningPod
 from workloadbuilder.placement.disruption import DisruptionBudget, split_violating
 from workloadbuilder.placement.outcome import Outcome
 from workloadbuilder.placement.request import GroupRequest
-from workloadbuilder.placement.snapshot import Snapshot
+from workloadbuilder.placement.snapshot import Shape, Snapshot
 
 __all__ = ["Unit", "Victims", "preempt", "units_below"]
 
@@ -123,12 +123,15 @@ def preempt(
     root: GroupRequest,
     candidates: list[Unit],
     place: Callable[[], Outcome],
+    shape_of: Callable[[GroupRequest], Shape],
     budgets: Sequence[DisruptionBudget] = (),
 ) -> Victims | None:
     """Evict what placing ``root`` needs from ``candidates``; ``None`` (and nothing changed) if even all do not help.
 
-    On success the placement stays assumed and the victims stay removed in
-    the snapshot; ``Victims.units`` is ordered from the most important.
+    ``shape_of`` gives each PodGroup's pod shape, whose resources the
+    reprieve checks. On success the placement stays assumed and the victims
+    stay removed in the snapshot; ``Victims.units`` is ordered from the most
+    important.
     """
     if not candidates:
         return None
@@ -139,7 +142,7 @@ def preempt(
     if not outcome.success:
         snap.revert(mark)
         return None
-    checked = _checked_resources(snap, root, outcome)
+    checked = _checked_resources(root, outcome, shape_of)
     ordered = sorted(candidates, key=Unit.importance)
     violating, other = split_violating(ordered, budgets)
     victims: list[Unit] = []
@@ -154,14 +157,16 @@ def preempt(
     return Victims(outcome, victims, [unit for unit in violating if unit.name in evicted])
 
 
-def _checked_resources(snap: Snapshot, root: GroupRequest, outcome: Outcome) -> dict[int, set[int]]:
+def _checked_resources(
+    root: GroupRequest, outcome: Outcome, shape_of: Callable[[GroupRequest], Shape]
+) -> dict[int, set[int]]:
     """Per node holding placed pods, the resources NodeResourcesFit checks there (those the pods request)."""
     checked: dict[int, set[int]] = {}
     for group in root.walk():
         result = outcome.results.get(group.name)
         if result is None or not group.is_leaf or not result.nodes:
             continue
-        terms = {r for r, _ in snap.shape(group.requests).terms}
+        terms = {r for r, _ in shape_of(group).terms}
         for i in result.nodes:
             checked.setdefault(i, set()).update(terms)
     return checked

@@ -92,8 +92,8 @@ class PriorityError(WorkloadBuilderError, ValueError):
         self.obj = obj
 
 
-class PriorityClasses:
-    """The PriorityClasses of a cluster, the system classes included.
+class PriorityClasses(Mapping[str, PriorityClass]):
+    """The PriorityClasses of a cluster by name, the system classes included.
 
     Example:
         >>> classes = PriorityClasses([PriorityClass("batch", 100, global_default=True)])
@@ -104,15 +104,14 @@ class PriorityClasses:
     def __init__(self, classes: Iterable[PriorityClass] = ()) -> None:
         self._by_name = {cls.name: cls for cls in (*SYSTEM_CLASSES, *classes)}
 
-    def __iter__(self) -> Iterator[PriorityClass]:
-        return iter(self._by_name.values())
+    def __getitem__(self, name: str) -> PriorityClass:
+        return self._by_name[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._by_name)
 
     def __len__(self) -> int:
         return len(self._by_name)
-
-    def get(self, name: str) -> PriorityClass | None:
-        """The class of that name, or ``None``."""
-        return self._by_name.get(name)
 
     def with_classes(self, more: Iterable[PriorityClass]) -> PriorityClasses:
         """These classes and ``more`` (a class in ``more`` replaces one of the same name)."""
