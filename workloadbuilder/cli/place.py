@@ -45,7 +45,7 @@ from workloadbuilder.placement import (
     PlacementRequest,
     place,
 )
-from workloadbuilder.placement.priorities import PriorityClass, PriorityError, read_priority_classes
+from workloadbuilder.placement.priorities import PriorityClass, PriorityError, read_priority_class
 from workloadbuilder.placement.render import render_html, render_svg
 
 __all__ = [
@@ -187,9 +187,10 @@ def _priority_classes(documents: Sequence[Document]) -> list[PriorityClass]:
         if doc.kind != "PriorityClass":
             continue
         errors = ErrorList()
-        out += read_priority_classes([doc.data], "priorityClass", errors)
-        if errors:
+        record = read_priority_class(doc.data, None, errors)
+        if record is None:
             raise UsageError(f"{doc.where()}: PriorityClass {doc.name!r}: {summarize(AggregateError(errors))}")
+        out.append(record)
     return out
 
 

@@ -22,7 +22,16 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from workloadbuilder.errors import WorkloadBuilderError
-from workloadbuilder.field import ErrorList, FieldPath, forbidden, invalid, not_supported, required, type_invalid
+from workloadbuilder.field import (
+    ErrorList,
+    FieldPath,
+    extend_path,
+    forbidden,
+    invalid,
+    not_supported,
+    required,
+    type_invalid,
+)
 from workloadbuilder.manifests import to_dict
 
 if TYPE_CHECKING:
@@ -38,6 +47,7 @@ __all__ = [
     "PriorityError",
     "PrioritySpec",
     "queue_order",
+    "read_priority_class",
     "read_priority_classes",
     "resolve_request",
     "running_priority",
@@ -184,30 +194,31 @@ def read_priority_classes(items: Iterable[Any], section: str, errors: ErrorList)
         data = to_dict(item) if isinstance(item, BaseModel) else item
         if not isinstance(data, Mapping) or data.get("kind") != "PriorityClass":
             continue
-        cls = _priority_class(data, FieldPath(section).index(i), errors)
+        cls = read_priority_class(data, FieldPath(section).index(i), errors)
         if cls is not None:
             out.append(cls)
     return out
 
 
-def _priority_class(data: Mapping[str, Any], path: FieldPath, errors: ErrorList) -> PriorityClass | None:
+def read_priority_class(data: Mapping[str, Any], path: FieldPath | None, errors: ErrorList) -> PriorityClass | None:
+    """One PriorityClass object, or ``None`` with its problems appended at ``path`` (``None``: the object's root)."""
     metadata = data.get("metadata")
     name = metadata.get("name") if isinstance(metadata, Mapping) else None
     if not isinstance(name, str) or not name:
-        errors.append(required(path.child("metadata", "name")))
+        errors.append(required(extend_path(path, ["metadata", "name"])))
         return None
     value = data.get("value")
     if value is None:
-        errors.append(required(path.child("value")))
+        errors.append(required(extend_path(path, ["value"])))
         return None
     if isinstance(value, bool) or not isinstance(value, int):
-        errors.append(type_invalid(path.child("value"), value, "must be of type integer"))
+        errors.append(type_invalid(extend_path(path, ["value"]), value, "must be of type integer"))
         return None
     system = {cls.name: cls for cls in SYSTEM_CLASSES}.get(name)
     if system is not None and value != system.value:
         errors.append(
             forbidden(
-                path.child("metadata", "name"),
+                extend_path(path, ["metadata", "name"]),
                 f"the name of the priority class is a reserved name for system use only: {name}",
             )
         )
@@ -215,18 +226,18 @@ def _priority_class(data: Mapping[str, Any], path: FieldPath, errors: ErrorList)
     if system is None and value > HIGHEST_USER_DEFINABLE_PRIORITY:
         errors.append(
             forbidden(
-                path.child("value"),
+                extend_path(path, ["value"]),
                 f"maximum allowed value of a user defined priority is {HIGHEST_USER_DEFINABLE_PRIORITY}",
             )
         )
         return None
     policy = data.get("preemptionPolicy") or PREEMPT_LOWER_PRIORITY
     if policy not in _POLICIES:
-        errors.append(not_supported(path.child("preemptionPolicy"), policy, _POLICIES))
+        errors.append(not_supported(extend_path(path, ["preemptionPolicy"]), policy, _POLICIES))
         return None
     default = data.get("globalDefault") or False
     if not isinstance(default, bool):
-        errors.append(invalid(path.child("globalDefault"), default, "must be of type boolean"))
+        errors.append(invalid(extend_path(path, ["globalDefault"]), default, "must be of type boolean"))
         return None
     return PriorityClass(name, value, default, policy)
 
