@@ -10,7 +10,7 @@ admit it. The answer lists roots in request order.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from workloadbuilder.errors import InvalidArgumentError
@@ -31,8 +31,8 @@ from workloadbuilder.placement.priorities import (
     resolve_request,
 )
 from workloadbuilder.placement.quantity import format_millis
-from workloadbuilder.placement.request import PlacementRequest
-from workloadbuilder.placement.snapshot import Snapshot
+from workloadbuilder.placement.request import GroupRequest, PlacementRequest
+from workloadbuilder.placement.snapshot import Shape, Snapshot
 
 __all__ = ["STRATEGIES", "place"]
 
@@ -139,8 +139,13 @@ class _Runner:
 
 def _preempt(snap: Snapshot, runner: _Runner, root: Any, candidates: list[Unit]) -> Victims | None:
     return preempt(
-        snap, root, candidates, lambda: runner.outcome(root), runner.kube.shape, snap.cluster.disruption_budgets
+        snap, root, candidates, lambda: runner.outcome(root), _shapes(runner.kube), snap.cluster.disruption_budgets
     )
+
+
+def _shapes(kube: KubeScheduler) -> Callable[[GroupRequest], list[tuple[Shape, int]]]:
+    """Each PodGroup's pod shapes with their counts, in placement order (one shape per PodGroup here)."""
+    return lambda group: [(kube.shape(group), group.count)]
 
 
 def _would_help(

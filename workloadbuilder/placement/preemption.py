@@ -123,13 +123,13 @@ def preempt(
     root: GroupRequest,
     candidates: list[Unit],
     place: Callable[[], Outcome],
-    shape_of: Callable[[GroupRequest], Shape],
+    shapes_of: Callable[[GroupRequest], list[tuple[Shape, int]]],
     budgets: Sequence[DisruptionBudget] = (),
 ) -> Victims | None:
     """Evict what placing ``root`` needs from ``candidates``; ``None`` (and nothing changed) if even all do not help.
 
-    ``shape_of`` gives each PodGroup's pod shape, whose resources the
-    reprieve checks. On success the placement stays assumed and the victims
+    ``shapes_of`` gives each PodGroup's pod shapes with their pod counts, in
+    the order its pods are placed; the reprieve checks their resources. On success the placement stays assumed and the victims
     stay removed in the snapshot; ``Victims.units`` is ordered from the most
     important.
     """
@@ -142,7 +142,7 @@ def preempt(
     if not outcome.success:
         snap.revert(mark)
         return None
-    checked = _checked_resources(root, outcome, shape_of)
+    checked = _checked_resources(root, outcome, shapes_of)
     ordered = sorted(candidates, key=Unit.importance)
     violating, other = split_violating(ordered, budgets)
     victims: list[Unit] = []
@@ -158,7 +158,7 @@ def preempt(
 
 
 def _checked_resources(
-    root: GroupRequest, outcome: Outcome, shape_of: Callable[[GroupRequest], Shape]
+    root: GroupRequest, outcome: Outcome, shapes_of: Callable[[GroupRequest], list[tuple[Shape, int]]]
 ) -> dict[int, set[int]]:
     """Per node holding placed pods, the resources NodeResourcesFit checks there (those the pods request)."""
     checked: dict[int, set[int]] = {}
@@ -166,8 +166,8 @@ def _checked_resources(
         result = outcome.results.get(group.name)
         if result is None or not group.is_leaf or not result.nodes:
             continue
-        terms = {r for r, _ in shape_of(group).terms}
-        for i in result.nodes:
+        per_pod = [{r for r, _ in shape.terms} for shape, count in shapes_of(group) for _ in range(count)]
+        for i, terms in zip(result.nodes, per_pod):
             checked.setdefault(i, set()).update(terms)
     return checked
 
