@@ -4,8 +4,9 @@ The inputs are controller objects (each document an adapter claims becomes
 a plan, compiled, and read by ``PlacementRequest.from_plan``) or ready-made
 runtime groups (PodGroups and CompositePodGroups with the Pods that name
 them in ``spec.schedulingGroup.podGroupName``). Every input's root groups
-are placed in one pass over the cluster, in input order, each seeing what
-the earlier ones took. The cluster comes from ``--cluster`` (a ``kubectl get
+are placed in one pass over the cluster, in kube-scheduler's queue order
+(priority, then creation, then input order), each seeing what the earlier
+ones took. The cluster comes from ``--cluster`` (a ``kubectl get
 nodes -o json`` dump, with ``--pods``/``--groups``, or the compact YAML
 format; the file says which) or from ``--generate``.
 
