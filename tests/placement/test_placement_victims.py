@@ -263,3 +263,191 @@ def test_a_later_root_does_not_evict_what_an_earlier_one_placed() -> None:
         ["mid", "low"],
         {"second": ({}, ["n2"] * 4), "first": ({}, ["n1"] * 4)},
     )
+
+
+# -- upstream's TestPodGroupEvaluator_Preempt_Victims (podgrouppreemption_test.go), in our words ----------------
+# Upstream sizes pods with a mock filter (node capacity, pod size 1); here each node has that many GPUs and each
+# pod takes one. Priorities: low 10, mid 50, high 100; the preemptor is a one-pod group of priority `high` unless
+# said otherwise.
+
+LOW, MID, HIGH = 10, 50, 100
+
+
+def _gpu_pod(name: str, node_name: str, priority: int, **extra: Any) -> dict[str, Any]:
+    return _lone(name, node_name, 1, priority, **extra)
+
+
+def _member(name: str, node_name: str, **extra: Any) -> dict[str, Any]:
+    return _pod(name, node_name, 1, **extra)
+
+
+UPSTREAM: list[tuple[str, list[tuple[str, int]], list[dict[str, Any]], list[dict[str, Any]], int, list[str]]] = [
+    # (upstream test name, nodes (name, capacity), running, budgets, preemptor priority, expected victims)
+    (
+        "mix-of-no-groups-and-pod-groups",
+        [("node1", 2)],
+        [_gpu_pod("p1", "node1", LOW), {"name": "pg1", "priority": LOW, "pods": [_member("p2", "node1")]}],
+        [],
+        HIGH,
+        ["p1"],
+    ),
+    (
+        "start-time-of-pods-from-same-single-group",
+        [("node1", 2)],
+        [
+            {
+                "name": "pg1",
+                "priority": LOW,
+                "pods": [
+                    _member("p1", "node1", startTime="1970-01-01T00:00:01Z"),
+                    _member("p2", "node1", startTime="1970-01-01T00:00:00Z"),
+                ],
+            }
+        ],
+        [],
+        HIGH,
+        ["p1"],
+    ),
+    ("preempt-single-lower-priority-pod", [("node1", 1)], [_gpu_pod("p1", "node1", LOW)], [], HIGH, ["p1"]),
+    (
+        "prefer-lower-priority-victim",
+        [("node1", 2)],
+        [_gpu_pod("p1", "node1", LOW), _gpu_pod("p2", "node1", MID), _gpu_pod("p3", "node1", HIGH)],
+        [],
+        HIGH,
+        ["p2", "p1"],  # both go; victims are listed most important first
+    ),
+    (
+        # four pods on a node of three: the node is over-committed, so two must go
+        "efficiency-preempt-minimum-number-of-victims",
+        [("node1", 3)],
+        [_gpu_pod(f"p{i}", "node1", LOW) for i in range(1, 5)],
+        [],
+        HIGH,
+        ["p3", "p4"],
+    ),
+    (
+        "pdb-prefer-non-violating-victim",
+        [("node1", 2)],
+        [_gpu_pod("victim-pdb", "node1", LOW, labels={"app": "foo"}), _gpu_pod("victim-no-pdb", "node1", LOW)],
+        [{**_budget("foo", {"app": "foo"}), "status": {"disruptionsAllowed": 0}}],
+        HIGH,
+        ["victim-no-pdb"],
+    ),
+    (
+        "pdb-prefer-removing-non-violating-over-lower-priority-violating",
+        [("node1", 2)],
+        [_gpu_pod("victim-pdb", "node1", LOW, labels={"app": "foo"}), _gpu_pod("victim-no-pdb", "node1", MID)],
+        [{**_budget("foo", {"app": "foo"}), "status": {"disruptionsAllowed": 0}}],
+        HIGH,
+        ["victim-no-pdb"],
+    ),
+    (
+        "pdb-mixed-groups",
+        [("node1", 2)],
+        [
+            {
+                "name": "pg1",
+                "priority": LOW,
+                "pods": [_member("victim-pdb", "node1", labels={"app": "foo"}), _member("victim-no-pdb", "node1")],
+            }
+        ],
+        [{**_budget("foo", {"app": "foo"}), "status": {"disruptionsAllowed": 0}}],
+        HIGH,
+        ["victim-no-pdb"],
+    ),
+    (
+        "pdb-prefer-lower-priority-when-violation-cannot-be-avoided",
+        [("node1", 2)],
+        [
+            _gpu_pod("p1", "node1", LOW, labels={"app": "foo"}),
+            _gpu_pod("p2", "node1", MID, labels={"app": "foo"}),
+        ],
+        [{**_budget("foo", {"app": "foo"}), "status": {"disruptionsAllowed": 0}}],
+        HIGH,
+        ["p1"],
+    ),
+    (
+        "pod-group-preempted-as-a-whole",
+        [("node1", 1), ("node2", 1)],
+        [
+            {
+                "name": "pg1",
+                "priority": LOW,
+                "disruptionMode": "all",
+                "pods": [_member("p1", "node1"), _member("p2", "node2")],
+            }
+        ],
+        [],
+        HIGH,
+        ["pg1"],
+    ),
+    (
+        "prefer-single-pod-over-pod-group",
+        [("node1", 3)],
+        [
+            _gpu_pod("p1", "node1", LOW),
+            {
+                "name": "pg1",
+                "priority": LOW,
+                "disruptionMode": "all",
+                "pods": [_member("g1-1", "node1"), _member("g1-2", "node1")],
+            },
+        ],
+        [],
+        HIGH,
+        ["p1"],
+    ),
+    (
+        "pod-group-preempted-as-a-whole-on-single-node",
+        [("node1", 3)],
+        [
+            {
+                "name": "pg1",
+                "priority": LOW,
+                "disruptionMode": "all",
+                "pods": [_member("g1-1", "node1"), _member("g1-2", "node1")],
+            },
+            _gpu_pod("p1", "node1", MID),
+        ],
+        [],
+        HIGH,
+        ["pg1"],
+    ),
+    (
+        "pdb-unit-violation-if-any-member-violates",
+        [("node1", 3)],
+        [
+            {
+                "name": "pg1",
+                "priority": LOW,
+                "disruptionMode": "all",
+                "pods": [_member("g1-1", "node1", labels={"app": "foo"}), _member("g1-2", "node1")],
+            },
+            _gpu_pod("p1", "node1", LOW),
+        ],
+        [{**_budget("foo", {"app": "foo"}), "status": {"disruptionsAllowed": 0}}],
+        HIGH,
+        ["p1"],
+    ),
+    ("cannot-preempt-higher-priority", [("node1", 1)], [_gpu_pod("p1", "node1", HIGH)], [], MID, []),
+    ("cannot-preempt-equal-priority", [("node1", 1)], [_gpu_pod("p1", "node1", MID)], [], MID, []),
+]
+
+
+@pytest.mark.parametrize(
+    ("nodes", "running", "budgets", "priority", "victims"), [c[1:] for c in UPSTREAM], ids=[c[0] for c in UPSTREAM]
+)
+def test_upstream_cases(
+    nodes: list[tuple[str, int]],
+    running: list[dict[str, Any]],
+    budgets: list[dict[str, Any]],
+    priority: int,
+    victims: list[str],
+) -> None:
+    cl = Cluster.from_yaml(
+        {"nodes": [node(name, gpus) for name, gpus in nodes], "running": running, "podDisruptionBudgets": budgets}
+    )
+    req = request([pod_group("preemptor-pg", 1, priority=priority)], {"preemptor-pg": (1, {"nvidia.com/gpu": "1"})})
+    answer = checked(req, cl, place(req, cl, preempt=True))
+    assert ([v.name for v in answer.victims], answer.feasible) == (victims, bool(victims))

@@ -47,7 +47,7 @@ _POOL_FIELDS = frozenset({"name", "deviceClass", "count", "allocated", "node", "
 _RUNNING_FIELDS = frozenset(
     {"name", "kind", "priority", "disruptionMode", "parent", "startTime", "pods", "node", "requests", "labels"}
 )
-_RUNNING_POD_FIELDS = frozenset({"name", "node", "requests", "labels"})
+_RUNNING_POD_FIELDS = frozenset({"name", "node", "requests", "labels", "startTime"})
 _TOP_FIELDS = frozenset({"nodes", "devicePools", "running", "priorityClasses", "podDisruptionBudgets"})
 _KINDS = ("PodGroup", "CompositePodGroup", "Pod")
 _MODES = ("single", "all")
@@ -500,6 +500,7 @@ def _yaml_pod(
         return None
     if group is not None:
         _unknown(entry, _RUNNING_POD_FIELDS, path, errors)
+        start = str(entry.get("startTime", start))  # a member's own start, else its group's
     name = _name(entry, path, errors)
     node = entry.get("node")
     if node not in nodes:
