@@ -164,7 +164,7 @@ CASES: list[tuple[str, list[dict[str, Any]], list[dict[str, Any]], int, list[str
         "a-cordoned-node-never-receives-the-preemptor",
         [{**node("n1", 4), "unschedulable": True}, node("n2", 4)],
         [_lone("cordoned-low", "n1", 4, 0), _lone("n2-high", "n2", 4, 1000)],
-        4,
+        1,
         None,
         [],
     ),
