@@ -2,7 +2,8 @@
 
 Instances: up to four nodes (some cordoned, some over-committed), up to
 five running units of several priorities (lone pods, ``all`` and
-``single`` groups, pods labelled for up to two PodDisruptionBudgets) and one
+``single`` groups, sometimes under a CompositePodGroup of either mode, pods
+labelled for up to two PodDisruptionBudgets) and one
 gang of priority 100 asking for GPUs. The reference shares nothing with the
 engine but the placement it reports: it rebuilds the units, their order
 and the budgets' counts itself, checks that the placed pods fit after the
@@ -58,6 +59,18 @@ def instances(draw: st.DrawFn) -> dict[str, Any]:
         if start:
             entry["startTime"] = start
         running.append(entry)
+    if draw(st.booleans()):
+        # a CompositePodGroup over every group so far: with `all` it is one unit, of the composite's priority
+        groups = [entry for entry in running if entry.get("kind") != "Pod"]
+        if groups:
+            mode = draw(st.sampled_from(["all", "single"]))
+            running.insert(
+                0,
+                {"name": "cpg", "kind": "CompositePodGroup", "priority": groups[0]["priority"], "disruptionMode": mode},
+            )
+            for entry in groups:
+                entry["parent"] = "cpg"
+                entry["priority"] = groups[0]["priority"]
     budgets = [
         {
             "kind": "PodDisruptionBudget",
@@ -73,7 +86,24 @@ def instances(draw: st.DrawFn) -> dict[str, Any]:
 def _units(running: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Preemption units: a lone pod, a whole ``all`` group, or each pod of a ``single`` group."""
     out = []
+    composite = next((entry for entry in running if entry.get("kind") == "CompositePodGroup"), None)
+    if composite is not None and composite["disruptionMode"] == "all":
+        members = [entry for entry in running if entry.get("parent") == "cpg"]
+        pods = [pod for entry in members for pod in entry["pods"]]
+        starts = [entry.get("startTime", "") for entry in members if entry.get("startTime")]
+        out.append(
+            {
+                "name": "cpg",
+                "priority": composite["priority"],
+                "rank": 3,
+                "pods": pods,
+                "start": min(starts, default=""),
+            }
+        )
+        running = [entry for entry in running if entry.get("parent") != "cpg"]
     for entry in running:
+        if entry.get("kind") == "CompositePodGroup":
+            continue
         if entry.get("kind") == "Pod":
             pods, rank = [entry], 1
         elif entry["disruptionMode"] == "all":

@@ -13,6 +13,7 @@ import pytest
 from placement_helpers import checked, cluster, node, pod_group, request, where
 
 from workloadbuilder.placement import Cluster, place
+from workloadbuilder.placement.preemption import Unit, units_below
 
 
 def _pod(name: str, node_name: str, gpus: int, **extra: Any) -> dict[str, Any]:
@@ -451,3 +452,33 @@ def test_upstream_cases(
     req = request([pod_group("preemptor-pg", 1, priority=priority)], {"preemptor-pg": (1, {"nvidia.com/gpu": "1"})})
     answer = checked(req, cl, place(req, cl, preempt=True))
     assert ([v.name for v in answer.victims], answer.feasible) == (victims, bool(victims))
+
+
+def test_importance_order_is_upstreams() -> None:
+    """MoreImportantVictim: priority, then CompositePodGroup > PodGroup (a single group's pod too) > pod, then size."""
+    cl = cluster(
+        node("n1", 8),
+        running=[
+            {"name": "cpg", "kind": "CompositePodGroup", "priority": 10, "disruptionMode": "all"},
+            {"name": "cpg-a", "priority": 10, "parent": "cpg", "pods": [_pod("c-0", "n1", 1)]},
+            {
+                "name": "big",
+                "priority": 10,
+                "disruptionMode": "all",
+                "pods": [_pod(f"b-{i}", "n1", 1) for i in range(3)],
+            },
+            {"name": "single", "priority": 10, "pods": [_pod("s-0", "n1", 1)]},
+            _lone("lone-old", "n1", 1, 10, "2026-01-01T00:00:00Z"),
+            _lone("lone-new", "n1", 1, 10, "2026-01-02T00:00:00Z"),
+            _lone("higher", "n1", 1, 20),
+        ],
+    )
+    units = sorted(units_below(cl, 100), key=Unit.importance)
+    assert [(u.name, u.rank) for u in units] == [
+        ("higher", 1),
+        ("cpg", 3),
+        ("big", 2),
+        ("s-0", 2),
+        ("lone-old", 1),
+        ("lone-new", 1),
+    ]
