@@ -84,8 +84,9 @@ def place(
 
 def _classes(given: Iterable[PriorityClass | Mapping[str, Any]]) -> list[PriorityClass]:
     """``place``'s extra PriorityClasses as records; malformed objects raise together."""
-    records = [item for item in given if isinstance(item, PriorityClass)]
-    objects = [item for item in given if not isinstance(item, PriorityClass)]
+    items = list(given)
+    records = [item for item in items if isinstance(item, PriorityClass)]
+    objects = [item for item in items if not isinstance(item, PriorityClass)]
     errors = ErrorList()
     records += read_priority_classes(objects, "priorityClasses", errors)
     errors.raise_if_any()
@@ -101,21 +102,21 @@ def _cycle(snap: Snapshot, runner: _Runner, root: Any, asked: bool, gone: set[st
         return report
     candidates = units_below(snap.cluster, root.priority, gone)
     if root.preemption_policy == PREEMPT_NEVER:
-        report.preemption = _would_help(None, candidates, asked, root, snap.cluster, never=True)
+        report.preemption = preemption_report(None, candidates, asked, root.priority, snap.cluster, never=True)
         return report
     if asked:
         evicted = _preempt(snap, runner, root, candidates)
         if evicted is not None:
             # the first attempt's trace and search describe a cluster without the evictions
             report = RootReport(root, evicted.outcome, victims=evicted.units)
-            report.preemption = _would_help(evicted, candidates, asked, root, snap.cluster)
+            report.preemption = preemption_report(evicted, candidates, asked, root.priority, snap.cluster)
             return report
-        report.preemption = _would_help(None, candidates, asked, root, snap.cluster)
+        report.preemption = preemption_report(None, candidates, asked, root.priority, snap.cluster)
         return report
     mark = snap.mark()
     probe = _preempt(snap, runner, root, candidates)
     snap.revert(mark)
-    report.preemption = _would_help(probe, candidates, asked, root, snap.cluster)
+    report.preemption = preemption_report(probe, candidates, asked, root.priority, snap.cluster)
     return report
 
 
@@ -146,12 +147,6 @@ def _preempt(snap: Snapshot, runner: _Runner, root: Any, candidates: list[Unit])
 def _shapes(kube: KubeScheduler) -> Callable[[GroupRequest], list[tuple[Shape, int]]]:
     """Each PodGroup's pod shapes with their counts, in placement order (one shape per PodGroup here)."""
     return lambda group: [(kube.shape(group), group.count)]
-
-
-def _would_help(
-    found: Victims | None, candidates: list[Unit], asked: bool, root: Any, cluster: Cluster, never: bool = False
-) -> dict[str, Any]:
-    return preemption_report(found, candidates, asked, root.priority, cluster, never)
 
 
 def _answer(
