@@ -136,3 +136,25 @@ def test_a_malformed_input_class_names_its_document(files: Path) -> None:
             'value: Invalid value: "high": must be of type integer\n'
         ),
     )
+
+
+def test_explain_names_each_victim_and_why(files: Path) -> None:
+    code, out, _ = run(
+        "explain", str(files / "train.yaml"), "--cluster", str(files / "nodes.json"), "--pods", str(files / "pods.json")
+    )
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("  preemption: "))
+    assert (code, lines[start : start + 3]) == (
+        1,
+        [
+            (
+                "  preemption: preemption would help: evicting 2 units (2 pods, priority up to 10), "
+                "1 PodDisruptionBudget violation"
+            ),
+            (
+                "    `default/old` (Pod, priority 10 < 1000): 1 pod on gpu-1; with it back, a placed pod would not fit "
+                "there; evicting it violates a PodDisruptionBudget (no reprieve kept the budget)"
+            ),
+            "    `default/new` (Pod, priority 10 < 1000): 1 pod on gpu-1; with it back, a placed pod would not fit there",
+        ],
+    )
