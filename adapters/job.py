@@ -41,6 +41,7 @@ from workloadbuilder.adapters.job_api import (
 )
 from workloadbuilder.adapters.kit import ErrorType, TemplateIndex, as_model, forbidden, go_quote, parse_group, required
 from workloadbuilder.adapters.reading import Identity, at, identity_of, workloads_in
+from workloadbuilder.adapters.strict import with_schema_errors
 
 from workloadbuilder import (
     GROUP_TEMPLATE_NAME_ANNOTATION,
@@ -160,7 +161,7 @@ class JobAdapter:
                     "makes the Workload and the PodGroup, the Job controller makes neither"
                 )
                 warnings.append(forbidden(FieldPath("metadata", "ownerReferences").index(owner_index), detail))
-        plan.errors = [Finding(ident.ref, err) for err in errors]
+        plan.errors = [Finding(ident.ref, err) for err in with_schema_errors(job, errors)]
         plan.warnings = [Finding(ident.ref, err) for err in warnings] + plan.warnings
         return plan
 

@@ -55,6 +55,7 @@ from workloadbuilder.adapters.replicated_jobs import (
     assignments,
     read_replicated_jobs,
 )
+from workloadbuilder.adapters.strict import with_schema_errors
 
 from workloadbuilder import ErrorList, FieldPath, Hierarchy, WorkloadItem, delegate
 
@@ -123,7 +124,7 @@ class JobSetAdapter:
             roots=layout.roots,
             options=plan_options(ident),
             instances=layout.instances,
-            errors=[Finding(ident.ref, err) for err in errors],
+            errors=[Finding(ident.ref, err) for err in with_schema_errors(jobset, errors)],
             warnings=[Finding(ident.ref, err) for err in warnings],
         )
         groups = layout.groups

@@ -37,6 +37,7 @@ from workloadbuilder.adapters.common import (
 from workloadbuilder.adapters.kit import forbidden, invalid
 from workloadbuilder.adapters.lws_levels import SCHEDULING, SUBGROUP_SIZE, Levels, Shape, read_shape
 from workloadbuilder.adapters.reading import at, identity_of
+from workloadbuilder.adapters.strict import with_schema_errors
 
 from workloadbuilder import ErrorList, FieldPath, Hierarchy
 
@@ -110,7 +111,7 @@ class LeaderWorkerSetAdapter:
             roots=roots,
             options=plan_options(ident),
             instances=instances,
-            errors=[Finding(ident.ref, err) for err in errors],
+            errors=[Finding(ident.ref, err) for err in with_schema_errors(lws, errors)],
             warnings=[Finding(ident.ref, err) for err in warnings],
         )
         plan.assign_pods = lambda hierarchy: _assignments(shape, hierarchy)

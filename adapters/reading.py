@@ -26,10 +26,29 @@ from workloadbuilder.adapters.kit import (
 
 from workloadbuilder import ErrorList, FieldPath
 
-__all__ = ["INT32_MAX", "Identity", "at", "identity_of", "read_int", "workloads_in"]
+__all__ = [
+    "GENERATED_NAME_SUFFIX",
+    "INT32_MAX",
+    "Identity",
+    "at",
+    "identity_of",
+    "planned_name",
+    "read_int",
+    "workloads_in",
+]
 
 INT32_MAX = 2**31 - 1
 """The largest count a controller's API holds: replicas, parallelism, size and numNodes are all ``int32``."""
+
+GENERATED_NAME_SUFFIX = "xxxxx"
+"""What stands for the apiserver's random suffix when an object only has ``metadata.generateName``.
+
+The apiserver appends five random characters (from ``bcdfghjklmnpqrstvwxz2456789``,
+which holds ``x``) to ``generateName``, cut to 58 characters so the name
+fits 63: a plan uses this fixed suffix, so its output is deterministic.
+"""
+
+_MAX_GENERATE_NAME = 58
 
 Element = str | int
 
@@ -125,26 +144,59 @@ class Identity:
         )
 
 
+def planned_name(metadata: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """The name to plan with and, for a ``generateName``-only object, the ``generateName`` it came from.
+
+    ``metadata.name`` wins; without it, ``generateName`` (cut to 58
+    characters, as the apiserver cuts it) plus ``GENERATED_NAME_SUFFIX``.
+
+    Examples:
+        >>> planned_name({"name": "a", "generateName": "b-"}), planned_name({"generateName": "sample-job-"})
+        (('a', None), ('sample-job-xxxxx', 'sample-job-'))
+    """
+    name, generate = metadata.get("name"), metadata.get("generateName")
+    if (name is None or name == "") and isinstance(generate, str) and generate:
+        return generate[:_MAX_GENERATE_NAME] + GENERATED_NAME_SUFFIX, generate
+    return (name if isinstance(name, str) else None), None
+
+
 def identity_of(obj: Mapping[str, Any], errors: ErrorList, warnings: ErrorList) -> Identity:
     """The object's identity; a missing or invalid name is an error, a missing uid a warning.
 
     Every name an adapter derives (the Workload's, the groups') starts from
-    ``metadata.name``, so without a valid one there is nothing to plan. The
-    uid only feeds the Workload name's hash and the owner references: a plan
-    of a manifest that was never created carries an empty one, and says so.
+    ``metadata.name``, so without a valid one there is nothing to plan. An
+    object with only ``metadata.generateName`` is planned with the
+    placeholder name ``planned_name`` gives, and a warning that the real
+    names follow the server-generated one. The uid only feeds the Workload
+    name's hash and the owner references: a plan of a manifest that was
+    never created carries an empty one, and says so.
     """
-    metadata = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
-    texts = {key: metadata.get(key) for key in ("name", "namespace", "uid")}
+    raw = obj.get("metadata")
+    metadata: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+    texts = {key: metadata.get(key) for key in ("name", "generateName", "namespace", "uid")}
     for key, value in texts.items():
         if value is not None and not isinstance(value, str):
             errors.append(type_invalid(FieldPath("metadata", key), value, "must be of type string"))
             texts[key] = None
-    name = texts["name"] or ""
-    if metadata.get("name") is None or metadata.get("name") == "":
+    name, generated_from = planned_name(texts)
+    name = name or ""
+    if generated_from is not None:
+        path = FieldPath("metadata", "generateName")
+        errors.extend(long_name_errors(path, name))
+        warnings.append(
+            invalid(
+                path,
+                generated_from,
+                f"planned as {name!r}: the apiserver appends a random suffix, so the real names of the object, its "
+                "Workload and its groups follow the generated name; plan the object as read back from the cluster "
+                "to get them",
+            )
+        )
+    elif metadata.get("name") is None or metadata.get("name") == "":
         errors.append(required(FieldPath("metadata", "name"), "every derived name starts from it"))
     elif name:
         errors.extend(long_name_errors(FieldPath("metadata", "name"), name))
-    if texts["uid"] is None and name:
+    if texts["uid"] is None and name and generated_from is None:
         warnings.append(
             required(
                 FieldPath("metadata", "uid"),

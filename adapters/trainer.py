@@ -54,6 +54,7 @@ from workloadbuilder.adapters.replicated_jobs import (
     assignments,
     read_replicated_jobs,
 )
+from workloadbuilder.adapters.strict import with_schema_errors
 
 from workloadbuilder import ErrorList, FieldError, FieldPath, WorkloadItem
 
@@ -123,7 +124,7 @@ class TrainJobAdapter:
         runtime = _runtime_of(job, related, errors)
         plan = TrainJobPlan(source=job, roots=[], options=plan_options(ident))
         if runtime is None:
-            plan.errors = [Finding(ident.ref, err) for err in errors]
+            plan.errors = [Finding(ident.ref, err) for err in with_schema_errors(job, errors)]
             return plan
         runtime_ref = f"{runtime.get('kind')}/{at(runtime, ('metadata', 'name'))}"
         runtime_errors, runtime_warnings = ErrorList(), ErrorList()
@@ -145,6 +146,7 @@ class TrainJobAdapter:
         runtime_warnings.extend(kueue_warnings(runtime, templates))
         runtime_warnings.extend(scheduler_warnings(runtime, templates))
         plan.roots, plan.instances, plan.runtime_ref = layout.roots, layout.instances, runtime_ref
+        errors, runtime_errors = with_schema_errors(job, errors), with_schema_errors(runtime, runtime_errors)
         plan.errors = [Finding(ident.ref, e) for e in errors] + [Finding(runtime_ref, e) for e in runtime_errors]
         plan.warnings = [Finding(ident.ref, w) for w in warnings] + [Finding(runtime_ref, w) for w in runtime_warnings]
         groups = layout.groups
