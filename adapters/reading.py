@@ -14,9 +14,10 @@ from typing import Any
 
 from kubernetes.client import V1OwnerReference
 from pydantic import BaseModel
-from workloadbuilder.adapters.base import as_dict
+from workloadbuilder.adapters.base import GENERATED_NAME_SUFFIX, as_dict, planned_name
 from workloadbuilder.adapters.kit import (
     field_path_of,
+    go_quote,
     invalid,
     is_dns1123_subdomain,
     long_name_errors,
@@ -39,16 +40,6 @@ __all__ = [
 
 INT32_MAX = 2**31 - 1
 """The largest count a controller's API holds: replicas, parallelism, size and numNodes are all ``int32``."""
-
-GENERATED_NAME_SUFFIX = "xxxxx"
-"""What stands for the apiserver's random suffix when an object only has ``metadata.generateName``.
-
-The apiserver appends five random characters (from ``bcdfghjklmnpqrstvwxz2456789``,
-which holds ``x``) to ``generateName``, cut to 58 characters so the name
-fits 63: a plan uses this fixed suffix, so its output is deterministic.
-"""
-
-_MAX_GENERATE_NAME = 58
 
 Element = str | int
 
@@ -144,22 +135,6 @@ class Identity:
         )
 
 
-def planned_name(metadata: Mapping[str, Any]) -> tuple[str | None, str | None]:
-    """The name to plan with and, for a ``generateName``-only object, the ``generateName`` it came from.
-
-    ``metadata.name`` wins; without it, ``generateName`` (cut to 58
-    characters, as the apiserver cuts it) plus ``GENERATED_NAME_SUFFIX``.
-
-    Examples:
-        >>> planned_name({"name": "a", "generateName": "b-"}), planned_name({"generateName": "sample-job-"})
-        (('a', None), ('sample-job-xxxxx', 'sample-job-'))
-    """
-    name, generate = metadata.get("name"), metadata.get("generateName")
-    if (name is None or name == "") and isinstance(generate, str) and generate:
-        return generate[:_MAX_GENERATE_NAME] + GENERATED_NAME_SUFFIX, generate
-    return (name if isinstance(name, str) else None), None
-
-
 def identity_of(obj: Mapping[str, Any], errors: ErrorList, warnings: ErrorList) -> Identity:
     """The object's identity; a missing or invalid name is an error, a missing uid a warning.
 
@@ -187,7 +162,7 @@ def identity_of(obj: Mapping[str, Any], errors: ErrorList, warnings: ErrorList) 
             invalid(
                 path,
                 generated_from,
-                f"planned as {name!r}: the apiserver appends a random suffix, so the real names of the object, its "
+                f"planned as {go_quote(name)}: the apiserver appends a random suffix, so the real names of the object, its "
                 "Workload and its groups follow the generated name; plan the object as read back from the cluster "
                 "to get them",
             )

@@ -146,6 +146,7 @@ class TrainJobAdapter:
         runtime_warnings.extend(kueue_warnings(runtime, templates))
         runtime_warnings.extend(scheduler_warnings(runtime, templates))
         plan.roots, plan.instances, plan.runtime_ref = layout.roots, layout.instances, runtime_ref
+        plan.uses = [runtime_ref]
         errors, runtime_errors = with_schema_errors(job, errors), with_schema_errors(runtime, runtime_errors)
         plan.errors = [Finding(ident.ref, e) for e in errors] + [Finding(runtime_ref, e) for e in runtime_errors]
         plan.warnings = [Finding(ident.ref, w) for w in warnings] + [Finding(runtime_ref, w) for w in runtime_warnings]

@@ -22,6 +22,7 @@ import workloadbuilder.adapters as adapters  # noqa: F401 - importing the packag
 from workloadbuilder import BuildError, kinds, manifests
 from workloadbuilder.adapters import Plan, adapter_for
 from workloadbuilder.adapters.crd import register_mapping
+from workloadbuilder.adapters.strict import has_schema, schema_errors
 from workloadbuilder.cli.inputs import Document, UsageError, parse_gates, read_inputs
 from workloadbuilder.cli.place import add_options as add_place_options
 from workloadbuilder.cli.place import explain_command, place_command
@@ -136,8 +137,16 @@ def _plans(documents: Sequence[Document]) -> list[tuple[Document, Plan]]:
     return plans
 
 
-def _unclaimed(documents: Sequence[Document]) -> list[Document]:
-    return [doc for doc in documents if adapter_for(doc.api_version, doc.kind) is None and not doc.is_scheduling_object]
+def _unclaimed(documents: Sequence[Document], plans: Sequence[tuple[Document, Plan]] = ()) -> list[Document]:
+    """Documents no adapter plans and no plan read (a TrainJob's runtime is checked through the TrainJob)."""
+    used = {ref for _, plan in plans for ref in plan.uses}
+    return [
+        doc
+        for doc in documents
+        if adapter_for(doc.api_version, doc.kind) is None
+        and not doc.is_scheduling_object
+        and f"{doc.kind}/{doc.name}" not in used
+    ]
 
 
 def _compile(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -172,9 +181,13 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     documents = read_inputs(args.files)
     gates = parse_gates(args.gates)
     verdicts = [_object_verdict(doc, gates) for doc in documents if doc.is_scheduling_object]
-    for doc, plan in _plans(documents):
+    plans = _plans(documents)
+    for doc, plan in plans:
         verdicts.extend(_plan_verdicts(doc, plan))
-    for doc in _unclaimed(documents):
+    for doc in _unclaimed(documents, plans):
+        if has_schema(doc.data):
+            verdicts.append(_schema_verdict(doc))
+            continue
         verdicts.append(
             Verdict(doc.source, doc.number, doc.kind or "object", doc.name, warnings=[_no_adapter(doc)], checked=False)
         )
@@ -187,6 +200,12 @@ def _no_adapter(doc: Document) -> str:
     return f"{doc.where()}: no adapter for apiVersion {doc.api_version!r} kind {doc.kind!r}; not checked"
 
 
+def _schema_verdict(doc: Document) -> Verdict:
+    """An object with a schema but nothing to plan on its own (a runtime no TrainJob uses): its fields are checked."""
+    note = f"{doc.where()}: no object in the input uses this {doc.kind}: only its fields were checked"
+    return Verdict(doc.source, doc.number, doc.kind, doc.name, schema_errors(doc.data), [note])
+
+
 def _object_verdict(doc: Document, gates: FeatureGates) -> Verdict:
     errors = _VALIDATORS[doc.kind](doc.data, gates=gates)
     return Verdict(doc.source, doc.number, doc.kind, doc.name, errors)
@@ -194,7 +213,7 @@ def _object_verdict(doc: Document, gates: FeatureGates) -> Verdict:
 
 def _plan_verdicts(doc: Document, plan: Plan) -> list[Verdict]:
     """One verdict per object a plan's findings are about (a TrainJob's runtime gets its own)."""
-    by_object: dict[str, ErrorList] = {plan.object_ref: ErrorList()}
+    by_object: dict[str, ErrorList] = {ref: ErrorList() for ref in (plan.object_ref, *plan.uses)}
     for finding in plan.validate():
         by_object.setdefault(finding.object, ErrorList()).append(finding.error)
     warnings = [str(w.error) for w in plan.warnings]
