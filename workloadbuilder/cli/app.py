@@ -213,7 +213,9 @@ def _object_verdict(doc: Document, gates: FeatureGates) -> Verdict:
 
 def _plan_verdicts(doc: Document, plan: Plan) -> list[Verdict]:
     """One verdict per object a plan's findings are about (a TrainJob's runtime gets its own)."""
-    by_object: dict[str, ErrorList] = {ref: ErrorList() for ref in (plan.object_ref, *plan.uses)}
+    # A used PodGroup has its own verdict as a scheduling object; a used runtime is checked only through the plan.
+    used = [ref for ref in plan.uses if ref.partition("/")[0] not in kinds.PREFERRED_VERSION]
+    by_object: dict[str, ErrorList] = {ref: ErrorList() for ref in (plan.object_ref, *used)}
     for finding in plan.validate():
         by_object.setdefault(finding.object, ErrorList()).append(finding.error)
     warnings = [str(w.error) for w in plan.warnings]
