@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 import yaml
-
 from workloadbuilder.adapters import plan_object
+
 from workloadbuilder.migrate import migrate
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "upstream"
@@ -46,8 +46,10 @@ WHERE = "spec.replicatedJobs[0].template.spec.template.spec.schedulingGroup.podG
             [(GROUP, 6, "spec.replicatedJobs[0].template.spec.template")],
             [f"PodGroup/{GROUP}"],
             [
-                f'{WHERE}: Forbidden: the pods join the PodGroup "{GROUP}" the user made: the JobSet controller makes '
-                "no Workload and no PodGroup for them"
+                (
+                    f'{WHERE}: Forbidden: the pods join the PodGroup "{GROUP}" the user made: the JobSet controller makes '
+                    "no Workload and no PodGroup for them"
+                )
             ],
         ),
         (
@@ -56,10 +58,14 @@ WHERE = "spec.replicatedJobs[0].template.spec.template.spec.schedulingGroup.podG
             [(GROUP, 6, "spec.replicatedJobs[0].template.spec.template")],
             [],
             [
-                f'{WHERE}: Forbidden: the pods join the PodGroup "{GROUP}" the user made: the JobSet controller makes '
-                "no Workload and no PodGroup for them",
-                f'{WHERE}: Unsupported value: "{GROUP}": is not in the input: give the PodGroup to check and place the '
-                "pods with it",
+                (
+                    f'{WHERE}: Forbidden: the pods join the PodGroup "{GROUP}" the user made: the JobSet controller makes '
+                    "no Workload and no PodGroup for them"
+                ),
+                (
+                    f'{WHERE}: Unsupported value: "{GROUP}": is not in the input: give the PodGroup to check and place the '
+                    "pods with it"
+                ),
             ],
         ),
         (
@@ -68,9 +74,11 @@ WHERE = "spec.replicatedJobs[0].template.spec.template.spec.schedulingGroup.podG
             [("mine", 12, "spec.leaderWorkerTemplate.workerTemplate")],
             ["PodGroup/mine"],
             [
-                'spec.leaderWorkerTemplate.workerTemplate.spec.schedulingGroup.podGroupName: Forbidden: the pods join '
-                'the PodGroup "mine" the user made: the LeaderWorkerSet controller makes no Workload and no PodGroup '
-                "for them"
+                (
+                    "spec.leaderWorkerTemplate.workerTemplate.spec.schedulingGroup.podGroupName: Forbidden: the pods join "
+                    'the PodGroup "mine" the user made: the LeaderWorkerSet controller makes no Workload and no PodGroup '
+                    "for them"
+                )
             ],
         ),
     ],
@@ -93,7 +101,7 @@ def test_a_gang_larger_than_the_pods_that_name_it_is_a_warning():
     group["spec"]["schedulingPolicy"]["gang"]["minCount"] = 8
     plan = plan_object(first("jobset/was-jobset.yaml"), [group])
     assert [str(w.error) for w in plan.warnings][-1] == (
-        f'{WHERE}: Unsupported value: "{GROUP}": the PodGroup\'s gang waits for 8 pods and 6 of this object\'s pods '
+        f"{WHERE}: Unsupported value: \"{GROUP}\": the PodGroup's gang waits for 8 pods and 6 of this object's pods "
         "name it: it fills only if other pods join it"
     )
 
@@ -102,8 +110,10 @@ def test_a_job_template_scheduling_next_to_an_own_pod_group_is_refused():
     jobset = copy.deepcopy(first("jobset/was-jobset.yaml"))
     jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["scheduling"] = {"schedulingPolicy": {"gang": {}}}
     assert [str(f.error) for f in plan_object(jobset, [tutorial_pod_group()]).validate()] == [
-        "spec.replicatedJobs[0].template.spec.scheduling: Forbidden: may not be set when "
-        "spec.template.spec.schedulingGroup is set"
+        (
+            "spec.replicatedJobs[0].template.spec.scheduling: Forbidden: may not be set when "
+            "spec.template.spec.schedulingGroup is set"
+        )
     ]
 
 
@@ -111,8 +121,10 @@ def test_with_spec_scheduling_a_named_pod_group_is_still_refused():
     jobset = copy.deepcopy(first("jobset/was-jobset.yaml"))
     jobset["spec"]["scheduling"] = {"schedulingPolicy": {"gang": {}}}
     assert [str(f.error) for f in plan_object(jobset).validate()] == [
-        "spec.replicatedJobs[0].template.spec.template.spec.schedulingGroup: Forbidden: cannot be set directly when "
-        "spec.scheduling is configured; the JobSet controller manages this field"
+        (
+            "spec.replicatedJobs[0].template.spec.template.spec.schedulingGroup: Forbidden: cannot be set directly when "
+            "spec.scheduling is configured; the JobSet controller manages this field"
+        )
     ]
 
 

@@ -86,8 +86,10 @@ LWT = ("spec", "leaderWorkerTemplate")
             ("spec", "template", "spec", "containers", 0, "resources", "requests", "cpu"),
             [1],
             [
-                "Job/sample-job-partial-admission: spec.template.spec.containers[0].resources.requests[cpu]: "  # noqa: ISC004
-                "Invalid value: [1]: must be of type integer or string"
+                (
+                    "Job/sample-job-partial-admission: spec.template.spec.containers[0].resources.requests[cpu]: "
+                    "Invalid value: [1]: must be of type integer or string"
+                )
             ],
         ),
     ],
