@@ -170,7 +170,8 @@ class VolcanoJobAdapter:
                     f"{minima}), and the root waits for every task: the Job-wide count is not carried",
                 )
             )
-        leaves, instances = [], {}
+        leaves: list[WorkloadItem | None] = []  # WorkloadItem.children admits None (Go's nil child)
+        instances: dict[str, int] = {}
         for task in tasks:
             default = gang_config(priority) if task.min_available > 0 else basic_config(priority)
             leaves.append(
