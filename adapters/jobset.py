@@ -45,7 +45,7 @@ from workloadbuilder.adapters.common import (
     unknown_keys,
 )
 from workloadbuilder.adapters.jobset_levels import Dialect, plan_scheduling
-from workloadbuilder.adapters.kit import forbidden, go_quote, invalid, too_many
+from workloadbuilder.adapters.kit import MAX_TEMPLATES, forbidden, go_quote, invalid, is_int, too_many
 from workloadbuilder.adapters.own_groups import Member, OwnGroups, bring_your_own, named_pod_group
 from workloadbuilder.adapters.reading import Identity, at, identity_of
 from workloadbuilder.adapters.replicated_jobs import (
@@ -70,7 +70,6 @@ DESIGN = "JobSet KEP-969 (PR #1253) as implemented by PR #1250 @5e28553e; KEP-60
 EXCLUSIVE_TOPOLOGY_ANNOTATION = "alpha.jobset.sigs.k8s.io/exclusive-topology"
 """One child Job per topology domain, enforced by JobSet's pod affinities; the Workload API has no equivalent."""
 
-MAX_TEMPLATES = 8
 
 SPEC_SCHEDULING = FieldPath("spec", "scheduling")
 REPLICATED_JOBS = FieldPath("spec", "replicatedJobs")
@@ -210,7 +209,7 @@ def _job_leaf(jobset: Mapping[str, Any], rj: ReplicatedJob, composite: bool, err
     if block is not None:
         errors.extend(unknown_keys(block, path, (*BLOCKS, CLAIMS)))
         count = explicit_count(block)
-        if isinstance(count, int) and not isinstance(count, bool) and count > rj.job_pods:
+        if is_int(count) and count > rj.job_pods:
             errors.append(
                 invalid(
                     path.child("schedulingPolicy", "gang", "minCount"),

@@ -37,7 +37,7 @@ from workloadbuilder.adapters.common import (
     unknown_keys,
     without_count,
 )
-from workloadbuilder.adapters.kit import duplicate, forbidden, go_quote, invalid, required, type_invalid
+from workloadbuilder.adapters.kit import duplicate, forbidden, go_quote, invalid, is_int, required, type_invalid
 from workloadbuilder.adapters.replicated_jobs import Group, Layout, ReplicatedJob, Sequencing
 
 from workloadbuilder import ErrorList, FieldPath, WorkloadInput, WorkloadItem, resolve_config
@@ -136,7 +136,7 @@ def _check_count(
         return
     if dialect.computed_min_count:
         errors.append(invalid(path.child("schedulingPolicy"), "object", COMPUTED_MIN_COUNT))
-    elif isinstance(count, int) and not isinstance(count, bool) and count > bound:
+    elif is_int(count) and count > bound:
         errors.append(invalid(path.child("schedulingPolicy", "gang", "minCount"), count, detail))
 
 

@@ -27,7 +27,7 @@ from workloadbuilder.adapters.common import (
     mapping_at,
     unknown_keys,
 )
-from workloadbuilder.adapters.kit import OMIT_VALUE, forbidden, invalid, unknown_field
+from workloadbuilder.adapters.kit import OMIT_VALUE, forbidden, invalid, is_int, unknown_field
 from workloadbuilder.adapters.reading import at, read_int
 
 from workloadbuilder import ErrorList, FieldPath, WorkloadItem, resolve_config
@@ -299,7 +299,7 @@ class Levels:
         if block.get(CLAIMS) is not None:
             self.errors.append(forbidden(path.child(CLAIMS), COMPOSITE_CLAIMS))
         given = explicit_count(block, "minGroupCount")
-        if isinstance(given, int) and not isinstance(given, bool) and given > count:
+        if is_int(given) and given > count:
             what = "spec.replicas" if name == "lws" else "the number of groups in one replica"
             self.errors.append(
                 invalid(
@@ -320,7 +320,7 @@ class Levels:
     ) -> WorkloadItem:
         path = path or REPLICA.child(name)
         given = explicit_count(block)
-        if isinstance(given, int) and not isinstance(given, bool) and given != members:
+        if is_int(given) and given != members:
             self.errors.append(
                 invalid(
                     path.child("schedulingPolicy", "gang", "minCount"),

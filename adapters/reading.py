@@ -20,6 +20,7 @@ from workloadbuilder.adapters.kit import (
     go_quote,
     invalid,
     is_dns1123_subdomain,
+    is_int,
     long_name_errors,
     required,
     type_invalid,
@@ -81,7 +82,7 @@ def read_int(obj: Any, elements: Sequence[Element], errors: ErrorList, minimum: 
     path = field_path_of(elements)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int):
+    if not is_int(value):
         errors.append(type_invalid(path, value, "must be of type integer"))
         return None
     if minimum is not None and value < minimum:

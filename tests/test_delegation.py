@@ -45,7 +45,7 @@ from workloadbuilder.delegation import (
     pod_claims_for,
     stamp_pod_template,
 )
-from workloadbuilder.hierarchy import materialize
+from workloadbuilder.materialize import materialize
 from workloadbuilder.naming import pod_group_name
 
 TEMPLATE_KEY = "scheduling.k8s.io/group-template-name"

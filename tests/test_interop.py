@@ -34,7 +34,7 @@ from pydantic import BaseModel
 from workloadbuilder.adapters.crd import CRDAdapter
 
 from workloadbuilder import Builder, BuildOptions, PolicyInput, WorkloadInput, WorkloadItem, to_dict
-from workloadbuilder.hierarchy import materialize
+from workloadbuilder.materialize import materialize
 from workloadbuilder.interop import ApiStatus, ApplyResult, apply, creation_order, spec_differences
 from workloadbuilder.manifests import ManifestError
 from workloadbuilder.naming import workload_name

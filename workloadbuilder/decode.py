@@ -19,7 +19,7 @@ import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeGuard, TypeVar
 
 from pydantic import BaseModel
 
@@ -42,6 +42,7 @@ __all__ = [
     "decode",
     "duplicate_field",
     "errors_at",
+    "is_int",
     "to_json_dict",
     "unknown_field",
 ]
@@ -51,6 +52,15 @@ _INT64_CLASSES = frozenset({"V1ObjectMeta"})  # the few int64 fields we decode l
 # The client types these union members (Go empty structs) as free-form objects;
 # every other free-form object (fieldsV1, say) really is free-form JSON.
 _EMPTY_STRUCT_MEMBERS = frozenset({"basic", "single", "all"})
+
+
+def is_int(value: object) -> TypeGuard[int]:
+    """Whether ``value`` is a JSON integer: an ``int`` and not a ``bool`` (Python's ``True`` is an ``int``).
+
+    >>> [is_int(v) for v in (3, -1, True, 3.0, "3", None)]
+    [True, True, False, False, False, False]
+    """
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 class StrictDecodingError(FieldError):
@@ -179,7 +189,7 @@ def _drop_none(value: Any) -> Any:
 def _decode_shape(shape: tuple[Any, ...], data: Any, loc: tuple[str | int, ...], problems: list[DecodeProblem], owner: str) -> Any:
     kind = shape[0]
     if kind == "int":
-        if isinstance(data, bool) or not isinstance(data, int):
+        if not is_int(data):
             problems.append(DecodeProblem("type", loc, data, "integer"))
             return None
         if owner not in _INT64_CLASSES and not _INT32_MIN <= data <= _INT32_MAX:

@@ -34,7 +34,7 @@ from workloadbuilder.errors import BuildError
 from workloadbuilder.field import ErrorList, extend_path, invalid
 from workloadbuilder.gofmt import go_quote
 from workloadbuilder.groups import TemplateIndex, new_pod_group
-from workloadbuilder.hierarchy import RuntimeGroup
+from workloadbuilder.materialize import RuntimeGroup
 from workloadbuilder.naming import pod_group_name, require_str
 from workloadbuilder.objpath import (
     Location,

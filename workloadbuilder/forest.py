@@ -20,13 +20,13 @@ from workloadbuilder.compile import compile_workload, compile_workload_spec
 from workloadbuilder.errors import BuildError
 from workloadbuilder.field import ErrorList, duplicate, invalid, too_many
 from workloadbuilder.gofmt import go_quote
+from workloadbuilder.kinds import MAX_TEMPLATES
 from workloadbuilder.tree import check_item, tree_error
 from workloadbuilder.types import BuildOptions, WorkloadItem
 from workloadbuilder.validation.controller import validate_tree
 
-__all__ = ["MAX_TEMPLATES", "Forest", "build_forest"]
+__all__ = ["Forest", "build_forest"]
 
-MAX_TEMPLATES = 8
 """``WorkloadMaxPodGroupTemplates``: the most templates one list of a Workload may hold."""
 
 

@@ -319,7 +319,7 @@ def _prepare(objects: Iterable[KubernetesObject]) -> list[_Item]:
 def _item(source: KubernetesObject, data: Any) -> tuple[_Item | None, ErrorList]:
     if not isinstance(data, Mapping):
         return None, ErrorList()
-    model_class, errs = kinds.resolve(data, require_type=True)
+    model_class, errs = kinds.model_for(data, require_type=True)
     if model_class is None:
         return None, errs
     model, problems = decode(model_class, dict(data))  # a copy, with the apiVersion and kind a model may lack

@@ -348,7 +348,7 @@ def _decode(data: Any) -> tuple[BaseModel | None, ErrorList, str]:
     """One object into its client model, or the field errors (or the message) that stop it."""
     if not isinstance(data, Mapping):
         return None, ErrorList(), f"a manifest must be an object with apiVersion and kind, not {_json_type(data)}"
-    model_class, errs = kinds.resolve(data, require_type=True)
+    model_class, errs = kinds.model_for(data, require_type=True)
     if model_class is None:
         return None, errs, ""
     model, problems = decode(model_class, dict(data))

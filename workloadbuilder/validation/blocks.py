@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from workloadbuilder.field import ErrorList, FieldPath, invalid, required, too_many
+from workloadbuilder.kinds import MAX_TOPOLOGY
 from workloadbuilder.validation.formats import is_label_key, long_name_errors, short_name_errors
 
 __all__ = [
@@ -27,7 +28,6 @@ __all__ = [
 ]
 
 _MIN_COUNT = 1
-_MAX_TOPOLOGY = 1
 
 
 def validate_union(
@@ -94,8 +94,8 @@ def validate_scheduling_constraints(path: FieldPath | None, obj: Any, old: Any =
     topology = obj.topology or []
     if old is not None and _keys(topology) == _keys(old.topology or []):
         return errs
-    if len(topology) > _MAX_TOPOLOGY:
-        errs.append(too_many(_child(path, "topology"), len(topology), _MAX_TOPOLOGY))
+    if len(topology) > MAX_TOPOLOGY:
+        errs.append(too_many(_child(path, "topology"), len(topology), MAX_TOPOLOGY))
         return errs
     for i, constraint in enumerate(topology):
         problems = ["required"] if constraint.key == "" else is_label_key(constraint.key)

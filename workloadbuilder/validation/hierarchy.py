@@ -19,7 +19,6 @@ from workloadbuilder import kinds
 from workloadbuilder.field import FieldError, FieldPath, invalid, not_found
 from workloadbuilder.gofmt import go_quote
 from workloadbuilder.validation.objects import read_object
-from workloadbuilder.validation.workload_rules import MAX_DEPTH
 
 __all__ = ["HierarchyProblem", "validate_hierarchy"]
 
@@ -126,8 +125,8 @@ def _chain_errors(group: _Group, composites: dict[tuple[str, str], _Group]) -> l
         chain.append(parent)
         current = parent
     group.root, group.depth = current, len(chain)
-    if group.depth == MAX_DEPTH + 1:
-        detail = f"the hierarchy may be at most {MAX_DEPTH} levels deep; this group is at level {group.depth}"
+    if group.depth == kinds.MAX_DEPTH + 1:
+        detail = f"the hierarchy may be at most {kinds.MAX_DEPTH} levels deep; this group is at level {group.depth}"
         return [group.error(invalid(_PARENT, group.parent, detail))]
     return []
 

@@ -153,7 +153,7 @@ def read_object(obj: Any, kind: str) -> tuple[dict[str, Any], ErrorList]:
         data = dict(obj)
     else:
         raise TypeError(f"expected a {kind} as a kubernetes client model or a dict, got {type(obj).__name__}")
-    model, errs = kinds.resolve(data, kind)
+    model, errs = kinds.model_for(data, kind)
     if model is None:
         return data, errs
     return data, errors_at(None, decode(model, data)[1])

@@ -14,6 +14,7 @@ from functools import partial
 from typing import Any
 
 from workloadbuilder.field import ErrorList, FieldPath
+from workloadbuilder.kinds import MAX_PRIORITY, MAX_RESOURCE_CLAIMS, MAX_TOPOLOGY
 from workloadbuilder.validation.blocks import validate_union
 from workloadbuilder.validation.dv import (
     IMMUTABLE,
@@ -44,8 +45,6 @@ from workloadbuilder.validation.gates import DRA_WORKLOAD_RESOURCE_CLAIMS, POD_G
 
 __all__ = [
     "CLAIMS_CHECKS",
-    "MAX_PRIORITY",
-    "MAX_RESOURCE_CLAIMS",
     "PREEMPTION_POLICIES",
     "composite_scheduling_policy",
     "constraints",
@@ -58,9 +57,6 @@ __all__ = [
     "workload_reference",
 ]
 
-MAX_PRIORITY = 1_000_000_000  # HighestUserDefinablePriority
-MAX_RESOURCE_CLAIMS = 4
-MAX_TOPOLOGY = 1
 PREEMPTION_POLICIES = ("Never", "PreemptLowerPriority")
 
 CLAIMS_CHECKS: tuple[Check, ...] = (

@@ -19,17 +19,17 @@ from kubernetes.client import (
     V1beta1PodGroup,
     V1beta1PodGroupTemplate,
     V1beta1Workload,
-    V1beta1WorkloadSpec,
     V1OwnerReference,
 )
 
-from workloadbuilder.compile import WORKLOAD_API_VERSION
-from workloadbuilder.decode import as_model
+from workloadbuilder.decode import as_model, is_int
 from workloadbuilder.errors import BuildError
 from workloadbuilder.gofmt import go_quote
 from workloadbuilder.groups import TemplateIndex, new_composite_pod_group, new_pod_group
+from workloadbuilder.kinds import WORKLOAD_API_VERSION
 from workloadbuilder.naming import runtime_group_name
 from workloadbuilder.validation.formats import is_dns1123_subdomain
+from workloadbuilder.walk import walk
 
 __all__ = ["Hierarchy", "Namer", "RuntimeGroup", "materialize"]
 
@@ -200,25 +200,24 @@ def materialize(
     counts = _counts(instances, index)
     owners = _owners(workload, owner, link_workload)
     name_of = namer if namer is not None else runtime_group_name
+    # The templates below each holder (the spec is None), leaves first, as listed.
+    below: dict[int | None, list[Template]] = {}
+    for record in walk(workload.spec):
+        below.setdefault(id(record.parent.node) if record.parent else None, []).append(record.node)
     groups: list[RuntimeGroup] = []
     # One level at a time: (parent group, the templates below it).
-    level: list[tuple[RuntimeGroup | None, list[Template]]] = [(None, _templates_below(workload.spec))]
+    level: list[tuple[RuntimeGroup | None, list[Template]]] = [(None, below.get(None, []))]
     while level:
-        below: list[tuple[RuntimeGroup | None, list[Template]]] = []
+        next_level: list[tuple[RuntimeGroup | None, list[Template]]] = []
         for parent, templates in level:
             for template in templates:
                 for group in _instances(workload, template, parent, counts, owners, name_of):
                     groups.append(group)
                     if group.is_composite:
-                        below.append((group, _templates_below(template)))
-        level = below
+                        next_level.append((group, below.get(id(template), [])))
+        level = next_level
     _check_names(groups)
     return Hierarchy(groups)
-
-
-def _templates_below(holder: V1beta1WorkloadSpec | V1beta1CompositePodGroupTemplate) -> list[Template]:
-    """The templates of a Workload's top level or of a composite template: leaves first, as listed."""
-    return [*(holder.pod_group_templates or []), *(holder.composite_pod_group_templates or [])]
 
 
 def _instances(
@@ -254,7 +253,7 @@ def _counts(instances: Mapping[str, int] | None, index: TemplateIndex) -> dict[s
                 f"instances names template {go_quote(str(name))}, which the Workload does not have "
                 f"(have [{' '.join(known)}])"
             )
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        if not is_int(count) or count < 0:
             raise BuildError(f"instances of template {go_quote(name)} must be a count >= 0, got {count!r}")
     return counts
 
