@@ -29,6 +29,13 @@ from workloadbuilder.cli.place import explain_command, place_command
 from workloadbuilder.cli.report import Verdict, render
 from workloadbuilder.field import AggregateError, ErrorList
 from workloadbuilder.migrate import migrate
+from workloadbuilder.migrate_gangs import (
+    GangMigration,
+    is_foreign_pod_group,
+    is_kueue_pod,
+    migrate_kueue_pods,
+    migrate_pod_group,
+)
 from workloadbuilder.validation.gates import FeatureGates
 from workloadbuilder.validation.objects import validate_composite_pod_group, validate_pod_group, validate_workload
 
@@ -254,9 +261,20 @@ def _single(path: str) -> Document:
 def _migrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     documents = read_inputs(args.files)
     results, incomplete = [], False
+    kueue = [doc for doc in documents if is_kueue_pod(doc.data)]
+    if kueue:
+        pods = migrate_kueue_pods([doc.data for doc in kueue])
+        _report_gang(pods, kueue[0], err)
+        results.extend(pods.objects)
     for doc in documents:
+        if is_foreign_pod_group(doc.data):
+            gang = migrate_pod_group(doc.data)
+            _report_gang(gang, doc, err)
+            results.extend(gang.objects)
+            continue
         if not doc.is_scheduling_object:
-            results.append(doc.data)
+            if not is_kueue_pod(doc.data):
+                results.append(doc.data)
             continue
         migration = migrate(doc.data)
         for note in migration.rewrites:
@@ -268,3 +286,7 @@ def _migrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     out.write(manifests.to_yaml(results))
     return 1 if incomplete else 0
 
+
+def _report_gang(migration: GangMigration, doc: Document, err: TextIO) -> None:
+    err.writelines(f"{doc.where()}: {note}\n" for note in migration.rewrites)
+    err.writelines(f"{doc.where()}: dropped: {note}\n" for note in migration.dropped)
