@@ -30,7 +30,7 @@ from typing import Any
 from kubernetes.client import V1beta1Workload
 from pydantic import BaseModel
 from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict, job_pod_count, register
-from workloadbuilder.adapters.common import plan_options
+from workloadbuilder.adapters.common import kueue_topology, kueue_warnings, plan_options
 from workloadbuilder.adapters.job_api import (
     SCHEDULING_PATH,
     scheduling_of,
@@ -73,6 +73,7 @@ __all__ = ["CONTROLLER_UID_LABEL", "JOB_NAME_LABEL", "JobAdapter", "JobMode", "m
 JOB_NAME_LABEL = "batch.kubernetes.io/job-name"
 CONTROLLER_UID_LABEL = "batch.kubernetes.io/controller-uid"
 _POD_TEMPLATE = "spec.template"
+_TEMPLATE_PATH = FieldPath("spec", "template")
 
 
 class JobMode(str, enum.Enum):
@@ -148,6 +149,8 @@ class JobAdapter:
         if mode is JobMode.ROOT:
             errors.extend(validate_job(job, previous))
             plan.roots = [item]
+            mapped = kueue_topology(job, [_TEMPLATE_PATH], item)
+            warnings.extend(kueue_warnings(job, [_TEMPLATE_PATH], mapped))
             self._root(plan, ident, related, warnings)
         else:
             old_item = workload_item_for_job(previous, template) if previous is not None else None

@@ -29,6 +29,7 @@ from pydantic import BaseModel
 from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict, register
 from workloadbuilder.adapters.common import (
     is_gang,
+    kueue_topology,
     kueue_warnings,
     lossy,
     plan_options,
@@ -104,7 +105,10 @@ class LeaderWorkerSetAdapter:
         errors.extend(levels.claims(lws))
         warnings.extend(_exclusive_topology(lws, levels, errors))
         pod_templates = list(dict.fromkeys([shape.leader_template, shape.worker_template]))
-        warnings.extend(kueue_warnings(lws, pod_templates))
+        # Unconfigured phase 1 is one gang per group (leader and workers): Kueue's required topology is its constraint.
+        default_gang = own is None and not levels.configured and not self.composite_pod_groups and len(roots) == 1
+        mapped = kueue_topology(lws, pod_templates, roots[0]) if default_gang else []
+        warnings.extend(kueue_warnings(lws, pod_templates, mapped))
         warnings.extend(scheduler_warnings(lws, pod_templates))
         if shape.leader_extra and self.composite_pod_groups:
             warnings.append(
