@@ -59,10 +59,12 @@ def test_required_topology_is_the_groups_constraint(obj: dict[str, Any], expecte
 def test_preferred_topology_is_a_warning_naming_the_difference():
     warnings = [str(f.error) for f in plan_object(job_with({PREFERRED: RACK})).warnings]
     assert [w for w in warnings if PREFERRED in w] == [
-        f'spec.template.metadata.annotations[{PREFERRED}]: Unsupported value: "{RACK}": is Kueue\'s preferred '
-        "topology: Kueue falls back to wider domains when the pods do not fit in one, while a Workload's topology "
-        "constraint is required (one domain or not at all), so it is not carried; use "
-        "kueue.x-k8s.io/podset-required-topology to make it the group's schedulingConstraints"
+        (
+            f'spec.template.metadata.annotations[{PREFERRED}]: Unsupported value: "{RACK}": is Kueue\'s preferred '
+            "topology: Kueue falls back to wider domains when the pods do not fit in one, while a Workload's topology "
+            "constraint is required (one domain or not at all), so it is not carried; use "
+            "kueue.x-k8s.io/podset-required-topology to make it the group's schedulingConstraints"
+        )
     ]
 
 
