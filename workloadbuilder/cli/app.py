@@ -22,6 +22,7 @@ import workloadbuilder.adapters as adapters  # noqa: F401 - importing the packag
 from workloadbuilder import BuildError, check_update, kinds, manifests
 from workloadbuilder.adapters import Plan, adapter_for
 from workloadbuilder.adapters.crd import register_mapping
+from workloadbuilder.adapters.diff import update_findings
 from workloadbuilder.adapters.strict import has_schema, schema_errors
 from workloadbuilder.cli.inputs import Document, UsageError, parse_gates, read_inputs
 from workloadbuilder.cli.place import add_options as add_place_options
@@ -241,11 +242,9 @@ def _diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if old.is_scheduling_object:
         errors = check_update(old.data, new.data, gates)
     else:
-        adapter = adapter_for(new.api_version, new.kind)
-        if adapter is None:
+        if adapter_for(new.api_version, new.kind) is None:
             raise UsageError(_no_adapter(new))
-        old_plan, new_plan = adapter.plan(old.data), adapter.plan(new.data)
-        errors = ErrorList(finding.error for finding in new_plan.validate(old=old_plan))
+        errors = ErrorList(finding.error for finding in update_findings(old.data, new.data, gates=gates))
     verdict = Verdict(args.new, 1, new.kind, new.name, errors)
     out.write(verdict.kubectl() or f'{new.kind} "{new.name}": the update would be accepted\n')
     return 1 if errors else 0
