@@ -63,6 +63,7 @@ fits 63: a plan uses this fixed suffix, so its output is deterministic.
 
 _MAX_GENERATE_NAME = 58
 
+
 def planned_name(metadata: Mapping[str, Any]) -> tuple[str | None, str | None]:
     """The name to plan with and, for a ``generateName``-only object, the ``generateName`` it came from.
 
@@ -106,6 +107,9 @@ class PodAssignment:
             in the planned object (a pod template's path), or ``None`` when a
             child controller stamps (delegation).
         template: the PodGroup's template name.
+        pod_template: the pod template the pods are made from, when it is
+            not at ``stamp_path`` in the planned object (a TrainJob's pods
+            come from its runtime's JobSet template); ``None`` otherwise.
     """
 
     pod_group: str
@@ -113,6 +117,7 @@ class PodAssignment:
     count: int
     stamp_path: str | None
     template: str
+    pod_template: Mapping[str, Any] | None = None
 
 
 @dataclass

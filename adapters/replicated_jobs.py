@@ -217,13 +217,15 @@ def assignments(
     hierarchy: Hierarchy,
     jobset_name: str,
     stamp_path: Callable[[ReplicatedJob], str],
+    pod_template: Callable[[ReplicatedJob], Mapping[str, Any] | None] = lambda _: None,
 ) -> list[PodAssignment]:
     """Which pods of which Job go to which PodGroup, by the labels JobSet puts on every pod.
 
     A shared group takes every pod of its targets (selected by ReplicatedJob
     name); a per-Job group takes one Job's pods (and its ``job-index``).
     ``stamp_path`` says where the controller writes the stamp for a
-    ReplicatedJob's pods.
+    ReplicatedJob's pods, ``pod_template`` gives their template when it is
+    not there in the planned object (``PodAssignment.pod_template``).
     """
     out: list[PodAssignment] = []
     present = {group.template_name for group in hierarchy}
@@ -235,10 +237,14 @@ def assignments(
             if not group.per_job:
                 if rj.pods:
                     pod_group = hierarchy.find(group.template).name
-                    out.append(PodAssignment(pod_group, selector, rj.pods, stamp_path(rj), group.template))
+                    out.append(
+                        PodAssignment(pod_group, selector, rj.pods, stamp_path(rj), group.template, pod_template(rj))
+                    )
                 continue
             for job in range(rj.replicas):
                 pod_group = hierarchy.find(group.template, job).name
                 per_job = {**selector, JOB_INDEX_LABEL: str(job)}
-                out.append(PodAssignment(pod_group, per_job, rj.job_pods, stamp_path(rj), group.template))
+                out.append(
+                    PodAssignment(pod_group, per_job, rj.job_pods, stamp_path(rj), group.template, pod_template(rj))
+                )
     return out

@@ -151,7 +151,9 @@ class TrainJobAdapter:
         plan.errors = [Finding(ident.ref, e) for e in errors] + [Finding(runtime_ref, e) for e in runtime_errors]
         plan.warnings = [Finding(ident.ref, w) for w in warnings] + [Finding(runtime_ref, w) for w in runtime_warnings]
         groups = layout.groups
-        plan.assign_pods = lambda hierarchy: assignments(groups, hierarchy, ident.name, _rendered_pod_template)
+        plan.assign_pods = lambda hierarchy: assignments(
+            groups, hierarchy, ident.name, _rendered_pod_template, lambda rj: _runtime_pod_template(runtime, rj)
+        )
         return plan
 
 
@@ -326,6 +328,12 @@ def _legacy_gang(runtime: Mapping[str, Any]) -> ErrorList:
                 )
             )
     return warnings
+
+
+def _runtime_pod_template(runtime: Mapping[str, Any], rj: ReplicatedJob) -> Mapping[str, Any] | None:
+    """The runtime's pod template of a ReplicatedJob: what the TrainJob's pods are made from."""
+    template = at(runtime, rj.pod_template_path.elements())
+    return template if isinstance(template, Mapping) else None
 
 
 def _rendered_pod_template(rj: ReplicatedJob) -> str:
