@@ -16,9 +16,11 @@ from kubernetes.client import V1OwnerReference
 from pydantic import BaseModel
 from workloadbuilder.adapters.base import GENERATED_NAME_SUFFIX, as_dict, planned_name
 from workloadbuilder.adapters.kit import (
+    duplicate,
     field_path_of,
     go_quote,
     invalid,
+    is_dns1123_label,
     is_dns1123_subdomain,
     is_int,
     long_name_errors,
@@ -34,6 +36,7 @@ __all__ = [
     "Identity",
     "at",
     "identity_of",
+    "member_name",
     "planned_name",
     "read_int",
     "workloads_in",
@@ -65,6 +68,34 @@ def at(obj: Any, elements: Sequence[Element]) -> Any:
         if node is None:
             return None
     return node
+
+
+def member_name(
+    raw: Mapping[str, Any], path: FieldPath, seen: set[str], errors: ErrorList, why: str = ""
+) -> str | None:
+    """A list member's ``name`` (a ReplicatedJob's, a task's): a DNS label unique among ``seen``, which it joins.
+
+    ``None``, with an error at ``path.name``, when the name is missing
+    (``Required value``, with ``why``), not a string, not a DNS label, or
+    already taken.
+    """
+    name = raw.get("name")
+    name_path = path.child("name")
+    if not isinstance(name, str) or not name:
+        if name is None or name == "":
+            errors.append(required(name_path, why))
+        else:
+            errors.append(type_invalid(name_path, name, "must be of type string"))
+        return None
+    problems = is_dns1123_label(name)
+    if problems:
+        errors.append(invalid(name_path, name, "; ".join(problems)))
+        return None
+    if name in seen:
+        errors.append(duplicate(name_path, name))
+        return None
+    seen.add(name)
+    return name
 
 
 def read_int(obj: Any, elements: Sequence[Element], errors: ErrorList, minimum: int | None = None) -> int | None:

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workloadbuilder.adapters.base import PodAssignment, job_pod_count
-from workloadbuilder.adapters.kit import duplicate, go_quote, invalid, is_dns1123_label, required, type_invalid
-from workloadbuilder.adapters.reading import at, read_int
+from workloadbuilder.adapters.kit import go_quote, type_invalid
+from workloadbuilder.adapters.reading import at, member_name, read_int
 
 from workloadbuilder import ErrorList, FieldPath, Hierarchy, WorkloadItem
 
@@ -94,21 +94,9 @@ def read_replicated_jobs(obj: Mapping[str, Any], base: FieldPath, errors: ErrorL
         if not isinstance(raw, Mapping):
             errors.append(type_invalid(path, raw, "must be of type object"))
             continue
-        name = raw.get("name")
-        if not isinstance(name, str) or not name:
-            if name is None or name == "":
-                errors.append(required(path.child("name")))
-            else:
-                errors.append(type_invalid(path.child("name"), name, "must be of type string"))
+        name = member_name(raw, path, seen, errors)
+        if name is None:
             continue
-        problems = is_dns1123_label(name)
-        if problems:
-            errors.append(invalid(path.child("name"), name, "; ".join(problems)))
-            continue
-        if name in seen:
-            errors.append(duplicate(path.child("name"), name))
-            continue
-        seen.add(name)
         found.append(_replicated_job(obj, i, name, path, errors))
     return found
 

@@ -38,8 +38,8 @@ from workloadbuilder.adapters.common import (
     safe_template_name,
     scheduler_warnings,
 )
-from workloadbuilder.adapters.kit import OMIT_VALUE, duplicate, invalid, is_dns1123_label, required
-from workloadbuilder.adapters.reading import Identity, at, identity_of, read_int
+from workloadbuilder.adapters.kit import OMIT_VALUE, invalid, required
+from workloadbuilder.adapters.reading import Identity, at, identity_of, member_name, read_int
 from workloadbuilder.adapters.strict import with_schema_errors
 
 from workloadbuilder import ErrorList, FieldPath, Hierarchy, WorkloadItem
@@ -215,19 +215,9 @@ def _read_tasks(job: Mapping[str, Any], errors: ErrorList) -> list[Task]:
         path = TASKS.index(i)
         if not isinstance(raw, Mapping):
             continue
-        name = raw.get("name")
-        if not isinstance(name, str) or not name:
-            if name is None or name == "":
-                errors.append(required(path.child("name"), "every task's pods and group are named after it"))
+        name = member_name(raw, path, seen, errors, "every task's pods and group are named after it")
+        if name is None:
             continue
-        problems = is_dns1123_label(name)
-        if problems:
-            errors.append(invalid(path.child("name"), name, "; ".join(problems)))
-            continue
-        if name in seen:
-            errors.append(duplicate(path.child("name"), name))
-            continue
-        seen.add(name)
         replicas = read_int(job, (*path.elements(), "replicas"), errors, minimum=0)
         replicas = 0 if replicas is None else replicas
         minimum = read_int(job, (*path.elements(), "minAvailable"), errors, minimum=0)
