@@ -79,6 +79,7 @@ def bring_your_own(
     """
     found = OwnGroups([], [], ErrorList(), ErrorList())
     counts: dict[str, int] = {}
+    first_path: dict[str, FieldPath] = {}  # where each PodGroup is first named, for the warnings about it
     for member in members:
         path = _group_path(member.template).child("podGroupName")
         name = at(obj, path.elements())
@@ -87,6 +88,7 @@ def bring_your_own(
                 found.errors.append(required(path, "the pods must name the PodGroup they join"))
             continue  # a wrong type is a schema error
         counts[name] = counts.get(name, 0) + member.count
+        first_path.setdefault(name, path)
         found.pods.append(PodAssignment(name, dict(member.selector), member.count, str(member.template), ""))
         found.warnings.append(
             forbidden(
@@ -97,9 +99,7 @@ def bring_your_own(
         )
     groups = _pod_groups(related, namespace)
     for name, count in counts.items():
-        group = groups.get(name)
-        first = next(m for m in members if at(obj, _group_path(m.template).child("podGroupName").elements()) == name)
-        path = _group_path(first.template).child("podGroupName")
+        group, path = groups.get(name), first_path[name]
         if group is None:
             found.warnings.append(
                 lossy(path, name, "is not in the input: give the PodGroup to check and place the pods with it")
