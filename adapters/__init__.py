@@ -1,4 +1,4 @@
-"""Adapters from controller APIs (Job, JobSet, LeaderWorkerSet, Kubeflow Trainer, Volcano, any CRD) to WorkloadItem trees.
+"""Adapters from controller APIs (Job, JobSet, LeaderWorkerSet, Trainer, Volcano, any CRD) to WorkloadItem trees.
 
 ``adapters.base`` holds the contract every adapter implements and the
 registry that picks one by a manifest's ``apiVersion`` and ``kind``. Each

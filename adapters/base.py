@@ -19,7 +19,6 @@ from typing import Any, Protocol
 
 from kubernetes.client import V1alpha3CompositePodGroup, V1beta1PodGroup, V1beta1Workload
 from pydantic import BaseModel
-from workloadbuilder.adapters.kit import to_json_dict
 
 from workloadbuilder import (
     AggregateError,
@@ -34,6 +33,7 @@ from workloadbuilder import (
     build_forest,
     materialize,
 )
+from workloadbuilder.adapters.kit import to_json_dict
 
 __all__ = [
     "GENERATED_NAME_SUFFIX",
@@ -162,7 +162,9 @@ class Plan:
 
     @property
     def object_ref(self) -> str:
-        """``<Kind>/<name>`` of the planned object, as its findings name it (``planned_name``; empty when malformed)."""
+        """``<Kind>/<name>`` of the planned object, as its findings name it (``planned_name``; empty when
+        malformed).
+        """
         metadata = self.source.get("metadata")
         name = planned_name(metadata)[0] if isinstance(metadata, Mapping) else None
         return f"{self.source.get('kind') or ''}/{name or ''}"

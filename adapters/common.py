@@ -16,8 +16,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from kubernetes.client import V1beta1TopologyConstraint
-from workloadbuilder.adapters.kit import ErrorType, type_invalid, unknown_field
-from workloadbuilder.adapters.reading import Identity, at
 
 from workloadbuilder import (
     BasicSchedulingPolicy,
@@ -43,6 +41,8 @@ from workloadbuilder import (
     template_name,
     workload_name,
 )
+from workloadbuilder.adapters.kit import ErrorType, type_invalid, unknown_field
+from workloadbuilder.adapters.reading import Identity, at
 
 __all__ = [
     "ALLOWED_DISRUPTION_MODES",
@@ -130,7 +130,9 @@ def mapping_at(obj: Any, path: FieldPath, errors: ErrorList) -> Mapping[str, Any
 
 
 def unknown_keys(block: Mapping[str, Any], path: FieldPath, allowed: Iterable[str]) -> ErrorList:
-    """``<path>.<key>: unknown field`` for every key of ``block`` its schema does not declare, as strict decoding says."""
+    """``<path>.<key>: unknown field`` for every key of ``block`` its schema does not declare, as strict decoding
+    says.
+    """
     known = set(allowed)
     return ErrorList(unknown_field(path.child(str(key))) for key in block if key not in known)
 
@@ -250,7 +252,7 @@ def kueue_topology(obj: Mapping[str, Any], pod_templates: Sequence[FieldPath], i
         if config.constraints is None or not config.constraints.topology:
             config.constraints = SchedulingConstraints(topology=[V1beta1TopologyConstraint(key=key)])
 
-    item.callbacks.append(constrain)
+    item.callbacks = [*item.callbacks, constrain]
     return list(pod_templates)
 
 

@@ -23,23 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
-from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict, register
-from workloadbuilder.adapters.common import plan_options
-from workloadbuilder.adapters.crd_mapping import CRDMapping, GroupMapping, find_all, place, placeholders, static_prefix
-from workloadbuilder.adapters.kit import (
-    duplicate,
-    extend_path,
-    field_path_of,
-    forbidden,
-    go_quote,
-    invalid,
-    long_name_errors,
-    required,
-    short_name_errors,
-    to_json_dict,
-    type_invalid,
-)
-from workloadbuilder.adapters.reading import Identity, at, identity_of, read_int
 
 from workloadbuilder import (
     ConstraintsInput,
@@ -58,6 +41,23 @@ from workloadbuilder import (
     stamp_pod_template,
     workload_name,
 )
+from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict, register
+from workloadbuilder.adapters.common import plan_options
+from workloadbuilder.adapters.crd_mapping import CRDMapping, GroupMapping, find_all, place, placeholders, static_prefix
+from workloadbuilder.adapters.kit import (
+    duplicate,
+    extend_path,
+    field_path_of,
+    forbidden,
+    go_quote,
+    invalid,
+    long_name_errors,
+    required,
+    short_name_errors,
+    to_json_dict,
+    type_invalid,
+)
+from workloadbuilder.adapters.reading import Identity, at, identity_of, read_int
 
 __all__ = ["CRDAdapter", "register_mapping"]
 

@@ -16,10 +16,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
-from workloadbuilder.adapters.base import Compiled, Finding, Plan, PlanError, adapter_for, as_dict
-from workloadbuilder.adapters.kit import elements_of, to_json_dict
 
 from workloadbuilder import FeatureGates, FieldError, FieldPath, NoAdapterError, WorkloadItem, check_update
+from workloadbuilder.adapters.base import Compiled, Finding, Plan, PlanError, adapter_for, as_dict
+from workloadbuilder.adapters.kit import elements_of, to_json_dict
 
 __all__ = ["update_findings"]
 

@@ -27,12 +27,29 @@ import enum
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kubernetes.client import V1beta1Workload
+from kubernetes.client import V1beta1Workload, V1ObjectMeta
 from pydantic import BaseModel
+
+from workloadbuilder import (
+    GROUP_TEMPLATE_NAME_ANNOTATION,
+    BuildError,
+    BuildOptions,
+    ErrorList,
+    FieldError,
+    FieldPath,
+    Hierarchy,
+    RuntimeGroup,
+    delegated_pod_group,
+    delegation_of,
+    job_template_name,
+    materialize,
+    pod_group_name,
+)
 from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict, job_pod_count, register
 from workloadbuilder.adapters.common import kueue_topology, kueue_warnings, plan_options
 from workloadbuilder.adapters.job_api import (
     SCHEDULING_PATH,
+    scheduling_ignored,
     scheduling_of,
     validate_job,
     validate_job_scheduling,
@@ -51,22 +68,6 @@ from workloadbuilder.adapters.kit import (
 )
 from workloadbuilder.adapters.reading import Identity, at, identity_of, workloads_in
 from workloadbuilder.adapters.strict import with_schema_errors
-
-from workloadbuilder import (
-    GROUP_TEMPLATE_NAME_ANNOTATION,
-    BuildError,
-    BuildOptions,
-    ErrorList,
-    FieldError,
-    FieldPath,
-    Hierarchy,
-    RuntimeGroup,
-    delegated_pod_group,
-    delegation_of,
-    job_template_name,
-    materialize,
-    pod_group_name,
-)
 
 __all__ = ["CONTROLLER_UID_LABEL", "JOB_NAME_LABEL", "JobAdapter", "JobMode", "management_mode"]
 
@@ -232,7 +233,8 @@ class JobAdapter:
         template = _delegated_template(parent, annotation, errors)
         if template is None or not ident.nameable:
             return
-        name = pod_group_name(parent.metadata.name, template)
+        parent_name = parent.metadata.name if parent.metadata is not None else None
+        name = pod_group_name(parent_name or "", template)
         plan.make_groups = lambda _: _delegated_groups(parent, job, ident, name, template)
         count, selector = _pod_count(job), _selector(ident)
         plan.assign_pods = lambda _: [PodAssignment(name, selector, count, _POD_TEMPLATE, template)]
@@ -244,6 +246,7 @@ class JobAdapter:
         group = f"the Job's own PodGroup {go_quote(chosen)}" if named else "a PodGroup the Job brings"
         detail = f"the pods join {group}: the Job controller makes no Workload and no PodGroup for it"
         warnings.append(forbidden(path, detail))
+        warnings.extend(scheduling_ignored(plan.source))
         if named:
             count, selector = _pod_count(plan.source), _selector(ident)
             plan.assign_pods = lambda _: [PodAssignment(chosen, selector, count, _POD_TEMPLATE, "")]
@@ -283,6 +286,7 @@ def _live_workload(
 def _linked_groups(workload: V1beta1Workload | None, uid: str, options: BuildOptions) -> Hierarchy:
     """The root Job's PodGroup, owned by the Job and referring to the live Workload, as the controller makes it."""
     live = workload.model_copy(deep=True)  # type: ignore[union-attr]
+    live.metadata = live.metadata or V1ObjectMeta()
     live.metadata.uid = uid
     return materialize(live, {}, owner=options.owner, link_workload=True)
 

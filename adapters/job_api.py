@@ -6,29 +6,20 @@ module. ``validate_job`` holds the rules the Job API adds to the building
 blocks' own (which the builder checks): the embedding field's declarative
 rules (at most four claims, unique claim names, ``spec.scheduling`` and its
 policy neither added nor removed on update, the other blocks immutable) and
-the hand-written ones (a gang no larger than ``parallelism``, no
-``spec.scheduling`` next to a pod template ``schedulingGroup``, the
+the hand-written ones (a gang no larger than ``parallelism``, the
 basic/gang variant frozen). The hand-written rules' upstream source was not
 available; their messages are ours (see docs/adapters/job.md).
+
+``spec.scheduling`` next to a pod template ``schedulingGroup`` is accepted,
+as in 1.37: the Job controller then manages nothing for the Job, so the
+blocks have no effect, and ``scheduling_ignored`` says so as a warning.
+(Refusing it is a 1.38 proposal, which exempts Jobs created under 1.37.)
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from typing import Any
-
-from workloadbuilder.adapters.common import ALLOWED_DISRUPTION_MODES, ALLOWED_POLICIES, block_input
-from workloadbuilder.adapters.kit import (
-    MAX_RESOURCE_CLAIMS,
-    duplicate,
-    forbidden,
-    invalid,
-    is_int,
-    too_many,
-    type_invalid,
-    unknown_field,
-)
-from workloadbuilder.adapters.reading import at, read_int
 
 from workloadbuilder import (
     BasicSchedulingPolicy,
@@ -42,6 +33,18 @@ from workloadbuilder import (
     WorkloadItem,
     fill_gang_count,
 )
+from workloadbuilder.adapters.common import ALLOWED_DISRUPTION_MODES, ALLOWED_POLICIES, block_input
+from workloadbuilder.adapters.kit import (
+    MAX_RESOURCE_CLAIMS,
+    duplicate,
+    forbidden,
+    invalid,
+    is_int,
+    too_many,
+    type_invalid,
+    unknown_field,
+)
+from workloadbuilder.adapters.reading import at, read_int
 
 __all__ = [
     "ALLOWED_DISRUPTION_MODES",
@@ -50,6 +53,7 @@ __all__ = [
     "SCHEDULING_PATH",
     "api_options",
     "default_min_count",
+    "scheduling_ignored",
     "scheduling_of",
     "validate_job",
     "validate_job_scheduling",
@@ -123,9 +127,7 @@ def validate_job(job: Mapping[str, Any], old: Mapping[str, Any] | None = None) -
     """The Job API's own rules for ``spec.scheduling`` (the builder checks the blocks), on create or update (``old``).
 
     In order: the shape of ``spec``, ``spec.parallelism``, ``spec.completions``
-    and ``spec.scheduling``; no ``spec.scheduling`` next to a pod template
-    ``schedulingGroup`` (on update, unless the old Job had both); a gang
-    ``minCount`` at most ``parallelism``; at most four claims with unique
+    and ``spec.scheduling``; a gang ``minCount`` at most ``parallelism``; at most four claims with unique
     names; and on update: ``spec.scheduling`` and its policy neither added
     nor removed, the policy's variant frozen, the other blocks immutable.
     """
@@ -141,8 +143,6 @@ def validate_job(job: Mapping[str, Any], old: Mapping[str, Any] | None = None) -
         errors.append(type_invalid(SCHEDULING_PATH, scheduling, "must be of type object"))
         return errors
     errors.extend(unknown_field(SCHEDULING_PATH.child(key)) for key in scheduling or {} if key not in _BLOCKS)
-    if scheduling is not None and at(job, _SCHEDULING_GROUP) is not None and not _had_both(old):
-        errors.append(forbidden(SCHEDULING_PATH, "may not be set when spec.template.spec.schedulingGroup is set"))
     if sized:
         errors.extend(_gang_within_parallelism(scheduling, parallelism))
     errors.extend(_claims(scheduling))
@@ -151,8 +151,15 @@ def validate_job(job: Mapping[str, Any], old: Mapping[str, Any] | None = None) -
     return errors
 
 
-def _had_both(old: Mapping[str, Any] | None) -> bool:
-    return old is not None and scheduling_of(old) is not None and at(old, _SCHEDULING_GROUP) is not None
+def scheduling_ignored(job: Mapping[str, Any]) -> ErrorList:
+    """A warning for ``spec.scheduling`` beside a pod template ``schedulingGroup``: 1.37 accepts it and ignores it."""
+    if scheduling_of(job) is None or at(job, _SCHEDULING_GROUP) is None:
+        return ErrorList()
+    detail = (
+        "has no effect while spec.template.spec.schedulingGroup is set: the Job controller makes no Workload and "
+        "no PodGroup for the Job"
+    )
+    return ErrorList([forbidden(SCHEDULING_PATH, detail)])
 
 
 def _gang_within_parallelism(scheduling: Mapping[str, Any] | None, parallelism: int | None) -> ErrorList:

@@ -28,6 +28,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
+
+from workloadbuilder import ErrorList, FieldPath, Hierarchy, WorkloadItem, delegate
 from workloadbuilder.adapters.base import Finding, Plan, as_dict, register
 from workloadbuilder.adapters.common import (
     BLOCKS,
@@ -60,8 +62,6 @@ from workloadbuilder.adapters.replicated_jobs import (
     read_replicated_jobs,
 )
 from workloadbuilder.adapters.strict import with_schema_errors
-
-from workloadbuilder import ErrorList, FieldPath, Hierarchy, WorkloadItem, delegate
 
 __all__ = ["DESIGN", "EXCLUSIVE_TOPOLOGY_ANNOTATION", "JobSetAdapter"]
 
@@ -219,7 +219,8 @@ def _job_leaf(jobset: Mapping[str, Any], rj: ReplicatedJob, composite: bool, err
                 invalid(
                     path.child("schedulingPolicy", "gang", "minCount"),
                     count,
-                    f"cannot exceed the per-Job pod count (parallelism) of replicatedJob {go_quote(rj.name)} ({rj.job_pods})",
+                    f"cannot exceed the per-Job pod count (parallelism) of replicatedJob {go_quote(rj.name)} "
+                    f"({rj.job_pods})",
                 )
             )
     name = safe_template_name(rj.name, "job", rj.path.child("name"), errors) if composite else rj.name

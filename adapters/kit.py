@@ -10,7 +10,9 @@ same. Everything here is stable API for adapter authors:
   print no value;
 - ``extend_path``, ``index_path``, ``key_path``, ``field_path_of`` and ``elements_of`` to turn an adapter's
   own locations into ``FieldPath``s;
-- strict decoding of building blocks (``decode``, ``errors_at``, ``as_model``),
+- strict decoding of building blocks (``decode``, ``errors_at``, ``as_model``,
+  and ``given_blocks``: each block a ``WorkloadInput`` sets, with its path,
+  its model and its decoding errors),
   ``is_int`` (a JSON integer: an ``int`` that is not a ``bool``)
   and ``to_json_dict`` to turn a client model back into its JSON form;
 - the API server's limits (``MAX_TEMPLATES``, ``MAX_RESOURCE_CLAIMS``), so
@@ -44,6 +46,7 @@ from workloadbuilder.groups import TemplateIndex
 from workloadbuilder.kinds import MAX_RESOURCE_CLAIMS, MAX_TEMPLATES
 from workloadbuilder.mapping import composite_fields, leaf_fields
 from workloadbuilder.objpath import elements_of, field_path_of
+from workloadbuilder.tree import GivenBlock, given_blocks
 from workloadbuilder.validation.formats import (
     is_dns1123_label,
     is_dns1123_subdomain,
@@ -57,6 +60,7 @@ __all__ = [
     "MAX_TEMPLATES",
     "OMIT_VALUE",
     "ErrorType",
+    "GivenBlock",
     "TemplateIndex",
     "TemplateNode",
     "as_model",
@@ -68,6 +72,7 @@ __all__ = [
     "extend_path",
     "field_path_of",
     "forbidden",
+    "given_blocks",
     "go_quote",
     "index_path",
     "invalid",

@@ -26,6 +26,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
+
+from workloadbuilder import ErrorList, FieldPath, Hierarchy, WorkloadItem
 from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict, register
 from workloadbuilder.adapters.common import (
     is_gang,
@@ -40,8 +42,6 @@ from workloadbuilder.adapters.lws_levels import SCHEDULING, SUBGROUP_SIZE, Level
 from workloadbuilder.adapters.own_groups import Member, OwnGroups, bring_your_own, named_pod_group
 from workloadbuilder.adapters.reading import at, identity_of
 from workloadbuilder.adapters.strict import with_schema_errors
-
-from workloadbuilder import ErrorList, FieldPath, Hierarchy
 
 __all__ = [
     "DESIGN",
@@ -94,6 +94,8 @@ class LeaderWorkerSetAdapter:
         shape = read_shape(lws, ident.name, errors)
         levels = Levels(lws, shape, errors)
         own = _own_groups(lws, shape, levels.configured, ident.namespace, related)
+        roots: list[WorkloadItem]
+        instances: dict[str, int]
         if own is not None:
             roots, instances = [], {}
             errors.extend(own.errors)
@@ -116,7 +118,7 @@ class LeaderWorkerSetAdapter:
                     SUBGROUP_SIZE,
                     shape.subgroup_size,
                     f"size - 1 is divisible by subGroupSize, so the leader is an extra member of subgroup 0: its "
-                    f"PodGroup has {shape.subgroup_size + 1} pods while the subgroup template's minCount is "
+                    f"PodGroup has {(shape.subgroup_size or 0) + 1} pods while the subgroup template's minCount is "
                     f"{shape.subgroup_size}",
                 )
             )

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
+
+from workloadbuilder import ErrorList, FieldPath
 from workloadbuilder.adapters.base import PodAssignment, as_dict
 from workloadbuilder.adapters.common import lossy
 from workloadbuilder.adapters.kit import forbidden, go_quote, required
 from workloadbuilder.adapters.reading import at
-
-from workloadbuilder import ErrorList, FieldPath
 
 __all__ = ["Member", "OwnGroups", "bring_your_own", "named_pod_group"]
 

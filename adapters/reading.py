@@ -14,6 +14,8 @@ from typing import Any
 
 from kubernetes.client import V1OwnerReference
 from pydantic import BaseModel
+
+from workloadbuilder import ErrorList, FieldPath
 from workloadbuilder.adapters.base import GENERATED_NAME_SUFFIX, as_dict, planned_name
 from workloadbuilder.adapters.kit import (
     duplicate,
@@ -27,8 +29,6 @@ from workloadbuilder.adapters.kit import (
     required,
     type_invalid,
 )
-
-from workloadbuilder import ErrorList, FieldPath
 
 __all__ = [
     "GENERATED_NAME_SUFFIX",
@@ -194,9 +194,9 @@ def identity_of(obj: Mapping[str, Any], errors: ErrorList, warnings: ErrorList) 
             invalid(
                 path,
                 generated_from,
-                f"planned as {go_quote(name)}: the apiserver appends a random suffix, so the real names of the object, its "
-                "Workload and its groups follow the generated name; plan the object as read back from the cluster "
-                "to get them",
+                f"planned as {go_quote(name)}: the apiserver appends a random suffix, so the real names of the "
+                "object, its Workload and its groups follow the generated name; plan the object as read back from "
+                "the cluster to get them",
             )
         )
     elif metadata.get("name") is None or metadata.get("name") == "":

@@ -23,9 +23,8 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
-from workloadbuilder.adapters.kit import extend_path, index_path, key_path, required, type_invalid, unknown_field
-
 from workloadbuilder import ErrorList, FieldPath
+from workloadbuilder.adapters.kit import extend_path, index_path, key_path, required, type_invalid, unknown_field
 
 __all__ = ["KINDS", "has_schema", "schema_errors", "with_schema_errors"]
 

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
+
+from workloadbuilder import ErrorList, FieldPath, Hierarchy, WorkloadItem
 from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict, register
 from workloadbuilder.adapters.common import (
     basic_config,
@@ -41,8 +43,6 @@ from workloadbuilder.adapters.common import (
 from workloadbuilder.adapters.kit import OMIT_VALUE, invalid, required
 from workloadbuilder.adapters.reading import Identity, at, identity_of, member_name, read_int
 from workloadbuilder.adapters.strict import with_schema_errors
-
-from workloadbuilder import ErrorList, FieldPath, Hierarchy, WorkloadItem
 
 __all__ = ["DESIGN", "JOB_NAME_LABEL", "TASK_SPEC_LABEL", "VolcanoJobAdapter"]
 

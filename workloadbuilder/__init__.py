@@ -37,6 +37,7 @@ from workloadbuilder.field import (
 )
 from workloadbuilder.forest import Forest, build_forest
 from workloadbuilder.interop import ApiStatus, ApplyResult, apply
+from workloadbuilder.kinds import KubeObject
 from workloadbuilder.manifests import DocumentProblem, ManifestError, to_dict, to_yaml
 from workloadbuilder.materialize import Hierarchy, Namer, RuntimeGroup, materialize
 from workloadbuilder.migrate import Migration, MigrationNote, migrate
@@ -89,6 +90,7 @@ from workloadbuilder.validation.update import check_update
 
 __all__ = [
     "InvalidArgumentError",
+    "KubeObject",
     "NoAdapterError",
     "ResizeError",
     "WorkloadBuilderError",

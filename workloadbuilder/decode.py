@@ -150,6 +150,22 @@ def decode(cls: type[BaseModel], data: Any) -> tuple[BaseModel | None, list[Deco
     return (None, problems) if problems else (value, [])
 
 
+def decode_known(cls: type[BaseModel], data: Any) -> BaseModel | None:
+    """``data``'s known fields as a ``cls``, its unknown fields dropped; ``None`` when a known field has a wrong type.
+
+    For a value that was accepted before (an old building block on update): a
+    Go struct never holds unknown fields, so what ratchets is what the struct
+    would have held.
+    """
+    if isinstance(data, cls):
+        return data
+    if isinstance(data, BaseModel):
+        data = to_json_dict(data)
+    problems: list[DecodeProblem] = []
+    value = _decode_shape(("model", cls), data, (), problems, cls.__name__)
+    return None if any(problem.kind != "unknown" for problem in problems) else value
+
+
 _M = TypeVar("_M", bound=BaseModel)
 
 
@@ -174,7 +190,8 @@ def to_json_dict(model: BaseModel) -> dict[str, Any]:
     """A model as a Kubernetes JSON dict: camelCase keys, unset fields left out."""
     to_dict = getattr(model, "to_dict", None)
     if callable(to_dict) and hasattr(type(model), "openapi_types"):
-        return _drop_none(to_dict(serialize=True))
+        data: dict[str, Any] = _drop_none(to_dict(serialize=True))
+        return data
     return model.model_dump(by_alias=True, exclude_none=True)
 
 
@@ -186,7 +203,9 @@ def _drop_none(value: Any) -> Any:
     return value
 
 
-def _decode_shape(shape: tuple[Any, ...], data: Any, loc: tuple[str | int, ...], problems: list[DecodeProblem], owner: str) -> Any:
+def _decode_shape(
+    shape: tuple[Any, ...], data: Any, loc: tuple[str | int, ...], problems: list[DecodeProblem], owner: str
+) -> Any:
     kind = shape[0]
     if kind == "int":
         if not is_int(data):

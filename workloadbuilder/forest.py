@@ -72,10 +72,10 @@ def build_forest(
     options = options if isinstance(options, BuildOptions) else BuildOptions(**(options or {}))
     if not roots:
         raise BuildError("a forest needs at least one root")
-    roots = _item_list(roots, "roots")
-    for position, root in enumerate(roots):
-        if root is None:
-            raise BuildError(f"forest root {position} is missing")
+    given = _item_list(roots, "roots")
+    roots = [root for root in given if root is not None]
+    if len(roots) < len(given):
+        raise BuildError(f"forest root {given.index(None)} is missing")
     old_by_name = {old.name: old for old in _item_list(old_roots or [], "old_roots") if old is not None}
     errors = ErrorList()
     seen: set[str] = set()  # item names of the earlier roots
@@ -138,9 +138,9 @@ def _compile(roots: Sequence[WorkloadItem], options: BuildOptions) -> V1beta1Wor
         extra = compile_workload_spec(root)
         if root.is_composite:
             spec.composite_pod_group_templates = [
-                *spec.composite_pod_group_templates,
-                *extra.composite_pod_group_templates,
+                *(spec.composite_pod_group_templates or []),
+                *(extra.composite_pod_group_templates or []),
             ]
         else:
-            spec.pod_group_templates = [*spec.pod_group_templates, *extra.pod_group_templates]
+            spec.pod_group_templates = [*(spec.pod_group_templates or []), *(extra.pod_group_templates or [])]
     return workload

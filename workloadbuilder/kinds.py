@@ -33,6 +33,7 @@ __all__ = [
     "COMPOSITE_POD_GROUP_API_VERSION",
     "GROUP",
     "KINDS",
+    "KubeObject",
     "MAX_DEPTH",
     "MAX_PRIORITY",
     "MAX_RESOURCE_CLAIMS",
@@ -49,6 +50,9 @@ __all__ = [
     "model_for",
     "versions_of",
 ]
+
+KubeObject = BaseModel | Mapping[str, Any]
+"""A raw Kubernetes object as the library takes it: a kubernetes client model, or its JSON form as a mapping."""
 
 GROUP = "scheduling.k8s.io"
 WORKLOAD = "Workload"
@@ -111,8 +115,10 @@ def versions_of(kind: str) -> list[str]:
     return sorted(version for version, k in KINDS if k == kind)
 
 
-def kind_of(obj: Any) -> str | None:
-    """The kind of a client model (its ``kind``, else its class name) or of a dict (its ``kind``); ``None`` if unknown."""
+def kind_of(obj: object) -> str | None:
+    """The kind of a client model (its ``kind``, else its class name) or of a dict (its ``kind``); ``None`` if
+    unknown.
+    """
     if isinstance(obj, BaseModel):
         known = _MODEL_TYPES.get(type(obj))
         if known is not None:
@@ -166,6 +172,9 @@ def model_for(
     if (version, kind) in KINDS:
         return KINDS[(version, kind)], errs
     if version in REMOVED_VERSIONS:
-        detail = f"{kind} {version} is not served by Kubernetes 1.37: workloadbuilder.migrate rewrites it to {PREFERRED_VERSION[kind]}"
+        detail = (
+            f"{kind} {version} is not served by Kubernetes 1.37: "
+            f"workloadbuilder.migrate rewrites it to {PREFERRED_VERSION[kind]}"
+        )
         return None, ErrorList([invalid(FieldPath("apiVersion"), version, detail)])
     return None, ErrorList([not_supported(FieldPath("apiVersion"), version, versions_of(kind))])

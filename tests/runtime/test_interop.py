@@ -39,7 +39,7 @@ from workloadbuilder.interop import ApiStatus, ApplyResult, apply, creation_orde
 from workloadbuilder.manifests import ManifestError
 from workloadbuilder.naming import workload_name
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TRAINING = ROOT / "examples" / "training_cluster"
 
 # ---------------------------------------------------------------------------
