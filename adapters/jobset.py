@@ -123,7 +123,7 @@ class JobSetAdapter:
         else:
             mine = [rj for rj in rjobs if named_pod_group(jobset, rj.pod_template_path) is None]
             theirs = [rj for rj in rjobs if rj not in mine]
-            errors.extend(_template_scheduling_with_own_group(jobset, theirs))
+            warnings.extend(_template_scheduling_with_own_group(jobset, theirs))
             layout = self._derived(jobset, ident, mine, sequencing, errors, mapped)
             members = [Member(rj.pod_template_path, _selector(ident, rj), rj.pods) for rj in theirs]
             own = bring_your_own(jobset, members, ident.namespace, related, "the JobSet controller")
@@ -238,13 +238,17 @@ def _selector(ident: Identity, rj: ReplicatedJob) -> dict[str, str]:
 
 
 def _template_scheduling_with_own_group(jobset: Mapping[str, Any], rjobs: list[ReplicatedJob]) -> ErrorList:
-    """The Job API's rule on a Job template: no ``spec.scheduling`` next to a pod template ``schedulingGroup``."""
-    errors = ErrorList()
+    """A warning per Job template ``spec.scheduling`` beside its own PodGroup: 1.37 accepts it and ignores it."""
+    warnings = ErrorList()
+    detail = (
+        "has no effect while spec.template.spec.schedulingGroup is set: the JobSet controller makes no Workload "
+        "and no PodGroup for these pods"
+    )
     for rj in rjobs:
         path = rj.path.child("template", "spec", "scheduling")
         if at(jobset, path.elements()) is not None:
-            errors.append(forbidden(path, "may not be set when spec.template.spec.schedulingGroup is set"))
-    return errors
+            warnings.append(forbidden(path, detail))
+    return warnings
 
 
 def _pod_groups_set(jobset: Mapping[str, Any], rjobs: list[ReplicatedJob], detail: str) -> ErrorList:

@@ -106,13 +106,16 @@ def test_a_gang_larger_than_the_pods_that_name_it_is_a_warning():
     )
 
 
-def test_a_job_template_scheduling_next_to_an_own_pod_group_is_refused():
+def test_a_job_template_scheduling_next_to_an_own_pod_group_has_no_effect():
     jobset = copy.deepcopy(first("jobset/was-jobset.yaml"))
     jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["scheduling"] = {"schedulingPolicy": {"gang": {}}}
-    assert [str(f.error) for f in plan_object(jobset, [tutorial_pod_group()]).validate()] == [
+    plan = plan_object(jobset, [tutorial_pod_group()])
+    assert plan.validate() == []
+    assert [str(f.error) for f in plan.warnings if "spec.scheduling" in str(f.error.field)] == [
         (
-            "spec.replicatedJobs[0].template.spec.scheduling: Forbidden: may not be set when "
-            "spec.template.spec.schedulingGroup is set"
+            "spec.replicatedJobs[0].template.spec.scheduling: Forbidden: has no effect while "
+            "spec.template.spec.schedulingGroup is set: the JobSet controller makes no Workload and no PodGroup for "
+            "these pods"
         )
     ]
 
