@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
 from workloadbuilder.adapters import PlanError, plan_object
 from workloadbuilder.adapters.strict import has_schema, schema_errors
 

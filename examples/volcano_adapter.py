@@ -17,7 +17,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from workloadbuilder.adapters import VolcanoJobAdapter, plan_object
-
 from workloadbuilder.manifests import read_documents
 from workloadbuilder.migrate_gangs import migrate_kueue_pods, migrate_pod_group
 

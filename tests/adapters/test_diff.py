@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 import yaml
-from workloadbuilder.adapters.diff import update_findings
 
+from workloadbuilder.adapters.diff import update_findings
 from workloadbuilder.cli import main
 
 UPSTREAM = Path(__file__).resolve().parents[1] / "data" / "upstream"

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 import yaml
+
 from workloadbuilder.adapters import plan_object
 
 UPSTREAM = Path(__file__).resolve().parents[1] / "data" / "upstream" / "kueue"

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 import yaml
-from workloadbuilder.adapters import plan_object
 
+from workloadbuilder.adapters import plan_object
 from workloadbuilder.migrate import migrate
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "upstream"
@@ -111,7 +111,7 @@ def test_a_job_template_scheduling_next_to_an_own_pod_group_has_no_effect():
     jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["scheduling"] = {"schedulingPolicy": {"gang": {}}}
     plan = plan_object(jobset, [tutorial_pod_group()])
     assert plan.validate() == []
-    assert [str(f.error) for f in plan.warnings if "spec.scheduling" in str(f.error.field)] == [
+    assert [str(f.error) for f in plan.warnings if str(f.error.field).endswith("spec.scheduling")] == [
         (
             "spec.replicatedJobs[0].template.spec.scheduling: Forbidden: has no effect while "
             "spec.template.spec.schedulingGroup is set: the JobSet controller makes no Workload and no PodGroup for "

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import yaml
+
 from workloadbuilder.adapters import plan_object
 from workloadbuilder.adapters.strict import KINDS, schema_errors
 

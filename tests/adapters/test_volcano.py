@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 import yaml
+
 from workloadbuilder.adapters import VolcanoJobAdapter, plan_object
 from workloadbuilder.adapters.volcano import JOB_NAME_LABEL, TASK_SPEC_LABEL
 
