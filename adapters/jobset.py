@@ -113,7 +113,6 @@ class JobSetAdapter:
         rjobs = read_replicated_jobs(jobset, REPLICATED_JOBS, errors)
         order = at(jobset, ("spec", "startupPolicy", "startupPolicyOrder"))
         sequencing = Sequencing(rjobs, in_order=order == "InOrder")
-        mapped: list[FieldPath] = []  # pod templates whose Kueue required topology became their group's constraint
         if at(jobset, SPEC_SCHEDULING.elements()) is not None:
             errors.extend(_pod_groups_set(jobset, rjobs, CONFIGURED_GROUP))
             errors.extend(_template_scheduling_set(jobset, rjobs))
@@ -124,13 +123,13 @@ class JobSetAdapter:
             mine = [rj for rj in rjobs if named_pod_group(jobset, rj.pod_template_path) is None]
             theirs = [rj for rj in rjobs if rj not in mine]
             warnings.extend(_template_scheduling_with_own_group(jobset, theirs))
-            layout = self._derived(jobset, ident, mine, sequencing, errors, mapped)
+            layout = self._derived(jobset, ident, mine, sequencing, errors)
             members = [Member(rj.pod_template_path, _selector(ident, rj), rj.pods) for rj in theirs]
             own = bring_your_own(jobset, members, ident.namespace, related, "the JobSet controller")
             errors.extend(own.errors)
             warnings.extend(own.warnings)
         warnings.extend(_exclusive_topology(jobset, rjobs))
-        warnings.extend(kueue_warnings(jobset, [rj.pod_template_path for rj in rjobs], mapped))
+        warnings.extend(kueue_warnings(jobset, [rj.pod_template_path for rj in rjobs], layout.constrained))
         plan = Plan(
             source=jobset,
             roots=layout.roots,
@@ -152,14 +151,13 @@ class JobSetAdapter:
         rjobs: list[ReplicatedJob],
         sequencing: Sequencing,
         errors: ErrorList,
-        mapped: list[FieldPath],
     ) -> Layout:
         """One gang per child Job (KEP-6089 Option A blocks override it); under composites, gangs of gangs."""
         layout = Layout()
         composite = self.composite_pod_groups
         leaves = [_job_leaf(jobset, rj, composite, errors) for rj in rjobs]
         for rj, leaf in zip(rjobs, leaves, strict=True):
-            mapped.extend(kueue_topology(jobset, [rj.pod_template_path], leaf))
+            layout.constrained.extend(kueue_topology(jobset, [rj.pod_template_path], leaf))
         if not composite:
             for rj, leaf in zip(rjobs, leaves, strict=True):
                 layout.add(leaf, Group(leaf.name, (rj,), per_job=True), rj.replicas)

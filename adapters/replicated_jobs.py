@@ -185,11 +185,16 @@ class Group:
 
 @dataclass
 class Layout:
-    """What a level of scheduling compiles to: roots, instances, and the groups the pods go to."""
+    """What a level of scheduling compiles to: roots, instances, and the groups the pods go to.
+
+    ``constrained`` lists the pod templates whose Kueue required topology
+    became their group's ``schedulingConstraints`` (``common.kueue_topology``).
+    """
 
     roots: list[WorkloadItem] = field(default_factory=list)
     groups: list[Group] = field(default_factory=list)
     instances: dict[str, int] = field(default_factory=dict)
+    constrained: list[FieldPath] = field(default_factory=list)
 
     def add(self, item: WorkloadItem, group: Group, count: int) -> None:
         """Add a root leaf; ``count`` groups of it (``instances`` records a replicated or empty template)."""

@@ -38,6 +38,7 @@ from workloadbuilder.adapters.common import (
     fill_gang,
     gang_config,
     is_gang,
+    kueue_topology,
     kueue_warnings,
     lossy,
     mapping_at,
@@ -145,7 +146,7 @@ class TrainJobAdapter:
                 )
             )
         templates = [rj.pod_template_path for rj in rjobs]
-        runtime_warnings.extend(kueue_warnings(runtime, templates))
+        runtime_warnings.extend(kueue_warnings(runtime, templates, layout.constrained))
         runtime_warnings.extend(scheduler_warnings(runtime, templates))
         plan.roots, plan.instances, plan.runtime_ref = layout.roots, layout.instances, runtime_ref
         plan.uses = [runtime_ref]
@@ -262,13 +263,14 @@ def _derived(runtime: Mapping[str, Any], rjobs: list[ReplicatedJob], sequencing:
         else:
             alone.append(rj)
     if trainers:
-        _gang(layout, "trainer", trainers)
+        _gang(runtime, layout, "trainer", trainers)
     for rj in alone:
-        _gang(layout, rj.name, [rj])
+        _gang(runtime, layout, rj.name, [rj])
     return layout
 
 
-def _gang(layout: Layout, name: str, rjobs: list[ReplicatedJob]) -> None:
+def _gang(runtime: Mapping[str, Any], layout: Layout, name: str, rjobs: list[ReplicatedJob]) -> None:
+    """A gang over ``rjobs``' pods; Kueue's required topology on all their pod templates is its constraint."""
     total = sum(rj.pods for rj in rjobs)
     item = WorkloadItem(
         name=name,
@@ -276,6 +278,7 @@ def _gang(layout: Layout, name: str, rjobs: list[ReplicatedJob]) -> None:
         default_config=gang_config(rjobs[0].priority_class_name),
         callbacks=[fill_gang(total)],
     )
+    layout.constrained.extend(kueue_topology(runtime, [rj.pod_template_path for rj in rjobs], item))
     layout.add(item, Group(name, tuple(rjobs)), 0 if total == 0 else 1)
 
 

@@ -34,6 +34,7 @@ from workloadbuilder.adapters.common import (
     basic_config,
     fill_gang,
     gang_config,
+    kueue_topology,
     kueue_warnings,
     lossy,
     plan_options,
@@ -108,11 +109,16 @@ class VolcanoJobAdapter:
         priority = priority if isinstance(priority, str) else ""
         if self.composite_pod_groups:
             roots, instances = self._per_task(ident, tasks, gang, wanted, priority, warnings)
+            leaves = [child for root in roots for child in root.children if child is not None]
+            constrained = [
+                t for task, leaf in zip(tasks, leaves, strict=True) for t in kueue_topology(job, [task.template], leaf)
+            ]
         else:
             roots, instances = self._one_gang(ident, tasks, gang, priority, warnings)
+            constrained = kueue_topology(job, [task.template for task in tasks], roots[0]) if roots else []
         warnings.extend(_lossy_fields(job, tasks))
         templates = [task.template for task in tasks]
-        warnings.extend(kueue_warnings(job, templates))
+        warnings.extend(kueue_warnings(job, templates, constrained))
         warnings.extend(scheduler_warnings(job, templates))
         plan = Plan(
             source=job,

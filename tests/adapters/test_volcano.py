@@ -153,3 +153,11 @@ def test_what_has_no_native_equivalent_is_a_warning():
 def test_priority_class_name_is_the_groups():
     compiled = plan_object(job(priorityClassName="high")).compile()
     assert compiled.workload.spec.pod_group_templates[0].priority_class_name == "high"
+
+
+def test_kueue_required_topology_is_the_gangs_constraint():
+    obj = job()
+    for task in obj["spec"]["tasks"]:
+        task["template"]["metadata"] = {"annotations": {"kueue.x-k8s.io/podset-required-topology": "rack"}}
+    templates = plan_object(obj).compile().workload.spec.pod_group_templates
+    assert [[c.key for c in t.scheduling_constraints.topology] for t in templates] == [["rack"]]
