@@ -28,9 +28,6 @@ from workloadbuilder.adapters.kit import extend_path, index_path, key_path, requ
 
 __all__ = ["KINDS", "has_schema", "schema_errors", "with_schema_errors"]
 
-_JSON_TYPES = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
-
-
 @functools.cache
 def _data() -> dict[str, Any]:
     text = resources.files("workloadbuilder.adapters").joinpath("schemas/fields.json").read_text(encoding="utf-8")
@@ -146,4 +143,4 @@ def _scalar_ok(value: Any, kind: str) -> bool:
 
 
 def _type_name(kind: str) -> str:
-    return "integer or string" if kind == "int-or-string" else _JSON_TYPES.get(kind, kind)
+    return "integer or string" if kind == "int-or-string" else kind
