@@ -19,6 +19,10 @@ same. Everything here is stable API for adapter authors:
   an adapter reports an oversized list as the API server would;
 - Go's ``%q`` (``go_quote``), so messages read as the Go controllers print them;
 - the DNS-1123 name checks the controllers apply to their own names;
+- the declarative-validation engine the building blocks' rules run on, for an
+  API's own tags on the field that embeds them: ``Op``, ``check_field``,
+  ``nested``, the tags ``IMMUTABLE``, ``NO_SET_UNSET``, ``max_items`` and
+  ``unique_names``, and ``canonical`` (a JSON value in Go's shape);
 - ``TemplateIndex`` (templates of a compiled Workload by name), ``walk`` and
   its ``TemplateNode`` records (every template of a tree, with its path and depth),
   ``parse_group`` (the API group of an ``apiVersion``) and
@@ -47,23 +51,30 @@ from workloadbuilder.kinds import MAX_RESOURCE_CLAIMS, MAX_TEMPLATES
 from workloadbuilder.mapping import composite_fields, leaf_fields
 from workloadbuilder.objpath import elements_of, field_path_of
 from workloadbuilder.tree import GivenBlock, given_blocks
+from workloadbuilder.validation.dv import IMMUTABLE, NO_SET_UNSET, Op, check_field, max_items, nested, unique_names
 from workloadbuilder.validation.formats import (
     is_dns1123_label,
     is_dns1123_subdomain,
     long_name_errors,
     short_name_errors,
 )
+from workloadbuilder.validation.gotypes import canonical
 from workloadbuilder.walk import TemplateNode, walk
 
 __all__ = [
+    "IMMUTABLE",
     "MAX_RESOURCE_CLAIMS",
     "MAX_TEMPLATES",
+    "NO_SET_UNSET",
     "OMIT_VALUE",
+    "Op",
     "ErrorType",
     "GivenBlock",
     "TemplateIndex",
     "TemplateNode",
     "as_model",
+    "canonical",
+    "check_field",
     "composite_fields",
     "decode",
     "duplicate",
@@ -82,12 +93,15 @@ __all__ = [
     "key_path",
     "leaf_fields",
     "long_name_errors",
+    "max_items",
+    "nested",
     "parse_group",
     "required",
     "short_name_errors",
     "to_json_dict",
     "too_many",
     "type_invalid",
+    "unique_names",
     "unknown_field",
     "walk",
 ]

@@ -287,10 +287,57 @@ def _decode_model(cls: type[BaseModel], data: Any, loc: tuple[str | int, ...], p
         if item is None:
             continue
         values[spec.attr] = _decode_shape(spec.shape, item, (*loc, key), problems, cls.__name__)
-    for spec in specs.values():
-        if not spec.optional and values.get(spec.attr) is None:
+    for spec in _required_specs(cls):
+        if values.get(spec.attr) is None:
             values[spec.attr] = _zero(spec.shape)
-    return cls.model_construct(**values)
+    return _construct(cls, values)
+
+
+_NO_DEFAULT = object()
+
+
+@functools.cache
+def _defaults(cls: type[BaseModel]) -> dict[str, Any] | None:
+    """Each field's default, in field order (``_NO_DEFAULT`` for a required one).
+
+    ``None`` when ``model_construct`` must do the work: a default that is a
+    factory or a mutable value (copied per instance), a post-init hook, extras.
+    """
+    if cls.__pydantic_post_init__ or cls.model_config.get("extra") == "allow" or cls.__pydantic_root_model__:
+        return None
+    defaults: dict[str, Any] = {}
+    for name, info in cls.model_fields.items():
+        if info.is_required():
+            defaults[name] = _NO_DEFAULT
+        elif info.default_factory is None and isinstance(info.default, str | int | float | bool | type(None)):
+            defaults[name] = info.default
+        else:
+            return None
+    return defaults
+
+
+def _construct(cls: type[BaseModel], values: dict[str, Any]) -> BaseModel:
+    """``cls.model_construct(**values)`` for decoded values keyed by attribute name, without its per-field overhead."""
+    defaults = _defaults(cls)
+    if defaults is None:
+        return cls.model_construct(**values)
+    fields = {
+        name: values[name] if name in values else default
+        for name, default in defaults.items()
+        if default is not _NO_DEFAULT or name in values
+    }
+    model = cls.__new__(cls)
+    object.__setattr__(model, "__dict__", fields)
+    object.__setattr__(model, "__pydantic_fields_set__", set(values))
+    object.__setattr__(model, "__pydantic_extra__", None)
+    object.__setattr__(model, "__pydantic_private__", None)
+    return model
+
+
+@functools.cache
+def _required_specs(cls: type[BaseModel]) -> tuple[_FieldSpec, ...]:
+    """The fields Go decodes to their zero value when missing (non-pointer fields)."""
+    return tuple(spec for spec in _field_specs(cls).values() if not spec.optional)
 
 
 def _zero(shape: tuple[Any, ...]) -> Any:

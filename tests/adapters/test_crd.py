@@ -46,7 +46,7 @@ def changed(obj: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
     return copied
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("case", sorted(CASES), ids=sorted(CASES))
 def test_golden(case: str, request: pytest.FixtureRequest):
     adapter, obj = load(case)
     plan = adapter.plan(obj)

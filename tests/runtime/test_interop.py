@@ -755,7 +755,7 @@ TRAINING_NAMES = {
 }
 
 
-@pytest.mark.parametrize("body_type", ["dict", "kopf.Body"])
+@pytest.mark.parametrize("body_type", ["dict", "kopf.Body"], ids=["dict", "kopf-body"])
 @pytest.mark.parametrize("dry_run", [False, True], ids=["create", "dry-run"])
 def test_operator_creates_a_training_clusters_objects(
     server: FakeApiServer, client: ApiClient, dry_run: bool, body_type: str

@@ -15,14 +15,28 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kubernetes.client import (
+    V1alpha3WorkloadPodGroupDisruptionMode,
+    V1alpha3WorkloadPodGroupResourceClaim,
+    V1alpha3WorkloadPodGroupSchedulingConstraints,
+    V1alpha3WorkloadPodGroupSchedulingPolicy,
+)
+from pydantic import BaseModel
+
 from workloadbuilder.decode import to_json_dict
 from workloadbuilder.field import ErrorList, FieldPath
+from workloadbuilder.types import (
+    WorkloadCompositePodGroupDisruptionMode,
+    WorkloadCompositePodGroupSchedulingConstraints,
+    WorkloadCompositePodGroupSchedulingPolicy,
+)
 from workloadbuilder.validation import parts
 from workloadbuilder.validation.dv import Op, Struct, validate_union
 from workloadbuilder.validation.gates import FeatureGates
 from workloadbuilder.validation.gotypes import canonical
 
 __all__ = [
+    "VALIDATORS",
     "BlockValidator",
     "validate_composite_disruption_mode",
     "validate_composite_scheduling_constraints",
@@ -60,3 +74,14 @@ validate_composite_scheduling_constraints = validate_scheduling_constraints
 validate_disruption_mode = _block("DisruptionMode", parts.disruption_mode)
 validate_composite_disruption_mode = validate_disruption_mode
 validate_resource_claim = _block("PodGroupResourceClaim", parts.resource_claim)
+
+VALIDATORS: dict[type[BaseModel], BlockValidator] = {
+    V1alpha3WorkloadPodGroupSchedulingPolicy: validate_scheduling_policy,
+    V1alpha3WorkloadPodGroupSchedulingConstraints: validate_scheduling_constraints,
+    V1alpha3WorkloadPodGroupDisruptionMode: validate_disruption_mode,
+    V1alpha3WorkloadPodGroupResourceClaim: validate_resource_claim,
+    WorkloadCompositePodGroupSchedulingPolicy: validate_composite_scheduling_policy,
+    WorkloadCompositePodGroupSchedulingConstraints: validate_composite_scheduling_constraints,
+    WorkloadCompositePodGroupDisruptionMode: validate_composite_disruption_mode,
+}
+"""The validator of each building block, by its model (``tree.BLOCK_MODELS`` says which model each block is)."""

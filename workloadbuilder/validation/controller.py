@@ -13,10 +13,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from kubernetes.client import (
-    V1alpha3WorkloadPodGroupDisruptionMode,
     V1alpha3WorkloadPodGroupResourceClaim,
-    V1alpha3WorkloadPodGroupSchedulingConstraints,
-    V1alpha3WorkloadPodGroupSchedulingPolicy,
 )
 from pydantic import BaseModel
 
@@ -37,9 +34,6 @@ from workloadbuilder.types import (
     BuildOptions,
     DisruptionModeOption,
     SchedulingPolicyOption,
-    WorkloadCompositePodGroupDisruptionMode,
-    WorkloadCompositePodGroupSchedulingConstraints,
-    WorkloadCompositePodGroupSchedulingPolicy,
     WorkloadItem,
 )
 from workloadbuilder.validation import blocks
@@ -124,18 +118,6 @@ def _resolved_members(item: WorkloadItem) -> _Members:
     return _Members(policy_members, mode_members)
 
 
-# The tag table of each building block, by its model (the models are tree.BLOCK_MODELS).
-_RULES: dict[type[BaseModel], blocks.BlockValidator] = {
-    V1alpha3WorkloadPodGroupSchedulingPolicy: blocks.validate_scheduling_policy,
-    V1alpha3WorkloadPodGroupSchedulingConstraints: blocks.validate_scheduling_constraints,
-    V1alpha3WorkloadPodGroupDisruptionMode: blocks.validate_disruption_mode,
-    V1alpha3WorkloadPodGroupResourceClaim: blocks.validate_resource_claim,
-    WorkloadCompositePodGroupSchedulingPolicy: blocks.validate_composite_scheduling_policy,
-    WorkloadCompositePodGroupSchedulingConstraints: blocks.validate_composite_scheduling_constraints,
-    WorkloadCompositePodGroupDisruptionMode: blocks.validate_composite_disruption_mode,
-}
-
-
 def _add_block_errors(errs: ErrorList, item: WorkloadItem, old: WorkloadItem | None, run_declarative: bool) -> None:
     """Each set block in Go's order: its decoding errors if it did not decode, else its declarative rules.
 
@@ -156,7 +138,7 @@ def _add_block_errors(errs: ErrorList, item: WorkloadItem, old: WorkloadItem | N
         else:
             old_claims = _old_claims(old) if old_claims is None else old_claims
             old_data = old_claims.get(block.data.name)
-        errs.extend(_RULES[block.model](block.path, block.data, _old_block(block.model, old_data)))
+        errs.extend(blocks.VALIDATORS[block.model](block.path, block.data, _old_block(block.model, old_data)))
 
 
 def _data_attr(composite: bool) -> str:

@@ -102,6 +102,13 @@ _TYPES: dict[str, tuple[_Field, ...]] = {
         _f("gang", _PSTRUCT, "WorkloadCompositePodGroupGangSchedulingPolicy"),
     ),
     "WorkloadCompositePodGroupGangSchedulingPolicy": (_f("minGroupCount", _PINT),),
+    # batch/v1 Job's spec.scheduling: the four leaf building blocks, embedded.
+    "JobScheduling": (
+        _f("schedulingPolicy", _PSTRUCT, "WorkloadPodGroupSchedulingPolicy"),
+        _f("schedulingConstraints", _PSTRUCT, "PodGroupSchedulingConstraints"),
+        _f("disruptionMode", _PSTRUCT, "DisruptionMode"),
+        _f("resourceClaims", _LIST, "PodGroupResourceClaim"),
+    ),
     "PodGroupSchedulingConstraints": (_f("topology", _LIST, "TopologyConstraint"),),
     "TopologyConstraint": (_f("key", _STR, omitempty=False),),
     "DisruptionMode": (_f("single", _EMPTY), _f("all", _EMPTY)),

@@ -29,6 +29,7 @@ from workloadbuilder.decode import decode, errors_at
 from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.field import ErrorList, FieldPath, forbidden, invalid
 from workloadbuilder.kinds import KubeObject
+from workloadbuilder.validation.conditions import conditions_errors
 from workloadbuilder.validation.dv import Op, Struct
 from workloadbuilder.validation.gates import (
     COMPOSITE_POD_GROUP,
@@ -222,7 +223,8 @@ def _group_errors(
         status = canonical("PodGroupStatus", data.get("status"))
         old_status = canonical("PodGroupStatus", old.get("status"))
         # The status subresource keeps the stored spec, so the claims named are the old object's.
-        errs = _claim_status_names(status, canonical(spec_type, old.get("spec")))
+        errs = conditions_errors(_STATUS.child("conditions"), (data.get("status") or {}).get("conditions"))
+        errs += _claim_status_names(status, canonical(spec_type, old.get("spec")))
         if _changed(op, status, old_status):
             errs += pod_group_status(op, _STATUS, status, old_status)
         return errs
@@ -256,7 +258,7 @@ def _pod_group_errors(op: Op, data: dict[str, Any], old: dict[str, Any] | None, 
 def _composite_pod_group_errors(
     op: Op, data: dict[str, Any], old: dict[str, Any] | None, subresource: Subresource
 ) -> ErrorList:
-    # A CompositePodGroup's status has only alpha rules, which the apiserver does not enforce.
+    # A CompositePodGroup's status has only alpha declarative rules, which the apiserver does not enforce.
     if subresource == "status":
-        return ErrorList()
+        return conditions_errors(_STATUS.child("conditions"), (data.get("status") or {}).get("conditions"))
     return _group_errors("CompositePodGroupSpec", composite_pod_group_spec, op, data, old, subresource)
