@@ -39,6 +39,9 @@ ROUNDS = 3
 JOBSET = yaml.safe_load((ROOT / "tests" / "data" / "adapters" / "jobset" / "topology-constrained.yaml").read_text())
 CLUSTER = Cluster.generate(64, hosts_per_rack=8, racks_per_block=4)
 CRD = ROOT / "tests" / "data" / "adapters" / "crd"
+PRIORITY_CLASS = (
+    "---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: pool-high}\nvalue: 1000\n"
+)
 PLACE_ARGS = [
     "--generate",
     "zones=1,blocks=1,racks=2,hosts=4",
@@ -94,10 +97,12 @@ def _mapping(tmp_path: Path, suffix: str) -> Path:
 
 def test_two_mappings_for_one_kind_are_used_side_by_side_from_sixteen_threads(tmp_path: Path) -> None:
     mappings = [_mapping(tmp_path, "pool"), _mapping(tmp_path, "other")]
+    source = tmp_path / "input.yaml"
+    source.write_text((CRD / "worker-pool.in.yaml").read_text() + PRIORITY_CLASS)
 
     def run(i: int) -> tuple[str, str]:
         out, err = io.StringIO(), io.StringIO()
-        argv = ["place", str(CRD / "worker-pool.in.yaml"), "--mapping", str(mappings[i % 2]), *PLACE_ARGS]
+        argv = ["place", str(source), "--mapping", str(mappings[i % 2]), *PLACE_ARGS]
         code = main(argv, out, err)
         assert code in (0, 1), err.getvalue()
         return ("pool", "other")[i % 2], json.loads(out.getvalue())["groups"][0]["name"]
