@@ -23,6 +23,7 @@ PAGES = [
     "docs/adapters.md",
     "docs/interop.md",
     "docs/testing.md",
+    "docs/planning.md",
     "README.md",
 ]
 

@@ -18,6 +18,7 @@ Four answers (JSON keys in brackets):
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +33,8 @@ from workloadbuilder.placement.request import PlacementRequest
 from workloadbuilder.placement.resources import POD_MILLIS
 
 __all__ = ["MAX_COPIES", "Capacity", "NodesToAdd", "capacity", "count_copies"]
+
+_LISTED_DOMAINS = 16  # more domains than this are summed up by how many copies each holds
 
 MAX_COPIES = 100_000
 """Counting stops here: a copy that requests almost nothing would otherwise be counted for ever."""
@@ -70,12 +73,18 @@ class Capacity:
 
     @property
     def text(self) -> str:
-        """A short table for a terminal."""
+        """A short table for a terminal (beyond 16 domains, how many domains hold how many copies)."""
         lines = [f"copies that fit: {self.copies}"]
         for key, values in self.per_domain.items():
             lines.append(f"per {key} (each alone):")
-            width = max(len(value) for value in values) if values else 0
-            lines += [f"  {value:<{width}}  {n}" for value, n in values.items()]
+            if not values:
+                lines.append("  no node carries this label")
+            elif len(values) > _LISTED_DOMAINS:
+                spread = Counter(values.values())
+                lines += [f"  {count} domain(s) hold {n}" for n, count in sorted(spread.items(), reverse=True)]
+            else:
+                width = max(len(value) for value in values)
+                lines += [f"  {value:<{width}}  {n}" for value, n in values.items()]
         if self.stranded:
             lines.append("stranded after those copies:")
             width = max(len(resource) for resource in self.stranded)

@@ -4,7 +4,8 @@ Each workload arrives at its ``arrival`` time (seconds), is queued, and runs
 ``duration`` seconds once placed, then frees what it took. Whenever work
 arrives or capacity frees, the queue is tried in kube-scheduler's order:
 priority (highest first), then arrival, then a tie-break drawn from the seed
-for workloads that arrive together with equal priority. There is no
+for workloads that arrive together with equal priority (the copies of one
+workload keep their order). There is no
 head-of-line blocking: a later gang that fits starts while an earlier one
 waits. A gang that does not fit may preempt lower-priority running gangs as
 kube-scheduler's workload-aware preemption would; a preempted gang loses its
@@ -134,19 +135,19 @@ def _t(seconds: float | None) -> str:
 @dataclass
 class _Copy:
     run: CopyRun
-    entry: int
     request: PlacementRequest
     priority: int
     duration: float
     tie: float
+    index: int
     shape: tuple[int, int] = (0, 0)  # equal for copies that are alike: same request object, same priority
     pods: list[RunningPod] = field(default_factory=list)
     groups: list[RunningGroup] = field(default_factory=list)
     started: float = 0.0
     epoch: int = 0  # bumped when preempted, so a stale end event is ignored
 
-    def order(self) -> tuple[int, float, float]:
-        return (-self.priority, self.run.arrival, self.tie)
+    def order(self) -> tuple[int, float, float, int]:
+        return (-self.priority, self.run.arrival, self.tie, self.index)
 
     def demand(self, cluster: Cluster) -> list[int]:
         """What the copy's quorum needs in all, per resource of ``cluster`` (one pod slot per pod)."""
@@ -175,6 +176,7 @@ def simulate(
                 f"workloads[{e}] ({workload.name}): arrival and duration must not be negative and count must be"
                 f" at least 1, not {workload.arrival}, {workload.duration}, {workload.count}"
             )
+        tie = rng.random()  # one draw per entry: its copies keep their order
         for k in range(1, workload.count + 1):
             name = workload.name if workload.count == 1 else f"{workload.name}-{k}"
             request = copies_of(workload.request, k, 1, prefix=f"q{e}-")
@@ -185,7 +187,7 @@ def simulate(
                 group.priority = priority
             run = CopyRun(name, workload.arrival)
             shape = (id(workload.request), priority)
-            copies.append(_Copy(run, e, request, priority, workload.duration, rng.random(), shape))
+            copies.append(_Copy(run, request, priority, workload.duration, tie, len(copies), shape))
     return _Player(cluster, copies, strategy).play()
 
 
