@@ -126,7 +126,8 @@ def test_simulate_is_deterministic_for_a_seed():
         ({"workloads": [{"file": "gang.yaml", "arrival": 0, "duration": 1, "count": 1.5}]}, "workloads[0].count: must be an integer"),
         (
             {"workloads": [{"file": "gang.yaml", "arrival": 0, "duration": 1, "priorityClassName": "high"}]},
-            "workloads[0].priorityClassName: no PriorityClass with name high was found",
+            'workloads[0] (workers): podgroups.scheduling.k8s.io "workers" is forbidden: '
+            "no PriorityClass with name high was found",
         ),
     ],
     ids=["no-workloads-key", "empty", "unknown-field", "neither-file-nor-object", "no-arrival", "negative-arrival",

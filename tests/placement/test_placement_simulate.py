@@ -7,6 +7,7 @@ import pytest
 from placement_helpers import cluster, node, pod_group, request
 
 from workloadbuilder.errors import InvalidArgumentError
+from workloadbuilder.placement.priorities import PriorityClass
 from workloadbuilder.placement.simulate import Workload, simulate
 
 
@@ -109,6 +110,18 @@ def test_ties_follow_the_seed():
         assert _runs(result) == _runs(simulate(queue, one_node, seed=seed))
         firsts.add(next(run.name for run in result.workloads if run.start == 0))
     assert firsts == {"p", "q"}
+
+
+def test_priority_classes_by_name():
+    # "batch" (100) outranks the default 0: it preempts "base"; an unknown class is refused naming the entry.
+    queue = [
+        Workload("base", _gang(2, 8), 0, 100),
+        Workload("batch", _gang(2, 8), 10, 10, priority_class_name="batch"),
+    ]
+    result = simulate(queue, _two_nodes(), priority_classes=[PriorityClass("batch", 100)])
+    assert _runs(result) == [("base", 0, 20, 120, 20, 1), ("batch", 10, 10, 20, 0, 0)]
+    with pytest.raises(InvalidArgumentError, match=r'workloads\[1\] \(batch\): .* no PriorityClass with name batch'):
+        simulate(queue, _two_nodes())
 
 
 @pytest.mark.parametrize(

@@ -28,20 +28,19 @@ from workloadbuilder.cli.inputs import Document, UsageError, read_inputs
 from workloadbuilder.cli.place import add_cluster_options, parse_claims
 from workloadbuilder.cli.placement_inputs import merge_requests, placement_inputs
 from workloadbuilder.cli.progress import Progress
+from workloadbuilder.errors import InvalidArgumentError
+from workloadbuilder.field import ErrorList
 from workloadbuilder.placement import STRATEGIES, PlacementRequest
 from workloadbuilder.placement.capacity import capacity
+from workloadbuilder.placement.priorities import PriorityClass, read_priority_classes
 from workloadbuilder.placement.simulate import Workload, simulate
 
 __all__ = [
-    "BUILTIN_PRIORITY_CLASSES",
     "add_capacity_options",
     "add_simulate_options",
     "capacity_command",
     "simulate_command",
 ]
-
-BUILTIN_PRIORITY_CLASSES = {"system-cluster-critical": 2000000000, "system-node-critical": 2000001000}
-"""The priority classes every cluster has (``kubectl get priorityclasses`` on a new cluster)."""
 
 _ENTRY_FIELDS = frozenset({"file", "object", "arrival", "duration", "count", "priorityClassName"})
 
@@ -107,11 +106,14 @@ def simulate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     _check(args)
     progress = Progress(err)
     claims = parse_claims(args.claim or [])
-    workloads = read_queue(args.queue, lambda docs: merge_requests(placement_inputs(docs, claims, err)))
+    workloads, classes = read_queue(args.queue, lambda docs: merge_requests(placement_inputs(docs, claims, err)))
     every = PlacementRequest([root for w in {id(w.request): w for w in workloads}.values() for root in w.request.roots])
     cluster, line = load_cluster(args, every, progress)
     with progress.step(f"simulating {len(workloads)} workload(s)"):
-        result = simulate(workloads, cluster, seed=args.seed, strategy=args.strategy)
+        try:
+            result = simulate(workloads, cluster, seed=args.seed, strategy=args.strategy, priority_classes=classes)
+        except InvalidArgumentError as problem:
+            raise UsageError(f"{args.queue}: {problem}") from None
     if args.output == "json":
         out.write(json.dumps(result.to_dict(), indent=2) + "\n")
     else:
@@ -119,8 +121,10 @@ def simulate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
-def read_queue(path: str, to_request: Any) -> list[Workload]:
-    """The workloads of a queue file; ``to_request`` turns a file's documents into one placement request.
+def read_queue(path: str, to_request: Any) -> tuple[list[Workload], list[PriorityClass]]:
+    """The workloads of a queue file and the PriorityClasses among their documents.
+
+    ``to_request`` turns a file's documents into one placement request.
 
     Entries that name the same file share one request, so the simulation
     knows their copies are alike.
@@ -162,23 +166,21 @@ def read_queue(path: str, to_request: Any) -> list[Workload]:
             documents = [Document(f"{where}.object", 1, dict(entry["object"]))]
             request = to_request(documents)
         read.append((i, entry, request, documents))
-    classes = dict(BUILTIN_PRIORITY_CLASSES)
-    for _, _, _, documents in read:
-        for doc in documents:
-            if doc.kind == "PriorityClass" and isinstance(doc.data.get("value"), int):
-                classes[doc.name] = doc.data["value"]
     names = [
         next((d.name for d in documents if d.kind != "PriorityClass" and d.name), "workload") for *_, documents in read
     ]
-    return [
-        _workload(f"{path}: workloads[{i}]", name if names.count(name) == 1 else f"{name}-{i}", entry, request, classes)
+    workloads = [
+        _workload(f"{path}: workloads[{i}]", name if names.count(name) == 1 else f"{name}-{i}", entry, request)
         for (i, entry, request, _), name in zip(read, names, strict=True)
     ]
+    errors = ErrorList()
+    objects = [doc.data for *_, documents in read for doc in documents if doc.kind == "PriorityClass"]
+    classes = read_priority_classes(objects, "priorityClasses", errors)
+    errors.raise_if_any()
+    return workloads, classes
 
 
-def _workload(
-    where: str, name: str, entry: Mapping[str, Any], request: PlacementRequest, classes: dict[str, int]
-) -> Workload:
+def _workload(where: str, name: str, entry: Mapping[str, Any], request: PlacementRequest) -> Workload:
     numbers = {}
     for key, least in (("arrival", 0), ("duration", 0), ("count", 1)):
         value = entry.get(key, 1 if key == "count" else None)
@@ -193,10 +195,9 @@ def _workload(
         if value < least:
             raise UsageError(f"{where}.{key}: must be at least {least}, got {value}")
         numbers[key] = value
-    priority = None
     class_name = entry.get("priorityClassName")
-    if class_name is not None:
-        if class_name not in classes:
-            raise UsageError(f"{where}.priorityClassName: no PriorityClass with name {class_name} was found")
-        priority = classes[class_name]
-    return Workload(name, request, numbers["arrival"], numbers["duration"], int(numbers["count"]), priority)
+    if class_name is not None and (not isinstance(class_name, str) or not class_name):
+        raise UsageError(f"{where}.priorityClassName: the name of a PriorityClass")
+    return Workload(
+        name, request, numbers["arrival"], numbers["duration"], int(numbers["count"]), priority_class_name=class_name
+    )

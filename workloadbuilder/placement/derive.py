@@ -31,16 +31,14 @@ def restrict(cluster: Cluster, nodes: Sequence[int]) -> Cluster:
     where = {old: new for new, old in enumerate(keep)}
     names = [cluster.names[i] for i in keep]
     kept = set(names)
-    return Cluster(
-        names,
-        [cluster.labels[i] for i in keep],
-        cluster.resources,
-        [[column[i] for i in keep] for column in cluster.allocatable],
-        [[column[i] for i in keep] for column in cluster.used],
-        [cluster.schedulable[i] for i in keep],
-        [pool for pool in cluster.pools if pool.node is None or pool.node in kept],
-        [_moved(pod, where[pod.node]) for pod in cluster.running_pods if pod.node in where],
-        cluster.running_groups.values(),
+    return cluster.replace(
+        names=names,
+        labels=[cluster.labels[i] for i in keep],
+        allocatable=[[column[i] for i in keep] for column in cluster.allocatable],
+        used=[[column[i] for i in keep] for column in cluster.used],
+        schedulable=[cluster.schedulable[i] for i in keep],
+        pools=[pool for pool in cluster.pools if pool.node is None or pool.node in kept],
+        running_pods=[_moved(pod, where[pod.node]) for pod in cluster.running_pods if pod.node in where],
     )
 
 
@@ -66,16 +64,13 @@ def nodes_like(cluster: Cluster, name: str, count: int) -> Cluster:
                 DevicePool(f"{pool.name}{NEW_NODE_SUFFIX}{k}", pool.device_class, pool.count, 0, node=new)
                 for k, new in enumerate(added, start=1)
             ]
-    return Cluster(
-        [*cluster.names, *added],
-        [*cluster.labels, *(dict(cluster.labels[i]) for _ in added)],
-        cluster.resources,
-        [[*column, *([column[i]] * count)] for column in cluster.allocatable],
-        [[*column, *([0] * count)] for column in cluster.used],
-        [*cluster.schedulable, *([True] * count)],
-        pools,
-        cluster.running_pods,
-        cluster.running_groups.values(),
+    return cluster.replace(
+        names=[*cluster.names, *added],
+        labels=[*cluster.labels, *(dict(cluster.labels[i]) for _ in added)],
+        allocatable=[[*column, *([column[i]] * count)] for column in cluster.allocatable],
+        used=[[*column, *([0] * count)] for column in cluster.used],
+        schedulable=[*cluster.schedulable, *([True] * count)],
+        pools=pools,
     )
 
 
@@ -102,16 +97,10 @@ def with_usage(
     own pods included; the new cluster keeps the lists given, so the caller
     must not change them afterwards.
     """
-    return Cluster(
-        cluster.names,
-        cluster.labels,
-        cluster.resources,
-        cluster.allocatable,
-        used,
-        cluster.schedulable,
-        cluster.pools,
-        [*cluster.running_pods, *pods],
-        [*cluster.running_groups.values(), *groups],
+    return cluster.replace(
+        used=used,
+        running_pods=[*cluster.running_pods, *pods],
+        running_groups=[*cluster.running_groups.values(), *groups],
     )
 
 

@@ -21,9 +21,10 @@ waited still waits).
 
 from __future__ import annotations
 
+import copy
 import heapq
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +33,7 @@ from workloadbuilder.placement.cluster import Cluster, RunningGroup, RunningPod
 from workloadbuilder.placement.copies import copies_of, leaves
 from workloadbuilder.placement.derive import with_usage
 from workloadbuilder.placement.engine import place
+from workloadbuilder.placement.priorities import PriorityClass, PriorityError, PrioritySpec, resolve_request
 from workloadbuilder.placement.request import PlacementRequest
 from workloadbuilder.placement.resources import POD_MILLIS
 
@@ -42,8 +44,10 @@ __all__ = ["CopyRun", "Simulation", "Workload", "simulate"]
 class Workload:
     """One entry of the queue: ``count`` copies of ``request``, all arriving at ``arrival``.
 
-    ``priority`` overrides the priority of every group of the request (what a
-    ``priorityClassName`` in the queue file resolves to); ``None`` keeps it.
+    ``priority`` (a value) or ``priority_class_name`` (a PriorityClass of the
+    cluster, of ``simulate``'s ``priority_classes`` or a built-in one)
+    overrides what every group of the request says of its priority; with
+    neither, the request's own priorities stand.
     """
 
     name: str
@@ -52,6 +56,7 @@ class Workload:
     duration: float
     count: int = 1
     priority: int | None = None
+    priority_class_name: str | None = None
 
 
 @dataclass
@@ -161,14 +166,24 @@ class _Copy:
 
 
 def simulate(
-    workloads: Sequence[Workload], cluster: Cluster, *, seed: int = 0, strategy: str = "kube-scheduler"
+    workloads: Sequence[Workload],
+    cluster: Cluster,
+    *,
+    seed: int = 0,
+    strategy: str = "kube-scheduler",
+    priority_classes: Iterable[PriorityClass] = (),
 ) -> Simulation:
     """Play ``workloads`` out on ``cluster`` (not changed), deterministically for a given ``seed``.
 
+    ``priority_classes`` add to the cluster's, for the groups' ``priorityClassName``.
+
     Raises:
-        InvalidArgumentError: a negative arrival or duration, or a count below 1.
+        InvalidArgumentError: a negative arrival or duration, a count below 1,
+            or a priority that admission would reject (an unknown class).
     """
     rng = random.Random(seed)
+    extra = tuple(priority_classes)
+    classes = cluster.priority_classes.with_classes(extra)
     copies: list[_Copy] = []
     for e, workload in enumerate(workloads):
         if workload.arrival < 0 or workload.duration < 0 or workload.count < 1:
@@ -177,23 +192,40 @@ def simulate(
                 f" at least 1, not {workload.arrival}, {workload.duration}, {workload.count}"
             )
         tie = rng.random()  # one draw per entry: its copies keep their order
+        spec = None
+        if workload.priority is not None or workload.priority_class_name is not None:
+            spec = PrioritySpec(workload.priority_class_name, workload.priority)
+        try:
+            # once under the user's own names, so that a refusal names their group
+            resolve_request(_with_priority(copy.deepcopy(workload.request), spec), classes)
+        except PriorityError as problem:
+            raise InvalidArgumentError(f"workloads[{e}] ({workload.name}): {problem}") from None
         for k in range(1, workload.count + 1):
             name = workload.name if workload.count == 1 else f"{workload.name}-{k}"
-            request = copies_of(workload.request, k, 1, prefix=f"q{e}-")
-            priority = workload.priority
-            if priority is None:
-                priority = max((root.priority for root in request.roots), default=0)
-            for group in (g for root in request.roots for g in root.walk()):
-                group.priority = priority
+            request = _with_priority(copies_of(workload.request, k, 1, prefix=f"q{e}-"), spec)
+            resolve_request(request, classes)
+            priority = max((root.priority for root in request.roots), default=0)
             run = CopyRun(name, workload.arrival)
             shape = (id(workload.request), priority)
             copies.append(_Copy(run, request, priority, workload.duration, tie, len(copies), shape))
-    return _Player(cluster, copies, strategy).play()
+    return _Player(cluster, copies, strategy, extra).play()
+
+
+def _with_priority(request: PlacementRequest, spec: PrioritySpec | None) -> PlacementRequest:
+    """``request`` with ``spec`` as what every group says of its priority (``None``: unchanged)."""
+    if spec is not None:
+        for group in (g for root in request.roots for g in root.walk()):
+            group.priority_spec = spec
+            group.pod_priority = None
+    return request
 
 
 class _Player:
-    def __init__(self, cluster: Cluster, copies: list[_Copy], strategy: str) -> None:
+    def __init__(
+        self, cluster: Cluster, copies: list[_Copy], strategy: str, classes: tuple[PriorityClass, ...]
+    ) -> None:
         self.base = cluster
+        self.classes = classes
         self.copies = copies
         self.strategy = strategy
         self.running: dict[int, _Copy] = {}
@@ -305,7 +337,7 @@ class _Player:
         if not self._may_fit(c):
             return False
         state = self._state()
-        answer = place(c.request, state, strategy=self.strategy, preempt=True)
+        answer = place(c.request, state, strategy=self.strategy, preempt=True, priority_classes=self.classes)
         if not answer.feasible:
             return False
         for victim in answer.victims:
