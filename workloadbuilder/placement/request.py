@@ -203,10 +203,10 @@ class PlacementRequest:
             if given is not None:
                 spec: dict[str, Any] = {"count": assignment.count, "requests": given}
             elif assignment.stamp_path is not None:
-                spec = {
-                    "count": assignment.count,
-                    "template": get_in(compiled.source, elements_of(assignment.stamp_path)),
-                }
+                template = getattr(assignment, "pod_template", None)  # a TrainJob's pods come from its runtime
+                if template is None:
+                    template = get_in(compiled.source, elements_of(assignment.stamp_path))
+                spec = {"count": assignment.count, "template": template}
             else:
                 continue
             previous = pods.get(name)
