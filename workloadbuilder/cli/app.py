@@ -218,6 +218,11 @@ def _no_adapter(doc: Document) -> str:
 def _schema_verdict(doc: Document) -> Verdict:
     """An object with a schema but nothing to plan on its own (a runtime no TrainJob uses): its fields are checked."""
     note = f"{doc.where()}: no object in the input uses this {doc.kind}: only its fields were checked"
+    if is_foreign_pod_group(doc.data):
+        note = (
+            f"{doc.where()}: another scheduler's PodGroup: only its fields were checked; "
+            "workloadbuilder migrate turns it into a native Workload and PodGroup"
+        )
     return Verdict(doc.source, doc.number, doc.kind, doc.name, schema_errors(doc.data), [note])
 
 
