@@ -218,7 +218,10 @@ class JobAdapter:
             warnings.append(
                 forbidden(SCHEDULING_PATH, "ignored: a delegated Job's PodGroup is made from its parent's Workload")
             )
+        refused = len(plan.errors)
         parent = _parent_workload(workloads_in(related, plan.errors), owner, ident.namespace)
+        if parent is None and len(plan.errors) > refused:
+            return  # a related Workload could not be read: its own errors say why, not a missing parent
         if parent is None:
             errors.append(
                 FieldError(
