@@ -313,7 +313,7 @@ def test_json_output_is_the_documented_answer_format(workdir):
     code, out, _ = run("place", "train.yaml", "--cluster", "cluster.yaml", "--strategy", "complete", "--output", "json")
     answer = json.loads(out)
     assert code == 0
-    assert list(answer) == ["feasible", "strategy", "groups", "victims", "explanation", "text"]
+    assert list(answer) == ["feasible", "strategy", "groups", "victims", "explanation", "text", "warnings"]
     assert [(g["name"], g["domains"], [p["node"] for p in g["pods"]], g["required"]) for g in answer["groups"]] == [
         ("train", {"topology.example.com/block": "block-A"}, [], 2),
         ("workers-0", {"topology.example.com/block": "block-A", "topology.example.com/rack": "rack-A1"}, ["a1"] * 2, 2),

@@ -113,6 +113,8 @@ class Placement:
     victims: list[Victim]
     explanation: dict[str, Any]
     text: str
+    warnings: list[str] = field(default_factory=list)
+    """What the model noticed but does not model, or that kube-scheduler would treat differently, for this answer."""
 
     def group(self, name: str) -> GroupPlacement:
         """The placement of the group of that name."""
@@ -130,6 +132,7 @@ class Placement:
             "victims": [victim.to_dict() for victim in self.victims],
             "explanation": self.explanation,
             "text": self.text,
+            "warnings": list(self.warnings),
         }
 
     def to_json(self, indent: int | None = 2) -> str:

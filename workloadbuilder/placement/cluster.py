@@ -22,65 +22,43 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from workloadbuilder.placement import generate, ingest
+from workloadbuilder.placement.constraints import HostPort, PodConstraints, Taint
+from workloadbuilder.placement.filters import Rejection, static_rejection
+from workloadbuilder.placement.records import (
+    ClusterParts,
+    DevicePool,
+    DisruptionBudget,
+    PriorityClass,
+    RunningGroup,
+    RunningPod,
+)
 from workloadbuilder.placement.resources import POD_MILLIS
 
 __all__ = [
+    "HOST_PORT_PREFIX",
     "SCORE_RESOURCES",
     "Cluster",
     "DevicePool",
+    "DisruptionBudget",
     "Domain",
+    "PriorityClass",
     "RunningGroup",
     "RunningPod",
+    "host_port_resource",
 ]
 
 BASE_RESOURCES = ("cpu", "memory", "pods")
 SCORE_RESOURCES = (("cpu", 1), ("memory", 1))
 """Resources (and weights) kube-scheduler's resource scoring reads by default."""
 
-
-@dataclass(frozen=True)
-class DevicePool:
-    """Devices of one class that pods on some nodes can reach.
-
-    Exactly one of ``node`` (devices local to one node) and ``domain`` (a
-    ``(topology key, value)`` pair: devices shared by every node of that
-    domain, such as the NICs of a rack) says who can reach them.
-    """
-
-    name: str
-    device_class: str
-    count: int
-    allocated: int = 0
-    node: str | None = None
-    domain: tuple[str, str] | None = None
+HOST_PORT_PREFIX = "hostport:"
+"""Host ports are modelled as resources of one slot per node, named ``hostport:<protocol>/<port>``."""
 
 
-@dataclass(frozen=True)
-class RunningPod:
-    """A pod already bound to a node, holding ``requests`` (aligned to ``Cluster.resources``)."""
-
-    name: str
-    node: int
-    requests: tuple[int, ...]
-    priority: int = 0
-    group: str | None = None
-    start: str = ""
-
-
-@dataclass(frozen=True)
-class RunningGroup:
-    """A running PodGroup or CompositePodGroup, for workload-aware preemption.
-
-    ``disruption_mode`` is ``"single"`` or ``"all"``; ``parent`` names the
-    parent CompositePodGroup, if any.
-    """
-
-    name: str
-    kind: str = "PodGroup"
-    priority: int = 0
-    disruption_mode: str = "single"
-    parent: str | None = None
-    start: str = ""
+def host_port_resource(port: HostPort) -> str:
+    """The one-slot resource that stands for a host port (the address is not told apart)."""
+    return f"{HOST_PORT_PREFIX}{port.protocol}/{port.port}"
 
 
 _EMPTY: dict[str, int] = {}
@@ -143,7 +121,7 @@ class _KeyIndex:
 
 
 class Cluster:
-    """Nodes with labels, allocatable and used resources, device pools and running groups.
+    """Nodes with labels, taints, allocatable and used resources, device pools and running groups.
 
     Build one with ``Cluster.from_kubectl``, ``Cluster.from_yaml``,
     ``Cluster.generate`` or ``Cluster.build``; all amounts are millis.
@@ -151,12 +129,18 @@ class Cluster:
     Attributes:
         names: node names, in input order (ties between equal nodes go to the earlier one).
         labels: each node's labels.
-        resources: resource names; ``cpu``, ``memory`` and ``pods`` come first.
+        taints: each node's taints, in the node's order.
+        resources: resource names; ``cpu``, ``memory`` and ``pods`` come first,
+            host-port slots (``hostport:TCP/8080``) last.
         allocatable: ``allocatable[r][i]``, node ``i``'s allocatable amount of resource ``r``.
         used: ``used[r][i]``, what running pods (and ``used`` in YAML) already take.
         schedulable: ``False`` for cordoned nodes (``spec.unschedulable``).
         pools: device pools for group resource claims.
         running_pods / running_groups: what workload-aware preemption may evict.
+        priority_classes: PriorityClass objects given with the cluster, by name.
+        disruption_budgets: PodDisruptionBudgets given with the cluster.
+        warnings: what the readers noticed that changes placement (a NotReady
+            node without its taint), for every answer on this cluster.
     """
 
     def __init__(
@@ -170,9 +154,14 @@ class Cluster:
         pools: Iterable[DevicePool] = (),
         running_pods: Iterable[RunningPod] = (),
         running_groups: Iterable[RunningGroup] = (),
+        taints: list[tuple[Taint, ...]] | None = None,
+        priority_classes: Iterable[PriorityClass] = (),
+        disruption_budgets: Iterable[DisruptionBudget] = (),
+        warnings: Iterable[str] = (),
     ) -> None:
         self.names = names
         self.labels = labels
+        self.taints = taints if taints is not None else [()] * len(names)
         self.resources = tuple(resources)
         self.resource_index = {name: r for r, name in enumerate(self.resources)}
         self.allocatable = allocatable
@@ -182,6 +171,9 @@ class Cluster:
         self._pools = {pool.name: pool for pool in self.pools}
         self.running_pods = tuple(running_pods)
         self.running_groups = {group.name: group for group in running_groups}
+        self.priority_classes = {pc.name: pc for pc in priority_classes}
+        self.disruption_budgets = tuple(disruption_budgets)
+        self.warnings = tuple(warnings)
         self.node_index = {name: i for i, name in enumerate(names)}
         self.score_index = tuple(self.resource_index[name] for name, _ in SCORE_RESOURCES)
         self._uids = itertools.count()
@@ -191,6 +183,9 @@ class Cluster:
         self.root = Domain(self, None, None, list(range(len(names))), next(self._uids))
         self._keys: dict[str, _KeyIndex] = {}
         self._partitions: dict[tuple[int, str], list[Domain]] = {}
+        self._restricted = any(self.taints) or not all(self.schedulable)
+        self._allowed: dict[PodConstraints, list[bool] | None] = {}
+        self._parts: ClusterParts | None = None
 
     @classmethod
     def build(
@@ -199,31 +194,58 @@ class Cluster:
         pools: Iterable[DevicePool] = (),
         running_pods: Iterable[Mapping[str, Any]] = (),
         running_groups: Iterable[RunningGroup] = (),
+        *,
+        host_ports: Iterable[HostPort] = (),
+        priority_classes: Iterable[PriorityClass] = (),
+        disruption_budgets: Iterable[DisruptionBudget] = (),
+        warnings: Iterable[str] = (),
     ) -> Cluster:
-        """A cluster from already-parsed nodes: ``{"name", "labels", "allocatable", "used", "schedulable"}``.
+        """A cluster from already-parsed nodes: ``{"name", "labels", "allocatable", "used", "schedulable", "taints"}``.
 
         ``allocatable`` and ``used`` map resource names to millis. Each running
-        pod is ``{"name", "node" (a name), "requests" (millis), "priority", "group", "start"}``;
-        its requests, and one pod slot, add to its node's ``used``.
+        pod is ``{"name", "node" (a name), "requests" (millis), "priority",
+        "group", "start", "namespace", "labels", "host_ports"}``; its
+        requests, one pod slot and its host ports add to its node's ``used``.
+        ``host_ports`` names more ports than the running pods bind (those the
+        pods to place want), so that each has its one-slot resource.
         """
         nodes = list(nodes)
+        running_pods = list(running_pods)
         names = [node["name"] for node in nodes]
-        extra = sorted({r for node in nodes for r in node["allocatable"]} - set(BASE_RESOURCES))
-        resources = (*BASE_RESOURCES, *extra)
+        ports = {host_port_resource(port) for pod in running_pods for port in pod.get("host_ports", ())}
+        ports.update(host_port_resource(port) for port in host_ports)
+        extra = sorted({r for node in nodes for r in node["allocatable"]} - set(BASE_RESOURCES) - ports)
+        resources = (*BASE_RESOURCES, *extra, *sorted(ports))
         allocatable = _columns(resources, [node["allocatable"] for node in nodes])
+        for resource in ports:
+            allocatable[resources.index(resource)] = [POD_MILLIS] * len(nodes)
         used = _columns(resources, [node.get("used") or _EMPTY for node in nodes])
         index = {name: i for i, name in enumerate(names)}
         pods: list[RunningPod] = []
         for pod in running_pods:
             i = index[pod["node"]]
-            vector = tuple(pod["requests"].get(r, 0) + (POD_MILLIS if r == "pods" else 0) for r in resources)
+            held = dict(pod["requests"])
+            held["pods"] = held.get("pods", 0) + POD_MILLIS
+            for port in pod.get("host_ports", ()):
+                held[host_port_resource(port)] = POD_MILLIS
+            vector = tuple(held.get(r, 0) for r in resources)
             for r, amount in enumerate(vector):
                 used[r][i] += amount
             pods.append(
-                RunningPod(pod["name"], i, vector, pod.get("priority", 0), pod.get("group"), pod.get("start", ""))
+                RunningPod(
+                    pod["name"],
+                    i,
+                    vector,
+                    pod.get("priority", 0),
+                    pod.get("group"),
+                    pod.get("start", ""),
+                    pod.get("namespace", "default"),
+                    pod.get("labels") or {},
+                    tuple(pod.get("host_ports", ())),
+                )
             )
         schedulable = [bool(node.get("schedulable", True)) for node in nodes]
-        return cls(
+        cluster = cls(
             names,
             [node.get("labels", {}) for node in nodes],
             resources,
@@ -233,6 +255,51 @@ class Cluster:
             pools,
             pods,
             running_groups,
+            [tuple(node.get("taints", ())) for node in nodes],
+            priority_classes,
+            disruption_budgets,
+            warnings,
+        )
+        cluster._parts = ClusterParts(
+            [dict(n) for n in nodes],
+            list(cluster.pools),
+            [dict(p) for p in running_pods],
+            list(cluster.running_groups.values()),
+        )
+        return cluster
+
+    @classmethod
+    def from_parts(cls, parts: ClusterParts) -> Cluster:
+        """A cluster from what a reader found (``ingest``, ``generate``)."""
+        return cls.build(
+            parts.nodes,
+            parts.pools,
+            parts.pods,
+            parts.groups,
+            priority_classes=parts.priority_classes,
+            disruption_budgets=parts.disruption_budgets,
+            warnings=parts.warnings,
+        )
+
+    def with_host_ports(self, ports: Iterable[HostPort]) -> Cluster:
+        """This cluster, or a copy that also has a slot resource for each of ``ports`` it lacks.
+
+        ``place`` calls it with the ports of the pods to place, so that pods
+        binding one host port never share a node.
+        """
+        missing = {host_port_resource(port) for port in ports} - set(self.resources)
+        if not missing or self._parts is None:
+            return self
+        parts = self._parts
+        return Cluster.build(
+            parts.nodes,
+            parts.pools,
+            parts.pods,
+            parts.groups,
+            host_ports=ports,
+            priority_classes=self.priority_classes.values(),
+            disruption_budgets=self.disruption_budgets,
+            warnings=self.warnings,
         )
 
     @classmethod
@@ -247,9 +314,7 @@ class Cluster:
         Raises:
             AggregateError: every malformed node or pod, each at its path.
         """
-        from workloadbuilder.placement.ingest import cluster_from_kubectl
-
-        return cluster_from_kubectl(nodes_json, pods_json, groups_json)
+        return cls.from_parts(ingest.read_kubectl(nodes_json, pods_json, groups_json))
 
     @classmethod
     def from_yaml(cls, source: Any) -> Cluster:
@@ -258,16 +323,45 @@ class Cluster:
         Raises:
             AggregateError: every malformed entry, each at its path (``nodes[3].allocatable[cpu]``).
         """
-        from workloadbuilder.placement.ingest import cluster_from_yaml
-
-        return cluster_from_yaml(source)
+        return cls.from_parts(ingest.read_yaml(source))
 
     @classmethod
     def generate(cls, nodes: int = 1000, *, seed: int = 0, **shape: Any) -> Cluster:
-        """A synthetic zone → block → rack → host cluster; see ``generate.generate_cluster``."""
-        from workloadbuilder.placement.generate import generate_cluster
+        """A synthetic zone → block → rack → host cluster; see ``generate.generate``."""
+        return cls.from_parts(generate.generate_parts(nodes, seed=seed, **shape))
 
-        return generate_cluster(nodes, seed=seed, **shape)
+    # -- filters -------------------------------------------------------------
+
+    def allowed(self, pod: PodConstraints) -> list[bool] | None:
+        """Which nodes pass the pod-and-node filters for ``pod`` (``None``: every node does).
+
+        Computed once per kind of pod; nodes with the same taints and cordon
+        share one verdict when the pod selects no nodes by label or name.
+        """
+        if pod in self._allowed:
+            return self._allowed[pod]
+        mask: list[bool] | None = None
+        if self._restricted or pod.selects_nodes:
+            verdicts: dict[tuple[tuple[Taint, ...], bool], bool] = {}
+            mask = []
+            for i, taints in enumerate(self.taints):
+                if pod.selects_nodes:
+                    ok = self.rejection(pod, i) is None
+                else:
+                    key = (taints, self.schedulable[i])
+                    cached = verdicts.get(key)
+                    if cached is None:
+                        cached = verdicts[key] = self.rejection(pod, i) is None
+                    ok = cached
+                mask.append(ok)
+            if all(mask):
+                mask = None
+        self._allowed[pod] = mask
+        return mask
+
+    def rejection(self, pod: PodConstraints, i: int) -> Rejection | None:
+        """The first pod-and-node filter that rejects node ``i`` for ``pod``, with its reasons."""
+        return static_rejection(pod, self.names[i], self.labels[i], self.taints[i], not self.schedulable[i])
 
     def __len__(self) -> int:
         return len(self.names)
@@ -278,18 +372,15 @@ class Cluster:
     # -- free capacity -------------------------------------------------------
 
     def _intern_free_vectors(self) -> list[int]:
-        """Give every node the id of its free vector; cordoned nodes get an all-zero vector."""
+        """Give every node the id of its free vector (cordons are a filter, not a lack of room)."""
         ids: dict[tuple[int, ...], int] = {}
         vectors = self.vectors
         # An over-committed node (used above allocatable) has nothing free, not a debt.
         columns = [
             [a - u if a > u else 0 for a, u in zip(alloc, used)] for alloc, used in zip(self.allocatable, self.used)
         ]
-        zero = (0,) * len(self.resources)
         out = []
-        for vector, ok in zip(zip(*columns), self.schedulable):
-            if not ok:
-                vector = zero
+        for vector in zip(*columns):
             vid = ids.get(vector)
             if vid is None:
                 vid = ids[vector] = len(vectors)
@@ -306,7 +397,7 @@ class Cluster:
         return self._columns
 
     def free(self, i: int) -> tuple[int, ...]:
-        """Node ``i``'s free capacity per resource (all zero if it is cordoned)."""
+        """Node ``i``'s free capacity per resource (never below zero)."""
         return self.vectors[self.vector_of[i]]
 
     # -- topology ------------------------------------------------------------

@@ -262,9 +262,9 @@ class _Search:
         is recorded in ``anchors`` for the groups that share the claim.
         """
         if not group.claims:
-            yield domain.nodes
+            yield self.snap.allowed_nodes(shape, domain.nodes)
             return
-        allowed = frozenset(domain.nodes)
+        allowed = frozenset(self.snap.allowed_nodes(shape, domain.nodes))
         for ref in group.claims:
             if ref.identity in self.anchors:
                 allowed &= self.anchors[ref.identity][1]

@@ -50,6 +50,7 @@ def place(
     """
     if strategy not in STRATEGIES:
         raise InvalidArgumentError(f"unknown strategy {strategy!r}: use one of {', '.join(STRATEGIES)}")
+    cluster = cluster.with_host_ports(request.host_ports())
     snap = Snapshot(cluster)
     runner = _Runner(snap, strategy, budget)
     reports: list[RootReport] = []
@@ -168,7 +169,9 @@ def _answer(
         lines += [f"- {line}" for line in entry["text"]]
     summary = lines[0] + ": " + "; ".join(entry["text"][0] for entry in explained if entry["text"])
     explanation = {"summary": summary, "roots": explained}
-    return Placement(feasible, strategy, groups, victims, explanation, "\n".join(lines))
+    warnings = [*cluster.warnings, *request.warnings]
+    lines += [f"warning: {warning}" for warning in warnings]
+    return Placement(feasible, strategy, groups, victims, explanation, "\n".join(lines), warnings)
 
 
 def _left(

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from workloadbuilder.field import ErrorList, FieldPath
-from workloadbuilder.placement.cluster import Cluster, RunningGroup
 from workloadbuilder.placement.ingest import quiet_gc
+from workloadbuilder.placement.records import ClusterParts, RunningGroup
 from workloadbuilder.placement.resources import read_resource_list
 
 __all__ = [
@@ -28,8 +28,8 @@ __all__ = [
     "ZONE_KEY",
     "GeneratedCluster",
     "generate",
-    "generate_cluster",
     "generate_kubectl",
+    "generate_parts",
 ]
 
 ZONE_KEY = "topology.kubernetes.io/zone"
@@ -122,13 +122,13 @@ def generate(
     return GeneratedCluster(out_nodes, pods, groups)
 
 
-def generate_cluster(nodes: int = 1000, *, seed: int = 0, **shape: Any) -> Cluster:
-    """A ``Cluster`` from ``generate(nodes, seed=seed, **shape)``."""
+def generate_parts(nodes: int = 1000, *, seed: int = 0, **shape: Any) -> ClusterParts:
+    """``generate(nodes, seed=seed, **shape)`` parsed for ``Cluster.from_parts`` (what ``Cluster.generate`` builds)."""
     with quiet_gc():
-        return _build(generate(nodes, seed=seed, **shape))
+        return _parse(generate(nodes, seed=seed, **shape))
 
 
-def _build(data: GeneratedCluster) -> Cluster:
+def _parse(data: GeneratedCluster) -> ClusterParts:
     errors = ErrorList()
     parsed_alloc: dict[int, dict[str, int]] = {}
     parsed_nodes = []
@@ -143,7 +143,7 @@ def _build(data: GeneratedCluster) -> Cluster:
         {**pod, "requests": read_resource_list(pod["requests"], FieldPath("requests"), errors)} for pod in data.pods
     ]
     errors.raise_if_any()
-    return Cluster.build(parsed_nodes, (), pods, data.groups)
+    return ClusterParts(parsed_nodes, [], pods, list(data.groups))
 
 
 def generate_kubectl(

@@ -28,18 +28,35 @@ from workloadbuilder.field import (
     required,
     type_invalid,
 )
-from workloadbuilder.placement.cluster import Cluster, DevicePool, RunningGroup
+from workloadbuilder.placement.constraints import HostPort, read_host_ports, read_taints
+from workloadbuilder.placement.records import ClusterParts, DevicePool, RunningGroup
 from workloadbuilder.placement.resources import pod_requests, read_resource_list
 
-__all__ = ["cluster_from_kubectl", "cluster_from_yaml"]
+__all__ = ["NOT_READY_TAINTS", "quiet_gc", "read_kubectl", "read_yaml"]
+
+NOT_READY_TAINTS = frozenset({"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"})
+"""The taints the node lifecycle controller puts on a node whose Ready condition is False or Unknown."""
 
 _DONE_PHASES = frozenset({"Succeeded", "Failed"})
-_NODE_FIELDS = frozenset({"name", "labels", "allocatable", "used", "unschedulable"})
+_NODE_FIELDS = frozenset({"name", "labels", "allocatable", "used", "unschedulable", "taints"})
 _POOL_FIELDS = frozenset({"name", "deviceClass", "count", "allocated", "node", "domain"})
 _RUNNING_FIELDS = frozenset(
-    {"name", "kind", "priority", "disruptionMode", "parent", "startTime", "pods", "node", "requests"}
+    {
+        "name",
+        "kind",
+        "priority",
+        "disruptionMode",
+        "parent",
+        "startTime",
+        "pods",
+        "node",
+        "requests",
+        "namespace",
+        "labels",
+        "hostPorts",
+    }
 )
-_RUNNING_POD_FIELDS = frozenset({"name", "node", "requests"})
+_RUNNING_POD_FIELDS = frozenset({"name", "node", "requests", "namespace", "labels", "hostPorts"})
 _TOP_FIELDS = frozenset({"nodes", "devicePools", "running"})
 _KINDS = ("PodGroup", "CompositePodGroup", "Pod")
 _MODES = ("single", "all")
@@ -64,13 +81,17 @@ def quiet_gc() -> Iterator[None]:
             gc.enable()
 
 
-def cluster_from_kubectl(nodes_json: Any, pods_json: Any = None, groups_json: Any = None) -> Cluster:
-    """See ``Cluster.from_kubectl``."""
+def read_kubectl(nodes_json: Any, pods_json: Any = None, groups_json: Any = None) -> ClusterParts:
+    """What ``Cluster.from_kubectl`` builds from: nodes, running pods and groups of kubectl JSON.
+
+    Raises:
+        AggregateError: every malformed node or pod, each at its path.
+    """
     with quiet_gc():
         return _from_kubectl(nodes_json, pods_json, groups_json)
 
 
-def _from_kubectl(nodes_json: Any, pods_json: Any, groups_json: Any) -> Cluster:
+def _from_kubectl(nodes_json: Any, pods_json: Any, groups_json: Any) -> ClusterParts:
     errors = ErrorList()
     seen: dict[tuple[Any, ...], dict[str, int]] = {}
     nodes = [_kubectl_node(item, i, errors, seen) for i, item in enumerate(_items(nodes_json, "nodes"))]
@@ -90,7 +111,9 @@ def _from_kubectl(nodes_json: Any, pods_json: Any, groups_json: Any) -> Cluster:
             if group is not None and group not in groups:
                 groups[group] = RunningGroup(group, priority=pod["priority"])
     errors.raise_if_any()
-    return Cluster.build([node for node in nodes if node], (), pods, groups.values())
+    kept = [node for node in nodes if node]
+    warnings = [node.pop("warning") for node in kept if "warning" in node]
+    return ClusterParts(kept, [], pods, list(groups.values()), warnings=warnings)
 
 
 def _items(data: Any, section: str) -> list[Any]:
@@ -144,12 +167,31 @@ def _kubectl_node(item: Any, i: int, errors: ErrorList, seen: dict[tuple[Any, ..
             seen[key] = parsed
     labels = metadata.get("labels") or {}
     spec = item.get("spec")
-    return {
+    spec = spec if isinstance(spec, Mapping) else {}
+    taints = read_taints(spec.get("taints"), lambda: FieldPath("nodes").index(i).child("spec", "taints"), errors)
+    node: dict[str, Any] = {
         "name": name,
         "labels": labels if isinstance(labels, dict) else {},
         "allocatable": parsed,
-        "schedulable": not (spec.get("unschedulable") if isinstance(spec, dict) else False),
+        "schedulable": not spec.get("unschedulable"),
+        "taints": taints,
     }
+    ready = _ready(item)
+    if ready != "True" and not any(taint.key in NOT_READY_TAINTS for taint in taints):
+        node["warning"] = (
+            f"node {name} reports Ready={ready} but has no node.kubernetes.io/not-ready or unreachable taint: "
+            "kube-scheduler still places pods on it, and so does this model"
+        )
+    return node
+
+
+def _ready(item: Mapping[str, Any]) -> str:
+    """The status of a node's Ready condition (``Unknown`` when it reports none)."""
+    conditions = _get(item, "status", "conditions")
+    for condition in conditions if isinstance(conditions, list) else []:
+        if isinstance(condition, Mapping) and condition.get("type") == "Ready":
+            return str(condition.get("status") or "Unknown")
+    return "Unknown" if isinstance(conditions, list) else "True"
 
 
 def _kubectl_node_slowly(item: Any, i: int, errors: ErrorList) -> dict[str, Any]:
@@ -188,6 +230,7 @@ def _kubectl_pod(item: Any, i: int, errors: ErrorList) -> dict[str, Any] | None:
         )
         priority = 0
     group = _get(spec, "schedulingGroup", "podGroupName")
+    labels = metadata.get("labels")
     return {
         "name": f"{namespace}/{metadata.get('name') or ''}",
         "node": node,
@@ -195,6 +238,9 @@ def _kubectl_pod(item: Any, i: int, errors: ErrorList) -> dict[str, Any] | None:
         "priority": priority,
         "group": f"{namespace}/{group}" if group else None,
         "start": _get(item, "status", "startTime") or metadata.get("creationTimestamp") or "",
+        "namespace": namespace,
+        "labels": dict(labels) if isinstance(labels, Mapping) else {},
+        "host_ports": read_host_ports(spec, lambda: FieldPath("pods").index(i).child("spec"), errors),
     }
 
 
@@ -231,14 +277,18 @@ def _check_unique(nodes: list[dict[str, Any]], section: str, errors: ErrorList) 
 # -- compact YAML ------------------------------------------------------------------
 
 
-def cluster_from_yaml(source: Any) -> Cluster:
-    """See ``Cluster.from_yaml``."""
+def read_yaml(source: Any) -> ClusterParts:
+    """What ``Cluster.from_yaml`` builds from: the compact YAML description, parsed.
+
+    Raises:
+        AggregateError: every malformed entry, each at its path.
+    """
     data = _load_yaml(source)
     with quiet_gc():
         return _from_yaml(data)
 
 
-def _from_yaml(data: Any) -> Cluster:
+def _from_yaml(data: Any) -> ClusterParts:
     errors = ErrorList()
     if not isinstance(data, Mapping):
         errors.append(type_invalid(None, data, "a cluster description must be a mapping with `nodes`"))
@@ -258,7 +308,7 @@ def _from_yaml(data: Any) -> Cluster:
     for i, entry in enumerate(_seq(data, "running", errors)):
         _yaml_running(entry, FieldPath("running").index(i), names, groups, pods, errors)
     errors.raise_if_any()
-    return Cluster.build([node for node in nodes if node], [pool for pool in pools if pool], pods, groups)
+    return ClusterParts([node for node in nodes if node], [pool for pool in pools if pool], pods, groups)
 
 
 def _load_yaml(source: Any) -> Any:
@@ -319,6 +369,10 @@ def _yaml_node(entry: Any, path: FieldPath, errors: ErrorList) -> dict[str, Any]
     for resource, amount in used.items():
         if amount > allocatable.get(resource, 0):
             errors.append(invalid(path.child("used").key(resource), entry["used"][resource], "exceeds allocatable"))
+    unschedulable = entry.get("unschedulable", False)
+    if not isinstance(unschedulable, bool):
+        errors.append(type_invalid(path.child("unschedulable"), unschedulable, "must be of type boolean"))
+    taints = read_taints(entry.get("taints"), path.child("taints"), errors)
     if name is None:
         return {}
     return {
@@ -326,7 +380,8 @@ def _yaml_node(entry: Any, path: FieldPath, errors: ErrorList) -> dict[str, Any]
         "labels": {str(k): v for k, v in labels.items()},
         "allocatable": allocatable,
         "used": used,
-        "schedulable": not entry.get("unschedulable", False),
+        "schedulable": unschedulable is not True,
+        "taints": taints,
     }
 
 
@@ -435,6 +490,43 @@ def _yaml_pod(
         )
         return None
     requests = read_resource_list(entry.get("requests"), path.child("requests"), errors)
+    namespace = entry.get("namespace", "default")
+    if not isinstance(namespace, str) or not namespace:
+        errors.append(type_invalid(path.child("namespace"), namespace, "must be a non-empty string"))
+        namespace = "default"
+    labels = entry.get("labels") or {}
+    if not isinstance(labels, Mapping) or not all(isinstance(v, str) for v in labels.values()):
+        errors.append(type_invalid(path.child("labels"), labels, "must map label keys to strings"))
+        labels = {}
+    ports = _yaml_ports(entry.get("hostPorts"), path.child("hostPorts"), errors)
     if name is None:
         return None
-    return {"name": name, "node": node, "requests": requests, "priority": priority, "group": group, "start": start}
+    return {
+        "name": name,
+        "node": node,
+        "requests": requests,
+        "priority": priority,
+        "group": group,
+        "start": start,
+        "namespace": namespace,
+        "labels": {str(k): v for k, v in labels.items()},
+        "host_ports": ports,
+    }
+
+
+def _yaml_ports(raw: Any, path: FieldPath, errors: ErrorList) -> tuple[HostPort, ...]:
+    """``hostPorts``: port numbers, or ``{hostPort, protocol, hostIP}`` objects as in a container's ``ports``."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        errors.append(type_invalid(path, raw, "must be of type array"))
+        return ()
+    entries = [
+        {"hostPort": entry} if isinstance(entry, int) and not isinstance(entry, bool) else entry for entry in raw
+    ]
+    spec = {"containers": [{"ports": entries}]}
+    found = ErrorList()
+    ports = read_host_ports(spec, FieldPath("hostPorts"), found)
+    for error in found:
+        errors.append(invalid(path, raw, error.detail or "must list host ports"))
+    return ports

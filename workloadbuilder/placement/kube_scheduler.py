@@ -61,16 +61,24 @@ class KubeScheduler:
     def __init__(self, snap: Snapshot) -> None:
         self.snap = snap
         self.cluster = snap.cluster
-        self._shapes: dict[str, Shape] = {}
+        self._shapes: dict[str, list[tuple[Shape, int]]] = {}
         self._signatures: dict[str, tuple[Any, ...]] = {}
         self._requests: dict[str, tuple[int, list[int]]] = {}
 
     def shape(self, group: GroupRequest) -> Shape:
-        """The pod shape of a PodGroup."""
-        shape = self._shapes.get(group.name)
-        if shape is None:
-            shape = self._shapes[group.name] = self.snap.shape(group.requests)
-        return shape
+        """The pod shape of a PodGroup (of its first pod set, when it has several)."""
+        return self.shapes(group)[0][0]
+
+    def shapes(self, group: GroupRequest) -> list[tuple[Shape, int]]:
+        """A PodGroup's pod shapes with their pod counts, in creation order."""
+        shapes = self._shapes.get(group.name)
+        if shapes is None:
+            if group.pod_sets:
+                shapes = [(self.snap.shape(dict(s.requests), s.constraints), s.count) for s in group.pod_sets]
+            else:
+                shapes = [(self.snap.shape(group.requests), group.count)]
+            self._shapes[group.name] = shapes
+        return shapes
 
     def schedule(self, root: GroupRequest, scope: Domain | None = None) -> tuple[Outcome, GroupTrace]:
         """One scheduling cycle for ``root``: on success its placement stays assumed in the snapshot."""
@@ -142,7 +150,7 @@ class KubeScheduler:
         snap, cluster = self.snap, self.cluster
         mark = snap.mark()
         claims = {ref.name: snap.allocations[ref.identity] for ref in group.claims if ref.identity in snap.allocations}
-        allowed = reaching(cluster, claims.values(), domain.nodes)
+        allowed = reaching(cluster, claims.values(), snap.allowed_nodes(shape, domain.nodes))
         pending = [ref for ref in group.claims if ref.identity not in snap.allocations]
         nodes: list[int] = []
         if pending and group.count > 0:

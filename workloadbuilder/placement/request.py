@@ -31,9 +31,10 @@ from workloadbuilder.field import (
 )
 from workloadbuilder.manifests import to_dict
 from workloadbuilder.objpath import elements_of, get_in
+from workloadbuilder.placement.constraints import NO_CONSTRAINTS, HostPort, PodConstraints, read_constraints
 from workloadbuilder.placement.resources import pod_requests, read_resource_list
 
-__all__ = ["ClaimRef", "DeviceRequest", "GroupRequest", "PlacementRequest", "Pods"]
+__all__ = ["ClaimRef", "DeviceRequest", "GroupRequest", "PlacementRequest", "PodSet", "Pods"]
 
 MAX_DEPTH = 4
 """kube-scheduler leaves deeper runtime hierarchies unscheduled (``WorkloadMaxTreeDepth``)."""
@@ -64,6 +65,20 @@ class Pods:
 
 
 @dataclass(frozen=True)
+class PodSet:
+    """Pods of one PodGroup that share one shape: how many, what each requests, which nodes may take them.
+
+    A PodGroup has one set per pod template feeding it (an LWS leader and
+    its workers are two), in pod creation order.
+    """
+
+    count: int
+    requests: Mapping[str, int]
+    constraints: PodConstraints = NO_CONSTRAINTS
+    names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class ClaimRef:
     """One group resource claim: its name in the group, who shares it, and what it needs.
 
@@ -88,8 +103,9 @@ class GroupRequest:
         minimum: pods (``minCount``) or child groups (``minGroupCount``) that
             must be placed together; 1 for a basic policy.
         count: pods of a PodGroup that exist; 0 for a CompositePodGroup.
-        requests: each pod's requests in millis (PodGroups only).
-        pod_names: the pods' names, ``count`` of them.
+        requests: the first pod set's requests in millis (PodGroups only).
+        pod_names: the pods' names, ``count`` of them, set by set.
+        pod_sets: the pods by shape, in creation order (PodGroups only).
         children: child groups in creation order.
     """
 
@@ -108,6 +124,20 @@ class GroupRequest:
     claims: tuple[ClaimRef, ...] = ()
     children: list[GroupRequest] = field(default_factory=list)
     order: tuple[str, int] = ("", 0)
+    pod_sets: tuple[PodSet, ...] = ()
+
+    @property
+    def mixed(self) -> bool:
+        """Whether the PodGroup's pods come in more than one shape."""
+        return len(self.pod_sets) > 1
+
+    def set_of(self, k: int) -> PodSet:
+        """The pod set of the group's ``k``-th pod."""
+        for pod_set in self.pod_sets:
+            if k < pod_set.count:
+                return pod_set
+            k -= pod_set.count
+        raise IndexError(k)
 
     @property
     def is_leaf(self) -> bool:
@@ -126,11 +156,17 @@ class PlacementRequest:
     """The groups to place: one or more root hierarchies, each a separate scheduling cycle, in creation order."""
 
     roots: list[GroupRequest]
+    warnings: list[str] = field(default_factory=list)
+    """What the request asks that the model does not check (named where it was found)."""
 
     @property
     def groups(self) -> list[GroupRequest]:
         """Every group, root by root, parents before children."""
         return [group for root in self.roots for group in root.walk()]
+
+    def host_ports(self) -> list[HostPort]:
+        """Every host port a pod to place binds (``Cluster.with_host_ports`` makes room for them)."""
+        return [port for group in self.groups for pod_set in group.pod_sets for port in pod_set.constraints.host_ports]
 
     def group(self, name: str) -> GroupRequest:
         """The group of that name."""
@@ -392,30 +428,49 @@ class _Reader:
         if spec is None:
             self.errors.append(required(path, f"how many pods PodGroup {group.name!r} has and what each requests"))
             return
+        entries = list(spec) if isinstance(spec, list) else [spec]
+        sets: list[PodSet] = []
+        for j, entry in enumerate(entries):
+            entry_path = path.index(j) if isinstance(spec, list) else path
+            pod_set = self._pod_set(entry, entry_path)
+            if pod_set is None:
+                return
+            sets.append(pod_set)
+        count = sum(pod_set.count for pod_set in sets)
+        names: list[str] = []
+        for pod_set in sets:
+            names += pod_set.names or [f"{group.name}-{k}" for k in range(len(names), len(names) + pod_set.count)]
+        group.count = count
+        group.pod_names = tuple(names)
+        group.requests = dict(sets[0].requests) if sets else {}
+        group.pod_sets = tuple(sets)
+
+    def _pod_set(self, spec: Any, path: FieldPath) -> PodSet | None:
         if isinstance(spec, tuple) and len(spec) == 2:
             spec = Pods(spec[0], requests=spec[1])
         elif isinstance(spec, Mapping):
             spec = Pods(spec.get("count", 0), spec.get("requests"), spec.get("template"), spec.get("names"))
         elif not isinstance(spec, Pods):
             self.errors.append(type_invalid(path, spec, "must be Pods, a (count, requests) pair or an object"))
-            return
+            return None
         if isinstance(spec.count, bool) or not isinstance(spec.count, int) or spec.count < 0:
             self.errors.append(invalid(path.child("count"), spec.count, "must be a non-negative integer"))
-            return
-        group.count = spec.count
+            return None
+        constraints = NO_CONSTRAINTS
         if spec.template is not None:
             template = to_dict(spec.template) if isinstance(spec.template, BaseModel) else spec.template
             pod_spec = template.get("spec", template) if isinstance(template, Mapping) else None
             if not isinstance(pod_spec, Mapping):
                 self.errors.append(type_invalid(path.child("template"), template, "must be a pod template or pod spec"))
-                return
-            group.requests = pod_requests(pod_spec, path.child("template", "spec"), self.errors)
+                return None
+            requests = pod_requests(pod_spec, path.child("template", "spec"), self.errors)
+            constraints = read_constraints(pod_spec, path.child("template", "spec"), self.errors)
         else:
-            group.requests = read_resource_list(spec.requests, path.child("requests"), self.errors)
-        names = tuple(spec.names) if spec.names is not None else tuple(f"{group.name}-{i}" for i in range(spec.count))
-        if len(names) != spec.count:
+            requests = read_resource_list(spec.requests, path.child("requests"), self.errors)
+        names = tuple(spec.names) if spec.names is not None else ()
+        if spec.names is not None and len(names) != spec.count:
             self.errors.append(invalid(path.child("names"), len(names), f"must name all {spec.count} pods"))
-        group.pod_names = names
+        return PodSet(spec.count, requests, constraints, names)
 
     # -- the hierarchy ---------------------------------------------------------------
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 from workloadbuilder.field import ErrorList, FieldPath, invalid, not_found, required
 from workloadbuilder.placement.answer import Placement
 from workloadbuilder.placement.cluster import Cluster
-from workloadbuilder.placement.request import GroupRequest, PlacementRequest
+from workloadbuilder.placement.constraints import HostPort
+from workloadbuilder.placement.filters import nodeports
+from workloadbuilder.placement.request import GroupRequest, PlacementRequest, PodSet
 
 __all__ = ["verify"]
 
@@ -31,6 +33,7 @@ class _Checker:
         self.errors = ErrorList()
         self.index = {group.name: i for i, group in enumerate(placement.groups)}
         self.nodes = {name: i for i, name in enumerate(cluster.names)}
+        self.ports: dict[int, list[HostPort]] = {}
 
     def path(self, group: str) -> FieldPath:
         return FieldPath("groups").index(self.index[group])
@@ -76,12 +79,27 @@ class _Checker:
                 i = self.nodes.get(pod.node)
                 if i is None:
                     self.errors.append(not_found(path.child("node"), pod.node))
-                elif not self.cluster.schedulable[i]:
-                    self.errors.append(invalid(path.child("node"), pod.node, "node is cordoned"))
+                elif pod.name in allowed:
+                    rejection = self.cluster.rejection(_pod_set(group, pod.name).constraints, i)
+                    if rejection is not None:
+                        self.errors.append(invalid(path.child("node"), pod.node, "; ".join(rejection.reasons)))
+                    self._ports(i, _pod_set(group, pod.name).constraints.host_ports, path.child("node"))
             if not group.is_leaf and placed.pods:
                 self.errors.append(
                     invalid(self.path(group.name).child("pods"), len(placed.pods), "a CompositePodGroup owns no pods")
                 )
+
+    def _ports(self, i: int, ports: tuple[HostPort, ...], path: FieldPath) -> None:
+        """Host ports of pods placed on node ``i`` must not conflict with each other or with running pods."""
+        if not ports:
+            return
+        held = self.ports.setdefault(
+            i, [port for pod in self.cluster.running_pods if pod.node == i for port in pod.host_ports]
+        )
+        reason = nodeports.check(ports, held)
+        if reason is not None:
+            self.errors.append(invalid(path, self.cluster.names[i], reason))
+        held.extend(ports)
 
     def _capacity(self) -> None:
         cluster = self.cluster
@@ -113,7 +131,8 @@ class _Checker:
                 if i is None:
                     continue
                 row = usage.setdefault(i, [0] * len(cluster.resources))
-                for resource, amount in {**group.requests, "pods": group.requests.get("pods", 0) + 1000}.items():
+                requests = _pod_set(group, pod.name).requests if pod.name in group.pod_names else group.requests
+                for resource, amount in {**requests, "pods": requests.get("pods", 0) + 1000}.items():
                     r = cluster.resource_index.get(resource)
                     if r is None:
                         if amount > 0:
@@ -259,3 +278,10 @@ class _Checker:
                         FieldPath("devicePools").key(pool_name), pool.allocated + n, f"over its {pool.count} devices"
                     )
                 )
+
+
+def _pod_set(group: GroupRequest, pod: str) -> PodSet:
+    """The pod set a pod of ``group`` belongs to (one made of ``group.requests`` for a hand-built group)."""
+    if not group.pod_sets:
+        return PodSet(group.count, group.requests)
+    return group.set_of(group.pod_names.index(pod))

@@ -1,0 +1,281 @@
+"""What a pod asks of a node besides resources, and what a node says of itself: taints, selectors, ports.
+
+These are the inputs of kube-scheduler's default filter plugins, read from
+Kubernetes JSON (a pod spec, a node) into small frozen records, so that
+pods of one kind share one hashable ``PodConstraints`` and the filters can
+cache their verdicts per kind of pod and kind of node. Every malformed
+field is one ``FieldError`` at its path; nothing here raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from workloadbuilder.field import ErrorList, FieldPath, not_supported, type_invalid
+
+__all__ = [
+    "EFFECTS",
+    "HostPort",
+    "NodeSelectorRequirement",
+    "NodeSelectorTerm",
+    "PodConstraints",
+    "Taint",
+    "Toleration",
+    "read_constraints",
+    "read_host_ports",
+    "read_taints",
+]
+
+Where = FieldPath | Callable[[], FieldPath]
+
+EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+_TOLERATION_OPERATORS = ("", "Equal", "Exists", "Lt", "Gt")
+_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+_PROTOCOLS = ("TCP", "UDP", "SCTP")
+_WILDCARD_IP = "0.0.0.0"
+
+
+@dataclass(frozen=True)
+class Taint:
+    """A node taint: ``key``, ``value`` and ``effect`` (``NoSchedule``, ``PreferNoSchedule``, ``NoExecute``)."""
+
+    key: str
+    value: str = ""
+    effect: str = "NoSchedule"
+
+
+@dataclass(frozen=True)
+class Toleration:
+    """A pod toleration; an empty ``effect`` matches every effect, an empty ``key`` with ``Exists`` every key."""
+
+    key: str = ""
+    operator: str = ""
+    value: str = ""
+    effect: str = ""
+
+
+@dataclass(frozen=True)
+class NodeSelectorRequirement:
+    """One ``matchExpressions`` or ``matchFields`` entry of a node selector term."""
+
+    key: str
+    operator: str
+    values: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class NodeSelectorTerm:
+    """One required node affinity term: every expression and every field requirement must hold."""
+
+    expressions: tuple[NodeSelectorRequirement, ...] = ()
+    fields: tuple[NodeSelectorRequirement, ...] = ()
+
+
+@dataclass(frozen=True)
+class HostPort:
+    """A host port a container binds: ``protocol``/``port`` on ``ip`` (``0.0.0.0``: every address)."""
+
+    port: int
+    protocol: str = "TCP"
+    ip: str = _WILDCARD_IP
+
+    def conflicts(self, other: HostPort) -> bool:
+        """Whether two pods binding these ports cannot share a node (as ``HostPortInfo.CheckConflict``)."""
+        if self.port != other.port or self.protocol != other.protocol:
+            return False
+        return self.ip == other.ip or _WILDCARD_IP in (self.ip, other.ip)
+
+
+@dataclass(frozen=True)
+class PodConstraints:
+    """Everything but resources that decides which nodes can take a pod.
+
+    ``affinity`` is ``None`` when the pod sets no required node affinity
+    (every node matches); an empty tuple of terms matches no node.
+    """
+
+    tolerations: tuple[Toleration, ...] = ()
+    node_selector: tuple[tuple[str, str], ...] = ()
+    affinity: tuple[NodeSelectorTerm, ...] | None = None
+    node_name: str = ""
+    host_ports: tuple[HostPort, ...] = ()
+
+    @property
+    def selects_nodes(self) -> bool:
+        """Whether NodeAffinity or NodeName can reject a node for this pod."""
+        return bool(self.node_selector) or self.affinity is not None or bool(self.node_name)
+
+
+NO_CONSTRAINTS = PodConstraints()
+"""A pod that tolerates nothing, selects nothing and binds no host port."""
+
+
+# -- readers ----------------------------------------------------------------------
+
+
+def _resolve(path: Where) -> FieldPath:
+    return path if isinstance(path, FieldPath) else path()
+
+
+def _list(raw: Any, path: Where, errors: ErrorList) -> list[Any]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        errors.append(type_invalid(_resolve(path), raw, "must be of type array"))
+        return []
+    return raw
+
+
+def _string(raw: Any, path: Where, errors: ErrorList) -> str:
+    if raw is None:
+        return ""
+    if not isinstance(raw, str):
+        errors.append(type_invalid(_resolve(path), raw, "must be of type string"))
+        return ""
+    return raw
+
+
+def _mapping(raw: Any, path: Where, errors: ErrorList) -> Mapping[str, Any]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        errors.append(type_invalid(_resolve(path), raw, "must be of type object"))
+        return {}
+    return raw
+
+
+def _child(path: Where, *steps: str | int) -> Callable[[], FieldPath]:
+    def build() -> FieldPath:
+        out = _resolve(path)
+        for step in steps:
+            out = out.index(step) if isinstance(step, int) else out.child(step)
+        return out
+
+    return build
+
+
+def read_taints(raw: Any, path: Where, errors: ErrorList) -> tuple[Taint, ...]:
+    """A node's ``spec.taints``, in order; an entry with an unknown effect is reported and left out."""
+    out = []
+    for i, entry in enumerate(_list(raw, path, errors)):
+        entry_path = _child(path, i)
+        entry = _mapping(entry, entry_path, errors)
+        effect = _string(entry.get("effect"), _child(entry_path, "effect"), errors)
+        if effect not in EFFECTS:
+            errors.append(not_supported(_child(entry_path, "effect")(), effect, EFFECTS))
+            continue
+        key = _string(entry.get("key"), _child(entry_path, "key"), errors)
+        value = _string(entry.get("value"), _child(entry_path, "value"), errors)
+        out.append(Taint(key, value, effect))
+    return tuple(out)
+
+
+def _tolerations(raw: Any, path: Where, errors: ErrorList) -> tuple[Toleration, ...]:
+    out = []
+    for i, entry in enumerate(_list(raw, path, errors)):
+        entry_path = _child(path, i)
+        entry = _mapping(entry, entry_path, errors)
+        operator = _string(entry.get("operator"), _child(entry_path, "operator"), errors)
+        if operator not in _TOLERATION_OPERATORS:
+            errors.append(not_supported(_child(entry_path, "operator")(), operator, _TOLERATION_OPERATORS[1:]))
+            continue
+        effect = _string(entry.get("effect"), _child(entry_path, "effect"), errors)
+        if effect and effect not in EFFECTS:
+            errors.append(not_supported(_child(entry_path, "effect")(), effect, EFFECTS))
+            continue
+        out.append(
+            Toleration(
+                _string(entry.get("key"), _child(entry_path, "key"), errors),
+                operator,
+                _string(entry.get("value"), _child(entry_path, "value"), errors),
+                effect,
+            )
+        )
+    return tuple(out)
+
+
+def _requirements(raw: Any, path: Where, errors: ErrorList) -> tuple[NodeSelectorRequirement, ...]:
+    out = []
+    for i, entry in enumerate(_list(raw, path, errors)):
+        entry_path = _child(path, i)
+        entry = _mapping(entry, entry_path, errors)
+        operator = _string(entry.get("operator"), _child(entry_path, "operator"), errors)
+        if operator not in _SELECTOR_OPERATORS:
+            errors.append(not_supported(_child(entry_path, "operator")(), operator, _SELECTOR_OPERATORS))
+            continue
+        values = tuple(
+            _string(value, _child(entry_path, "values", j), errors)
+            for j, value in enumerate(_list(entry.get("values"), _child(entry_path, "values"), errors))
+        )
+        out.append(
+            NodeSelectorRequirement(_string(entry.get("key"), _child(entry_path, "key"), errors), operator, values)
+        )
+    return tuple(out)
+
+
+def _affinity(raw: Any, path: Where, errors: ErrorList) -> tuple[NodeSelectorTerm, ...] | None:
+    node_affinity = _mapping(_mapping(raw, path, errors).get("nodeAffinity"), _child(path, "nodeAffinity"), errors)
+    required_path = _child(path, "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
+    required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+    if required is None:
+        return None
+    terms_path = _child(required_path, "nodeSelectorTerms")
+    terms = []
+    for i, term in enumerate(
+        _list(_mapping(required, required_path, errors).get("nodeSelectorTerms"), terms_path, errors)
+    ):
+        term_path = _child(terms_path, i)
+        term = _mapping(term, term_path, errors)
+        terms.append(
+            NodeSelectorTerm(
+                _requirements(term.get("matchExpressions"), _child(term_path, "matchExpressions"), errors),
+                _requirements(term.get("matchFields"), _child(term_path, "matchFields"), errors),
+            )
+        )
+    return tuple(terms)
+
+
+def read_host_ports(spec: Mapping[str, Any], path: Where, errors: ErrorList) -> tuple[HostPort, ...]:
+    """The host ports a pod spec binds: every regular container's port with a ``hostPort`` above 0.
+
+    Init containers do not count, as the NodePorts plugin collects only
+    ``spec.containers``.
+    """
+    out: list[HostPort] = []
+    for section in ("containers",):
+        for i, container in enumerate(_list(spec.get(section), _child(path, section), errors)):
+            container_path = _child(path, section, i)
+            container = _mapping(container, container_path, errors)
+            for j, port in enumerate(_list(container.get("ports"), _child(container_path, "ports"), errors)):
+                port_path = _child(container_path, "ports", j)
+                port = _mapping(port, port_path, errors)
+                number = port.get("hostPort")
+                if number is None or number == 0:
+                    continue
+                if isinstance(number, bool) or not isinstance(number, int) or not 0 < number < 65536:
+                    errors.append(type_invalid(_child(port_path, "hostPort")(), number, "must be a port number"))
+                    continue
+                protocol = _string(port.get("protocol"), _child(port_path, "protocol"), errors) or "TCP"
+                if protocol not in _PROTOCOLS:
+                    errors.append(not_supported(_child(port_path, "protocol")(), protocol, _PROTOCOLS))
+                    continue
+                ip = _string(port.get("hostIP"), _child(port_path, "hostIP"), errors) or _WILDCARD_IP
+                out.append(HostPort(number, protocol, ip))
+    return tuple(out)
+
+
+def read_constraints(spec: Mapping[str, Any], path: Where, errors: ErrorList) -> PodConstraints:
+    """The filter inputs of one pod spec: tolerations, ``nodeSelector``, required node affinity, ``nodeName``, host ports."""
+    selector = _mapping(spec.get("nodeSelector"), _child(path, "nodeSelector"), errors)
+    pairs = []
+    for key, value in selector.items():
+        pairs.append((str(key), _string(value, lambda k=str(key): _resolve(path).child("nodeSelector").key(k), errors)))
+    return PodConstraints(
+        tolerations=_tolerations(spec.get("tolerations"), _child(path, "tolerations"), errors),
+        node_selector=tuple(sorted(pairs)),
+        affinity=_affinity(spec.get("affinity"), _child(path, "affinity"), errors),
+        node_name=_string(spec.get("nodeName"), _child(path, "nodeName"), errors),
+        host_ports=read_host_ports(spec, path, errors),
+    )
