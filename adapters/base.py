@@ -102,6 +102,8 @@ class Plan:
         assign_pods: the adapter's rule from the runtime hierarchy to pod assignments.
         mutate_source: the adapter's changes to the object itself
             (stamps, delegation annotations), applied to a copy.
+        pod_templates: the pod template behind each stamp path that is not
+            in ``source`` (a TrainJob's rendered JobSet), for placement.
         make_groups: the adapter's own way to the runtime groups, given the
             compiled Workload (``None`` for a plan without roots): a delegated
             child's one PodGroup from its parent's Workload, or groups that
@@ -122,6 +124,7 @@ class Plan:
     assign_pods: Callable[[Hierarchy], list[PodAssignment]] | None = None
     mutate_source: Callable[[dict[str, Any], Hierarchy], ErrorList] | None = None
     make_groups: Callable[[V1beta1Workload | None], Hierarchy] | None = None
+    pod_templates: dict[str, Any] = field(default_factory=dict)
 
     @property
     def object_ref(self) -> str:
@@ -176,7 +179,14 @@ class Plan:
             if errs:
                 raise PlanError([Finding(self.object_ref, err) for err in errs])
         pods = self.assign_pods(hierarchy) if self.assign_pods is not None else []
-        return Compiled(workload=workload, hierarchy=hierarchy, pods=pods, source=source, warnings=self.warnings)
+        return Compiled(
+            workload=workload,
+            hierarchy=hierarchy,
+            pods=pods,
+            source=source,
+            warnings=self.warnings,
+            pod_templates=dict(self.pod_templates),
+        )
 
 
 @dataclass
@@ -192,6 +202,8 @@ class Compiled:
     pods: list[PodAssignment]
     source: dict[str, Any]
     warnings: list[Finding]
+    pod_templates: dict[str, Any] = field(default_factory=dict)
+    """Pod templates by stamp path, for stamp paths outside ``source`` (a TrainJob's pods come from its runtime)."""
 
     def objects(self) -> list[V1beta1Workload | V1alpha3CompositePodGroup | V1beta1PodGroup]:
         """The Workload (if the plan makes one), then every runtime group root to leaves: the creation order."""

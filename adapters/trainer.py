@@ -149,6 +149,7 @@ class TrainJobAdapter:
         plan.warnings = [Finding(ident.ref, w) for w in warnings] + [Finding(runtime_ref, w) for w in runtime_warnings]
         groups = layout.groups
         plan.assign_pods = lambda hierarchy: assignments(groups, hierarchy, ident.name, _rendered_pod_template)
+        plan.pod_templates = {_rendered_pod_template(rj): at(runtime, rj.pod_template_path.elements()) for rj in rjobs}
         return plan
 
 

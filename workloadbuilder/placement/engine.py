@@ -151,9 +151,8 @@ def _answer(
             result = results.get(group.name)
             if result is not None:
                 placement.domains = dict(result.domains)
-                placement.pods = [
-                    PodPlacement(group.pod_names[k], cluster.names[i]) for k, i in enumerate(result.nodes)
-                ]
+                names = result.names if result.names is not None else group.pod_names
+                placement.pods = [PodPlacement(names[k], cluster.names[i]) for k, i in enumerate(result.nodes)]
                 placement.claims = [
                     ClaimPlacement(name, allocation.devices) for name, allocation in sorted(result.claims.items())
                 ]

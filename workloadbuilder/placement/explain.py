@@ -27,6 +27,7 @@ from typing import Any
 from workloadbuilder.placement.claims import devices_free
 from workloadbuilder.placement.cluster import Domain
 from workloadbuilder.placement.complete import SearchReport
+from workloadbuilder.placement.fiterror import fit_error
 from workloadbuilder.placement.kube_scheduler import KubeScheduler, needed
 from workloadbuilder.placement.outcome import GroupTrace, Outcome
 from workloadbuilder.placement.preemption import Unit
@@ -75,6 +76,7 @@ def explain_root(report: RootReport, snap: Snapshot, kube: KubeScheduler) -> dic
         "preemption": report.preemption,
         "search": None,
         "greedyGap": None,
+        "fitErrors": [],
     }
     if report.search is not None:
         out["search"] = {
@@ -106,6 +108,8 @@ def _failure(report: RootReport, out: dict[str, Any], snap: Snapshot, kube: Kube
     else:
         short = [entry for entry in out["quorum"] if not entry["ok"]]
         lines = [f"`{root.name}` waits for its quorum: " + "; ".join(_quorum_text(entry) for entry in short)]
+    out["fitErrors"] = _fit_errors(root, snap, kube)
+    lines += [f"`{entry['group']}` pod `{entry['pod']}`: {entry['message']}" for entry in out["fitErrors"]]
     if report.trace is not None:
         out["levels"] = _levels(report.trace, snap, kube)
         reported = {level["group"] for level in out["levels"]}
@@ -127,6 +131,21 @@ def _failure(report: RootReport, out: dict[str, Any], snap: Snapshot, kube: Kube
     if report.preemption is not None:
         lines.append(report.preemption["text"])
     return lines
+
+
+def _fit_errors(root: GroupRequest, snap: Snapshot, kube: KubeScheduler) -> list[dict[str, str]]:
+    """kube-scheduler's FitError line for every pod shape of the root that no node can take now."""
+    out = []
+    for group in root.walk():
+        if not group.is_leaf:
+            continue
+        first = 0
+        for shape, count in kube.shapes(group):
+            message = fit_error(snap, shape) if count else None
+            if message is not None:
+                out.append({"group": group.name, "pod": group.pod_names[first], "message": message})
+            first += count
+    return out
 
 
 # -- quorum --------------------------------------------------------------------------

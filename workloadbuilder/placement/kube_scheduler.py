@@ -101,6 +101,8 @@ class KubeScheduler:
     # -- PodGroup --------------------------------------------------------------
 
     def _leaf(self, group: GroupRequest, scope: Domain, domains: dict[str, str], trace: GroupTrace) -> Outcome:
+        if group.mixed and not group.claims:
+            return self._mixed(group, scope, domains, trace)
         snap, shape, need = self.snap, self.shape(group), needed(group)
         fits = trace.fits
         top = -1
@@ -138,6 +140,48 @@ class KubeScheduler:
             own[group.topology_key] = domain.value or ""
         request = tuple(len(nodes) * q for q in shape.score_request)
         return Outcome(True, len(nodes), {group.name: GroupResult(own, domain, nodes, claims)}, request)
+
+    def _mixed(self, group: GroupRequest, scope: Domain, domains: dict[str, str], trace: GroupTrace) -> Outcome:
+        """A PodGroup of several pod shapes: its pods one by one, set by set, in every candidate domain.
+
+        Each pod is filtered and fitted with its own shape; the candidate is
+        simulated (and reverted), since one shape's pods change what is left
+        for the next.
+        """
+        snap, need = self.snap, needed(group)
+        best: tuple[int, int, int, Domain] | None = None
+        for index, domain in enumerate(self.candidates(group, scope)):
+            mark = snap.mark()
+            placed = sum(1 for node in self._assign_sets(group, domain) if node is not None)
+            used = snap.used_sum(domain)
+            snap.revert(mark)
+            trace.fits.append((domain, placed, ""))
+            if placed < need:
+                continue
+            key = (placed, most_allocated(used, domain.alloc_sum), -index)
+            if best is None or key > best[:3]:
+                best = (*key, domain)
+        if best is None:
+            return Outcome(False)
+        domain = best[3]
+        trace.chosen = domain
+        before = snap.used_sum(domain)
+        per_pod = self._assign_sets(group, domain)
+        nodes = [node for node in per_pod if node is not None]
+        names = [name for name, node in zip(group.pod_names, per_pod) if node is not None]
+        own = dict(domains)
+        if group.topology_key is not None:
+            own[group.topology_key] = domain.value or ""
+        request = tuple(u - b for u, b in zip(snap.used_sum(domain), before))
+        return Outcome(True, len(nodes), {group.name: GroupResult(own, domain, nodes, {}, names)}, request)
+
+    def _assign_sets(self, group: GroupRequest, domain: Domain) -> list[int | None]:
+        """Each pod's node (``None`` where it does not fit), placing the pod sets in creation order, assumed."""
+        out: list[int | None] = []
+        for shape, count in self.shapes(group):
+            nodes = assign_pods(self.snap, shape, domain.nodes, count)
+            out += [*nodes, *([None] * (count - len(nodes)))]
+        return out
 
     def _claimed(
         self, group: GroupRequest, shape: Shape, domain: Domain, commit: bool
@@ -267,7 +311,7 @@ class KubeScheduler:
         if cached is not None:
             return cached
         if group.is_leaf:
-            pods = min(group.count, self.snap.fit(self.shape(group), domain))
+            pods = sum(min(count, self.snap.fit(shape, domain)) for shape, count in self.shapes(group))
             result = (1 if pods >= needed(group) else 0, pods)
         else:
             able = pods = 0
@@ -288,7 +332,8 @@ class KubeScheduler:
             for member in group.walk():
                 if member.is_leaf:
                     pods += member.count
-                    total = [t + member.count * q for t, q in zip(total, self.shape(member).score_request)]
+                    for shape, count in self.shapes(member):
+                        total = [t + count * q for t, q in zip(total, shape.score_request)]
             cached = self._requests[group.name] = (pods, total)
         return cached
 
@@ -297,7 +342,8 @@ class KubeScheduler:
         signature = self._signatures.get(group.name)
         if signature is None:
             if group.is_leaf:
-                signature = ("pg", self.shape(group).uid, group.count, needed(group), group.topology_key, group.claims)
+                kinds = tuple((shape.uid, count) for shape, count in self.shapes(group))
+                signature = ("pg", kinds, group.count, needed(group), group.topology_key, group.claims)
             else:
                 children = tuple(self.signature(child) for child in group.children)
                 signature = ("cpg", needed(group), group.topology_key, children)

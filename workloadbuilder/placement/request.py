@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from workloadbuilder.errors import BuildError, InternalError
 from workloadbuilder.field import (
     ErrorList,
     FieldPath,
@@ -188,8 +189,11 @@ class PlacementRequest:
             groups: runtime ``CompositePodGroup`` and ``PodGroup`` objects
                 (client models or Kubernetes JSON dicts with ``kind``), linked
                 by ``spec.parentCompositePodGroupName``.
-            pods: per PodGroup name, ``Pods(count, requests=...)``, a dict with
-                the same keys, or a ``(count, requests)`` pair.
+            pods: per PodGroup name, ``Pods(count, requests=...)`` (or
+                ``template=`` a pod template, whose tolerations, selectors,
+                affinity and host ports the filters read), a dict with the
+                same keys, a ``(count, requests)`` pair, or a list of these
+                when the group's pods come in several shapes.
             claims: per ``resourceClaimName`` or ``resourceClaimTemplateName``
                 a group claim refers to, ``DeviceRequest(device_class, count)``
                 or ``{"deviceClass": ..., "count": ...}``.
@@ -226,49 +230,57 @@ class PlacementRequest:
                 template's (needed where a child controller stamps the pods).
             claims: as in ``from_groups``.
 
+        A PodGroup fed by several pod templates (an LWS leader and its
+        workers) gets one pod set per template, each filtered and fitted with
+        its own spec.
+
         Raises:
-            AggregateError: as ``from_groups``; a PodGroup fed by pod templates
-                of different shapes is reported at ``pods[name]``.
+            AggregateError: as ``from_groups``.
         """
         compiled = plan if hasattr(plan, "hierarchy") else plan.compile()
-        pods: dict[str, Any] = {}
-        errors = ErrorList()
+        pods: dict[str, list[dict[str, Any]]] = {}
         for assignment in compiled.pods:
             name = assignment.pod_group
             given = (requests or {}).get(name)
             if given is not None:
                 spec: dict[str, Any] = {"count": assignment.count, "requests": given}
             elif assignment.stamp_path is not None:
-                spec = {
-                    "count": assignment.count,
-                    "template": get_in(compiled.source, elements_of(assignment.stamp_path)),
-                }
+                template = getattr(compiled, "pod_templates", {}).get(assignment.stamp_path)
+                if template is None:
+                    template = _template_at(compiled, assignment.stamp_path)
+                spec = {"count": assignment.count, "template": template}
             else:
                 continue
-            previous = pods.get(name)
-            if previous is None:
-                pods[name] = spec
-            elif _shape_of(previous) != _shape_of(spec):
-                errors.append(
-                    invalid(
-                        FieldPath("pods").key(name),
-                        assignment.template,
-                        "pods of different shapes in one PodGroup are not modelled",
-                    )
-                )
+            sets = pods.setdefault(name, [])
+            same = next((entry for entry in sets if _same_pods(entry, spec)), None)
+            if same is None:
+                sets.append(spec)
             else:
-                previous["count"] += spec["count"]
-        errors.raise_if_any()
-        return cls.from_groups(compiled.hierarchy.objects(), pods, claims)
+                same["count"] += spec["count"]
+        return cls.from_groups(
+            compiled.hierarchy.objects(), {name: _one_or_many(sets) for name, sets in pods.items()}, claims
+        )
 
 
-def _shape_of(spec: Mapping[str, Any]) -> dict[str, int]:
-    """The per-pod requests a ``Pods``-like dict describes (errors are left to the reader)."""
-    errors = ErrorList()
-    if spec.get("template") is not None:
-        template = spec["template"]
-        return pod_requests(template.get("spec", template), FieldPath("template"), errors)
-    return read_resource_list(spec.get("requests"), FieldPath("requests"), errors)
+def _template_at(compiled: Any, path: str) -> Any:
+    """The pod template a plan's stamp path names; a path into nothing is the adapter's bug, not the user's."""
+    try:
+        return get_in(compiled.source, elements_of(path))
+    except BuildError as bug:
+        raise InternalError(
+            f"the plan's pod assignment points at {path}, where it has no pod template: {bug}"
+        ) from None
+
+
+def _same_pods(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Whether two pod entries describe the same pods (the same template or the same requests)."""
+    if a.get("template") is not None or b.get("template") is not None:
+        return a.get("template") is b.get("template") or a.get("template") == b.get("template")
+    return a.get("requests") == b.get("requests")
+
+
+def _one_or_many(sets: list[dict[str, Any]]) -> Any:
+    return sets[0] if len(sets) == 1 else sets
 
 
 class _Reader:
