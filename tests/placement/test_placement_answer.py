@@ -39,6 +39,7 @@ def test_to_dict_shape(kep_cluster: Cluster, kep_request: PlacementRequest) -> N
         "preemption",
         "search",
         "greedyGap",
+        "fitErrors",
         "text",
     ]
 

@@ -32,15 +32,19 @@ CASES = [
     (
         "no toleration",
         pod("1"),
-        "0/9 nodes are available: 1 node(s) were unschedulable, 2 Insufficient nvidia.com/gpu, "
-        "6 node(s) had untolerated taint {nvidia.com/gpu: present}.",
+        (
+            "0/9 nodes are available: 1 node(s) were unschedulable, 2 Insufficient nvidia.com/gpu, "
+            "6 node(s) had untolerated taint {nvidia.com/gpu: present}."
+        ),
     ),
     (
         "nine GPUs",
         pod("9", TOLERATE_GPU),
-        "0/9 nodes are available: 1 node(s) had untolerated taint {dedicated: inference}, "
-        "1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }, 1 node(s) were unschedulable, "
-        "6 Insufficient nvidia.com/gpu.",
+        (
+            "0/9 nodes are available: 1 node(s) had untolerated taint {dedicated: inference}, "
+            "1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }, 1 node(s) were unschedulable, "
+            "6 Insufficient nvidia.com/gpu."
+        ),
     ),
     (
         "a selector no node matches",
