@@ -28,11 +28,23 @@ from workloadbuilder.field import (
     required,
     type_invalid,
 )
+from workloadbuilder.placement import objects
 from workloadbuilder.placement.constraints import HostPort, read_host_ports, read_taints
 from workloadbuilder.placement.records import ClusterParts, DevicePool, RunningGroup
 from workloadbuilder.placement.resources import pod_requests, read_resource_list
 
-__all__ = ["NOT_READY_TAINTS", "quiet_gc", "read_kubectl", "read_yaml"]
+__all__ = ["CLUSTER_KINDS", "NOT_READY_TAINTS", "quiet_gc", "read_kubectl", "read_yaml"]
+
+CLUSTER_KINDS = (
+    "Node",
+    "Pod",
+    "PodGroup",
+    "CompositePodGroup",
+    "PriorityClass",
+    "PodDisruptionBudget",
+    "ResourceSlice",
+)
+"""The kinds ``--cluster`` reads from one mixed ``List`` (what ``kubectl get nodes,pods,... -A -o json`` prints)."""
 
 NOT_READY_TAINTS = frozenset({"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"})
 """The taints the node lifecycle controller puts on a node whose Ready condition is False or Unknown."""
@@ -93,27 +105,75 @@ def read_kubectl(nodes_json: Any, pods_json: Any = None, groups_json: Any = None
 
 def _from_kubectl(nodes_json: Any, pods_json: Any, groups_json: Any) -> ClusterParts:
     errors = ErrorList()
+    parts = ClusterParts()
+    items = _items(nodes_json, "nodes")
+    mixed = any(isinstance(item, Mapping) and item.get("kind") not in (None, "Node") for item in items)
+    section = "items" if mixed else "nodes"
+    by_kind = _by_kind(items, section, errors)
     seen: dict[tuple[Any, ...], dict[str, int]] = {}
-    nodes = [_kubectl_node(item, i, errors, seen) for i, item in enumerate(_items(nodes_json, "nodes"))]
-    _check_unique(nodes, "nodes", errors)
+    nodes = [_kubectl_node(item, i, errors, seen, section) for i, item in by_kind.get("Node", [])]
+    _check_unique(nodes, section, errors)
     names = {node["name"] for node in nodes if node}
     groups: dict[str, RunningGroup] = {}
-    for i, item in enumerate(_items(groups_json, "groups")):
-        group = _kubectl_group(item, FieldPath("groups").index(i), errors)
+    group_items = [
+        *_indexed(groups_json, "groups"),
+        *by_kind.get("PodGroup", []),
+        *by_kind.get("CompositePodGroup", []),
+    ]
+    for i, item, where in _sections(group_items, groups_json, "groups", section):
+        group = _kubectl_group(item, FieldPath(where).index(i), errors)
         if group is not None:
             groups[group.name] = group
     pods = []
-    for i, item in enumerate(_items(pods_json, "pods")):
-        pod = _kubectl_pod(item, i, errors)
+    for i, item, where in _sections(
+        [*_indexed(pods_json, "pods"), *by_kind.get("Pod", [])], pods_json, "pods", section
+    ):
+        pod = _kubectl_pod(item, i, errors, where)
         if pod is not None and pod["node"] in names:
             pods.append(pod)
             group = pod.get("group")
             if group is not None and group not in groups:
                 groups[group] = RunningGroup(group, priority=pod["priority"])
+    for i, item in by_kind.get("PriorityClass", []):
+        priority_class = objects.priority_class(item, FieldPath(section).index(i), errors)
+        if priority_class is not None:
+            parts.priority_classes.append(priority_class)
+    for i, item in by_kind.get("PodDisruptionBudget", []):
+        budget = objects.disruption_budget(item, FieldPath(section).index(i), errors)
+        if budget is not None:
+            parts.disruption_budgets.append(budget)
+    for i, item in by_kind.get("ResourceSlice", []):
+        parts.pools += objects.device_pools(item, FieldPath(section).index(i), names, errors)
     errors.raise_if_any()
     kept = [node for node in nodes if node]
-    warnings = [node.pop("warning") for node in kept if "warning" in node]
-    return ClusterParts(kept, [], pods, list(groups.values()), warnings=warnings)
+    parts.warnings = [node.pop("warning") for node in kept if "warning" in node]
+    parts.nodes, parts.pods, parts.groups = kept, pods, list(groups.values())
+    return parts
+
+
+def _indexed(data: Any, section: str) -> list[tuple[int, Any]]:
+    return list(enumerate(_items(data, section)))
+
+
+def _sections(
+    entries: list[tuple[int, Any]], own: Any, own_section: str, list_section: str
+) -> list[tuple[int, Any, str]]:
+    """Each entry with the section its index counts in: its own file's, or the mixed List's."""
+    mine = len(_items(own, own_section)) if own is not None else 0
+    return [(i, item, own_section if n < mine else list_section) for n, (i, item) in enumerate(entries)]
+
+
+def _by_kind(items: list[Any], section: str, errors: ErrorList) -> dict[str, list[tuple[int, Any]]]:
+    """A ``kubectl get ... -o json`` List sorted by kind, each item with its index; an item without kind is a Node."""
+    out: dict[str, list[tuple[int, Any]]] = {}
+    for i, item in enumerate(items):
+        kind = item.get("kind") if isinstance(item, Mapping) else None
+        kind = kind or "Node"
+        if kind not in CLUSTER_KINDS:
+            errors.append(not_supported(FieldPath(section).index(i).child("kind"), kind, CLUSTER_KINDS))
+            continue
+        out.setdefault(kind, []).append((i, item))
+    return out
 
 
 def _items(data: Any, section: str) -> list[Any]:
@@ -138,7 +198,9 @@ def _get(obj: Any, *names: str) -> Any:
     return obj
 
 
-def _kubectl_node(item: Any, i: int, errors: ErrorList, seen: dict[tuple[Any, ...], dict[str, int]]) -> dict[str, Any]:
+def _kubectl_node(
+    item: Any, i: int, errors: ErrorList, seen: dict[tuple[Any, ...], dict[str, int]], section: str = "nodes"
+) -> dict[str, Any]:
     """One node: name, labels, allocatable (in millis) and whether it is cordoned.
 
     Nodes of one type repeat the same allocatable map: each distinct map is
@@ -150,9 +212,9 @@ def _kubectl_node(item: Any, i: int, errors: ErrorList, seen: dict[tuple[Any, ..
         allocatable = item["status"]["allocatable"]
         key: tuple[Any, ...] | None = tuple(allocatable.items())
     except (KeyError, TypeError, AttributeError):
-        return _kubectl_node_slowly(item, i, errors)
+        return _kubectl_node_slowly(item, i, errors, section)
     if not isinstance(name, str) or not name:
-        errors.append(required(FieldPath("nodes").index(i).child("metadata", "name")))
+        errors.append(required(FieldPath(section).index(i).child("metadata", "name")))
         return {}
     try:
         parsed = seen.get(key)
@@ -161,14 +223,14 @@ def _kubectl_node(item: Any, i: int, errors: ErrorList, seen: dict[tuple[Any, ..
     if parsed is None:
         before = len(errors)
         parsed = read_resource_list(
-            allocatable, lambda: FieldPath("nodes").index(i).child("status", "allocatable"), errors
+            allocatable, lambda: FieldPath(section).index(i).child("status", "allocatable"), errors
         )
         if len(errors) == before and key is not None:
             seen[key] = parsed
     labels = metadata.get("labels") or {}
     spec = item.get("spec")
     spec = spec if isinstance(spec, Mapping) else {}
-    taints = read_taints(spec.get("taints"), lambda: FieldPath("nodes").index(i).child("spec", "taints"), errors)
+    taints = read_taints(spec.get("taints"), lambda: FieldPath(section).index(i).child("spec", "taints"), errors)
     node: dict[str, Any] = {
         "name": name,
         "labels": labels if isinstance(labels, dict) else {},
@@ -194,9 +256,9 @@ def _ready(item: Mapping[str, Any]) -> str:
     return "Unknown" if isinstance(conditions, list) else "True"
 
 
-def _kubectl_node_slowly(item: Any, i: int, errors: ErrorList) -> dict[str, Any]:
+def _kubectl_node_slowly(item: Any, i: int, errors: ErrorList, section: str) -> dict[str, Any]:
     """The error path: say exactly what is missing."""
-    path = FieldPath("nodes").index(i)
+    path = FieldPath(section).index(i)
     if not isinstance(item, Mapping):
         errors.append(type_invalid(path, item, "must be of type object"))
     elif not isinstance(_get(item, "metadata", "name"), str) or not _get(item, "metadata", "name"):
@@ -212,10 +274,10 @@ def _kubectl_node_slowly(item: Any, i: int, errors: ErrorList) -> dict[str, Any]
     return {}
 
 
-def _kubectl_pod(item: Any, i: int, errors: ErrorList) -> dict[str, Any] | None:
+def _kubectl_pod(item: Any, i: int, errors: ErrorList, section: str = "pods") -> dict[str, Any] | None:
     """A running pod (bound to a node, not finished), or ``None`` for any other."""
     if not isinstance(item, dict) and not isinstance(item, Mapping):
-        errors.append(type_invalid(FieldPath("pods").index(i), item, "must be of type object"))
+        errors.append(type_invalid(FieldPath(section).index(i), item, "must be of type object"))
         return None
     spec = item.get("spec")
     node = _get(spec, "nodeName")
@@ -226,7 +288,7 @@ def _kubectl_pod(item: Any, i: int, errors: ErrorList) -> dict[str, Any] | None:
     priority = spec.get("priority") or 0
     if isinstance(priority, bool) or not isinstance(priority, int):
         errors.append(
-            type_invalid(FieldPath("pods").index(i).child("spec", "priority"), priority, "must be of type integer")
+            type_invalid(FieldPath(section).index(i).child("spec", "priority"), priority, "must be of type integer")
         )
         priority = 0
     group = _get(spec, "schedulingGroup", "podGroupName")
@@ -234,13 +296,13 @@ def _kubectl_pod(item: Any, i: int, errors: ErrorList) -> dict[str, Any] | None:
     return {
         "name": f"{namespace}/{metadata.get('name') or ''}",
         "node": node,
-        "requests": pod_requests(spec, lambda: FieldPath("pods").index(i).child("spec"), errors),
+        "requests": pod_requests(spec, lambda: FieldPath(section).index(i).child("spec"), errors),
         "priority": priority,
         "group": f"{namespace}/{group}" if group else None,
         "start": _get(item, "status", "startTime") or metadata.get("creationTimestamp") or "",
         "namespace": namespace,
         "labels": dict(labels) if isinstance(labels, Mapping) else {},
-        "host_ports": read_host_ports(spec, lambda: FieldPath("pods").index(i).child("spec"), errors),
+        "host_ports": read_host_ports(spec, lambda: FieldPath(section).index(i).child("spec"), errors),
     }
 
 
