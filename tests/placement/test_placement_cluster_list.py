@@ -108,8 +108,10 @@ BAD = [
     (
         "an unknown kind",
         {"kind": "ConfigMap", "metadata": {"name": "x"}},
-        'items[0].kind: Unsupported value: "ConfigMap": supported values: "Node", "Pod", "PodGroup", '
-        '"CompositePodGroup", "PriorityClass", "PodDisruptionBudget", "ResourceSlice"',
+        (
+            'items[0].kind: Unsupported value: "ConfigMap": supported values: "Node", "Pod", "PodGroup", '
+            '"CompositePodGroup", "PriorityClass", "PodDisruptionBudget", "ResourceSlice"'
+        ),
     ),
     (
         "a priority class without a value",
