@@ -579,13 +579,6 @@ def test_compile_output_places_as_the_object_does(workdir):
             "stray-pod.yaml (document 1): 'p' goes to PodGroup 'elsewhere', which is not in the input",
         ),
         (
-            "place mixed.yaml --generate zones=1",
-            (
-                "mixed.yaml (document 3): 'b' requests other resources than 'a': "
-                "one pod shape per PodGroup ('g') is modelled"
-            ),
-        ),
-        (
             "place train.yaml train.yaml --generate zones=1",
             "train.yaml (document 1): CompositePodGroup 'train' is also in train.yaml (document 1)",
         ),
@@ -644,7 +637,6 @@ def test_compile_output_places_as_the_object_does(workdir):
         "nothing-to-place",
         "podgroup-without-pods",
         "pod-of-a-missing-group",
-        "pods-of-two-shapes",
         "the-same-runtime-group-twice",
         "the-same-object-twice",
         "invalid-jobset",
@@ -663,7 +655,6 @@ def test_bad_input_is_one_line_and_exit_2(workdir, argv, message):
         "---\n{apiVersion: v1, kind: Pod, metadata: {name: %s}, spec: {schedulingGroup: {podGroupName: g}, "
         'containers: [{name: c, resources: {requests: {cpu: "%s"}}}]}}\n'
     )
-    (workdir / "mixed.yaml").write_text(group + pod % ("a", "1") + pod % ("b", "2"))
     (workdir / "orphan.yaml").write_text(
         "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\n"
         "spec: {parentCompositePodGroupName: nope, schedulingPolicy: {gang: {minCount: 0}}}\n"
@@ -673,6 +664,24 @@ def test_bad_input_is_one_line_and_exit_2(workdir, argv, message):
     *warnings, last = err.splitlines()
     assert (code, out, last) == (2, "", f"error: {message}")
     assert all(warning.startswith("Warning: ") for warning in warnings)
+
+
+def test_a_pod_group_of_two_pod_shapes_places_each_pod_by_its_own_spec(workdir):
+    group = "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {schedulingPolicy: {gang: {minCount: 2}}}\n"
+    pod = (
+        "---\n{apiVersion: v1, kind: Pod, metadata: {name: %s}, spec: {schedulingGroup: {podGroupName: g}, "
+        'containers: [{name: c, resources: {requests: {cpu: "%s"}}}]}}\n'
+    )
+    (workdir / "mixed.yaml").write_text(group + pod % ("a", "1") + pod % ("b", "63"))
+    code, out, _ = run(
+        "place", "mixed.yaml", "--generate", "zones=1,blocks=1,racks=1,hosts=2,used=0", "--output", "json"
+    )
+    answer = json.loads(out)
+    assert code == 0
+    assert [(pod["name"], pod["node"]) for pod in answer["groups"][0]["pods"]] == [
+        ("a", "node-00000"),
+        ("b", "node-00001"),
+    ]
 
 
 # -- the drawing --------------------------------------------------------------------------------------

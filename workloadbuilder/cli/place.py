@@ -31,7 +31,7 @@ from workloadbuilder.cli.clusters import (
     nodes_text,
 )
 from workloadbuilder.cli.inputs import UsageError, read_inputs
-from workloadbuilder.cli.placement_inputs import PlacementInput, merge_requests, placement_inputs
+from workloadbuilder.cli.placement_inputs import PlacementInput, placement_inputs
 from workloadbuilder.cli.placement_text import explain_text, place_text
 from workloadbuilder.cli.progress import Progress
 from workloadbuilder.placement import (
@@ -159,8 +159,7 @@ class _Session:
         if args.budget < 1:
             raise UsageError(f"--budget: must be at least 1, got {args.budget}")
         progress = Progress(err)
-        inputs = placement_inputs(read_inputs(args.files), parse_claims(args.claim or []), err)
-        request = merge_requests(inputs)
+        inputs, request = placement_inputs(read_inputs(args.files), parse_claims(args.claim or []), err)
         cluster, line = load_cluster(args, request, progress)
         with progress.step(f"placing on {nodes_text(len(cluster))} ({args.strategy})"):
             placement = place(request, cluster, args.strategy, args.preempt, args.budget)

@@ -14,7 +14,7 @@ runtime hierarchy and pod assignments) in one call.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -210,6 +210,32 @@ class PlacementRequest:
             [('workers', 4, 4, 2000)]
         """
         return _Reader(claims or {}).read(groups, pods)
+
+    @classmethod
+    def from_documents(
+        cls,
+        docs: Sequence[Mapping[str, Any]],
+        related: Sequence[Mapping[str, Any]] = (),
+        claims: Mapping[str, DeviceRequest] | None = None,
+    ) -> PlacementRequest:
+        """What ``workloadbuilder place`` places for these manifest documents, as one request.
+
+        Controller objects go through their adapters; PodGroups and
+        CompositePodGroups are read with the Pods that name them. Every
+        object's roots are in the request, in document order; the adapters'
+        warnings are in ``warnings``. ``documents.read_documents`` gives the
+        same per object.
+
+        Raises:
+            DocumentError: an invalid object, a PodGroup without pods, a group in
+                two objects, or nothing to place; the message names the document.
+        """
+        from workloadbuilder.placement.documents import read_documents
+
+        found = read_documents(docs, related, claims)
+        merged = found.merged()
+        merged.warnings = [*found.warnings, *merged.warnings]
+        return merged
 
     @classmethod
     def from_plan(
