@@ -55,14 +55,18 @@ BAD = [
     (
         "nothing at all",
         [],
-        ("nothing to place: give a controller object (Job, JobSet, LeaderWorkerSet, TrainJob, or one --mapping "
-        "describes), or PodGroups with the Pods that name them"),
+        (
+            "nothing to place: give a controller object (Job, JobSet, LeaderWorkerSet, TrainJob, or one --mapping "
+            "describes), or PodGroups with the Pods that name them"
+        ),
     ),
     (
         "a group without pods",
         [GROUP],
-        ("document 1: PodGroup 'g': no Pod in the input names it in spec.schedulingGroup.podGroupName; "
-        "give its Pods, or the controller object that makes it"),
+        (
+            "document 1: PodGroup 'g': no Pod in the input names it in spec.schedulingGroup.podGroupName; "
+            "give its Pods, or the controller object that makes it"
+        ),
     ),
     (
         "a pod of a group not given",

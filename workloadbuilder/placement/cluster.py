@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workloadbuilder.placement import generate, ingest
-from workloadbuilder.placement.constraints import HostPort, PodConstraints, Taint
-from workloadbuilder.placement.filters import Rejection, static_rejection
+from workloadbuilder.placement.constraints import AffinityTerm, HostPort, PodConstraints, Taint
+from workloadbuilder.placement.filters import Rejection, interpodaffinity, static_rejection
 from workloadbuilder.placement.records import (
     ClusterParts,
     DevicePool,
@@ -36,6 +36,7 @@ from workloadbuilder.placement.records import (
 from workloadbuilder.placement.resources import POD_MILLIS
 
 __all__ = [
+    "ANTI_AFFINITY_PREFIX",
     "HOST_PORT_PREFIX",
     "SCORE_RESOURCES",
     "Cluster",
@@ -46,6 +47,7 @@ __all__ = [
     "RunningGroup",
     "RunningPod",
     "host_port_resource",
+    "is_slot",
 ]
 
 BASE_RESOURCES = ("cpu", "memory", "pods")
@@ -55,10 +57,21 @@ SCORE_RESOURCES = (("cpu", 1), ("memory", 1))
 HOST_PORT_PREFIX = "hostport:"
 """Host ports are modelled as resources of one slot per node, named ``hostport:<protocol>/<port>``."""
 
+ANTI_AFFINITY_PREFIX = "podantiaffinity:"
+"""A per-node anti-affinity term the pods being placed match themselves is a one-slot resource too."""
+
+SLOT_PREFIXES = (HOST_PORT_PREFIX, ANTI_AFFINITY_PREFIX)
+"""Resources that are not resources: one slot per node, for rules among the pods being placed."""
+
 
 def host_port_resource(port: HostPort) -> str:
     """The one-slot resource that stands for a host port (the address is not told apart)."""
     return f"{HOST_PORT_PREFIX}{port.protocol}/{port.port}"
+
+
+def is_slot(resource: str) -> bool:
+    """Whether ``resource`` is one of the one-slot stand-ins (host ports, per-node anti-affinity)."""
+    return resource.startswith(SLOT_PREFIXES)
 
 
 _EMPTY: dict[str, int] = {}
@@ -185,6 +198,7 @@ class Cluster:
         self._partitions: dict[tuple[int, str], list[Domain]] = {}
         self._restricted = any(self.taints) or not all(self.schedulable)
         self._allowed: dict[PodConstraints, list[bool] | None] = {}
+        self._affinity_domains: dict[PodConstraints, tuple[list[frozenset[str]], list[frozenset[str]]]] = {}
         self._parts: ClusterParts | None = None
 
     @classmethod
@@ -195,7 +209,7 @@ class Cluster:
         running_pods: Iterable[Mapping[str, Any]] = (),
         running_groups: Iterable[RunningGroup] = (),
         *,
-        host_ports: Iterable[HostPort] = (),
+        slots: Iterable[str] = (),
         priority_classes: Iterable[PriorityClass] = (),
         disruption_budgets: Iterable[DisruptionBudget] = (),
         warnings: Iterable[str] = (),
@@ -206,14 +220,14 @@ class Cluster:
         pod is ``{"name", "node" (a name), "requests" (millis), "priority",
         "group", "start", "namespace", "labels", "host_ports"}``; its
         requests, one pod slot and its host ports add to its node's ``used``.
-        ``host_ports`` names more ports than the running pods bind (those the
-        pods to place want), so that each has its one-slot resource.
+        ``slots`` names more one-slot resources than the running pods' host
+        ports (those the pods to place want), so that each has its column.
         """
         nodes = list(nodes)
         running_pods = list(running_pods)
         names = [node["name"] for node in nodes]
         ports = {host_port_resource(port) for pod in running_pods for port in pod.get("host_ports", ())}
-        ports.update(host_port_resource(port) for port in host_ports)
+        ports.update(slots)
         extra = sorted({r for node in nodes for r in node["allocatable"]} - set(BASE_RESOURCES) - ports)
         resources = (*BASE_RESOURCES, *extra, *sorted(ports))
         allocatable = _columns(resources, [node["allocatable"] for node in nodes])
@@ -281,13 +295,14 @@ class Cluster:
             warnings=parts.warnings,
         )
 
-    def with_host_ports(self, ports: Iterable[HostPort]) -> Cluster:
-        """This cluster, or a copy that also has a slot resource for each of ``ports`` it lacks.
+    def with_slots(self, slots: Iterable[str]) -> Cluster:
+        """This cluster, or a copy that also has each of the one-slot resources ``slots`` it lacks.
 
-        ``place`` calls it with the ports of the pods to place, so that pods
-        binding one host port never share a node.
+        ``place`` calls it with the slots the pods to place use (host ports,
+        per-node anti-affinity), so that two pods holding one slot never
+        share a node.
         """
-        missing = {host_port_resource(port) for port in ports} - set(self.resources)
+        missing = set(slots) - set(self.resources)
         if not missing or self._parts is None:
             return self
         parts = self._parts
@@ -296,7 +311,7 @@ class Cluster:
             parts.pools,
             parts.pods,
             parts.groups,
-            host_ports=ports,
+            slots=missing,
             priority_classes=self.priority_classes.values(),
             disruption_budgets=self.disruption_budgets,
             warnings=self.warnings,
@@ -346,7 +361,7 @@ class Cluster:
             mask = []
             for i, taints in enumerate(self.taints):
                 if pod.selects_nodes:
-                    ok = self.rejection(pod, i) is None
+                    ok = self.rejection(pod, i) is None and self.pod_affinity_reason(pod, i) is None
                 else:
                     key = (taints, self.schedulable[i])
                     cached = verdicts.get(key)
@@ -358,6 +373,27 @@ class Cluster:
                 mask = None
         self._allowed[pod] = mask
         return mask
+
+    def pod_affinity_reason(self, pod: PodConstraints, i: int) -> str | None:
+        """InterPodAffinity's reason to reject node ``i`` for ``pod``, counting the running pods (``None``: it passes)."""
+        if not pod.pod_affinity and not pod.pod_anti_affinity:
+            return None
+        domains = self._affinity_domains.get(pod)
+        if domains is None:
+            domains = self._affinity_domains[pod] = (
+                [self._term_domains(term) for term in pod.pod_affinity],
+                [self._term_domains(term) for term in pod.pod_anti_affinity],
+            )
+        return interpodaffinity.check(pod, self.labels[i], domains[0], domains[1])
+
+    def _term_domains(self, term: AffinityTerm) -> frozenset[str]:
+        """The values of the term's topology key where a running pod the term matches runs."""
+        values = set()
+        for running in self.running_pods:
+            value = self.labels[running.node].get(term.topology_key)
+            if value is not None and term.matches(running.namespace, running.labels):
+                values.add(value)
+        return frozenset(values)
 
     def rejection(self, pod: PodConstraints, i: int) -> Rejection | None:
         """The first pod-and-node filter that rejects node ``i`` for ``pod``, with its reasons."""

@@ -17,7 +17,9 @@ from workloadbuilder.field import ErrorList, FieldPath, not_supported, type_inva
 
 __all__ = [
     "EFFECTS",
+    "AffinityTerm",
     "HostPort",
+    "LabelSelector",
     "NodeSelectorRequirement",
     "NodeSelectorTerm",
     "PodConstraints",
@@ -89,6 +91,52 @@ class HostPort:
 
 
 @dataclass(frozen=True)
+class LabelSelector:
+    """A ``metav1.LabelSelector``: ``matchLabels`` pairs and ``matchExpressions`` (``In``, ``NotIn``, ``Exists``, ``DoesNotExist``)."""
+
+    match_labels: tuple[tuple[str, str], ...] = ()
+    match_expressions: tuple[NodeSelectorRequirement, ...] = ()
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        """Whether a pod with ``labels`` is selected (an empty selector selects every pod)."""
+        for key, value in self.match_labels:
+            if labels.get(key) != value:
+                return False
+        for requirement in self.match_expressions:
+            present = requirement.key in labels
+            value = labels.get(requirement.key, "")
+            operator = requirement.operator
+            if operator == "In" and not (present and value in requirement.values):
+                return False
+            if operator == "NotIn" and present and value in requirement.values:
+                return False
+            if operator == "Exists" and not present:
+                return False
+            if operator == "DoesNotExist" and present:
+                return False
+        return True
+
+
+@dataclass(frozen=True)
+class AffinityTerm:
+    """One required pod (anti-)affinity term: pods matching ``selector`` in ``namespaces``, per ``topology_key`` domain.
+
+    ``namespaces`` is ``None`` for every namespace (an empty
+    ``namespaceSelector``); otherwise the listed ones, or the pod's own.
+    """
+
+    topology_key: str
+    selector: LabelSelector
+    namespaces: tuple[str, ...] | None
+
+    def matches(self, namespace: str, labels: Mapping[str, str]) -> bool:
+        """Whether a pod in ``namespace`` with ``labels`` is one the term counts."""
+        if self.namespaces is not None and namespace not in self.namespaces:
+            return False
+        return self.selector.matches(labels)
+
+
+@dataclass(frozen=True)
 class PodConstraints:
     """Everything but resources that decides which nodes can take a pod.
 
@@ -101,11 +149,26 @@ class PodConstraints:
     affinity: tuple[NodeSelectorTerm, ...] | None = None
     node_name: str = ""
     host_ports: tuple[HostPort, ...] = ()
+    namespace: str = "default"
+    labels: tuple[tuple[str, str], ...] = ()
+    pod_affinity: tuple[AffinityTerm, ...] = ()
+    pod_anti_affinity: tuple[AffinityTerm, ...] = ()
+
+    @property
+    def label_map(self) -> dict[str, str]:
+        """The pod's labels as a mapping."""
+        return dict(self.labels)
 
     @property
     def selects_nodes(self) -> bool:
-        """Whether NodeAffinity or NodeName can reject a node for this pod."""
-        return bool(self.node_selector) or self.affinity is not None or bool(self.node_name)
+        """Whether NodeAffinity, NodeName or InterPodAffinity can reject a node for this pod by its name or labels."""
+        return (
+            bool(self.node_selector)
+            or self.affinity is not None
+            or bool(self.node_name)
+            or bool(self.pod_affinity)
+            or bool(self.pod_anti_affinity)
+        )
 
 
 NO_CONSTRAINTS = PodConstraints()
@@ -266,8 +329,60 @@ def read_host_ports(spec: Mapping[str, Any], path: Where, errors: ErrorList) -> 
     return tuple(out)
 
 
-def read_constraints(spec: Mapping[str, Any], path: Where, errors: ErrorList) -> PodConstraints:
-    """The filter inputs of one pod spec: tolerations, ``nodeSelector``, required node affinity, ``nodeName``, host ports."""
+def _selector(raw: Any, path: Where, errors: ErrorList) -> LabelSelector:
+    raw = _mapping(raw, path, errors)
+    labels = _mapping(raw.get("matchLabels"), _child(path, "matchLabels"), errors)
+    pairs = tuple(sorted((str(k), _string(v, _child(path, "matchLabels"), errors)) for k, v in labels.items()))
+    expressions = _requirements(raw.get("matchExpressions"), _child(path, "matchExpressions"), errors)
+    for i, requirement in enumerate(expressions):
+        if requirement.operator not in ("In", "NotIn", "Exists", "DoesNotExist"):
+            errors.append(
+                not_supported(
+                    _child(path, "matchExpressions", i, "operator")(),
+                    requirement.operator,
+                    ("In", "NotIn", "Exists", "DoesNotExist"),
+                )
+            )
+    return LabelSelector(pairs, expressions)
+
+
+def _pod_terms(raw: Any, path: Where, namespace: str, errors: ErrorList) -> tuple[AffinityTerm, ...]:
+    out = []
+    for i, term in enumerate(_list(raw, path, errors)):
+        term_path = _child(path, i)
+        term = _mapping(term, term_path, errors)
+        key = _string(term.get("topologyKey"), _child(term_path, "topologyKey"), errors)
+        if term.get("labelSelector") is None:
+            continue  # a nil selector matches no pod: the term never counts anything
+        selector = _selector(term.get("labelSelector"), _child(term_path, "labelSelector"), errors)
+        listed = tuple(
+            _string(value, _child(term_path, "namespaces", j), errors)
+            for j, value in enumerate(_list(term.get("namespaces"), _child(term_path, "namespaces"), errors))
+        )
+        ns_selector = term.get("namespaceSelector")
+        namespaces: tuple[str, ...] | None = listed or (namespace,)
+        if isinstance(ns_selector, Mapping) and not ns_selector:
+            namespaces = None
+        out.append(AffinityTerm(key, selector, namespaces))
+    return tuple(out)
+
+
+def read_constraints(
+    spec: Mapping[str, Any], path: Where, errors: ErrorList, metadata: Mapping[str, Any] | None = None
+) -> PodConstraints:
+    """The filter inputs of one pod spec: tolerations, selectors, node and pod affinity, ``nodeName``, host ports.
+
+    ``metadata`` (the pod template's) gives the pod's namespace and labels,
+    which its own and other pods' affinity terms match.
+    """
+    metadata = metadata or {}
+    namespace = metadata.get("namespace") if isinstance(metadata.get("namespace"), str) else None
+    namespace = namespace or "default"
+    raw_labels = metadata.get("labels") if isinstance(metadata.get("labels"), Mapping) else {}
+    affinity = _mapping(spec.get("affinity"), _child(path, "affinity"), errors)
+    pod_affinity = _mapping(affinity.get("podAffinity"), _child(path, "affinity", "podAffinity"), errors)
+    anti = _mapping(affinity.get("podAntiAffinity"), _child(path, "affinity", "podAntiAffinity"), errors)
+    required = "requiredDuringSchedulingIgnoredDuringExecution"
     selector = _mapping(spec.get("nodeSelector"), _child(path, "nodeSelector"), errors)
     pairs = []
     for key, value in selector.items():
@@ -278,4 +393,12 @@ def read_constraints(spec: Mapping[str, Any], path: Where, errors: ErrorList) ->
         affinity=_affinity(spec.get("affinity"), _child(path, "affinity"), errors),
         node_name=_string(spec.get("nodeName"), _child(path, "nodeName"), errors),
         host_ports=read_host_ports(spec, path, errors),
+        namespace=namespace,
+        labels=tuple(sorted((str(k), str(v)) for k, v in raw_labels.items())),
+        pod_affinity=_pod_terms(
+            pod_affinity.get(required), _child(path, "affinity", "podAffinity", required), namespace, errors
+        ),
+        pod_anti_affinity=_pod_terms(
+            anti.get(required), _child(path, "affinity", "podAntiAffinity", required), namespace, errors
+        ),
     )

@@ -19,7 +19,7 @@ from workloadbuilder.placement.outcome import Outcome
 from workloadbuilder.placement.preemption import Unit, preempt, units_below
 from workloadbuilder.placement.quantity import format_millis
 from workloadbuilder.placement.request import PlacementRequest
-from workloadbuilder.placement.snapshot import Snapshot
+from workloadbuilder.placement.snapshot import Snapshot, slots_of
 
 __all__ = ["STRATEGIES", "place"]
 
@@ -50,7 +50,7 @@ def place(
     """
     if strategy not in STRATEGIES:
         raise InvalidArgumentError(f"unknown strategy {strategy!r}: use one of {', '.join(STRATEGIES)}")
-    cluster = cluster.with_host_ports(request.host_ports())
+    cluster = cluster.with_slots(slot for pod in request.pod_constraints() for slot in slots_of(pod))
     snap = Snapshot(cluster)
     runner = _Runner(snap, strategy, budget)
     reports: list[RootReport] = []
@@ -168,7 +168,7 @@ def _answer(
         lines += [f"- {line}" for line in entry["text"]]
     summary = lines[0] + ": " + "; ".join(entry["text"][0] for entry in explained if entry["text"])
     explanation = {"summary": summary, "roots": explained}
-    warnings = [*cluster.warnings, *request.warnings]
+    warnings = list(dict.fromkeys([*cluster.warnings, *request.warnings]))
     lines += [f"warning: {warning}" for warning in warnings]
     return Placement(feasible, strategy, groups, victims, explanation, "\n".join(lines), warnings)
 

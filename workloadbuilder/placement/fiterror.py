@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from workloadbuilder.placement.cluster import HOST_PORT_PREFIX
-from workloadbuilder.placement.filters import nodeports, noderesources
+from workloadbuilder.placement.cluster import HOST_PORT_PREFIX, is_slot
+from workloadbuilder.placement.filters import interpodaffinity, nodeports, noderesources
 from workloadbuilder.placement.snapshot import Shape, Snapshot
 
 __all__ = ["NO_NODE_AVAILABLE", "fit_error", "node_reasons"]
@@ -31,8 +31,14 @@ def node_reasons(snap: Snapshot, shape: Shape, i: int) -> tuple[str, ...]:
     free = dict(zip(cluster.resources, snap.free(i)))
     if any(free.get(r, 0) < q for r, q in shape.requests.items() if r.startswith(HOST_PORT_PREFIX)):
         return (nodeports.REASON,)
-    requests = {r: q for r, q in shape.requests.items() if r != "pods" and not r.startswith(HOST_PORT_PREFIX)}
-    return tuple(noderesources.check(requests, free))
+    requests = {r: q for r, q in shape.requests.items() if r != "pods" and not is_slot(r)}
+    reasons = noderesources.check(requests, free)
+    if reasons:
+        return tuple(reasons)
+    reason = cluster.pod_affinity_reason(shape.constraints, i)
+    if reason is None and any(free.get(r, 0) < q for r, q in shape.requests.items() if is_slot(r)):
+        reason = interpodaffinity.ANTI_AFFINITY_REASON
+    return () if reason is None else (reason,)
 
 
 def fit_error(snap: Snapshot, shape: Shape) -> str | None:

@@ -34,6 +34,7 @@ from workloadbuilder.manifests import to_dict
 from workloadbuilder.objpath import elements_of, get_in
 from workloadbuilder.placement.constraints import NO_CONSTRAINTS, HostPort, PodConstraints, read_constraints
 from workloadbuilder.placement.resources import pod_requests, read_resource_list
+from workloadbuilder.placement.unmodelled import unmodelled
 
 __all__ = ["ClaimRef", "DeviceRequest", "GroupRequest", "PlacementRequest", "PodSet", "Pods"]
 
@@ -166,8 +167,12 @@ class PlacementRequest:
         return [group for root in self.roots for group in root.walk()]
 
     def host_ports(self) -> list[HostPort]:
-        """Every host port a pod to place binds (``Cluster.with_host_ports`` makes room for them)."""
+        """Every host port a pod to place binds."""
         return [port for group in self.groups for pod_set in group.pod_sets for port in pod_set.constraints.host_ports]
+
+    def pod_constraints(self) -> list[PodConstraints]:
+        """The filter inputs of every pod set, group by group (``place`` makes room for their one-slot rules)."""
+        return [pod_set.constraints for group in self.groups for pod_set in group.pod_sets]
 
     def group(self, name: str) -> GroupRequest:
         """The group of that name."""
@@ -314,6 +319,8 @@ class _Reader:
 
     def __init__(self, claims: Mapping[str, Any]) -> None:
         self.errors = ErrorList()
+        self.warnings: list[str] = []
+        self.namespaces: dict[str, str] = {}
         self.claims = self._read_claims(claims)
 
     def read(self, groups: Iterable[Any], pods: Mapping[str, Any]) -> PlacementRequest:
@@ -338,7 +345,7 @@ class _Reader:
                 self._pods(group, pods.get(group.name), FieldPath("pods").key(group.name))
         roots = self._link(nodes, by_name, paths)
         self.errors.raise_if_any()
-        return PlacementRequest(roots)
+        return PlacementRequest(roots, self.warnings)
 
     # -- one object ----------------------------------------------------------------
 
@@ -352,6 +359,7 @@ class _Reader:
             self.errors.append(invalid(path.child("kind"), kind, "must be PodGroup or CompositePodGroup"))
             return None
         metadata = self._mapping(data.get("metadata"), path.child("metadata"))
+        namespace = metadata.get("namespace")
         name = metadata.get("name")
         if not name:
             self.errors.append(required(path.child("metadata", "name")))
@@ -379,6 +387,8 @@ class _Reader:
             disruption_mode="all" if disruption.get("all") is not None else "single",
             order=(str(metadata.get("creationTimestamp") or ""), position),
         )
+        if isinstance(namespace, str) and namespace:
+            self.namespaces[name] = namespace
         if kind == "PodGroup":
             group.claims = self._group_claims(name, spec.get("resourceClaims") or [], spec_path.child("resourceClaims"))
         return group
@@ -470,7 +480,9 @@ class _Reader:
         sets: list[PodSet] = []
         for j, entry in enumerate(entries):
             entry_path = path.index(j) if isinstance(spec, list) else path
-            pod_set = self._pod_set(entry, entry_path)
+            pod_set = self._pod_set(entry, entry_path, self.namespaces.get(group.name, "default"))
+            if pod_set is not None:
+                self.warnings += [f"PodGroup {group.name}: {w}" for w in unmodelled(pod_set, self._spec_of(entry))]
             if pod_set is None:
                 return
             sets.append(pod_set)
@@ -483,7 +495,16 @@ class _Reader:
         group.requests = dict(sets[0].requests) if sets else {}
         group.pod_sets = tuple(sets)
 
-    def _pod_set(self, spec: Any, path: FieldPath) -> PodSet | None:
+    @staticmethod
+    def _spec_of(entry: Any) -> Mapping[str, Any]:
+        template = (
+            entry.template if isinstance(entry, Pods) else entry.get("template") if isinstance(entry, Mapping) else None
+        )
+        template = to_dict(template) if isinstance(template, BaseModel) else template
+        spec = template.get("spec", template) if isinstance(template, Mapping) else None
+        return spec if isinstance(spec, Mapping) else {}
+
+    def _pod_set(self, spec: Any, path: FieldPath, namespace: str) -> PodSet | None:
         if isinstance(spec, tuple) and len(spec) == 2:
             spec = Pods(spec[0], requests=spec[1])
         elif isinstance(spec, Mapping):
@@ -502,7 +523,10 @@ class _Reader:
                 self.errors.append(type_invalid(path.child("template"), template, "must be a pod template or pod spec"))
                 return None
             requests = pod_requests(pod_spec, path.child("template", "spec"), self.errors)
-            constraints = read_constraints(pod_spec, path.child("template", "spec"), self.errors)
+            metadata = template.get("metadata") if "spec" in template else None
+            metadata = dict(metadata) if isinstance(metadata, Mapping) else {}
+            metadata.setdefault("namespace", namespace)
+            constraints = read_constraints(pod_spec, path.child("template", "spec"), self.errors, metadata)
         else:
             requests = read_resource_list(spec.requests, path.child("requests"), self.errors)
         names = tuple(spec.names) if spec.names is not None else ()

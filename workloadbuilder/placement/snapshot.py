@@ -14,18 +14,34 @@ read one by one.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from operator import floordiv, mul, sub
 from typing import Any
 
-from workloadbuilder.placement.cluster import SCORE_RESOURCES, Cluster, Domain, host_port_resource
+from workloadbuilder.placement.cluster import ANTI_AFFINITY_PREFIX, SCORE_RESOURCES, Cluster, Domain, host_port_resource
 from workloadbuilder.placement.constraints import NO_CONSTRAINTS, PodConstraints
+from workloadbuilder.placement.filters import interpodaffinity
 from workloadbuilder.placement.filters.noderesources import is_scheduled_resource
 from workloadbuilder.placement.resources import POD_MILLIS
 
-__all__ = ["NONZERO_DEFAULTS", "Allocation", "Shape", "Snapshot"]
+__all__ = ["HOSTNAME_KEY", "NONZERO_DEFAULTS", "Allocation", "Shape", "Snapshot", "slots_of"]
+
+HOSTNAME_KEY = "kubernetes.io/hostname"
+"""The topology key whose domains are single nodes: anti-affinity over it among the pods placed is a per-node slot."""
+
+
+def slots_of(pod: PodConstraints) -> list[str]:
+    """The one-slot resources a pod holds: its host ports, and each per-node anti-affinity term that matches itself."""
+    slots = [host_port_resource(port) for port in pod.host_ports]
+    for term in pod.pod_anti_affinity:
+        if term.topology_key == HOSTNAME_KEY and interpodaffinity.self_matching(term, pod):
+            digest = hashlib.sha1(repr(term).encode(), usedforsecurity=False).hexdigest()[:12]
+            slots.append(f"{ANTI_AFFINITY_PREFIX}{digest}")
+    return slots
+
 
 NONZERO_DEFAULTS = {"cpu": 100, "memory": 200 * 1024 * 1024 * 1000}
 """What scoring counts for a pod that requests no CPU or memory (100m, 200Mi), as kube-scheduler does."""
@@ -52,8 +68,8 @@ class Shape:
         self.allowed = cluster.allowed(constraints)
         self.requests = {name: amount for name, amount in requests.items() if is_scheduled_resource(name)}
         self.requests["pods"] = self.requests.get("pods", 0) + POD_MILLIS
-        for port in constraints.host_ports:
-            self.requests[host_port_resource(port)] = POD_MILLIS
+        for slot in slots_of(constraints):
+            self.requests[slot] = POD_MILLIS
         self.missing = tuple(sorted(r for r, q in self.requests.items() if q > 0 and r not in cluster.resource_index))
         self.vector = tuple(self.requests.get(r, 0) for r in cluster.resources)
         self.terms = tuple((r, q) for r, q in enumerate(self.vector) if q > 0)

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from workloadbuilder.field import ErrorList, FieldPath, invalid, not_found, required
 from workloadbuilder.placement.answer import Placement
-from workloadbuilder.placement.cluster import Cluster
-from workloadbuilder.placement.constraints import HostPort
+from workloadbuilder.placement.cluster import HOST_PORT_PREFIX, Cluster
+from workloadbuilder.placement.constraints import HostPort, PodConstraints
 from workloadbuilder.placement.filters import nodeports
 from workloadbuilder.placement.request import GroupRequest, PlacementRequest, PodSet
+from workloadbuilder.placement.snapshot import slots_of
 
 __all__ = ["verify"]
 
@@ -34,6 +35,7 @@ class _Checker:
         self.index = {group.name: i for i, group in enumerate(placement.groups)}
         self.nodes = {name: i for i, name in enumerate(cluster.names)}
         self.ports: dict[int, list[HostPort]] = {}
+        self.slots: dict[int, set[str]] = {}
 
     def path(self, group: str) -> FieldPath:
         return FieldPath("groups").index(self.index[group])
@@ -80,10 +82,15 @@ class _Checker:
                 if i is None:
                     self.errors.append(not_found(path.child("node"), pod.node))
                 elif pod.name in allowed:
-                    rejection = self.cluster.rejection(_pod_set(group, pod.name).constraints, i)
+                    constraints = _pod_set(group, pod.name).constraints
+                    rejection = self.cluster.rejection(constraints, i)
+                    reason = self.cluster.pod_affinity_reason(constraints, i)
                     if rejection is not None:
                         self.errors.append(invalid(path.child("node"), pod.node, "; ".join(rejection.reasons)))
-                    self._ports(i, _pod_set(group, pod.name).constraints.host_ports, path.child("node"))
+                    elif reason is not None:
+                        self.errors.append(invalid(path.child("node"), pod.node, reason))
+                    self._ports(i, constraints.host_ports, path.child("node"))
+                    self._slots(i, constraints, path.child("node"))
             if not group.is_leaf and placed.pods:
                 self.errors.append(
                     invalid(self.path(group.name).child("pods"), len(placed.pods), "a CompositePodGroup owns no pods")
@@ -100,6 +107,16 @@ class _Checker:
         if reason is not None:
             self.errors.append(invalid(path, self.cluster.names[i], reason))
         held.extend(ports)
+
+    def _slots(self, i: int, constraints: PodConstraints, path: FieldPath) -> None:
+        """Pods holding one per-node anti-affinity slot must not share a node."""
+        for slot in slots_of(constraints):
+            if slot.startswith(HOST_PORT_PREFIX):
+                continue
+            held = self.slots.setdefault(i, set())
+            if slot in held:
+                self.errors.append(invalid(path, self.cluster.names[i], "node(s) didn't match pod anti-affinity rules"))
+            held.add(slot)
 
     def _capacity(self) -> None:
         cluster = self.cluster
