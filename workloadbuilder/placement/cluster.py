@@ -197,6 +197,7 @@ class Cluster:
         self._keys: dict[str, _KeyIndex] = {}
         self._partitions: dict[tuple[int, str], list[Domain]] = {}
         self._restricted = any(self.taints) or not all(self.schedulable)
+        self.has_preferences = any(t.effect == "PreferNoSchedule" for taints in self.taints for t in taints)
         self._allowed: dict[PodConstraints, list[bool] | None] = {}
         self._affinity_domains: dict[PodConstraints, tuple[list[frozenset[str]], list[frozenset[str]]]] = {}
         self._parts: ClusterParts | None = None

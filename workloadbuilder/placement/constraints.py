@@ -153,6 +153,8 @@ class PodConstraints:
     labels: tuple[tuple[str, str], ...] = ()
     pod_affinity: tuple[AffinityTerm, ...] = ()
     pod_anti_affinity: tuple[AffinityTerm, ...] = ()
+    preferred: tuple[tuple[int, NodeSelectorTerm], ...] = ()
+    """Preferred node affinity terms with their weights (scoring only)."""
 
     @property
     def label_map(self) -> dict[str, str]:
@@ -383,6 +385,7 @@ def read_constraints(
     pod_affinity = _mapping(affinity.get("podAffinity"), _child(path, "affinity", "podAffinity"), errors)
     anti = _mapping(affinity.get("podAntiAffinity"), _child(path, "affinity", "podAntiAffinity"), errors)
     required = "requiredDuringSchedulingIgnoredDuringExecution"
+    preferred = _preferred(affinity.get("nodeAffinity"), _child(path, "affinity", "nodeAffinity"), errors)
     selector = _mapping(spec.get("nodeSelector"), _child(path, "nodeSelector"), errors)
     pairs = []
     for key, value in selector.items():
@@ -401,4 +404,34 @@ def read_constraints(
         pod_anti_affinity=_pod_terms(
             anti.get(required), _child(path, "affinity", "podAntiAffinity", required), namespace, errors
         ),
+        preferred=preferred,
     )
+
+
+def _preferred(raw: Any, path: Where, errors: ErrorList) -> tuple[tuple[int, NodeSelectorTerm], ...]:
+    """``preferredDuringSchedulingIgnoredDuringExecution``: (weight, term) pairs."""
+    node_affinity = _mapping(raw, path, errors)
+    entries_path = _child(path, "preferredDuringSchedulingIgnoredDuringExecution")
+    out = []
+    for i, entry in enumerate(
+        _list(node_affinity.get("preferredDuringSchedulingIgnoredDuringExecution"), entries_path, errors)
+    ):
+        entry_path = _child(entries_path, i)
+        entry = _mapping(entry, entry_path, errors)
+        weight = entry.get("weight")
+        if isinstance(weight, bool) or not isinstance(weight, int):
+            errors.append(type_invalid(_child(entry_path, "weight")(), weight, "must be of type integer"))
+            continue
+        term = _mapping(entry.get("preference"), _child(entry_path, "preference"), errors)
+        out.append(
+            (
+                weight,
+                NodeSelectorTerm(
+                    _requirements(
+                        term.get("matchExpressions"), _child(entry_path, "preference", "matchExpressions"), errors
+                    ),
+                    _requirements(term.get("matchFields"), _child(entry_path, "preference", "matchFields"), errors),
+                ),
+            )
+        )
+    return tuple(out)

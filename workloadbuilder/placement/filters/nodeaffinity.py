@@ -16,7 +16,7 @@ from collections.abc import Mapping
 
 from workloadbuilder.placement.constraints import NodeSelectorRequirement, NodeSelectorTerm, PodConstraints
 
-__all__ = ["NAME", "REASON", "check", "matches"]
+__all__ = ["NAME", "REASON", "check", "matches", "preferred_score"]
 
 NAME = "NodeAffinity"
 REASON = "node(s) didn't match Pod's node affinity/selector"
@@ -75,3 +75,8 @@ def matches(pod: PodConstraints, labels: Mapping[str, str], name: str) -> bool:
 def check(pod: PodConstraints, labels: Mapping[str, str], name: str) -> str | None:
     """The plugin's reason when the node does not match, else ``None``."""
     return None if matches(pod, labels, name) else REASON
+
+
+def preferred_score(pod: PodConstraints, labels: Mapping[str, str], name: str) -> int:
+    """The plugin's raw score: the weights of the preferred terms the node matches, added up."""
+    return sum(weight for weight, term in pod.preferred if _term_matches(term, labels, name))

@@ -16,7 +16,16 @@ from collections.abc import Sequence
 
 from workloadbuilder.placement.constraints import Taint, Toleration
 
-__all__ = ["FILTERED_EFFECTS", "NAME", "check", "reason", "tolerated", "tolerates", "untolerated"]
+__all__ = [
+    "FILTERED_EFFECTS",
+    "NAME",
+    "check",
+    "intolerable_preferences",
+    "reason",
+    "tolerated",
+    "tolerates",
+    "untolerated",
+]
 
 NAME = "TaintToleration"
 FILTERED_EFFECTS = ("NoSchedule", "NoExecute")
@@ -62,3 +71,9 @@ def check(taints: Sequence[Taint], tolerations: Sequence[Toleration]) -> str | N
     """The plugin's reason when the node's taints reject a pod with these tolerations, else ``None``."""
     taint = untolerated(taints, tolerations)
     return None if taint is None else reason(taint)
+
+
+def intolerable_preferences(taints: Sequence[Taint], tolerations: Sequence[Toleration]) -> int:
+    """The plugin's raw score: ``PreferNoSchedule`` taints that no toleration with that effect (or none) tolerates."""
+    preferring = [t for t in tolerations if t.effect in ("", "PreferNoSchedule")]
+    return sum(1 for taint in taints if taint.effect == "PreferNoSchedule" and not tolerated(taint, preferring))
