@@ -471,10 +471,10 @@ class Cluster:
         if parent.key == key:
             return [parent]
         child = self._key(key)
-        nested = child.nested_in.get(parent.key, False)
-        if nested is False:
-            nested = child.nested_in[parent.key] = self._nesting(child, parent.key)
-        if nested is not None and self.domains(parent.key).get(parent.value) is parent:
+        if parent.key not in child.nested_in:
+            child.nested_in[parent.key] = self._nesting(child, parent.key)
+        nested = child.nested_in[parent.key]
+        if nested is not None and self.domains(parent.key).get(parent.value or "") is parent:
             return nested.get(parent.value or "", [])
         return self._partition(parent, key)
 

@@ -331,6 +331,10 @@ def read_host_ports(spec: Mapping[str, Any], path: Where, errors: ErrorList) -> 
     return tuple(out)
 
 
+def _selector_key(path: Where, key: str) -> Callable[[], FieldPath]:
+    return lambda: _resolve(path).child("nodeSelector").key(key)
+
+
 def _selector(raw: Any, path: Where, errors: ErrorList) -> LabelSelector:
     raw = _mapping(raw, path, errors)
     labels = _mapping(raw.get("matchLabels"), _child(path, "matchLabels"), errors)
@@ -380,16 +384,15 @@ def read_constraints(
     metadata = metadata or {}
     namespace = metadata.get("namespace") if isinstance(metadata.get("namespace"), str) else None
     namespace = namespace or "default"
-    raw_labels = metadata.get("labels") if isinstance(metadata.get("labels"), Mapping) else {}
+    found_labels = metadata.get("labels")
+    raw_labels: Mapping[str, Any] = found_labels if isinstance(found_labels, Mapping) else {}
     affinity = _mapping(spec.get("affinity"), _child(path, "affinity"), errors)
     pod_affinity = _mapping(affinity.get("podAffinity"), _child(path, "affinity", "podAffinity"), errors)
     anti = _mapping(affinity.get("podAntiAffinity"), _child(path, "affinity", "podAntiAffinity"), errors)
     required = "requiredDuringSchedulingIgnoredDuringExecution"
     preferred = _preferred(affinity.get("nodeAffinity"), _child(path, "affinity", "nodeAffinity"), errors)
     selector = _mapping(spec.get("nodeSelector"), _child(path, "nodeSelector"), errors)
-    pairs = []
-    for key, value in selector.items():
-        pairs.append((str(key), _string(value, lambda k=str(key): _resolve(path).child("nodeSelector").key(k), errors)))
+    pairs = [(str(key), _string(value, _selector_key(path, str(key)), errors)) for key, value in selector.items()]
     return PodConstraints(
         tolerations=_tolerations(spec.get("tolerations"), _child(path, "tolerations"), errors),
         node_selector=tuple(sorted(pairs)),

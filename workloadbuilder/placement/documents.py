@@ -165,7 +165,7 @@ def read_documents(
 
 def _compile(doc: _Doc, docs: Sequence[_Doc], related: Sequence[Mapping[str, Any]]) -> Any:
     """The compiled plan of a document an adapter claims (``None`` for any other document)."""
-    from workloadbuilder.adapters import PlanError, adapter_for
+    from workloadbuilder.adapters import PlanError, adapter_for  # type: ignore[import-not-found,unused-ignore]
 
     adapter = adapter_for(doc.api_version, doc.kind)
     if adapter is None:
@@ -222,7 +222,9 @@ def _runtime_inputs(
             )
     if not groups:
         return []
-    pods = {doc.name: _pods_of(doc, offered.get(doc.name, [])) for doc in groups if doc.kind == "PodGroup"}
+    pods: dict[str, Any] = {
+        doc.name: _pods_of(doc, offered.get(doc.name, [])) for doc in groups if doc.kind == "PodGroup"
+    }
     try:
         request = PlacementRequest.from_groups([doc.data for doc in groups], pods, claims)
     except AggregateError as problem:  # errors at groups[i]: say which document that is

@@ -217,7 +217,7 @@ def _kubectl_node(
         errors.append(required(FieldPath(section).index(i).child("metadata", "name")))
         return {}
     try:
-        parsed = seen.get(key)
+        parsed = seen.get(key) if key is not None else None
     except TypeError:  # a quantity that is a list or a map: never cached, read_resource_list reports it
         key, parsed = None, None
     if parsed is None:

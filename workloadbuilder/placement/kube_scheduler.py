@@ -138,8 +138,8 @@ class KubeScheduler:
         own = dict(domains)
         if group.topology_key is not None:
             own[group.topology_key] = domain.value or ""
-        request = tuple(len(nodes) * q for q in shape.score_request)
-        return Outcome(True, len(nodes), {group.name: GroupResult(own, domain, nodes, claims)}, request)
+        score_request = tuple(len(nodes) * q for q in shape.score_request)
+        return Outcome(True, len(nodes), {group.name: GroupResult(own, domain, nodes, claims)}, score_request)
 
     def _mixed(self, group: GroupRequest, scope: Domain, domains: dict[str, str], trace: GroupTrace) -> Outcome:
         """A PodGroup of several pod shapes: its pods one by one, set by set, in every candidate domain.

@@ -110,7 +110,8 @@ def device_pools(item: Any, path: FieldPath, nodes: set[str], errors: ErrorList)
         domain = _domain(spec.get("nodeSelector"), path.child("spec", "nodeSelector"), errors)
         if domain is None:
             return []
-    pool = spec.get("pool") if isinstance(spec.get("pool"), Mapping) else {}
+    found = spec.get("pool")
+    pool: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
     if ident is None or not devices:
         return []
     name = f"{driver}/{pool.get('name') or ident[1]}/{ident[1]}"

@@ -185,7 +185,9 @@ class PlacementRequest:
     def from_groups(
         cls,
         groups: Iterable[BaseModel | Mapping[str, Any]],
-        pods: Mapping[str, Pods | Mapping[str, Any] | tuple[int, Mapping[str, Any]]],
+        pods: Mapping[
+            str, Pods | Mapping[str, Any] | tuple[int, Mapping[str, Any]] | Sequence[Pods | Mapping[str, Any]]
+        ],
         claims: Mapping[str, DeviceRequest | Mapping[str, Any]] | None = None,
     ) -> PlacementRequest:
         """A request from runtime groups, each PodGroup's pods, and the size of each claim.

@@ -17,10 +17,14 @@ DEFAULT_SCHEDULER = "default-scheduler"
 _CLAIMED_VOLUMES = ("persistentVolumeClaim", "ephemeral", "csi")
 
 
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def unmodelled(pod_set: Any, spec: Mapping[str, Any]) -> list[str]:
     """The warnings for one pod set, from its pod spec and its parsed constraints."""
     out = []
-    volumes = spec.get("volumes") if isinstance(spec.get("volumes"), list) else []
+    volumes = _list(spec.get("volumes"))
     for i, volume in enumerate(volumes):
         kind = next((k for k in _CLAIMED_VOLUMES if isinstance(volume, Mapping) and k in volume), None)
         if kind is not None:
@@ -30,7 +34,7 @@ def unmodelled(pod_set: Any, spec: Mapping[str, Any]) -> list[str]:
             )
     if spec.get("resourceClaims"):
         out.append("spec.resourceClaims: per-pod DRA claims are not modelled (only the PodGroup's group claims are)")
-    spread = spec.get("topologySpreadConstraints") if isinstance(spec.get("topologySpreadConstraints"), list) else []
+    spread = _list(spec.get("topologySpreadConstraints"))
     for i, constraint in enumerate(spread):
         if isinstance(constraint, Mapping) and constraint.get("whenUnsatisfiable", "DoNotSchedule") == "DoNotSchedule":
             out.append(f"spec.topologySpreadConstraints[{i}]: pod topology spread (DoNotSchedule) is not modelled")
