@@ -103,7 +103,8 @@ WARNINGS = [
     (
         "a spread constraint",
         {"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule"}]},
-        "PodGroup pg: spec.topologySpreadConstraints[0]: pod topology spread (DoNotSchedule) is not modelled",
+        ("PodGroup pg: spec.topologySpreadConstraints: spread counts running pods and this PodGroup's own pods, "
+        "not the pods of other groups placed in the same cycle"),
     ),
     (
         "per-pod claims",

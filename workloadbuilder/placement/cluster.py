@@ -362,7 +362,11 @@ class Cluster:
             mask = []
             for i, taints in enumerate(self.taints):
                 if pod.selects_nodes:
-                    ok = self.rejection(pod, i) is None and self.pod_affinity_reason(pod, i) is None
+                    ok = (
+                        self.rejection(pod, i) is None
+                        and self.pod_affinity_reason(pod, i) is None
+                        and all(c.topology_key in self.labels[i] for c in pod.spread)
+                    )
                 else:
                     key = (taints, self.schedulable[i])
                     cached = verdicts.get(key)

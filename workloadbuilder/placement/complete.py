@@ -91,7 +91,7 @@ class Complete:
         outcome, trace = self.kube.schedule(root)
         if outcome.success:
             return outcome, trace, SearchReport(greedy=True, budget=self.budget)
-        if any(group.mixed for group in root.walk()):
+        if any(group.simulated_only for group in root.walk()):
             # PodGroups of several pod shapes are not searched: kube-scheduler's "no" stands, unproven.
             return outcome, trace, SearchReport(greedy=False, budget=self.budget, exhausted=True)
         search = _Search(self.snap, self.kube, self.budget)

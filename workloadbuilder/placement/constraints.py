@@ -23,6 +23,7 @@ __all__ = [
     "NodeSelectorRequirement",
     "NodeSelectorTerm",
     "PodConstraints",
+    "SpreadConstraint",
     "Taint",
     "Toleration",
     "read_constraints",
@@ -137,6 +138,23 @@ class AffinityTerm:
 
 
 @dataclass(frozen=True)
+class SpreadConstraint:
+    """One ``topologySpreadConstraints`` entry with ``whenUnsatisfiable: DoNotSchedule``.
+
+    ``honor_affinity`` / ``honor_taints`` are ``nodeAffinityPolicy`` and
+    ``nodeTaintsPolicy`` (defaults: Honor, Ignore): whether nodes the pod's
+    node affinity or taints exclude count as domains.
+    """
+
+    max_skew: int
+    topology_key: str
+    selector: LabelSelector
+    min_domains: int = 1
+    honor_affinity: bool = True
+    honor_taints: bool = False
+
+
+@dataclass(frozen=True)
 class PodConstraints:
     """Everything but resources that decides which nodes can take a pod.
 
@@ -155,6 +173,7 @@ class PodConstraints:
     pod_anti_affinity: tuple[AffinityTerm, ...] = ()
     preferred: tuple[tuple[int, NodeSelectorTerm], ...] = ()
     """Preferred node affinity terms with their weights (scoring only)."""
+    spread: tuple[SpreadConstraint, ...] = ()
 
     @property
     def label_map(self) -> dict[str, str]:
@@ -170,6 +189,7 @@ class PodConstraints:
             or bool(self.node_name)
             or bool(self.pod_affinity)
             or bool(self.pod_anti_affinity)
+            or bool(self.spread)
         )
 
 
@@ -408,7 +428,44 @@ def read_constraints(
             anti.get(required), _child(path, "affinity", "podAntiAffinity", required), namespace, errors
         ),
         preferred=preferred,
+        spread=_spread(
+            spec.get("topologySpreadConstraints"), _child(path, "topologySpreadConstraints"), raw_labels, errors
+        ),
     )
+
+
+def _spread(raw: Any, path: Where, labels: Mapping[str, Any], errors: ErrorList) -> tuple[SpreadConstraint, ...]:
+    """The ``DoNotSchedule`` spread constraints (``ScheduleAnyway`` only scores, and is not modelled)."""
+    out = []
+    for i, entry in enumerate(_list(raw, path, errors)):
+        entry_path = _child(path, i)
+        entry = _mapping(entry, entry_path, errors)
+        if (entry.get("whenUnsatisfiable") or "DoNotSchedule") != "DoNotSchedule":
+            continue
+        skew = entry.get("maxSkew")
+        if isinstance(skew, bool) or not isinstance(skew, int) or skew < 1:
+            errors.append(type_invalid(_child(entry_path, "maxSkew")(), skew, "must be an integer of at least 1"))
+            continue
+        minimum = entry.get("minDomains") or 1
+        if isinstance(minimum, bool) or not isinstance(minimum, int):
+            errors.append(type_invalid(_child(entry_path, "minDomains")(), minimum, "must be of type integer"))
+            continue
+        selector = _selector(entry.get("labelSelector"), _child(entry_path, "labelSelector"), errors)
+        keys = [str(key) for key in _list(entry.get("matchLabelKeys"), _child(entry_path, "matchLabelKeys"), errors)]
+        extra = tuple((key, str(labels[key])) for key in keys if key in labels)
+        if extra:
+            selector = LabelSelector(tuple(sorted({*selector.match_labels, *extra})), selector.match_expressions)
+        out.append(
+            SpreadConstraint(
+                skew,
+                _string(entry.get("topologyKey"), _child(entry_path, "topologyKey"), errors),
+                selector,
+                minimum,
+                entry.get("nodeAffinityPolicy", "Honor") != "Ignore",
+                entry.get("nodeTaintsPolicy", "Ignore") == "Honor",
+            )
+        )
+    return tuple(out)
 
 
 def _preferred(raw: Any, path: Where, errors: ErrorList) -> tuple[tuple[int, NodeSelectorTerm], ...]:

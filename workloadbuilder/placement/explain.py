@@ -256,7 +256,7 @@ def _leaf_level(
     key = keys[-1] if keys else None
     notes: dict[int, str] = {}
     simulated_fits = [fit for trace in traces for fit in trace.fits]
-    if group.claims or (group.mixed and simulated_fits):
+    if group.claims or (group.simulated_only and simulated_fits):
         # where the claims fit depends on the first pod's node, and one pod
         # shape changes the room left for the next: only the simulation knows
         simulated: dict[int, tuple[Domain, int]] = {}
@@ -297,7 +297,7 @@ def _leaf_level(
         text += f" ({notes[domain.uid]})"
     if key is not None:
         text += f"; {fitting} of {count_of(len(domains), short_key(key))} fit {need}"
-    if fitting and not group.claims and not group.mixed:
+    if fitting and not group.claims and not group.simulated_only:
         text += ", but none once the groups placed before it took their share"
     entry["says"] = text
     return entry

@@ -16,6 +16,7 @@ from collections import Counter
 from workloadbuilder.placement.cluster import HOST_PORT_PREFIX, is_slot
 from workloadbuilder.placement.filters import interpodaffinity, nodeports, noderesources
 from workloadbuilder.placement.snapshot import Shape, Snapshot
+from workloadbuilder.placement.spread import SpreadTracker
 
 __all__ = ["NO_NODE_AVAILABLE", "fit_error", "node_reasons"]
 
@@ -35,7 +36,8 @@ def node_reasons(snap: Snapshot, shape: Shape, i: int) -> tuple[str, ...]:
     reasons = noderesources.check(requests, free)
     if reasons:
         return tuple(reasons)
-    reason = cluster.pod_affinity_reason(shape.constraints, i)
+    reason = SpreadTracker(cluster).reason(shape.constraints, i) if shape.constraints.spread else None
+    reason = reason or cluster.pod_affinity_reason(shape.constraints, i)
     if reason is None and any(free.get(r, 0) < q for r, q in shape.requests.items() if is_slot(r)):
         reason = interpodaffinity.ANTI_AFFINITY_REASON
     return () if reason is None else (reason,)

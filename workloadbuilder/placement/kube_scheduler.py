@@ -33,6 +33,7 @@ from workloadbuilder.placement.outcome import CandidateTrace, GroupResult, Group
 from workloadbuilder.placement.request import GroupRequest
 from workloadbuilder.placement.scoring import assign_pods, most_allocated, node_score
 from workloadbuilder.placement.snapshot import Allocation, Shape, Snapshot
+from workloadbuilder.placement.spread import SpreadTracker
 
 __all__ = ["KubeScheduler", "needed"]
 
@@ -101,7 +102,7 @@ class KubeScheduler:
     # -- PodGroup --------------------------------------------------------------
 
     def _leaf(self, group: GroupRequest, scope: Domain, domains: dict[str, str], trace: GroupTrace) -> Outcome:
-        if group.mixed and not group.claims:
+        if group.simulated_only and not group.claims:
             return self._mixed(group, scope, domains, trace)
         snap, shape, need = self.snap, self.shape(group), needed(group)
         fits = trace.fits
@@ -178,8 +179,9 @@ class KubeScheduler:
     def _assign_sets(self, group: GroupRequest, domain: Domain) -> list[int | None]:
         """Each pod's node (``None`` where it does not fit), placing the pod sets in creation order, assumed."""
         out: list[int | None] = []
+        tracker = SpreadTracker(self.cluster)
         for shape, count in self.shapes(group):
-            nodes = assign_pods(self.snap, shape, domain.nodes, count)
+            nodes = assign_pods(self.snap, shape, domain.nodes, count, tracker)
             out += [*nodes, *([None] * (count - len(nodes)))]
         return out
 

@@ -133,6 +133,11 @@ class GroupRequest:
         """Whether the PodGroup's pods come in more than one shape."""
         return len(self.pod_sets) > 1
 
+    @property
+    def simulated_only(self) -> bool:
+        """Whether where its pods fit depends on the order they are placed in (several shapes, or spread constraints)."""
+        return self.mixed or any(pod_set.constraints.spread for pod_set in self.pod_sets)
+
     def set_of(self, k: int) -> PodSet:
         """The pod set of the group's ``k``-th pod."""
         for pod_set in self.pod_sets:

@@ -26,6 +26,7 @@ from workloadbuilder.placement.cluster import SCORE_RESOURCES
 from workloadbuilder.placement.filters.nodeaffinity import preferred_score
 from workloadbuilder.placement.filters.tainttoleration import intolerable_preferences
 from workloadbuilder.placement.snapshot import Shape, Snapshot
+from workloadbuilder.placement.spread import SpreadTracker
 
 __all__ = ["assign_pods", "most_allocated", "node_score", "preference_scores"]
 
@@ -91,8 +92,14 @@ def preference_scores(snap: Snapshot, shape: Shape, nodes: Sequence[int]) -> dic
     return out
 
 
-def assign_pods(snap: Snapshot, shape: Shape, nodes: Iterable[int], count: int) -> list[int]:
+def assign_pods(
+    snap: Snapshot, shape: Shape, nodes: Iterable[int], count: int, spread: SpreadTracker | None = None
+) -> list[int]:
     """Place up to ``count`` pods of ``shape`` one by one on the best-scoring node of ``nodes``, assuming each.
+
+    With ``spread``, a node the pod's spread constraints reject now is
+    passed over (and tried again after the next pod is placed), and every
+    placed pod is counted in it.
 
     Returns the chosen node of each placed pod, in placement order; fewer
     than ``count`` when the nodes run out of room.
@@ -106,10 +113,21 @@ def assign_pods(snap: Snapshot, shape: Shape, nodes: Iterable[int], count: int) 
     heapq.heapify(heap)
     placed: list[int] = []
     vector = shape.vector
+    pod = shape.constraints
+    tracker = spread if spread is not None and pod.spread else None
     while heap and len(placed) < count:
+        passed_over = []
+        while heap and tracker is not None and tracker.reason(pod, heap[0][1]) is not None:
+            passed_over.append(heapq.heappop(heap))
+        if not heap:
+            break
         _, i = heapq.heappop(heap)
         snap.add(i, vector)
         placed.append(i)
+        if tracker is not None:
+            tracker.add(i, pod)
+        for entry in passed_over:
+            heapq.heappush(heap, entry)
         if node_fit(shape, i) > 0:
             heapq.heappush(heap, (-node_score(snap, i, shape) - extra[i], i))
     return placed

@@ -34,10 +34,11 @@ def unmodelled(pod_set: Any, spec: Mapping[str, Any]) -> list[str]:
             )
     if spec.get("resourceClaims"):
         out.append("spec.resourceClaims: per-pod DRA claims are not modelled (only the PodGroup's group claims are)")
-    spread = _list(spec.get("topologySpreadConstraints"))
-    for i, constraint in enumerate(spread):
-        if isinstance(constraint, Mapping) and constraint.get("whenUnsatisfiable", "DoNotSchedule") == "DoNotSchedule":
-            out.append(f"spec.topologySpreadConstraints[{i}]: pod topology spread (DoNotSchedule) is not modelled")
+    if pod_set.constraints.spread:
+        out.append(
+            "spec.topologySpreadConstraints: spread counts running pods and this PodGroup's own pods, "
+            "not the pods of other groups placed in the same cycle"
+        )
     scheduler = spec.get("schedulerName")
     if isinstance(scheduler, str) and scheduler not in ("", DEFAULT_SCHEDULER):
         out.append(
