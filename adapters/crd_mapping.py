@@ -29,10 +29,9 @@ import re
 from pathlib import Path
 from typing import Annotated, Any
 
-import jsonpath_ng
-import jsonpath_ng.ext
 import yaml
 from jsonpath_ng import jsonpath
+from jsonpath_ng.ext.parser import parse as parse_extended
 from kubernetes.client import (
     V1alpha3WorkloadPodGroupDisruptionMode,
     V1alpha3WorkloadPodGroupResourceClaim,
@@ -41,7 +40,6 @@ from kubernetes.client import (
 )
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
-from workloadbuilder.adapters.kit import composite_fields, decode, elements_of, errors_at, leaf_fields
 
 from workloadbuilder import (
     BuildError,
@@ -58,6 +56,7 @@ from workloadbuilder import (
     WorkloadCompositePodGroupSchedulingPolicy,
     WorkloadInput,
 )
+from workloadbuilder.adapters.kit import composite_fields, decode, elements_of, errors_at, leaf_fields
 
 __all__ = [
     "BlockPaths",
@@ -125,7 +124,7 @@ def place(expression: str) -> Place:
 def _compiled(expression: str) -> tuple[bool, Any]:
     absolute, text = _split(expression)
     try:
-        return absolute, jsonpath_ng.ext.parse(text) if text else jsonpath.This()
+        return absolute, parse_extended(text) if text else jsonpath.This()
     except Exception as err:  # jsonpath-ng raises plain Exceptions for syntax errors
         raise ValueError(f"invalid JSONPath {expression!r}: {err}") from err
 
@@ -326,9 +325,9 @@ class GroupMapping(_Model):
         key = "composite_pod_group_data" if self.is_composite else "pod_group_data"
         claims = [] if self.is_composite else self.defaults.get("resourceClaims")
         given = WorkloadInput(
-            policy=PolicyInput(**{key: self.defaults.get("schedulingPolicy")}),
-            constraints=ConstraintsInput(**{key: self.defaults.get("schedulingConstraints")}),
-            disruption_mode=DisruptionModeInput(**{key: self.defaults.get("disruptionMode")}),
+            policy=PolicyInput.model_validate({key: self.defaults.get("schedulingPolicy")}),
+            constraints=ConstraintsInput.model_validate({key: self.defaults.get("schedulingConstraints")}),
+            disruption_mode=DisruptionModeInput.model_validate({key: self.defaults.get("disruptionMode")}),
             resource_claims=ResourceClaimsInput(pod_group_data=claims),
         )
         fields = composite_fields(given) if self.is_composite else leaf_fields(given)

@@ -17,10 +17,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from workloadbuilder.adapters.common import ALLOWED_DISRUPTION_MODES, ALLOWED_POLICIES, block_input
-from workloadbuilder.adapters.kit import duplicate, forbidden, invalid, too_many, type_invalid, unknown_field
-from workloadbuilder.adapters.reading import at, read_int
-
 from workloadbuilder import (
     BasicSchedulingPolicy,
     Builder,
@@ -31,7 +27,20 @@ from workloadbuilder import (
     SchedulingPolicy,
     WorkloadInput,
     WorkloadItem,
+    fill_gang_count,
 )
+from workloadbuilder.adapters.common import ALLOWED_DISRUPTION_MODES, ALLOWED_POLICIES, block_input
+from workloadbuilder.adapters.kit import (
+    MAX_RESOURCE_CLAIMS,
+    duplicate,
+    forbidden,
+    invalid,
+    is_int,
+    too_many,
+    type_invalid,
+    unknown_field,
+)
+from workloadbuilder.adapters.reading import at, read_int
 
 __all__ = [
     "ALLOWED_DISRUPTION_MODES",
@@ -49,7 +58,6 @@ __all__ = [
 SCHEDULING_PATH = FieldPath("spec", "scheduling")
 """Where a Job keeps its scheduling blocks; every block error is reported below it."""
 
-MAX_RESOURCE_CLAIMS = 4
 """``+k8s:maxItems=4`` on ``spec.scheduling.resourceClaims``."""
 
 _BLOCKS = ("schedulingPolicy", "schedulingConstraints", "disruptionMode", "resourceClaims")
@@ -68,14 +76,7 @@ def default_min_count(parallelism: int | None) -> Callable[[SchedulingConfig], N
     The clamp keeps a ``parallelism: 0`` Job (valid, and suspended ones use
     it) from compiling ``minCount: 0``, which the API server refuses.
     """
-    count = max(1, 1 if parallelism is None else parallelism)
-
-    def fill(config: SchedulingConfig) -> None:
-        gang = config.policy.gang if config.policy is not None else None
-        if gang is not None and gang.min_count is None:
-            gang.min_count = count
-
-    return fill
+    return fill_gang_count(max(1, 1 if parallelism is None else parallelism))
 
 
 def workload_item_for_job(job: Mapping[str, Any], template_name: str) -> WorkloadItem:
@@ -96,7 +97,7 @@ def workload_item_for_job(job: Mapping[str, Any], template_name: str) -> Workloa
             priority_class_name=priority_class if isinstance(priority_class, str) else "",
         ),
         input=block_input(scheduling) if isinstance(scheduling, Mapping) else WorkloadInput(),
-        callbacks=[default_min_count(parallelism if _is_int(parallelism) else None)],
+        callbacks=[default_min_count(parallelism if is_int(parallelism) else None)],
     )
 
 
@@ -155,7 +156,7 @@ def _had_both(old: Mapping[str, Any] | None) -> bool:
 
 def _gang_within_parallelism(scheduling: Mapping[str, Any] | None, parallelism: int | None) -> ErrorList:
     min_count = at(scheduling, ("schedulingPolicy", "gang", "minCount"))
-    if not _is_int(min_count) or min_count <= (1 if parallelism is None else parallelism):
+    if not is_int(min_count) or min_count <= (1 if parallelism is None else parallelism):
         return ErrorList()
     path = SCHEDULING_PATH.child("schedulingPolicy", "gang", "minCount")
     return ErrorList([invalid(path, min_count, "must be less than or equal to parallelism")])
@@ -234,5 +235,3 @@ def _normal(value: Any) -> Any:
     return value
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)

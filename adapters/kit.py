@@ -10,18 +10,22 @@ same. Everything here is stable API for adapter authors:
   print no value;
 - ``extend_path``, ``field_path_of`` and ``elements_of`` to turn an adapter's
   own locations into ``FieldPath``s;
-- strict decoding of building blocks (``decode``, ``errors_at``, ``as_model``)
+- strict decoding of building blocks (``decode``, ``errors_at``, ``as_model``),
+  ``is_int`` (a JSON integer: an ``int`` that is not a ``bool``)
   and ``to_json_dict`` to turn a client model back into its JSON form;
+- the API server's limits (``MAX_TEMPLATES``, ``MAX_RESOURCE_CLAIMS``), so
+  an adapter reports an oversized list as the API server would;
 - Go's ``%q`` (``go_quote``), so messages read as the Go controllers print them;
 - the DNS-1123 name checks the controllers apply to their own names;
-- ``TemplateIndex`` (templates of a compiled Workload by name),
+- ``TemplateIndex`` (templates of a compiled Workload by name), ``walk`` and
+  its ``TemplateNode`` records (every template of a tree, with its path and depth),
   ``parse_group`` (the API group of an ``apiVersion``) and
   ``leaf_fields``/``composite_fields`` (which building blocks a leaf or a
   composite item was given).
 """
 
 from workloadbuilder.compile import parse_group
-from workloadbuilder.decode import as_model, decode, errors_at, to_json_dict, unknown_field
+from workloadbuilder.decode import as_model, decode, errors_at, is_int, to_json_dict, unknown_field
 from workloadbuilder.field import (
     OMIT_VALUE,
     ErrorType,
@@ -35,6 +39,7 @@ from workloadbuilder.field import (
 )
 from workloadbuilder.gofmt import go_quote
 from workloadbuilder.groups import TemplateIndex
+from workloadbuilder.kinds import MAX_RESOURCE_CLAIMS, MAX_TEMPLATES
 from workloadbuilder.mapping import composite_fields, leaf_fields
 from workloadbuilder.objpath import elements_of, field_path_of
 from workloadbuilder.validation.formats import (
@@ -43,11 +48,15 @@ from workloadbuilder.validation.formats import (
     long_name_errors,
     short_name_errors,
 )
+from workloadbuilder.walk import TemplateNode, walk
 
 __all__ = [
+    "MAX_RESOURCE_CLAIMS",
+    "MAX_TEMPLATES",
     "OMIT_VALUE",
     "ErrorType",
     "TemplateIndex",
+    "TemplateNode",
     "as_model",
     "composite_fields",
     "decode",
@@ -59,6 +68,7 @@ __all__ = [
     "forbidden",
     "go_quote",
     "invalid",
+    "is_int",
     "is_dns1123_label",
     "is_dns1123_subdomain",
     "leaf_fields",
@@ -70,4 +80,5 @@ __all__ = [
     "too_many",
     "type_invalid",
     "unknown_field",
+    "walk",
 ]

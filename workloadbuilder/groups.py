@@ -8,7 +8,6 @@ without touching the (cached) Workload.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 from kubernetes.client import (
@@ -22,17 +21,15 @@ from kubernetes.client import (
 
 from workloadbuilder.errors import BuildError
 from workloadbuilder.gofmt import go_quote
+from workloadbuilder.kinds import COMPOSITE_POD_GROUP_API_VERSION, POD_GROUP_API_VERSION
+from workloadbuilder.walk import walk
 
 __all__ = [
-    "COMPOSITE_POD_GROUP_API_VERSION",
-    "POD_GROUP_API_VERSION",
     "TemplateIndex",
     "new_composite_pod_group",
     "new_pod_group",
 ]
 
-POD_GROUP_API_VERSION = "scheduling.k8s.io/v1beta1"
-COMPOSITE_POD_GROUP_API_VERSION = "scheduling.k8s.io/v1alpha3"
 
 
 def new_pod_group(
@@ -47,7 +44,12 @@ def new_pod_group(
     spec = template.model_dump(by_alias=True, exclude_none=True, exclude={"name"})
     spec["workloadRef"] = {"workloadName": _workload_name(workload), "templateName": template.name}
     return V1beta1PodGroup.model_validate(
-        {"apiVersion": POD_GROUP_API_VERSION, "kind": "PodGroup", "metadata": _metadata(workload, name, owners), "spec": spec}
+        {
+            "apiVersion": POD_GROUP_API_VERSION,
+            "kind": "PodGroup",
+            "metadata": _metadata(workload, name, owners),
+            "spec": spec,
+        }
     )
 
 
@@ -100,13 +102,11 @@ class TemplateIndex:
         self.workload = workload
         self.leaves: dict[str, V1beta1PodGroupTemplate] = {}
         self.composites: dict[str, V1beta1CompositePodGroupTemplate] = {}
-        spec = workload.spec
-        for leaf in spec.pod_group_templates or []:
-            self.leaves[leaf.name] = leaf
-        for composite in _walk(spec.composite_pod_group_templates or []):
-            self.composites[composite.name] = composite
-            for leaf in composite.pod_group_templates or []:
-                self.leaves[leaf.name] = leaf
+        for record in walk(workload.spec):
+            if record.composite:
+                self.composites[record.node.name] = record.node
+            else:
+                self.leaves[record.node.name] = record.node
 
     def leaf(self, template_name: str) -> V1beta1PodGroupTemplate:
         """The leaf template of that name.
@@ -135,9 +135,3 @@ class TemplateIndex:
                 f"{go_quote(_workload_name(self.workload))} (have [{' '.join(self.composites)}])"
             )
         return template
-
-
-def _walk(templates: list[V1beta1CompositePodGroupTemplate]) -> Iterator[V1beta1CompositePodGroupTemplate]:
-    for template in templates:
-        yield template
-        yield from _walk(template.composite_pod_group_templates or [])

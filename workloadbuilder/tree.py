@@ -63,7 +63,10 @@ def tree_error(root: WorkloadItem | None) -> str | None:
         if not item.name:
             return "workload item name cannot be empty"
         if item.name in seen:
-            return f"duplicate workload item name {go_quote(item.name)}: template names must be unique across the Workload"
+            return (
+                f"duplicate workload item name {go_quote(item.name)}: "
+                "template names must be unique across the Workload"
+            )
         seen.add(item.name)
         problem = _input_union_error(item)
         if problem:

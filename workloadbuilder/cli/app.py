@@ -19,7 +19,7 @@ import pydantic
 import yaml
 
 import workloadbuilder.adapters as adapters  # noqa: F401 - importing the package registers the built-in adapters
-from workloadbuilder import BuildError, kinds, manifests
+from workloadbuilder import BuildError, check_update, kinds, manifests
 from workloadbuilder.adapters import Plan, adapter_for
 from workloadbuilder.adapters.crd import register_mapping
 from workloadbuilder.cli.inputs import Document, UsageError, parse_gates, read_inputs
@@ -28,7 +28,6 @@ from workloadbuilder.cli.place import explain_command, place_command
 from workloadbuilder.cli.report import Verdict, render
 from workloadbuilder.field import AggregateError, ErrorList
 from workloadbuilder.migrate import migrate
-from workloadbuilder.update import check_update
 from workloadbuilder.validation.gates import FeatureGates
 from workloadbuilder.validation.objects import validate_composite_pod_group, validate_pod_group, validate_workload
 

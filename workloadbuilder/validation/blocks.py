@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from workloadbuilder.field import ErrorList, FieldPath, invalid, required, too_many
+from workloadbuilder.kinds import MAX_TOPOLOGY
 from workloadbuilder.validation.formats import is_label_key, long_name_errors, short_name_errors
 
 __all__ = [
@@ -27,7 +28,6 @@ __all__ = [
 ]
 
 _MIN_COUNT = 1
-_MAX_TOPOLOGY = 1
 
 
 def validate_union(
@@ -41,7 +41,7 @@ def validate_union(
     if sum(now_set) == 1 or (old_set is not None and old_set == now_set):
         return ErrorList()
     names = ", ".join(f"`{member}`" for member in members)
-    chosen = [member for member, is_set in zip(members, now_set) if is_set]
+    chosen = [member for member, is_set in zip(members, now_set, strict=False) if is_set]
     if chosen:
         return ErrorList([invalid(path, "{" + ", ".join(chosen) + "}", f"must specify exactly one of: {names}")])
     return ErrorList([invalid(path, "", f"must specify one of: {names}")])
@@ -94,8 +94,8 @@ def validate_scheduling_constraints(path: FieldPath | None, obj: Any, old: Any =
     topology = obj.topology or []
     if old is not None and _keys(topology) == _keys(old.topology or []):
         return errs
-    if len(topology) > _MAX_TOPOLOGY:
-        errs.append(too_many(_child(path, "topology"), len(topology), _MAX_TOPOLOGY))
+    if len(topology) > MAX_TOPOLOGY:
+        errs.append(too_many(_child(path, "topology"), len(topology), MAX_TOPOLOGY))
         return errs
     for i, constraint in enumerate(topology):
         problems = ["required"] if constraint.key == "" else is_label_key(constraint.key)

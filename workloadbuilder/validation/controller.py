@@ -129,11 +129,21 @@ def _resolved_members(item: WorkloadItem) -> _Members:
 # (block attribute on WorkloadInput, data attribute, model, validator), in Go's order.
 _LEAF_BLOCKS: tuple[tuple[str, str, type[BaseModel], _Validator], ...] = (
     ("policy", "pod_group_data", V1alpha3WorkloadPodGroupSchedulingPolicy, blocks.validate_scheduling_policy),
-    ("constraints", "pod_group_data", V1alpha3WorkloadPodGroupSchedulingConstraints, blocks.validate_scheduling_constraints),
+    (
+        "constraints",
+        "pod_group_data",
+        V1alpha3WorkloadPodGroupSchedulingConstraints,
+        blocks.validate_scheduling_constraints,
+    ),
     ("disruption_mode", "pod_group_data", V1alpha3WorkloadPodGroupDisruptionMode, blocks.validate_disruption_mode),
 )
 _COMPOSITE_BLOCKS: tuple[tuple[str, str, type[BaseModel], _Validator], ...] = (
-    ("policy", "composite_pod_group_data", WorkloadCompositePodGroupSchedulingPolicy, blocks.validate_composite_scheduling_policy),
+    (
+        "policy",
+        "composite_pod_group_data",
+        WorkloadCompositePodGroupSchedulingPolicy,
+        blocks.validate_composite_scheduling_policy,
+    ),
     (
         "constraints",
         "composite_pod_group_data",

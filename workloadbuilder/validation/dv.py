@@ -73,7 +73,9 @@ ItemValidator = Callable[[Op, FieldPath, Struct, Struct | None], ErrorList]
 """Validates one list item at its path against its old item (or ``None``)."""
 
 Check = Callable[[Op, FieldPath, Any, Any], tuple[list[FieldError], bool]]
-"""A field-attached check: ``(op, path, value, old) -> (errors, stop)``; ``stop`` without errors is an unset optional."""
+"""A field-attached check: ``(op, path, value, old) -> (errors, stop)``; ``stop`` without errors is an unset
+optional.
+"""
 
 
 def check_field(
@@ -112,7 +114,9 @@ def nested(
     checks: Sequence[Check],
     validate: Callable[[Op, FieldPath, Any, Any], Iterable[FieldError]],
 ) -> ErrorList:
-    """Field ``name`` of struct ``obj`` (``old`` its old struct): ``checks``, then ``validate(op, path, value, old_value)``."""
+    """Field ``name`` of struct ``obj`` (``old`` its old struct): ``checks``, then ``validate(op, path, value,
+    old_value)``.
+    """
     field_path = path.child(name)
     value, old_value = obj[name], None if old is None else old[name]
     return check_field(
@@ -292,7 +296,7 @@ def keyed_items(
 
     ``type_name`` is the items' Go type, for the ``Duplicate`` value.
     """
-    return unique_names(path, items, type_name) + each_by_name(op, path, items, old_items, validate)
+    return ErrorList([*unique_names(path, items, type_name), *each_by_name(op, path, items, old_items, validate)])
 
 
 def each_by_name(

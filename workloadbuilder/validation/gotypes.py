@@ -194,9 +194,9 @@ class GoStruct:
 def _empty(kind: str, raw: Any) -> bool:
     """What ``omitempty`` leaves out: a zero string or number, a nil pointer, an empty list; never a struct."""
     if kind == _STR:
-        return raw == ""
+        return bool(raw == "")
     if kind == _INT:
-        return raw == 0
+        return bool(raw == 0)
     if kind == _STRUCT:
         return False
     return not raw if kind == _LIST else raw is None

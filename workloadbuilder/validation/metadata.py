@@ -22,7 +22,9 @@ _PATH = FieldPath("metadata")
 
 
 def metadata_errors(meta: Mapping[str, Any], old: Mapping[str, Any] | None) -> ErrorList:
-    """``metadata`` on create (``old`` is ``None``): name or generateName, formats; on update: name and namespace kept."""
+    """``metadata`` on create (``old`` is ``None``): name or generateName, formats; on update: name and namespace
+    kept.
+    """
     name, namespace = meta.get("name") or "", meta.get("namespace") or ""
     if old is not None:
         errs = ErrorList()

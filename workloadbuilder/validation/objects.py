@@ -26,6 +26,7 @@ from workloadbuilder import kinds
 from workloadbuilder.decode import decode, errors_at
 from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.field import ErrorList, FieldPath, forbidden
+from workloadbuilder.kinds import KubeObject
 from workloadbuilder.validation.dv import Op, Struct
 from workloadbuilder.validation.gates import (
     COMPOSITE_POD_GROUP,
@@ -49,10 +50,10 @@ __all__ = [
 
 Subresource = Literal["status"] | None
 _SPEC, _STATUS = FieldPath("spec"), FieldPath("status")
-_DEFAULT_DISRUPTION_MODE = {"single": {}, "all": None}
+_DEFAULT_DISRUPTION_MODE: dict[str, Any] = {"single": {}, "all": None}
 
 
-def validate_workload(obj: Any, old: Any = None, gates: FeatureGates | None = None) -> ErrorList:
+def validate_workload(obj: KubeObject, old: KubeObject | None = None, gates: FeatureGates | None = None) -> ErrorList:
     """The errors a 1.37 apiserver returns for creating the Workload ``obj`` (or updating ``old`` to it).
 
     Args:
@@ -81,7 +82,7 @@ regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')
 
 
 def validate_pod_group(
-    obj: Any, old: Any = None, gates: FeatureGates | None = None, subresource: Subresource = None
+    obj: KubeObject, old: KubeObject | None = None, gates: FeatureGates | None = None, subresource: Subresource = None
 ) -> ErrorList:
     """The errors a 1.37 apiserver returns for creating the PodGroup ``obj`` (or updating ``old`` to it).
 
@@ -102,7 +103,7 @@ def validate_pod_group(
 
 
 def validate_composite_pod_group(
-    obj: Any, old: Any = None, gates: FeatureGates | None = None, subresource: Subresource = None
+    obj: KubeObject, old: KubeObject | None = None, gates: FeatureGates | None = None, subresource: Subresource = None
 ) -> ErrorList:
     """The errors a 1.37 apiserver returns for creating the CompositePodGroup ``obj`` (or updating ``old`` to it).
 
@@ -122,7 +123,7 @@ def validate_composite_pod_group(
     return _validate(kinds.COMPOSITE_POD_GROUP, obj, old, gates, subresource, _composite_pod_group_errors)
 
 
-def workload_warnings(obj: Any) -> list[str]:
+def workload_warnings(obj: KubeObject) -> list[str]:
     """Warnings the apiserver would send with an accepted Workload: problems that are not errors.
 
     A composite template whose gang ``minGroupCount`` is larger than its
@@ -153,7 +154,7 @@ def read_object(obj: Any, kind: str) -> tuple[dict[str, Any], ErrorList]:
         data = dict(obj)
     else:
         raise TypeError(f"expected a {kind} as a kubernetes client model or a dict, got {type(obj).__name__}")
-    model, errs = kinds.resolve(data, kind)
+    model, errs = kinds.model_for(data, kind)
     if model is None:
         return data, errs
     return data, errors_at(None, decode(model, data)[1])

@@ -14,6 +14,7 @@ from functools import partial
 from typing import Any
 
 from workloadbuilder.field import ErrorList, FieldPath
+from workloadbuilder.kinds import MAX_PRIORITY, MAX_RESOURCE_CLAIMS, MAX_TOPOLOGY
 from workloadbuilder.validation.blocks import validate_union
 from workloadbuilder.validation.dv import (
     IMMUTABLE,
@@ -44,8 +45,6 @@ from workloadbuilder.validation.gates import DRA_WORKLOAD_RESOURCE_CLAIMS, POD_G
 
 __all__ = [
     "CLAIMS_CHECKS",
-    "MAX_PRIORITY",
-    "MAX_RESOURCE_CLAIMS",
     "PREEMPTION_POLICIES",
     "composite_scheduling_policy",
     "constraints",
@@ -58,9 +57,6 @@ __all__ = [
     "workload_reference",
 ]
 
-MAX_PRIORITY = 1_000_000_000  # HighestUserDefinablePriority
-MAX_RESOURCE_CLAIMS = 4
-MAX_TOPOLOGY = 1
 PREEMPTION_POLICIES = ("Never", "PreemptLowerPriority")
 
 CLAIMS_CHECKS: tuple[Check, ...] = (
@@ -69,7 +65,9 @@ CLAIMS_CHECKS: tuple[Check, ...] = (
     max_items(MAX_RESOURCE_CLAIMS),
     OPTIONAL_POINTER,
 )
-"""The checks on a ``resourceClaims`` field: its gate (our addition, see docs/validation.md), immutable, at most 4, optional."""
+"""The checks on a ``resourceClaims`` field: its gate (our addition, see docs/validation.md), immutable, at most 4,
+optional.
+"""
 
 _PREEMPTION_CHECKS: tuple[Check, ...] = (
     forbidden_unless(POD_GROUP_PREEMPTION_POLICY),
@@ -80,7 +78,9 @@ _PREEMPTION_CHECKS: tuple[Check, ...] = (
 
 
 def union(op: Op, path: FieldPath, value: Struct, old: Struct | None, names: tuple[str, ...]) -> ErrorList:
-    """A union of pointer (or canonical list) members: exactly one set; not re-checked on update when no member was set or cleared."""
+    """A union of pointer (or canonical list) members: exactly one set; not re-checked on update when no member was
+    set or cleared.
+    """
     members = tuple(value[name] is not None for name in names)
     old_members = tuple(old[name] is not None for name in names) if op.update and old is not None else None
     return validate_union(path, names, members, old_members)

@@ -12,14 +12,13 @@ as ``Warning`` headers rather than reject.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from workloadbuilder.field import ErrorList, FieldPath, duplicate, forbidden, invalid
+from workloadbuilder.kinds import MAX_DEPTH
 from workloadbuilder.validation.dv import Struct
+from workloadbuilder.walk import walk
 
-__all__ = ["MAX_DEPTH", "tree_errors", "tree_warnings"]
+__all__ = ["tree_errors", "tree_warnings"]
 
-MAX_DEPTH = 4  # WorkloadMaxTreeDepth: a top-level template is level 1
 _CHILD_LISTS = ("podGroupTemplates", "compositePodGroupTemplates")
 
 
@@ -30,31 +29,14 @@ def tree_errors(path: FieldPath, spec: Struct) -> ErrorList:
     error; a repeat anywhere else is ``Duplicate`` at the later ``name``.
     """
     errs = ErrorList()
-    first_list: dict[str, int] = {}
-    for template_path, template, depth, list_id, composite in _walk(path, spec):
-        name = template["name"]
-        if name and first_list.setdefault(name, list_id) != list_id:
-            errs.append(duplicate(template_path.child("name"), name))
-        if composite:
-            errs.extend(_composite_errors(template_path, template, depth))
+    first_list: dict[str, str] = {}
+    for record in walk(spec, path, max_depth=MAX_DEPTH):
+        name = record.node["name"]
+        if name and first_list.setdefault(name, str(record.list_path)) != str(record.list_path):
+            errs.append(duplicate(record.path.child("name"), name))
+        if record.composite:
+            errs.extend(_composite_errors(record.path, record.node, record.depth))
     return errs
-
-
-def _walk(path: FieldPath, parent: Struct, depth: int = 1) -> Iterator[tuple[FieldPath, Struct, int, int, bool]]:
-    """Each template under ``parent`` in pre-order: ``(path, template, depth, id of its list, is composite)``.
-
-    Lists deeper than ``MAX_DEPTH`` are not entered (their parent reports them).
-    """
-    if depth > MAX_DEPTH:
-        return
-    for list_name in _CHILD_LISTS:
-        items = parent.get(list_name) or []
-        for i, template in enumerate(items):
-            composite = list_name == "compositePodGroupTemplates"
-            template_path = path.child(list_name).index(i)
-            yield template_path, template, depth, id(items), composite
-            if composite:
-                yield from _walk(template_path, template, depth + 1)
 
 
 def _composite_errors(path: FieldPath, template: Struct, depth: int) -> ErrorList:
@@ -88,8 +70,9 @@ def tree_warnings(path: FieldPath, spec: Struct) -> list[str]:
     error; but with one group per template such a gang can never be admitted.
     """
     warnings = []
-    for template_path, template, _, _, composite in _walk(path, spec):
-        gang = template["schedulingPolicy"]["gang"] if composite else None
+    for record in walk(spec, path, max_depth=MAX_DEPTH):
+        template_path, template = record.path, record.node
+        gang = template["schedulingPolicy"]["gang"] if record.composite else None
         if gang is None:
             continue
         children = sum(len(template[name] or []) for name in _CHILD_LISTS)

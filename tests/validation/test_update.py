@@ -18,7 +18,7 @@ from objects_factories import (
     workload,
 )
 
-from workloadbuilder.update import check_update, gang_resize_patch
+from workloadbuilder import check_update, gang_resize_patch
 from workloadbuilder.validation.gates import FeatureGates
 
 T0 = "spec.podGroupTemplates[0]"
