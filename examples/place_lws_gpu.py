@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
-from workloadbuilder.adapters import plan_object
 
+from workloadbuilder.adapters import plan_object
 from workloadbuilder.placement import Cluster, PlacementRequest, place, verify
 
 HERE = Path(__file__).resolve().parent / "gpu_cluster"

@@ -51,4 +51,7 @@ class NoAdapterError(WorkloadBuilderError, LookupError):
 
 
 class InternalError(WorkloadBuilderError, RuntimeError):
-    """A broken invariant of the library itself (an adapter's plan that does not say where its pods come from): a bug to report, not bad input."""
+    """A broken invariant of the library itself: a bug to report, not bad input.
+
+    For example an adapter's plan whose pod assignment points where it has no pod template.
+    """

@@ -347,7 +347,8 @@ BAD_SPECS = [
         required({"matchExpressions": [expr("a", "Near")]}),
         [
             (
-                "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator: "
+                "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+                "nodeSelectorTerms[0].matchExpressions[0].operator: "
                 'Unsupported value: "Near": supported values: "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"'
             )
         ],

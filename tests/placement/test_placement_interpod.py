@@ -1,4 +1,4 @@
-"""Required inter-pod affinity and anti-affinity, against running pods and among the pods of a gang; warnings for what is not modelled."""
+"""Required inter-pod affinity and anti-affinity, against running pods and within a gang; warnings on the rest."""
 
 from __future__ import annotations
 
@@ -103,8 +103,10 @@ WARNINGS = [
     (
         "a spread constraint",
         {"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule"}]},
-        ("PodGroup pg: spec.topologySpreadConstraints: spread counts running pods and this PodGroup's own pods, "
-        "not the pods of other groups placed in the same cycle"),
+        (
+            "PodGroup pg: spec.topologySpreadConstraints: spread counts running pods and this PodGroup's own pods, "
+            "not the pods of other groups placed in the same cycle"
+        ),
     ),
     (
         "per-pod claims",

@@ -1,4 +1,4 @@
-"""Node scores beyond resources: PreferNoSchedule taints and preferred node affinity, as the default profile weighs them."""
+"""Node scores beyond resources: PreferNoSchedule taints and preferred node affinity, weighed as the default profile."""
 
 from __future__ import annotations
 

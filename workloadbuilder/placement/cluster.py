@@ -380,7 +380,7 @@ class Cluster:
         return mask
 
     def pod_affinity_reason(self, pod: PodConstraints, i: int) -> str | None:
-        """InterPodAffinity's reason to reject node ``i`` for ``pod``, counting the running pods (``None``: it passes)."""
+        """InterPodAffinity's reason to reject node ``i`` for ``pod``, counting running pods (``None``: it passes)."""
         if not pod.pod_affinity and not pod.pod_anti_affinity:
             return None
         domains = self._affinity_domains.get(pod)

@@ -93,7 +93,7 @@ class HostPort:
 
 @dataclass(frozen=True)
 class LabelSelector:
-    """A ``metav1.LabelSelector``: ``matchLabels`` pairs and ``matchExpressions`` (``In``, ``NotIn``, ``Exists``, ``DoesNotExist``)."""
+    """A ``metav1.LabelSelector``: ``matchLabels`` pairs and ``matchExpressions`` (set-based requirements)."""
 
     match_labels: tuple[tuple[str, str], ...] = ()
     match_expressions: tuple[NodeSelectorRequirement, ...] = ()

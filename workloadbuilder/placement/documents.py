@@ -1,4 +1,4 @@
-"""Placement requests from manifest documents: what ``workloadbuilder place`` does with its input files, as a library call.
+"""Placement requests from manifest documents: what ``workloadbuilder place`` does with its files, as a library call.
 
 Controller objects (Job, JobSet, LeaderWorkerSet, TrainJob, a mapped CRD)
 go through their adapters, each compiled plan read by
@@ -9,8 +9,9 @@ PodGroup with the Pods that name it in ``spec.schedulingGroup.podGroupName``
 input object becomes one ``DocumentInput``; ``DocumentInputs.merged()`` is
 the one request that places them all in one pass.
 
-Adapters are looked up when the function runs: this module sits above the
-adapters in the layer table, as the CLI does.
+This module sits in the adapters' layer (it plans documents through
+them); importing ``workloadbuilder.adapters`` imports it, which registers
+``PlacementRequest.from_documents``'s reader.
 """
 
 from __future__ import annotations
@@ -21,10 +22,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workloadbuilder import kinds
+from workloadbuilder.adapters.base import PlanError, adapter_for  # type: ignore[import-not-found,unused-ignore]
 from workloadbuilder.errors import BuildError, WorkloadBuilderError
 from workloadbuilder.field import AggregateError
 from workloadbuilder.objpath import elements_of, get_in
-from workloadbuilder.placement.request import DeviceRequest, PlacementRequest, Pods
+from workloadbuilder.placement.request import DeviceRequest, PlacementRequest, Pods, register_document_reader
 
 __all__ = ["DocumentError", "DocumentInput", "DocumentInputs", "read_documents"]
 
@@ -165,8 +167,6 @@ def read_documents(
 
 def _compile(doc: _Doc, docs: Sequence[_Doc], related: Sequence[Mapping[str, Any]]) -> Any:
     """The compiled plan of a document an adapter claims (``None`` for any other document)."""
-    from workloadbuilder.adapters import PlanError, adapter_for  # type: ignore[import-not-found,unused-ignore]
-
     adapter = adapter_for(doc.api_version, doc.kind)
     if adapter is None:
         return None
@@ -282,3 +282,18 @@ def _first_few(texts: Sequence[str], limit: int = 3) -> str:
     unique = list(dict.fromkeys(texts))
     more = f" (and {len(unique) - limit} more)" if len(unique) > limit else ""
     return "; ".join(unique[:limit]) + more
+
+
+def _from_documents(
+    docs: Sequence[Mapping[str, Any]],
+    related: Sequence[Mapping[str, Any]],
+    claims: Mapping[str, DeviceRequest] | None,
+) -> PlacementRequest:
+    """``PlacementRequest.from_documents``: every object's roots, in document order, with every warning."""
+    found = read_documents(docs, related, claims)
+    merged = found.merged()
+    merged.warnings = [*found.warnings, *merged.warnings]
+    return merged
+
+
+register_document_reader(_from_documents)

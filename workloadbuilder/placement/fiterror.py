@@ -29,7 +29,7 @@ def node_reasons(snap: Snapshot, shape: Shape, i: int) -> tuple[str, ...]:
     rejection = cluster.rejection(shape.constraints, i)
     if rejection is not None:
         return rejection.reasons
-    free = dict(zip(cluster.resources, snap.free(i)))
+    free = dict(zip(cluster.resources, snap.free(i), strict=True))
     if any(free.get(r, 0) < q for r, q in shape.requests.items() if r.startswith(HOST_PORT_PREFIX)):
         return (nodeports.REASON,)
     requests = {r: q for r, q in shape.requests.items() if r != "pods" and not is_slot(r)}

@@ -14,13 +14,13 @@ runtime hierarchy and pod assignments) in one call.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
 
-from workloadbuilder.errors import BuildError, InternalError
+from workloadbuilder.errors import BuildError, InternalError, InvalidArgumentError
 from workloadbuilder.field import (
     ErrorList,
     FieldPath,
@@ -135,7 +135,7 @@ class GroupRequest:
 
     @property
     def simulated_only(self) -> bool:
-        """Whether where its pods fit depends on the order they are placed in (several shapes, or spread constraints)."""
+        """Whether where its pods fit depends on their order (several shapes, or spread constraints)."""
         return self.mixed or any(pod_set.constraints.spread for pod_set in self.pod_sets)
 
     def set_of(self, k: int) -> PodSet:
@@ -238,16 +238,19 @@ class PlacementRequest:
         warnings are in ``warnings``. ``documents.read_documents`` gives the
         same per object.
 
+        The adapters do the reading: ``import workloadbuilder.adapters``
+        registers them (and this reader) first.
+
         Raises:
             DocumentError: an invalid object, a PodGroup without pods, a group in
                 two objects, or nothing to place; the message names the document.
+            InvalidArgumentError: the adapters were never imported.
         """
-        from workloadbuilder.placement.documents import read_documents
-
-        found = read_documents(docs, related, claims)
-        merged = found.merged()
-        merged.warnings = [*found.warnings, *merged.warnings]
-        return merged
+        if _DOCUMENT_READER is None:
+            raise InvalidArgumentError(
+                "PlacementRequest.from_documents reads through the adapters: import workloadbuilder.adapters first"
+            )
+        return _DOCUMENT_READER(docs, related, claims)
 
     @classmethod
     def from_plan(
@@ -298,6 +301,20 @@ class PlacementRequest:
         return cls.from_groups(
             compiled.hierarchy.objects(), {name: _one_or_many(sets) for name, sets in pods.items()}, claims
         )
+
+
+DocumentReader = Callable[
+    [Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]], Mapping[str, "DeviceRequest"] | None], PlacementRequest
+]
+"""What ``from_documents`` calls: ``workloadbuilder.placement.documents`` registers it when the adapters load."""
+
+_DOCUMENT_READER: DocumentReader | None = None
+
+
+def register_document_reader(reader: DocumentReader) -> None:
+    """Make ``reader`` what ``PlacementRequest.from_documents`` calls (the adapters' layer sits above this one)."""
+    global _DOCUMENT_READER
+    _DOCUMENT_READER = reader
 
 
 def _template_at(compiled: Any, path: str) -> Any:

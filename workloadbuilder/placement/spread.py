@@ -1,4 +1,4 @@
-"""Pod topology spread during one scheduling cycle: the counts each ``DoNotSchedule`` constraint reads, kept as pods are assumed.
+"""Pod topology spread in one scheduling cycle: what each ``DoNotSchedule`` constraint counts, as pods are assumed.
 
 A ``SpreadTracker`` starts from the running pods (read once per kind of
 pod from the cluster) and adds every pod assumed through it, so the gang's

@@ -55,6 +55,7 @@ def unmodelled(pod_set: Any, spec: Mapping[str, Any]) -> list[str]:
         if self_matching(term, pod) and term.topology_key != "kubernetes.io/hostname":
             out.append(
                 f"spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[{k}]: anti-affinity "
-                f"among the pods being placed over {term.topology_key} is not checked (only over kubernetes.io/hostname)"
+                f"among the pods being placed over {term.topology_key} is not checked "
+                "(only over kubernetes.io/hostname)"
             )
     return out

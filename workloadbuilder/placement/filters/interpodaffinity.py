@@ -43,13 +43,14 @@ def check(
         if any(term.topology_key not in node_labels for term in pod.pod_affinity):
             return AFFINITY_REASON
         present = all(
-            node_labels[term.topology_key] in domains for term, domains in zip(pod.pod_affinity, affinity_domains)
+            node_labels[term.topology_key] in domains
+            for term, domains in zip(pod.pod_affinity, affinity_domains, strict=True)
         )
         if not present:
             first_of_series = not any(affinity_domains) and all(self_matching(t, pod) for t in pod.pod_affinity)
             if not first_of_series:
                 return AFFINITY_REASON
-    for term, domains in zip(pod.pod_anti_affinity, anti_domains):
+    for term, domains in zip(pod.pod_anti_affinity, anti_domains, strict=True):
         value = node_labels.get(term.topology_key)
         if value is not None and value in domains:
             return ANTI_AFFINITY_REASON
