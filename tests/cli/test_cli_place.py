@@ -815,3 +815,22 @@ def test_place_reports_each_long_step(workdir, monkeypatch):
         "generating 128 nodes",
         "placing on 128 nodes (kube-scheduler)",
     ]
+
+
+def test_a_mixed_kubectl_list_is_one_cluster_file_and_explain_quotes_kube_scheduler(workdir):
+    examples = Path(__file__).resolve().parents[2] / "examples" / "gpu_cluster"
+    nodes = json.loads((examples / "nodes.json").read_text())["items"]
+    pods = json.loads((examples / "pods.json").read_text())["items"]
+    (workdir / "dump.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [*pods, *nodes]}))
+    lws = yaml.safe_load((examples / "lws-cpu-leader-gpu-workers.yaml").read_text())
+    lws["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]["containers"][0]["resources"]["limits"] = {
+        "nvidia.com/gpu": "9"
+    }
+    (workdir / "lws.yaml").write_text(yaml.safe_dump(lws))
+    code, out, _ = run("explain", "lws.yaml", "--cluster", "dump.json")
+    assert code == 1
+    assert (
+        "    `vllm-66c7999b94-replica-0-77b5f8766c` pod `vllm-66c7999b94-replica-0-77b5f8766c-1`: 0/9 nodes are "
+        "available: 1 node(s) had untolerated taint {dedicated: inference}, 1 node(s) had untolerated taint "
+        "{node.kubernetes.io/not-ready: }, 1 node(s) were unschedulable, 6 Insufficient nvidia.com/gpu."
+    ) in out.splitlines()

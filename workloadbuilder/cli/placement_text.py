@@ -137,6 +137,9 @@ def _explanation_lines(entry: dict[str, Any]) -> list[str]:
     if entry["feasible"]:
         lines += [f"  {line}" for line in entry["text"][1:]]
     else:
+        if entry.get("fitErrors"):
+            lines.append("  kube-scheduler (FailedScheduling):")
+            lines += [f"    `{line['group']}` pod `{line['pod']}`: {line['message']}" for line in entry["fitErrors"]]
         if entry["quorum"]:
             lines.append("  quorum:")
             for quorum in entry["quorum"]:
