@@ -165,12 +165,12 @@ def _answer(
     feasible = all(report.outcome.success for report in reports)
     lines = [f"{'feasible' if feasible else 'not feasible'} ({strategy})"]
     for entry in explained:
-        lines += [f"- {line}" for line in entry["text"]]
-    summary = lines[0] + ": " + "; ".join(entry["text"][0] for entry in explained if entry["text"])
-    explanation = {"summary": summary, "roots": explained}
+        lines += [f"- {line}" for line in entry.text]
+    summary = lines[0] + ": " + "; ".join(entry.text[0] for entry in explained if entry.text)
+    explanation = {"summary": summary, "roots": [entry.to_dict() for entry in explained]}
     warnings = list(dict.fromkeys([*cluster.warnings, *request.warnings]))
     lines += [f"warning: {warning}" for warning in warnings]
-    return Placement(feasible, strategy, groups, victims, explanation, "\n".join(lines), warnings)
+    return Placement(feasible, strategy, groups, victims, explanation, "\n".join(lines), warnings, explained)
 
 
 def _left(

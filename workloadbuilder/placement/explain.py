@@ -27,6 +27,7 @@ from typing import Any
 from workloadbuilder.placement.claims import devices_free
 from workloadbuilder.placement.cluster import Domain, is_slot
 from workloadbuilder.placement.complete import SearchReport
+from workloadbuilder.placement.explanation import RootExplanation
 from workloadbuilder.placement.fiterror import fit_error
 from workloadbuilder.placement.kube_scheduler import KubeScheduler, needed
 from workloadbuilder.placement.outcome import GroupTrace, Outcome
@@ -63,8 +64,8 @@ def admissible(group: GroupRequest) -> bool:
     return sum(admissible(child) for child in group.children) >= needed(group)
 
 
-def explain_root(report: RootReport, snap: Snapshot, kube: KubeScheduler) -> dict[str, Any]:
-    """The structured explanation of one root, with its ``text`` lines."""
+def explain_root(report: RootReport, snap: Snapshot, kube: KubeScheduler) -> RootExplanation:
+    """The structured explanation of one root, with its ``text`` lines (``to_dict()`` is its JSON form)."""
     root = report.root
     out: dict[str, Any] = {
         "group": root.name,
@@ -86,7 +87,7 @@ def explain_root(report: RootReport, snap: Snapshot, kube: KubeScheduler) -> dic
             "exhausted": report.search.exhausted,
         }
     out["text"] = _success(report, out) if report.outcome.success else _failure(report, out, snap, kube)
-    return out
+    return RootExplanation.from_dict(out)
 
 
 def _success(report: RootReport, out: dict[str, Any]) -> list[str]:
