@@ -46,9 +46,10 @@ from workloadbuilder import (
     pod_group_name,
 )
 from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict, job_pod_count, register
-from workloadbuilder.adapters.common import plan_options
+from workloadbuilder.adapters.common import kueue_topology, kueue_warnings, plan_options
 from workloadbuilder.adapters.job_api import (
     SCHEDULING_PATH,
+    scheduling_ignored,
     scheduling_of,
     validate_job,
     validate_job_scheduling,
@@ -66,12 +67,14 @@ from workloadbuilder.adapters.kit import (
     walk,
 )
 from workloadbuilder.adapters.reading import Identity, at, identity_of, workloads_in
+from workloadbuilder.adapters.strict import with_schema_errors
 
 __all__ = ["CONTROLLER_UID_LABEL", "JOB_NAME_LABEL", "JobAdapter", "JobMode", "management_mode"]
 
 JOB_NAME_LABEL = "batch.kubernetes.io/job-name"
 CONTROLLER_UID_LABEL = "batch.kubernetes.io/controller-uid"
 _POD_TEMPLATE = "spec.template"
+_TEMPLATE_PATH = FieldPath("spec", "template")
 
 
 class JobMode(str, enum.Enum):
@@ -147,6 +150,8 @@ class JobAdapter:
         if mode is JobMode.ROOT:
             errors.extend(validate_job(job, previous))
             plan.roots = [item]
+            mapped = kueue_topology(job, [_TEMPLATE_PATH], item)
+            warnings.extend(kueue_warnings(job, [_TEMPLATE_PATH], mapped))
             self._root(plan, ident, related, warnings)
         else:
             old_item = workload_item_for_job(previous, template) if previous is not None else None
@@ -162,7 +167,7 @@ class JobAdapter:
                     "makes the Workload and the PodGroup, the Job controller makes neither"
                 )
                 warnings.append(forbidden(FieldPath("metadata", "ownerReferences").index(owner_index), detail))
-        plan.errors = [Finding(ident.ref, err) for err in errors]
+        plan.errors = [Finding(ident.ref, err) for err in with_schema_errors(job, errors)]
         plan.warnings = [Finding(ident.ref, err) for err in warnings] + plan.warnings
         return plan
 
@@ -241,6 +246,7 @@ class JobAdapter:
         group = f"the Job's own PodGroup {go_quote(chosen)}" if named else "a PodGroup the Job brings"
         detail = f"the pods join {group}: the Job controller makes no Workload and no PodGroup for it"
         warnings.append(forbidden(path, detail))
+        warnings.extend(scheduling_ignored(plan.source))
         if named:
             count, selector = _pod_count(plan.source), _selector(ident)
             plan.assign_pods = lambda _: [PodAssignment(chosen, selector, count, _POD_TEMPLATE, "")]

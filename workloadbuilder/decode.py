@@ -150,6 +150,22 @@ def decode(cls: type[BaseModel], data: Any) -> tuple[BaseModel | None, list[Deco
     return (None, problems) if problems else (value, [])
 
 
+def decode_known(cls: type[BaseModel], data: Any) -> BaseModel | None:
+    """``data``'s known fields as a ``cls``, its unknown fields dropped; ``None`` when a known field has a wrong type.
+
+    For a value that was accepted before (an old building block on update): a
+    Go struct never holds unknown fields, so what ratchets is what the struct
+    would have held.
+    """
+    if isinstance(data, cls):
+        return data
+    if isinstance(data, BaseModel):
+        data = to_json_dict(data)
+    problems: list[DecodeProblem] = []
+    value = _decode_shape(("model", cls), data, (), problems, cls.__name__)
+    return None if any(problem.kind != "unknown" for problem in problems) else value
+
+
 _M = TypeVar("_M", bound=BaseModel)
 
 

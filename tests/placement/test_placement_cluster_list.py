@@ -10,7 +10,8 @@ import pytest
 
 from workloadbuilder.field import AggregateError
 from workloadbuilder.placement import Cluster, DevicePool
-from workloadbuilder.placement.records import DisruptionBudget, PriorityClass
+from workloadbuilder.placement.disruption import DisruptionBudget
+from workloadbuilder.placement.priorities import PriorityClass
 
 DUMP = Path(__file__).resolve().parents[2] / "examples" / "gpu_cluster"
 
@@ -83,7 +84,7 @@ def test_a_mixed_list_is_sorted_by_kind() -> None:
     assert cl.names == separate.names
     assert sorted(pod.name for pod in cl.running_pods) == sorted(pod.name for pod in separate.running_pods)
     assert cl.free(2) == separate.free(2)
-    assert cl.priority_classes == {
+    assert {name: cl.priority_classes[name] for name in ("batch", "serving")} == {
         "batch": PriorityClass("batch", 100),
         "serving": PriorityClass("serving", 1000, True, "Never"),
     }

@@ -159,6 +159,7 @@ def _explanation_lines(entry: RootExplanation) -> list[str]:
             lines += [f"    {claim.text}" for claim in entry.claims]
         if entry.preemption is not None:
             lines.append(f"  preemption: {entry.preemption['text']}")
+            lines += [f"    {reason['text']}" for reason in entry.preemption["reasons"]]
     if entry.search is not None:
         lines.append(f"  search: {_search_text(entry.search, entry.feasible)}")
     return lines

@@ -24,15 +24,10 @@ from typing import Any
 
 from workloadbuilder.placement import generate, ingest
 from workloadbuilder.placement.constraints import AffinityTerm, HostPort, PodConstraints, Taint
+from workloadbuilder.placement.disruption import DisruptionBudget
 from workloadbuilder.placement.filters import Rejection, interpodaffinity, static_rejection
-from workloadbuilder.placement.records import (
-    ClusterParts,
-    DevicePool,
-    DisruptionBudget,
-    PriorityClass,
-    RunningGroup,
-    RunningPod,
-)
+from workloadbuilder.placement.priorities import PriorityClass, PriorityClasses
+from workloadbuilder.placement.records import ClusterParts, DevicePool, RunningGroup, RunningPod
 from workloadbuilder.placement.resources import POD_MILLIS
 
 __all__ = [
@@ -150,8 +145,8 @@ class Cluster:
         schedulable: ``False`` for cordoned nodes (``spec.unschedulable``).
         pools: device pools for group resource claims.
         running_pods / running_groups: what workload-aware preemption may evict.
-        priority_classes: PriorityClass objects given with the cluster, by name.
-        disruption_budgets: PodDisruptionBudgets given with the cluster.
+        priority_classes: the cluster's PriorityClasses by name (the system ones included).
+        disruption_budgets: the PodDisruptionBudgets preemption counts.
         warnings: what the readers noticed that changes placement (a NotReady
             node without its taint), for every answer on this cluster.
     """
@@ -184,7 +179,7 @@ class Cluster:
         self._pools = {pool.name: pool for pool in self.pools}
         self.running_pods = tuple(running_pods)
         self.running_groups = {group.name: group for group in running_groups}
-        self.priority_classes = {pc.name: pc for pc in priority_classes}
+        self.priority_classes = PriorityClasses(priority_classes)
         self.disruption_budgets = tuple(disruption_budgets)
         self.warnings = tuple(warnings)
         self.node_index = {name: i for i, name in enumerate(names)}
@@ -319,18 +314,25 @@ class Cluster:
         )
 
     @classmethod
-    def from_kubectl(cls, nodes_json: Any, pods_json: Any = None, groups_json: Any = None) -> Cluster:
+    def from_kubectl(
+        cls, nodes_json: Any, pods_json: Any = None, groups_json: Any = None, policies_json: Any = None
+    ) -> Cluster:
         """A cluster from ``kubectl get nodes -o json`` and ``kubectl get pods -A -o json`` output.
 
         Each argument may be the JSON text, the parsed ``List`` or a list of
         items. ``groups_json`` (``kubectl get podgroups,compositepodgroups -A
         -o json``) tells preemption each running group's priority, disruption
         mode and parent; without it a running pod's group is ``single``.
+        ``policies_json`` (``kubectl get priorityclasses,poddisruptionbudgets
+        -A -o json``) gives the PriorityClasses that running pods' and groups'
+        ``priorityClassName`` resolve through (when ``spec.priority`` is
+        absent) and the PodDisruptionBudgets preemption counts; a mixed
+        ``nodes_json`` List may hold all of these itself.
 
         Raises:
             AggregateError: every malformed node or pod, each at its path.
         """
-        return cls.from_parts(ingest.read_kubectl(nodes_json, pods_json, groups_json))
+        return cls.from_parts(ingest.read_kubectl(nodes_json, pods_json, groups_json, policies_json))
 
     @classmethod
     def from_yaml(cls, source: Any) -> Cluster:
@@ -413,13 +415,15 @@ class Cluster:
     # -- free capacity -------------------------------------------------------
 
     def _intern_free_vectors(self) -> list[int]:
-        """Give every node the id of its free vector (cordons are a filter, not a lack of room)."""
+        """Give every node the id of its free vector (cordons are a filter, not a lack of room).
+
+        Free capacity is signed: a node whose running pods take more than its
+        allocatable (a kubelet that admitted them before a resize, static
+        pods) has a debt, and evicting less than the debt frees nothing.
+        """
         ids: dict[tuple[int, ...], int] = {}
         vectors = self.vectors
-        # An over-committed node (used above allocatable) has nothing free, not a debt.
-        columns = [
-            [a - u if a > u else 0 for a, u in zip(alloc, used)] for alloc, used in zip(self.allocatable, self.used)
-        ]
+        columns = [[a - u for a, u in zip(alloc, used)] for alloc, used in zip(self.allocatable, self.used)]
         out = []
         for vector in zip(*columns):
             vid = ids.get(vector)
@@ -438,7 +442,7 @@ class Cluster:
         return self._columns
 
     def free(self, i: int) -> tuple[int, ...]:
-        """Node ``i``'s free capacity per resource (never below zero)."""
+        """Node ``i``'s free capacity per resource, negative where it is over-committed."""
         return self.vectors[self.vector_of[i]]
 
     # -- topology ------------------------------------------------------------

@@ -30,6 +30,14 @@ from workloadbuilder.field import (
 )
 from workloadbuilder.placement import objects
 from workloadbuilder.placement.constraints import HostPort, read_host_ports, read_taints
+from workloadbuilder.placement.disruption import DisruptionBudget, read_budgets
+from workloadbuilder.placement.priorities import (
+    PriorityClasses,
+    PriorityError,
+    PrioritySpec,
+    read_priority_classes,
+    running_priority,
+)
 from workloadbuilder.placement.records import ClusterParts, DevicePool, RunningGroup
 from workloadbuilder.placement.resources import pod_requests, read_resource_list
 
@@ -68,8 +76,8 @@ _RUNNING_FIELDS = frozenset(
         "hostPorts",
     }
 )
-_RUNNING_POD_FIELDS = frozenset({"name", "node", "requests", "namespace", "labels", "hostPorts"})
-_TOP_FIELDS = frozenset({"nodes", "devicePools", "running"})
+_RUNNING_POD_FIELDS = frozenset({"name", "node", "requests", "namespace", "labels", "hostPorts", "startTime"})
+_TOP_FIELDS = frozenset({"nodes", "devicePools", "running", "priorityClasses", "podDisruptionBudgets"})
 _KINDS = ("PodGroup", "CompositePodGroup", "Pod")
 _MODES = ("single", "all")
 
@@ -93,23 +101,30 @@ def quiet_gc() -> Iterator[None]:
             gc.enable()
 
 
-def read_kubectl(nodes_json: Any, pods_json: Any = None, groups_json: Any = None) -> ClusterParts:
-    """What ``Cluster.from_kubectl`` builds from: nodes, running pods and groups of kubectl JSON.
+def read_kubectl(
+    nodes_json: Any, pods_json: Any = None, groups_json: Any = None, policies_json: Any = None
+) -> ClusterParts:
+    """What ``Cluster.from_kubectl`` builds from: nodes, running pods, groups, priority classes and budgets.
 
     Raises:
         AggregateError: every malformed node or pod, each at its path.
     """
     with quiet_gc():
-        return _from_kubectl(nodes_json, pods_json, groups_json)
+        return _from_kubectl(nodes_json, pods_json, groups_json, policies_json)
 
 
-def _from_kubectl(nodes_json: Any, pods_json: Any, groups_json: Any) -> ClusterParts:
+def _from_kubectl(nodes_json: Any, pods_json: Any, groups_json: Any, policies_json: Any) -> ClusterParts:
     errors = ErrorList()
     parts = ClusterParts()
     items = _items(nodes_json, "nodes")
     mixed = any(isinstance(item, Mapping) and item.get("kind") not in (None, "Node") for item in items)
     section = "items" if mixed else "nodes"
     by_kind = _by_kind(items, section, errors)
+    policies = _items(policies_json, "policies")
+    listed = items if mixed else []  # the readers below skip the items of other kinds, so indexes stay the List's
+    classes = PriorityClasses(
+        [*read_priority_classes(policies, "policies", errors), *read_priority_classes(listed, section, errors)]
+    )
     seen: dict[tuple[Any, ...], dict[str, int]] = {}
     nodes = [_kubectl_node(item, i, errors, seen, section) for i, item in by_kind.get("Node", [])]
     _check_unique(nodes, section, errors)
@@ -121,27 +136,21 @@ def _from_kubectl(nodes_json: Any, pods_json: Any, groups_json: Any) -> ClusterP
         *by_kind.get("CompositePodGroup", []),
     ]
     for i, item, where in _sections(group_items, groups_json, "groups", section):
-        group = _kubectl_group(item, FieldPath(where).index(i), errors)
+        group = _kubectl_group(item, FieldPath(where).index(i), classes, errors)
         if group is not None:
             groups[group.name] = group
     pods = []
     for i, item, where in _sections(
         [*_indexed(pods_json, "pods"), *by_kind.get("Pod", [])], pods_json, "pods", section
     ):
-        pod = _kubectl_pod(item, i, errors, where)
+        pod = _kubectl_pod(item, i, classes, errors, where)
         if pod is not None and pod["node"] in names:
             pods.append(pod)
             group = pod.get("group")
             if group is not None and group not in groups:
                 groups[group] = RunningGroup(group, priority=pod["priority"])
-    for i, item in by_kind.get("PriorityClass", []):
-        priority_class = objects.priority_class(item, FieldPath(section).index(i), errors)
-        if priority_class is not None:
-            parts.priority_classes.append(priority_class)
-    for i, item in by_kind.get("PodDisruptionBudget", []):
-        budget = objects.disruption_budget(item, FieldPath(section).index(i), errors)
-        if budget is not None:
-            parts.disruption_budgets.append(budget)
+    parts.priority_classes = list(classes.values())
+    parts.disruption_budgets = [*_budgets(policies, "policies", pods, errors), *_budgets(listed, section, pods, errors)]
     for i, item in by_kind.get("ResourceSlice", []):
         parts.pools += objects.device_pools(item, FieldPath(section).index(i), names, errors)
     errors.raise_if_any()
@@ -149,6 +158,11 @@ def _from_kubectl(nodes_json: Any, pods_json: Any, groups_json: Any) -> ClusterP
     parts.warnings = [node.pop("warning") for node in kept if "warning" in node]
     parts.nodes, parts.pods, parts.groups = kept, pods, list(groups.values())
     return parts
+
+
+def _budgets(items: list[Any], section: str, pods: list[dict[str, Any]], errors: ErrorList) -> list[DisruptionBudget]:
+    """The PodDisruptionBudgets among ``items``, counted against the running pods read so far."""
+    return read_budgets(items, section, pods, errors)
 
 
 def _indexed(data: Any, section: str) -> list[tuple[int, Any]]:
@@ -274,7 +288,9 @@ def _kubectl_node_slowly(item: Any, i: int, errors: ErrorList, section: str) -> 
     return {}
 
 
-def _kubectl_pod(item: Any, i: int, errors: ErrorList, section: str = "pods") -> dict[str, Any] | None:
+def _kubectl_pod(
+    item: Any, i: int, classes: PriorityClasses, errors: ErrorList, section: str = "pods"
+) -> dict[str, Any] | None:
     """A running pod (bound to a node, not finished), or ``None`` for any other."""
     if not isinstance(item, dict) and not isinstance(item, Mapping):
         errors.append(type_invalid(FieldPath(section).index(i), item, "must be of type object"))
@@ -285,12 +301,7 @@ def _kubectl_pod(item: Any, i: int, errors: ErrorList, section: str = "pods") ->
         return None
     metadata = item.get("metadata") or {}
     namespace = metadata.get("namespace") or "default"
-    priority = spec.get("priority") or 0
-    if isinstance(priority, bool) or not isinstance(priority, int):
-        errors.append(
-            type_invalid(FieldPath(section).index(i).child("spec", "priority"), priority, "must be of type integer")
-        )
-        priority = 0
+    priority = _running_priority(spec, classes, "pods", metadata.get("name") or "", FieldPath(section).index(i), errors)
     group = _get(spec, "schedulingGroup", "podGroupName")
     labels = metadata.get("labels")
     return {
@@ -299,14 +310,32 @@ def _kubectl_pod(item: Any, i: int, errors: ErrorList, section: str = "pods") ->
         "requests": pod_requests(spec, lambda: FieldPath(section).index(i).child("spec"), errors),
         "priority": priority,
         "group": f"{namespace}/{group}" if group else None,
-        "start": _get(item, "status", "startTime") or metadata.get("creationTimestamp") or "",
+        "start": _get(item, "status", "startTime") or "",
         "namespace": namespace,
         "labels": dict(labels) if isinstance(labels, Mapping) else {},
         "host_ports": read_host_ports(spec, lambda: FieldPath(section).index(i).child("spec"), errors),
     }
 
 
-def _kubectl_group(item: Any, path: FieldPath, errors: ErrorList) -> RunningGroup | None:
+def _running_priority(
+    spec: Mapping[str, Any], classes: PriorityClasses, resource: str, name: str, path: FieldPath, errors: ErrorList
+) -> int:
+    """A running object's ``spec.priority``, or its class's value, or 0; a bad one is an error at ``path``."""
+    priority = spec.get("priority")
+    if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int)):
+        errors.append(type_invalid(path.child("spec", "priority"), priority, "must be of type integer"))
+        return 0
+    class_name = spec.get("priorityClassName")
+    try:
+        return running_priority(
+            classes, PrioritySpec(class_name if isinstance(class_name, str) else None, priority), resource, name
+        )
+    except PriorityError as problem:
+        errors.append(invalid(path.child("spec", "priorityClassName"), class_name, str(problem)))
+        return 0
+
+
+def _kubectl_group(item: Any, path: FieldPath, classes: PriorityClasses, errors: ErrorList) -> RunningGroup | None:
     if not isinstance(item, Mapping) or item.get("kind") not in ("PodGroup", "CompositePodGroup"):
         return None
     namespace = _get(item, "metadata", "namespace") or "default"
@@ -319,7 +348,14 @@ def _kubectl_group(item: Any, path: FieldPath, errors: ErrorList) -> RunningGrou
     return RunningGroup(
         name=f"{namespace}/{name}",
         kind=item["kind"],
-        priority=_get(spec, "priority") or 0,
+        priority=_running_priority(
+            spec if isinstance(spec, Mapping) else {},
+            classes,
+            "podgroups.scheduling.k8s.io" if item["kind"] == "PodGroup" else "compositepodgroups.scheduling.k8s.io",
+            name,
+            path,
+            errors,
+        ),
         disruption_mode="all" if _get(spec, "disruptionMode", "all") is not None else "single",
         parent=f"{namespace}/{parent}" if parent else None,
         start=_get(item, "metadata", "creationTimestamp") or "",
@@ -369,8 +405,33 @@ def _from_yaml(data: Any) -> ClusterParts:
     pods: list[dict[str, Any]] = []
     for i, entry in enumerate(_seq(data, "running", errors)):
         _yaml_running(entry, FieldPath("running").index(i), names, groups, pods, errors)
+    classes = PriorityClasses(
+        read_priority_classes(_objects(data, "priorityClasses", "PriorityClass", errors), "priorityClasses", errors)
+    )
+    budgets = _budgets(
+        _objects(data, "podDisruptionBudgets", "PodDisruptionBudget", errors), "podDisruptionBudgets", pods, errors
+    )
     errors.raise_if_any()
-    return ClusterParts([node for node in nodes if node], [pool for pool in pools if pool], pods, groups)
+    return ClusterParts(
+        [node for node in nodes if node],
+        [pool for pool in pools if pool],
+        pods,
+        groups,
+        list(classes.values()),
+        budgets,
+    )
+
+
+def _objects(data: Mapping[str, Any], name: str, kind: str, errors: ErrorList) -> list[Any]:
+    """A section of Kubernetes objects of one kind (``kind`` may be left out); another kind is an error."""
+    out: list[Any] = []
+    for i, item in enumerate(_seq(data, name, errors)):
+        if isinstance(item, Mapping) and item.get("kind", kind) == kind:
+            out.append({**item, "kind": kind})
+        else:
+            errors.append(type_invalid(FieldPath(name).index(i), item, f"must be a {kind}"))
+            out.append(None)
+    return out
 
 
 def _load_yaml(source: Any) -> Any:
@@ -544,6 +605,7 @@ def _yaml_pod(
         return None
     if group is not None:
         _unknown(entry, _RUNNING_POD_FIELDS, path, errors)
+        start = str(entry.get("startTime", start))  # a member's own start, else its group's
     name = _name(entry, path, errors)
     node = entry.get("node")
     if node not in nodes:

@@ -1,9 +1,8 @@
-"""Readers of the cluster-scoped objects a kubectl dump may hold besides nodes and pods.
+"""Readers of the objects a kubectl dump may hold besides nodes, pods, groups and policies.
 
-``PriorityClass`` (``scheduling.k8s.io/v1``), ``PodDisruptionBudget``
-(``policy/v1``) and ``ResourceSlice`` (``resource.k8s.io/v1``) become the
-plain records of ``records``; each malformed field is one ``FieldError``
-at its path.
+A ``ResourceSlice`` (``resource.k8s.io/v1``) becomes a device pool; each
+malformed field is one ``FieldError`` at its path. (PriorityClasses and
+PodDisruptionBudgets are read by ``priorities`` and ``disruption``.)
 """
 
 from __future__ import annotations
@@ -11,12 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from workloadbuilder.field import ErrorList, FieldPath, invalid, not_supported, required, type_invalid
-from workloadbuilder.placement.records import DevicePool, DisruptionBudget, PriorityClass
+from workloadbuilder.field import ErrorList, FieldPath, invalid, required, type_invalid
+from workloadbuilder.placement.records import DevicePool
 
-__all__ = ["PREEMPTION_POLICIES", "device_pools", "disruption_budget", "priority_class"]
-
-PREEMPTION_POLICIES = ("PreemptLowerPriority", "Never")
+__all__ = ["device_pools"]
 
 
 def _name(item: Any, path: FieldPath, errors: ErrorList) -> tuple[str, str] | None:
@@ -28,55 +25,6 @@ def _name(item: Any, path: FieldPath, errors: ErrorList) -> tuple[str, str] | No
         return None
     namespace = metadata.get("namespace") if isinstance(metadata, Mapping) else None
     return (namespace if isinstance(namespace, str) and namespace else "default", name)
-
-
-def _int(value: Any, path: FieldPath, errors: ErrorList, default: int | None = None) -> int | None:
-    if value is None:
-        if default is None:
-            errors.append(required(path))
-        return default
-    if isinstance(value, bool) or not isinstance(value, int):
-        errors.append(type_invalid(path, value, "must be of type integer"))
-        return None
-    return value
-
-
-def priority_class(item: Any, path: FieldPath, errors: ErrorList) -> PriorityClass | None:
-    """A PriorityClass: ``value``, ``globalDefault`` and ``preemptionPolicy`` (default ``PreemptLowerPriority``)."""
-    ident = _name(item, path, errors)
-    value = _int(item.get("value") if isinstance(item, Mapping) else None, path.child("value"), errors)
-    policy = item.get("preemptionPolicy") or "PreemptLowerPriority" if isinstance(item, Mapping) else ""
-    if policy not in PREEMPTION_POLICIES:
-        errors.append(not_supported(path.child("preemptionPolicy"), policy, PREEMPTION_POLICIES))
-        return None
-    default = item.get("globalDefault", False) if isinstance(item, Mapping) else False
-    if not isinstance(default, bool):
-        errors.append(type_invalid(path.child("globalDefault"), default, "must be of type boolean"))
-        return None
-    if ident is None or value is None:
-        return None
-    return PriorityClass(ident[1], value, default, policy)
-
-
-def disruption_budget(item: Any, path: FieldPath, errors: ErrorList) -> DisruptionBudget | None:
-    """A PodDisruptionBudget: its selector and what the disruption controller last allowed."""
-    ident = _name(item, path, errors)
-    spec = item.get("spec") if isinstance(item, Mapping) else None
-    status = item.get("status") if isinstance(item, Mapping) else None
-    spec = spec if isinstance(spec, Mapping) else {}
-    status = status if isinstance(status, Mapping) else {}
-    selector = spec.get("selector")
-    if selector is not None and not isinstance(selector, Mapping):
-        errors.append(type_invalid(path.child("spec", "selector"), selector, "must be of type object"))
-        return None
-    allowed = _int(status.get("disruptionsAllowed"), path.child("status", "disruptionsAllowed"), errors, 0)
-    disrupted = status.get("disruptedPods") or {}
-    if not isinstance(disrupted, Mapping):
-        errors.append(type_invalid(path.child("status", "disruptedPods"), disrupted, "must be of type object"))
-        return None
-    if ident is None or allowed is None:
-        return None
-    return DisruptionBudget(ident[1], ident[0], dict(selector or {}), allowed, tuple(sorted(map(str, disrupted))))
 
 
 def device_pools(item: Any, path: FieldPath, nodes: set[str], errors: ErrorList) -> list[DevicePool]:

@@ -9,18 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workloadbuilder.placement.constraints import HostPort
 
-__all__ = [
-    "ClusterParts",
-    "DevicePool",
-    "DisruptionBudget",
-    "PriorityClass",
-    "RunningGroup",
-    "RunningPod",
-]
+if TYPE_CHECKING:
+    from workloadbuilder.placement.disruption import DisruptionBudget
+    from workloadbuilder.placement.priorities import PriorityClass
+
+__all__ = ["ClusterParts", "DevicePool", "RunningGroup", "RunningPod"]
 
 
 @dataclass(frozen=True)
@@ -55,7 +52,7 @@ class RunningPod:
     group: str | None = None
     start: str = ""
     namespace: str = "default"
-    labels: Mapping[str, str] = field(default_factory=dict)
+    labels: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
     host_ports: tuple[HostPort, ...] = ()
 
 
@@ -75,32 +72,6 @@ class RunningGroup:
     start: str = ""
 
 
-@dataclass(frozen=True)
-class PriorityClass:
-    """A ``scheduling.k8s.io/v1`` PriorityClass: its value, whether it is the default, and its preemption policy."""
-
-    name: str
-    value: int
-    global_default: bool = False
-    preemption_policy: str = "PreemptLowerPriority"
-
-
-@dataclass(frozen=True)
-class DisruptionBudget:
-    """A ``policy/v1`` PodDisruptionBudget as preemption counts it.
-
-    ``selector`` is the raw ``spec.selector`` label selector (Kubernetes
-    JSON); ``disruptions_allowed`` is ``status.disruptionsAllowed``, what the
-    disruption controller last computed and kube-scheduler reads.
-    """
-
-    name: str
-    namespace: str
-    selector: Mapping[str, Any]
-    disruptions_allowed: int = 0
-    disrupted_pods: tuple[str, ...] = ()
-
-
 @dataclass
 class ClusterParts:
     """What a reader found, before indexing: parsed nodes and pods as dicts, and the records above.
@@ -118,4 +89,5 @@ class ClusterParts:
     groups: list[RunningGroup] = field(default_factory=list)
     priority_classes: list[PriorityClass] = field(default_factory=list)
     disruption_budgets: list[DisruptionBudget] = field(default_factory=list)
+    """PriorityClass and PodDisruptionBudget records (``priorities``, ``disruption``)."""
     warnings: list[str] = field(default_factory=list)

@@ -26,6 +26,7 @@ from workloadbuilder.field import (
     FieldPath,
     invalid,
     not_found,
+    not_supported,
     required,
     too_many,
     type_invalid,
@@ -33,10 +34,13 @@ from workloadbuilder.field import (
 from workloadbuilder.manifests import to_dict
 from workloadbuilder.objpath import elements_of, get_in
 from workloadbuilder.placement.constraints import NO_CONSTRAINTS, HostPort, PodConstraints, read_constraints
+from workloadbuilder.placement.priorities import PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER, PrioritySpec
 from workloadbuilder.placement.resources import pod_requests, read_resource_list
 from workloadbuilder.placement.unmodelled import unmodelled
 
 __all__ = ["ClaimRef", "DeviceRequest", "GroupRequest", "PlacementRequest", "PodSet", "Pods"]
+
+_PREEMPTION_POLICIES = (PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER)
 
 MAX_DEPTH = 4
 """kube-scheduler leaves deeper runtime hierarchies unscheduled (``WorkloadMaxTreeDepth``)."""
@@ -78,6 +82,8 @@ class PodSet:
     requests: Mapping[str, int]
     constraints: PodConstraints = NO_CONSTRAINTS
     names: tuple[str, ...] = ()
+    priority: PrioritySpec | None = None
+    """The template's ``priorityClassName``/``priority``, when the pods come from a template."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +115,10 @@ class GroupRequest:
         pod_names: the pods' names, ``count`` of them, set by set.
         pod_sets: the pods by shape, in creation order (PodGroups only).
         children: child groups in creation order.
+        priority_spec: what the object says of its priority (``priorityClassName``,
+            ``priority``, ``preemptionPolicy``); ``pod_priority`` what its pod
+            template says. ``place`` resolves them into ``priority`` and, on
+            roots, ``preemption_policy`` (see ``priorities.resolve_request``).
     """
 
     name: str
@@ -126,6 +136,9 @@ class GroupRequest:
     claims: tuple[ClaimRef, ...] = ()
     children: list[GroupRequest] = field(default_factory=list)
     order: tuple[str, int] = ("", 0)
+    priority_spec: PrioritySpec = field(default_factory=PrioritySpec)
+    pod_priority: PrioritySpec | None = None
+    preemption_policy: str = PREEMPT_LOWER_PRIORITY
     pod_sets: tuple[PodSet, ...] = ()
 
     @property
@@ -286,7 +299,7 @@ class PlacementRequest:
             if given is not None:
                 spec: dict[str, Any] = {"count": assignment.count, "requests": given}
             elif assignment.stamp_path is not None:
-                template = getattr(compiled, "pod_templates", {}).get(assignment.stamp_path)
+                template = getattr(assignment, "pod_template", None)  # a TrainJob's pods come from its runtime
                 if template is None:
                     template = _template_at(compiled, assignment.stamp_path)
                 spec = {"count": assignment.count, "template": template}
@@ -336,6 +349,22 @@ def _same_pods(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
 
 def _one_or_many(sets: list[dict[str, Any]]) -> Any:
     return sets[0] if len(sets) == 1 else sets
+
+
+def _priority_spec(spec: Mapping[str, Any], path: FieldPath, errors: ErrorList) -> PrioritySpec:
+    """``priorityClassName``, ``priority`` and ``preemptionPolicy`` of a group or pod spec, as written."""
+    name = spec.get("priorityClassName") or None
+    if name is not None and not isinstance(name, str):
+        errors.append(type_invalid(path.child("priorityClassName"), name, "must be of type string"))
+        name = None
+    priority = spec.get("priority")
+    if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int)):
+        priority = None  # reported where the priority itself is read
+    policy = spec.get("preemptionPolicy") or None
+    if policy is not None and policy not in _PREEMPTION_POLICIES:
+        errors.append(not_supported(path.child("preemptionPolicy"), policy, _PREEMPTION_POLICIES))
+        policy = None
+    return PrioritySpec(name, priority, policy)
 
 
 class _Reader:
@@ -410,6 +439,7 @@ class _Reader:
             priority=priority,
             disruption_mode="all" if disruption.get("all") is not None else "single",
             order=(str(metadata.get("creationTimestamp") or ""), position),
+            priority_spec=_priority_spec(spec, spec_path, self.errors),
         )
         if isinstance(namespace, str) and namespace:
             self.namespaces[name] = namespace
@@ -518,6 +548,7 @@ class _Reader:
         group.pod_names = tuple(names)
         group.requests = dict(sets[0].requests) if sets else {}
         group.pod_sets = tuple(sets)
+        group.pod_priority = sets[0].priority if sets else None
 
     @staticmethod
     def _spec_of(entry: Any) -> Mapping[str, Any]:
@@ -540,6 +571,7 @@ class _Reader:
             self.errors.append(invalid(path.child("count"), spec.count, "must be a non-negative integer"))
             return None
         constraints = NO_CONSTRAINTS
+        priority = None
         if spec.template is not None:
             template = to_dict(spec.template) if isinstance(spec.template, BaseModel) else spec.template
             pod_spec = template.get("spec", template) if isinstance(template, Mapping) else None
@@ -547,6 +579,7 @@ class _Reader:
                 self.errors.append(type_invalid(path.child("template"), template, "must be a pod template or pod spec"))
                 return None
             requests = pod_requests(pod_spec, path.child("template", "spec"), self.errors)
+            priority = _priority_spec(pod_spec, path.child("template", "spec"), self.errors)
             metadata = template.get("metadata") if "spec" in template else None
             metadata = dict(metadata) if isinstance(metadata, Mapping) else {}
             metadata.setdefault("namespace", namespace)
@@ -556,7 +589,7 @@ class _Reader:
         names = tuple(spec.names) if spec.names is not None else ()
         if spec.names is not None and len(names) != spec.count:
             self.errors.append(invalid(path.child("names"), len(names), f"must name all {spec.count} pods"))
-        return PodSet(spec.count, requests, constraints, names)
+        return PodSet(spec.count, requests, constraints, names, priority)
 
     # -- the hierarchy ---------------------------------------------------------------
 
