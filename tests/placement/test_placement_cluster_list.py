@@ -125,6 +125,11 @@ BAD = [
         'items[0].preemptionPolicy: Unsupported value: "Maybe": supported values: "PreemptLowerPriority", "Never"',
     ),
     (
+        "a label value that is not a string",
+        {"kind": "Node", "metadata": {"name": "n", "labels": {"zone": 1}}, "status": {"allocatable": {"cpu": "1"}}},
+        "nodes[0].metadata.labels[zone]: Invalid value: 1: must be of type string",
+    ),
+    (
         "a slice on a node that is not there",
         {
             "kind": "ResourceSlice",

@@ -76,6 +76,26 @@ BAD = [
 ]
 
 
+POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}
+BAD += [
+    (
+        "a pod spec that is not an object",
+        [{**POD, "spec": True}],
+        "document 1: Pod 'p': spec: Invalid value: true: must be of type object",
+    ),
+    (
+        "a scheduling group that is a string",
+        [{**POD, "spec": {"schedulingGroup": "g"}}],
+        "document 1: Pod 'p': spec.schedulingGroup: Invalid value: \"g\": must be of type object",
+    ),
+    (
+        "a group name that is a map",
+        [{**POD, "spec": {"schedulingGroup": {"podGroupName": {"a": "b"}}}}],
+        'document 1: Pod \'p\': spec.schedulingGroup.podGroupName: Invalid value: {"a":"b"}: must be of type string',
+    ),
+]
+
+
 @pytest.mark.parametrize(("docs", "message"), [c[1:] for c in BAD], ids=[c[0] for c in BAD])
 def test_documents_that_cannot_be_placed_say_which(docs: list[dict[str, Any]], message: str) -> None:
     with pytest.raises(DocumentError) as caught:

@@ -232,6 +232,8 @@ def _read_data(path: str) -> Any:
             return json.loads(text)
         loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
         return yaml.load(text, Loader=loader)
+    except RecursionError:
+        raise UsageError(f"{path}: nested too deeply to be a cluster description") from None
     except (ValueError, yaml.YAMLError) as problem:
         first = str(problem).strip().splitlines()[0] if str(problem).strip() else type(problem).__name__
         raise UsageError(f"{path}: not JSON or YAML: {first}") from None

@@ -24,7 +24,7 @@ from typing import Any
 from workloadbuilder import kinds
 from workloadbuilder.adapters.base import PlanError, adapter_for  # type: ignore[import-not-found,unused-ignore]
 from workloadbuilder.errors import BuildError, WorkloadBuilderError
-from workloadbuilder.field import AggregateError
+from workloadbuilder.field import AggregateError, FieldPath, type_invalid
 from workloadbuilder.objpath import elements_of, get_in
 from workloadbuilder.placement.request import DeviceRequest, PlacementRequest, Pods, register_document_reader
 
@@ -153,7 +153,7 @@ def read_documents(
             out.warnings.append(f"{doc.where}: {doc.kind} {doc.name!r} makes no runtime group of its own; not placed")
     for doc in docs:
         if doc.kind == "Pod" and doc.api_version == "v1":
-            target = ((doc.data.get("spec") or {}).get("schedulingGroup") or {}).get("podGroupName")
+            target = _pod_group_of(doc)
             if target is not None and target not in planned:
                 offered.setdefault(target, []).append(_Member(doc.where, doc.name, doc.data.get("spec") or {}))
     out.inputs += _runtime_inputs(docs, planned, offered, claims or {})
@@ -163,6 +163,21 @@ def read_documents(
             "describes), or PodGroups with the Pods that name them"
         )
     return out
+
+
+def _pod_group_of(doc: _Doc) -> str | None:
+    """The PodGroup a Pod document names in ``spec.schedulingGroup.podGroupName`` (``None``: none)."""
+    value: Any = doc.data
+    path = None
+    for name, kind in (("spec", Mapping), ("schedulingGroup", Mapping), ("podGroupName", str)):
+        value = value.get(name)
+        path = FieldPath(name) if path is None else path.child(name)
+        if value is None:
+            return None
+        if not isinstance(value, kind):
+            detail = "must be of type object" if kind is Mapping else "must be of type string"
+            raise DocumentError(f"{doc.where}: Pod {doc.name!r}: {type_invalid(path, value, detail)}")
+    return str(value)
 
 
 def _compile(doc: _Doc, docs: Sequence[_Doc], related: Sequence[Mapping[str, Any]]) -> Any:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -241,13 +241,13 @@ def _kubectl_node(
         )
         if len(errors) == before and key is not None:
             seen[key] = parsed
-    labels = metadata.get("labels") or {}
+    labels = _labels(metadata.get("labels"), lambda: FieldPath(section).index(i).child("metadata", "labels"), errors)
     spec = item.get("spec")
     spec = spec if isinstance(spec, Mapping) else {}
     taints = read_taints(spec.get("taints"), lambda: FieldPath(section).index(i).child("spec", "taints"), errors)
     node: dict[str, Any] = {
         "name": name,
-        "labels": labels if isinstance(labels, dict) else {},
+        "labels": labels,
         "allocatable": parsed,
         "schedulable": not spec.get("unschedulable"),
         "taints": taints,
@@ -259,6 +259,24 @@ def _kubectl_node(
             "kube-scheduler still places pods on it, and so does this model"
         )
     return node
+
+
+def _labels(raw: Any, path: Callable[[], FieldPath], errors: ErrorList) -> dict[str, str]:
+    """A node's labels; a value that is not a string is an error at its key (label values are strings)."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        errors.append(type_invalid(path(), raw, "must be of type object"))
+        return {}
+    if all(type(value) is str for value in raw.values()):
+        return raw if isinstance(raw, dict) else dict(raw)
+    out = {}
+    for key, value in raw.items():
+        if isinstance(value, str):
+            out[str(key)] = value
+        else:
+            errors.append(type_invalid(path().key(str(key)), value, "must be of type string"))
+    return out
 
 
 def _ready(item: Mapping[str, Any]) -> str:
