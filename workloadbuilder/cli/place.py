@@ -33,7 +33,7 @@ from workloadbuilder.cli.clusters import (
 )
 from workloadbuilder.cli.inputs import Document, UsageError, read_inputs
 from workloadbuilder.cli.messages import summarize
-from workloadbuilder.cli.placement_inputs import PlacementInput, placement_inputs
+from workloadbuilder.cli.placement_inputs import PlacementInput, merge_requests, placement_inputs
 from workloadbuilder.cli.placement_text import explain_text, place_text
 from workloadbuilder.cli.progress import Progress
 from workloadbuilder.field import AggregateError, ErrorList
@@ -172,7 +172,8 @@ class _Session:
         progress = Progress(err)
         documents = read_inputs(args.files)
         classes = _priority_classes(documents)
-        inputs, request = placement_inputs(documents, parse_claims(args.claim or []), err)
+        inputs = placement_inputs(documents, parse_claims(args.claim or []), err)
+        request = merge_requests(inputs)
         cluster, line = load_cluster(args, request, progress)
         with progress.step(f"placing on {nodes_text(len(cluster))} ({args.strategy})"):
             try:

@@ -14,9 +14,9 @@ from typing import TextIO
 
 from workloadbuilder.cli.inputs import Document, UsageError
 from workloadbuilder.placement import DeviceRequest, PlacementRequest
-from workloadbuilder.placement.documents import DocumentError, DocumentInput, read_documents
+from workloadbuilder.placement.documents import DocumentError, DocumentInput, DocumentInputs, read_documents
 
-__all__ = ["PlacementInput", "placement_inputs"]
+__all__ = ["PlacementInput", "merge_requests", "placement_inputs"]
 
 
 @dataclass
@@ -29,21 +29,33 @@ class PlacementInput:
 
 def placement_inputs(
     documents: Sequence[Document], claims: Mapping[str, DeviceRequest], err: TextIO
-) -> tuple[list[PlacementInput], PlacementRequest]:
-    """Every input object's request, and the merged request that places them all, warnings written to ``err``.
+) -> list[PlacementInput]:
+    """Every input object's request, labelled with its file and document; warnings go to ``err``.
 
     Raises:
-        UsageError: an invalid object, a group without pods, a group in two inputs, or nothing to place at all.
+        UsageError: an invalid object, a group without pods, or nothing to place at all.
     """
-
-    def label(item: DocumentInput) -> str:
-        doc = documents[item.index]
-        return f"{item.label} ({doc.source}, document {doc.number})"
-
     try:
         found = read_documents([doc.data for doc in documents], claims=claims, where=[doc.where() for doc in documents])
-        merged = found.merged(label)
     except DocumentError as problem:
         raise UsageError(str(problem)) from None
     err.writelines(f"Warning: {warning}\n" for warning in found.warnings)
-    return [PlacementInput(label(item), item.request) for item in found.inputs], merged
+    return [PlacementInput(_label(item, documents), item.request) for item in found.inputs]
+
+
+def merge_requests(inputs: Sequence[PlacementInput]) -> PlacementRequest:
+    """One request: every input's roots, in input order (``DocumentInputs.merged``, with the inputs' labels).
+
+    Raises:
+        UsageError: a group name in two inputs.
+    """
+    found = DocumentInputs([DocumentInput(i, item.label, item.request) for i, item in enumerate(inputs)])
+    try:
+        return found.merged()
+    except DocumentError as problem:
+        raise UsageError(str(problem)) from None
+
+
+def _label(item: DocumentInput, documents: Sequence[Document]) -> str:
+    doc = documents[item.index]
+    return f"{item.label} ({doc.source}, document {doc.number})"
