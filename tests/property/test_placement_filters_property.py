@@ -2,7 +2,8 @@
 
 Random small clusters (taints of every effect, cordons, labels, running
 pods holding host ports) and random gangs of one or two pod shapes
-(tolerations, a node selector, a host port); for both strategies, every
+(tolerations, a node selector, a host port, anti-affinity, a zone spread
+constraint); for both strategies, every
 placed pod's node passes the pod-and-node filters for that pod's own shape,
 the independent checker finds nothing wrong, and no two pods binding the
 same host port share a node.
@@ -38,7 +39,11 @@ def clusters(draw: st.DrawFn) -> Cluster:
         nodes.append(
             {
                 "name": f"n{i}",
-                "labels": {"pool": draw(st.sampled_from(["x", "y"]))},
+                "labels": {
+                    "pool": draw(st.sampled_from(["x", "y"])),
+                    "kubernetes.io/hostname": f"n{i}",
+                    "topology.kubernetes.io/zone": draw(st.sampled_from(["z1", "z2", "z3"])),
+                },
                 "allocatable": {"cpu": str(draw(st.integers(1, 6))), "memory": "16Gi", "pods": "110"},
                 "taints": taints,
                 "unschedulable": draw(st.booleans()),
@@ -69,7 +74,24 @@ def pod_specs(draw: st.DrawFn) -> dict[str, Any]:
     spec: dict[str, Any] = {"tolerations": tolerations, "containers": [container]}
     if draw(st.booleans()):
         spec["nodeSelector"] = {"pool": draw(st.sampled_from(["x", "y"]))}
-    return {"spec": spec}
+    selector = {"matchLabels": {"app": "w"}}
+    if draw(st.booleans()):
+        key = draw(st.sampled_from(["kubernetes.io/hostname", "topology.kubernetes.io/zone"]))
+        spec["affinity"] = {
+            "podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": key, "labelSelector": selector}]
+            }
+        }
+    if draw(st.booleans()):
+        spec["topologySpreadConstraints"] = [
+            {
+                "maxSkew": draw(st.integers(1, 2)),
+                "topologyKey": "topology.kubernetes.io/zone",
+                "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": selector,
+            }
+        ]
+    return {"metadata": {"labels": {"app": "w"}}, "spec": spec}
 
 
 @given(

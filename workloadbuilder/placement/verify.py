@@ -14,9 +14,10 @@ from workloadbuilder.field import ErrorList, FieldPath, invalid, not_found, requ
 from workloadbuilder.placement.answer import Placement
 from workloadbuilder.placement.cluster import HOST_PORT_PREFIX, Cluster
 from workloadbuilder.placement.constraints import HostPort, PodConstraints
-from workloadbuilder.placement.filters import nodeports
+from workloadbuilder.placement.filters import nodeports, podtopologyspread
 from workloadbuilder.placement.request import GroupRequest, PlacementRequest, PodSet
 from workloadbuilder.placement.snapshot import slots_of
+from workloadbuilder.placement.spread import domain_counts
 
 __all__ = ["verify"]
 
@@ -52,6 +53,7 @@ class _Checker:
             )
             return self.errors
         self._pods()
+        self._spread()
         self._capacity()
         self._topology()
         satisfied = [self._quorum(root) for root in self.request.roots]
@@ -107,6 +109,35 @@ class _Checker:
         if reason is not None:
             self.errors.append(invalid(path, self.cluster.names[i], reason))
         held.extend(ports)
+
+    def _spread(self) -> None:
+        """Where placed pods with spread constraints landed, no domain is more than ``maxSkew`` above the emptiest.
+
+        Each pod passed the constraint when it was placed and minimums only
+        grow, so the final counts of the domains the pods landed in obey it too.
+        """
+        placed: list[tuple[int, PodConstraints, FieldPath]] = []
+        for group in self.request.groups:
+            for j, pod in enumerate(self.placement.groups[self.index[group.name]].pods):
+                i = self.nodes.get(pod.node)
+                if i is not None and pod.name in group.pod_names:
+                    path = self.path(group.name).child("pods").index(j).child("node")
+                    placed.append((i, _pod_set(group, pod.name).constraints, path))
+        for i, pod, path in placed:
+            for constraint in pod.spread:
+                counts = domain_counts(self.cluster, pod, constraint)
+                for j, other, _ in placed:
+                    value = self.cluster.labels[j].get(constraint.topology_key)
+                    if (
+                        value in counts
+                        and other.namespace == pod.namespace
+                        and constraint.selector.matches(other.label_map)
+                    ):
+                        counts[value] += 1
+                value = self.cluster.labels[i].get(constraint.topology_key)
+                lowest = min(counts.values(), default=0) if len(counts) >= constraint.min_domains else 0
+                if value is None or counts.get(value, 0) - lowest > constraint.max_skew:
+                    self.errors.append(invalid(path, self.cluster.names[i], podtopologyspread.REASON))
 
     def _slots(self, i: int, constraints: PodConstraints, path: FieldPath) -> None:
         """Pods holding one per-node anti-affinity slot must not share a node."""
