@@ -43,6 +43,7 @@ __all__ = [
     "duplicate_field",
     "errors_at",
     "is_int",
+    "json_attributes",
     "to_json_dict",
     "unknown_field",
 ]
@@ -196,6 +197,12 @@ def to_json_dict(model: BaseModel) -> dict[str, Any]:
         data: dict[str, Any] = _drop_none(to_dict(serialize=True))
         return data
     return model.model_dump(by_alias=True, exclude_none=True)
+
+
+@functools.cache
+def json_attributes(cls: type[BaseModel]) -> dict[str, str]:
+    """The attribute name of each field of ``cls``, by its JSON (camelCase) name, in field order."""
+    return {json_name: spec.attr for json_name, spec in _field_specs(cls).items()}
 
 
 @functools.cache
