@@ -8,6 +8,7 @@ decoder, so comparing the two on the same data checks the fast path.
 from __future__ import annotations
 
 import json
+import typing
 from typing import Any
 
 import pytest
@@ -28,6 +29,39 @@ SCALARS = st.none() | st.booleans() | st.integers(-(2**33), 2**33) | st.sampled_
 JSON = st.recursive(
     SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(KEYS), inner, max_size=3)
 )
+
+
+def _value(annotation: Any) -> st.SearchStrategy[Any]:
+    """Mostly well-typed values for a field of this annotation, sometimes anything."""
+    args = [arg for arg in typing.get_args(annotation) if arg is not type(None)]
+    origin = typing.get_origin(annotation)
+    if origin is typing.Union:
+        return st.none() | _value(args[0])
+    if origin is typing.Annotated:
+        return _value(args[0])
+    if origin is list:
+        return st.lists(_value(args[0]) | st.none(), max_size=2)
+    if origin is dict:
+        return st.just({}) | st.dictionaries(st.sampled_from(KEYS), JSON, max_size=1)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return _blocks(annotation)
+    if annotation is int:
+        return st.integers(-(2**32), 2**32)
+    if annotation is str:
+        return st.sampled_from(["", "a", "zone"])
+    return JSON
+
+
+def _blocks(model: type[BaseModel]) -> st.SearchStrategy[dict[str, Any]]:
+    """Dicts shaped like ``model``'s JSON: its JSON names (now and then a Python name) with mostly fitting values."""
+    fields = {}
+    for attr, info in model.model_fields.items():
+        name = st.just(info.serialization_alias or attr)
+        if info.serialization_alias not in (None, attr):
+            name = name | st.just(attr)
+        fitting = _value(info.annotation)
+        fields[attr] = st.tuples(name, st.one_of(fitting, fitting, fitting, JSON))
+    return st.fixed_dictionaries({}, optional=fields).map(lambda picked: dict(picked.values()))
 
 
 class _Slow(dict[str, Any]):
@@ -51,8 +85,16 @@ def _shape(result: tuple[BaseModel | None, list[Any]]) -> tuple[str, str, list[A
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(MODELS), st.dictionaries(st.sampled_from(KEYS), JSON, max_size=4))
-def test_fast_path_decodes_as_the_full_decoder(model: type[BaseModel], data: dict[str, Any]):
+def test_fast_path_decodes_any_dict_as_the_full_decoder(model: type[BaseModel], data: dict[str, Any]) -> None:
     assert _shape(decode(model, data)) == _shape(decode(model, _slow(data)))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_fast_path_decodes_block_shaped_dicts_as_the_full_decoder(data: st.DataObject) -> None:
+    model = data.draw(st.sampled_from(MODELS))
+    block = data.draw(_blocks(model))
+    assert _shape(decode(model, block)) == _shape(decode(model, _slow(block)))
 
 
 @pytest.mark.parametrize(
@@ -80,5 +122,5 @@ def test_fast_path_decodes_as_the_full_decoder(model: type[BaseModel], data: dic
         "missing-required",
     ],
 )
-def test_fast_path_edges(model: type[BaseModel], data: dict[str, Any]):
+def test_fast_path_edges(model: type[BaseModel], data: dict[str, Any]) -> None:
     assert _shape(decode(model, data)) == _shape(decode(model, _slow(data)))
