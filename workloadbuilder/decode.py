@@ -9,6 +9,10 @@ an unknown field as the API server's strict decoding words it
 ``Invalid value``.
 Missing or null fields decode to Go's zero value (``""``, ``0``, empty), so
 required-field checks report them the way the apiserver would.
+
+A plain dict that needs none of this (only JSON names, strictly typed values,
+nothing to zero-fill) is handed to pydantic's own validation, several times
+faster; the decoder walks only what pydantic cannot be trusted with.
 """
 
 from __future__ import annotations
