@@ -137,6 +137,6 @@ def resolve(
     if (version, kind) in KINDS:
         return KINDS[(version, kind)], errs
     if version in REMOVED_VERSIONS:
-        detail = f"{kind} {version} is not served by Kubernetes 1.37: workloadbuilder.migrate rewrites it to {PREFERRED_VERSION[kind]}"
+        detail = f"{kind} {version} is not served by Kubernetes 1.37: the workloadbuilder migrate command rewrites it to {PREFERRED_VERSION[kind]}"
         return None, ErrorList([invalid(FieldPath("apiVersion"), version, detail)])
     return None, ErrorList([not_supported(FieldPath("apiVersion"), version, versions_of(kind))])
