@@ -85,7 +85,9 @@ def test_debug_prints_the_traceback_of_a_bug(job, monkeypatch) -> None:
     monkeypatch.setattr("workloadbuilder.cli.commands.read_inputs", broken)
     code, _, err = run("validate", "--debug", str(job()))
     assert code == 3
-    assert err.startswith("Traceback (most recent call last):\n") and err.endswith("(run with --debug for the traceback)\n")
+    assert err.startswith("Traceback (most recent call last):\n") and err.endswith(
+        "(run with --debug for the traceback)\n"
+    )
 
 
 # Usage errors: one line, `error:`, exit 2.
@@ -95,8 +97,10 @@ USAGE = [
     (
         "unknown-command",
         ["compiel"],
-        "error: argument COMMAND: invalid choice: 'compiel' (choose from 'compile', 'validate', 'place', "
-        "'explain', 'diff', 'migrate') (see workloadbuilder --help)\n",
+        (
+            "error: argument COMMAND: invalid choice: 'compiel' (choose from 'compile', 'validate', 'place', "
+            "'explain', 'diff', 'migrate') (see workloadbuilder --help)\n"
+        ),
     ),
     (
         "unknown-flag",
@@ -106,8 +110,10 @@ USAGE = [
     (
         "bad-output",
         ["compile", "-o", "wide", "x.yaml"],
-        "error: argument -o/--output: invalid choice: 'wide' (choose from 'yaml', 'json', 'name') "
-        "(see workloadbuilder compile --help)\n",
+        (
+            "error: argument -o/--output: invalid choice: 'wide' (choose from 'yaml', 'json', 'name') "
+            "(see workloadbuilder compile --help)\n"
+        ),
     ),
     ("no-input", ["validate"], "error: workloadbuilder validate: give the input as FILE or -f FILE (- reads stdin)\n"),
     (
@@ -211,9 +217,11 @@ def test_compile_json_of_one_object_is_the_object_and_of_several_a_list(tmp_path
 def test_compile_name_is_kind_dot_group_slash_name() -> None:
     assert run("compile", "-o", "name", str(JOB_WITH_UID)) == (
         0,
-        "workload.scheduling.k8s.io/trainer-5d5cd87f58\n"
-        "podgroup.scheduling.k8s.io/trainer-5d5cd87f58-trainer-pgt-0-9cc94c4c4\n"
-        "job.batch/trainer\n",
+        (
+            "workload.scheduling.k8s.io/trainer-5d5cd87f58\n"
+            "podgroup.scheduling.k8s.io/trainer-5d5cd87f58-trainer-pgt-0-9cc94c4c4\n"
+            "job.batch/trainer\n"
+        ),
         "",
     )
 

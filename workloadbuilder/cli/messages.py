@@ -46,10 +46,11 @@ WARNING_KINDS = {
 
 @dataclass(frozen=True)
 class Notice:
-    """One warning: its kind (a key of ``WARNING_KINDS``) and its text."""
+    """One warning: its kind (a key of ``WARNING_KINDS``), its text, and the field it is about (``()``: the object)."""
 
     kind: str
     text: str
+    loc: tuple[str | int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -95,11 +96,13 @@ def plan_notices(about: str, kind: str, name: str, findings: Iterable[Finding], 
     """
     notices = []
     for finding in findings:
+        mine = finding.object == object_ref
         if str(finding.error.field) == "metadata.uid":
-            if finding.object == object_ref:
-                notices.append(Notice("uid", _no_uid(about, kind, name)))
+            if mine:
+                notices.append(Notice("uid", _no_uid(about, kind, name), ("metadata",)))
             continue
-        notices.append(Notice("lossy", f"{about}: {finding}"))
+        text = f"{about}: {finding.error if mine else finding}"
+        notices.append(Notice("lossy", text, finding.error.loc() if mine else ()))
     return notices
 
 

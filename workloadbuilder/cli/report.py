@@ -91,9 +91,7 @@ def _annotations(verdict: Verdict, positions: Mapping[str, Positions]) -> list[s
 
     title = _gh_property(f"{verdict.kind} {verdict.name} is invalid")
     lines = [f"::error {where(err.loc())},title={title}::{_gh_data(str(err))}" for err in verdict.errors]
-    for notice in verdict.notices:
-        loc = ("metadata",) if notice.kind == "uid" else ()
-        lines.append(f"::warning {where(loc)}::{_gh_data(notice.text)}")
+    lines += [f"::warning {where(notice.loc)}::{_gh_data(notice.text)}" for notice in verdict.notices]
     return lines
 
 
