@@ -327,7 +327,15 @@ def test_the_drawing_is_deterministic_and_html_wraps_it():
     assert page.startswith("<!DOCTYPE html>\n") and page.endswith("</html>\n")
     inline = re.search(r"<svg .*</svg>", page, re.DOTALL)
     assert inline is not None and inline.group(0) + "\n" == svg.split("\n", 1)[1]
-    assert f"<pre>{answer.text}</pre>" in page
+    assert "<pre class=\"answer\">feasible (kube-scheduler)\n- <code>cpg-root</code>: placed 10 pods" in page
+    assert page.count("feasible (kube-scheduler)") == 3  # the tab title, the legend's first line, the answer
+    assert "<h1>" not in page and "`" not in page
+
+
+def test_html_carries_the_text_it_is_given():
+    cl, req = two_blocks(), two_racks_gang()
+    page = render_html(req, cl, place(req, cl), text="cluster: 4 nodes\n`pg-1` <went> somewhere\n")
+    assert '<pre class="answer">cluster: 4 nodes\n<code>pg-1</code> &lt;went&gt; somewhere\n</pre>' in page
 
 
 def test_max_cells_must_be_positive():
@@ -368,6 +376,7 @@ def test_generated_1024_node_cluster_places_and_draws_a_gang_legibly():
         ("rack-00-0-04", ["slice-3"]),
         ("rack-00-0-05", ["slice-1"]),
     ]
-    assert int(root.get("width")) <= 1800 and int(root.get("height")) <= 900
+    _, _, width, height = (int(number) for number in root.get("viewBox").split())
+    assert (root.get("width"), width <= 1800, height <= 900) == ("100%", True, True)
     placed = [r for r in root.iter(f"{SVG}rect") if r.get("class") == "placed"]
     assert {r.get("fill") for r in placed} == {PLACED_COLOUR}

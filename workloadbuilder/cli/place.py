@@ -176,10 +176,13 @@ def _render_writer(path: str | None) -> Callable[[_Session], None] | None:
         raise UsageError(f"--render: {path}: the file name must end in .svg or .html")
     if not Path(path).parent.is_dir():
         raise UsageError(f"--render: {path}: no such directory")
-    draw = render_svg if suffix == ".svg" else render_html
 
     def write(session: _Session) -> None:
-        text = draw(session.request, session.cluster, session.placement)
+        drawn = (session.request, session.cluster, session.placement)
+        if suffix == ".svg":
+            text = render_svg(*drawn)
+        else:  # the page carries the whole text answer beside the drawing
+            text = render_html(*drawn, text=place_text(session.inputs, session.placement, session.cluster_line))
         try:
             Path(path).write_text(text, encoding="utf-8")
         except OSError as problem:
