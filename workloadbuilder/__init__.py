@@ -2,7 +2,7 @@
 
 A Python port of ``k8s.io/component-helpers/scheduling/schedulingv1/workloadbuilder``
 (Kubernetes 1.37). Describe your workload as a tree of ``WorkloadItem`` nodes
-whose building blocks record where they live in your API, then::
+whose building blocks record where they live in your API, then:
 
     builder = Builder(root, BuildOptions(name=..., namespace=..., owner=...,
                                          allowed_policies=[...], allowed_disruption_modes=[...]))

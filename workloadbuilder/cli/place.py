@@ -159,7 +159,7 @@ class _Session:
         if args.budget < 1:
             raise UsageError(f"--budget: must be at least 1, got {args.budget}")
         progress = Progress(err)
-        inputs = placement_inputs(read_inputs(args.files), parse_claims(args.claim or []), err)
+        inputs = placement_inputs(read_inputs(args.files, namespace=args.namespace), parse_claims(args.claim or []), err)
         request = merge_requests(inputs)
         cluster, line = load_cluster(args, request, progress)
         with progress.step(f"placing on {nodes_text(len(cluster))} ({args.strategy})"):

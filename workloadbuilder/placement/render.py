@@ -222,7 +222,9 @@ def render_html(
     """A standalone HTML page: the SVG of ``render_svg`` beside the whole text answer.
 
     Args:
-        request, cluster, placement: as for ``render_svg``.
+        request: what was placed, as for ``render_svg``.
+        cluster: the cluster it was placed on.
+        placement: the answer.
         text: the answer in words (``workloadbuilder place`` passes its
             whole output: groups, nodes, capacity left, explanation);
             default: the answer's own ``text``.
