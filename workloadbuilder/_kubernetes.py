@@ -53,5 +53,5 @@ def defer_package_init() -> None:
         except KeyError:
             raise AttributeError(f"module {_PACKAGE!r} has no attribute {name!r}") from None
 
-    package.__getattr__ = __getattr__  # type: ignore[attr-defined]
+    setattr(package, "__getattr__", __getattr__)  # noqa: B010 - a module-level hook, not a method
     sys.modules[_PACKAGE] = package

@@ -20,11 +20,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-import traceback
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from importlib import import_module
-from typing import Any, NoReturn, TextIO
+from typing import Any, NamedTuple, NoReturn, TextIO
 
 from workloadbuilder.errors import WorkloadBuilderError
 
@@ -64,6 +62,8 @@ def one_line(problem: BaseException) -> str:
 
 def _traceback(args: argparse.Namespace, err: TextIO) -> None:
     if args.debug:
+        import traceback
+
         traceback.print_exc(file=err)
 
 
@@ -85,8 +85,7 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return int(run(args, out, err))
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(NamedTuple):
     """A subcommand: its one-line help, what runs it (``module:function``) and how its options are defined."""
 
     help: str
