@@ -55,6 +55,7 @@ from workloadbuilder.placement.cluster import Cluster
 from workloadbuilder.placement.explain import count_of, short_key
 from workloadbuilder.placement.quantity import readable_quantity
 from workloadbuilder.placement.request import PlacementRequest
+from workloadbuilder.placement.resources import POD_MILLIS
 
 __all__ = [
     "BEST_COLOUR",
@@ -355,7 +356,7 @@ def _node_details(request: PlacementRequest, cluster: Cluster, placement: Placem
     for group in placement.groups:
         for pod in group.pods:
             taken = placed[cluster.node_index[pod.node]]
-            for name, amount in per_pod.get(group.name, {}).items():
+            for name, amount in {"pods": POD_MILLIS, **per_pod.get(group.name, {})}.items():  # a pod takes a slot
                 taken[name] = taken.get(name, 0) + amount
     out = []
     for i in range(len(cluster)):
