@@ -105,7 +105,7 @@ USAGE = [
     (
         "unknown-flag",
         ["validate", "x.yaml", "--strcit"],
-        "error: unrecognized arguments: --strcit (see workloadbuilder --help)\n",
+        "error: unrecognized arguments: --strcit (see workloadbuilder validate --help)\n",
     ),
     (
         "bad-output",

@@ -215,6 +215,7 @@ class _Parser(argparse.ArgumentParser):
     def __init__(self, *args: Any, out: TextIO, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.out = out
+        self.usage_hint = f"{self.prog} --help"
 
     def _print_message(self, message: str, file: Any = None) -> None:
         if message:
@@ -224,7 +225,7 @@ class _Parser(argparse.ArgumentParser):
         raise _Exit(status, message or "")
 
     def error(self, message: str) -> NoReturn:
-        raise _Exit(2, f"error: {message} (see {self.prog} --help)\n")
+        raise _Exit(2, f"error: {message} (see {self.usage_hint})\n")
 
 
 class _Version(argparse.Action):
@@ -248,6 +249,8 @@ def _parser(argv: Sequence[str], out: TextIO) -> _Parser:
     parser.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     chosen = next((arg for arg in argv if not arg.startswith("-")), None)
+    if chosen in COMMANDS:  # what argparse leaves over is the command's
+        parser.usage_hint = f"workloadbuilder {chosen} --help"
     for name, command in COMMANDS.items():
         sub = commands.add_parser(name, help=command.help, description=command.help, out=out)
         sub.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show a traceback on failure")
