@@ -58,7 +58,9 @@ def main() -> None:
     bare_wall, bare_cpu = times["python -c pass"]
     help_wall, help_cpu = times["workloadbuilder --help"]
     job_wall, job_cpu = times["workloadbuilder validate JOB"]
-    print(f"--help / bare start: wall {help_wall / bare_wall:.2f}x, cpu {help_cpu / max(bare_cpu, 1e-3):.2f}x (target <= 3x)")
+    print(
+        f"--help / bare start: wall {help_wall / bare_wall:.2f}x, cpu {help_cpu / max(bare_cpu, 1e-3):.2f}x (target <= 3x)"
+    )
     print(f"validate one Job / 0.5 s budget: wall {job_wall / 0.5:.2f}, cpu {job_cpu / 0.5:.2f} (target <= 1)")
 
 

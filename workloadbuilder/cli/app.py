@@ -50,7 +50,9 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         return 1
     except Exception as bug:  # noqa: BLE001 - a bug of ours still ends in one line, not a traceback
         _traceback(args, err)
-        err.write(f"error: internal error: {type(bug).__name__}: {one_line(bug)} (run with --debug for the traceback)\n")
+        err.write(
+            f"error: internal error: {type(bug).__name__}: {one_line(bug)} (run with --debug for the traceback)\n"
+        )
         return 3
 
 
@@ -127,7 +129,9 @@ def _compile_options(sub: argparse.ArgumentParser) -> None:
     _mapping(sub)
     _gates(sub)
     _warnings(sub)
-    sub.add_argument("-o", "--output", choices=["yaml", "json", "name"], default="yaml", help="yaml (default), json, name")
+    sub.add_argument(
+        "-o", "--output", choices=["yaml", "json", "name"], default="yaml", help="yaml (default), json, name"
+    )
 
 
 def _validate_options(sub: argparse.ArgumentParser) -> None:

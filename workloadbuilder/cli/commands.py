@@ -47,7 +47,9 @@ def compile_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     policy = WarningPolicy.parse(args.warning_options, args.quiet)
     plans = _plans(documents)
     if not plans:
-        raise UsageError(f"{_sources(documents)}: no object an adapter knows (Job, JobSet, LeaderWorkerSet, TrainJob, or --mapping)")
+        raise UsageError(
+            f"{_sources(documents)}: no object an adapter knows (Job, JobSet, LeaderWorkerSet, TrainJob, or --mapping)"
+        )
     objects: list[Any] = []
     notices: list[Notice] = []
     for doc, plan in plans:
@@ -79,12 +81,16 @@ def validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         verdicts.extend(_plan_verdicts(doc, plan, documents))
     unknown = [doc for doc in _unclaimed(documents) if not _related(doc, plans)]
     if unknown and not args.allow_unknown:
-        raise UsageError(first_few([_no_adapter(doc) for doc in unknown], limit=1) + "; --allow-unknown skips such objects")
+        raise UsageError(
+            first_few([_no_adapter(doc) for doc in unknown], limit=1) + "; --allow-unknown skips such objects"
+        )
     if not verdicts:
         raise UsageError(f"{_sources(documents)}: no object was checked: none is of a kind validate knows ({_KNOWN})")
     for doc in unknown:
         notice = Notice("unknown-kind", f"{_no_adapter(doc)}; not checked")
-        verdicts.append(Verdict(doc.source, doc.number, doc.kind or "object", doc.name, notices=[notice], checked=False))
+        verdicts.append(
+            Verdict(doc.source, doc.number, doc.kind or "object", doc.name, notices=[notice], checked=False)
+        )
     for verdict in verdicts:
         verdict.notices = policy.shown(verdict.notices)
     verdicts.sort(key=lambda v: (v.source, v.document))

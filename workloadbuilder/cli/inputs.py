@@ -116,7 +116,10 @@ def expand_paths(paths: Sequence[str], recursive: bool) -> list[str]:
             raise UsageError(f"{path}: no such file or directory")
         found = sorted(_manifests_in(Path(path), recursive))
         if not found:
-            raise UsageError(f"{path}: no .yaml, .yml or .json file in the directory" + ("" if recursive else " (-R reads its subdirectories)"))
+            raise UsageError(
+                f"{path}: no .yaml, .yml or .json file in the directory"
+                + ("" if recursive else " (-R reads its subdirectories)")
+            )
         files.extend(str(file) for file in found)
     return files
 
