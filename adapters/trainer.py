@@ -30,12 +30,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
+
+from workloadbuilder import ErrorList, FieldError, FieldPath, WorkloadItem
 from workloadbuilder.adapters.base import Finding, Plan, as_dict, register
 from workloadbuilder.adapters.common import (
     basic_config,
     fill_gang,
     gang_config,
     is_gang,
+    kueue_topology,
     kueue_warnings,
     lossy,
     mapping_at,
@@ -54,8 +57,7 @@ from workloadbuilder.adapters.replicated_jobs import (
     assignments,
     read_replicated_jobs,
 )
-
-from workloadbuilder import ErrorList, FieldError, FieldPath, WorkloadItem
+from workloadbuilder.adapters.strict import with_schema_errors
 
 __all__ = ["ANCESTOR_LABEL", "DESIGN", "TrainJobAdapter", "TrainJobPlan"]
 
@@ -105,7 +107,9 @@ class _Nodes:
 
 
 class TrainJobAdapter:
-    """Plans ``trainer.kubeflow.org/v1alpha1`` TrainJobs against the runtime given in ``related``; registered on import."""
+    """Plans ``trainer.kubeflow.org/v1alpha1`` TrainJobs against the runtime given in ``related``; registered on
+    import.
+    """
 
     api_version = f"{API_GROUP}/v1alpha1"
     kind = "TrainJob"
@@ -123,7 +127,7 @@ class TrainJobAdapter:
         runtime = _runtime_of(job, related, errors)
         plan = TrainJobPlan(source=job, roots=[], options=plan_options(ident))
         if runtime is None:
-            plan.errors = [Finding(ident.ref, err) for err in errors]
+            plan.errors = [Finding(ident.ref, err) for err in with_schema_errors(job, errors)]
             return plan
         runtime_ref = f"{runtime.get('kind')}/{at(runtime, ('metadata', 'name'))}"
         runtime_errors, runtime_warnings = ErrorList(), ErrorList()
@@ -142,13 +146,17 @@ class TrainJobAdapter:
                 )
             )
         templates = [rj.pod_template_path for rj in rjobs]
-        runtime_warnings.extend(kueue_warnings(runtime, templates))
+        runtime_warnings.extend(kueue_warnings(runtime, templates, layout.constrained))
         runtime_warnings.extend(scheduler_warnings(runtime, templates))
         plan.roots, plan.instances, plan.runtime_ref = layout.roots, layout.instances, runtime_ref
+        plan.uses = [runtime_ref]
+        errors, runtime_errors = with_schema_errors(job, errors), with_schema_errors(runtime, runtime_errors)
         plan.errors = [Finding(ident.ref, e) for e in errors] + [Finding(runtime_ref, e) for e in runtime_errors]
         plan.warnings = [Finding(ident.ref, w) for w in warnings] + [Finding(runtime_ref, w) for w in runtime_warnings]
         groups = layout.groups
-        plan.assign_pods = lambda hierarchy: assignments(groups, hierarchy, ident.name, _rendered_pod_template)
+        plan.assign_pods = lambda hierarchy: assignments(
+            groups, hierarchy, ident.name, _rendered_pod_template, lambda rj: _runtime_pod_template(runtime, rj)
+        )
         return plan
 
 
@@ -156,7 +164,7 @@ def _layout(
     runtime: Mapping[str, Any], job_name: str, rjobs: list[ReplicatedJob], errors: ErrorList, warnings: ErrorList
 ) -> Layout:
     """KEP-3015's levels when the runtime sets ``spec.scheduling``, the derived groups otherwise."""
-    order = at(runtime, (*REPLICATED_JOBS.parent.elements(), "startupPolicy", "startupPolicyOrder"))
+    order = at(runtime, (*REPLICATED_JOBS.elements()[:-1], "startupPolicy", "startupPolicyOrder"))
     sequencing = Sequencing(rjobs, in_order=order == "InOrder")
     errors.extend(_owned(runtime, rjobs))
     if at(runtime, SCHEDULING.elements()) is None:
@@ -177,7 +185,9 @@ def _layout(
 def _runtime_of(
     job: Mapping[str, Any], related: Sequence[Mapping[str, Any] | BaseModel], errors: ErrorList
 ) -> dict[str, Any] | None:
-    """The runtime ``spec.runtimeRef`` names, among the related objects (a TrainingRuntime in the TrainJob's namespace)."""
+    """The runtime ``spec.runtimeRef`` names, among the related objects (a TrainingRuntime in the TrainJob's
+    namespace).
+    """
     name = at(job, ("spec", "runtimeRef", "name"))
     path = FieldPath("spec", "runtimeRef", "name")
     if not isinstance(name, str) or not name:
@@ -253,13 +263,14 @@ def _derived(runtime: Mapping[str, Any], rjobs: list[ReplicatedJob], sequencing:
         else:
             alone.append(rj)
     if trainers:
-        _gang(layout, "trainer", trainers)
+        _gang(runtime, layout, "trainer", trainers)
     for rj in alone:
-        _gang(layout, rj.name, [rj])
+        _gang(runtime, layout, rj.name, [rj])
     return layout
 
 
-def _gang(layout: Layout, name: str, rjobs: list[ReplicatedJob]) -> None:
+def _gang(runtime: Mapping[str, Any], layout: Layout, name: str, rjobs: list[ReplicatedJob]) -> None:
+    """A gang over ``rjobs``' pods; Kueue's required topology on all their pod templates is its constraint."""
     total = sum(rj.pods for rj in rjobs)
     item = WorkloadItem(
         name=name,
@@ -267,6 +278,7 @@ def _gang(layout: Layout, name: str, rjobs: list[ReplicatedJob]) -> None:
         default_config=gang_config(rjobs[0].priority_class_name),
         callbacks=[fill_gang(total)],
     )
+    layout.constrained.extend(kueue_topology(runtime, [rj.pod_template_path for rj in rjobs], item))
     layout.add(item, Group(name, tuple(rjobs)), 0 if total == 0 else 1)
 
 
@@ -286,7 +298,7 @@ def _owned(runtime: Mapping[str, Any], rjobs: list[ReplicatedJob]) -> ErrorList:
     """KEP-3015's CEL rules: the TrainJob controller owns the JobSet's, the Jobs' and the pods' scheduling fields."""
     errors = ErrorList()
     spec = FieldPath("spec")
-    if at(runtime, (*REPLICATED_JOBS.parent.elements(), "scheduling")) is not None:
+    if at(runtime, (*REPLICATED_JOBS.elements()[:-1], "scheduling")) is not None:
         errors.append(invalid(spec, "object", f"JobSet scheduling {OWNED}"))
     if any(at(runtime, (*rj.path.elements(), "template", "spec", "scheduling")) is not None for rj in rjobs):
         errors.append(invalid(spec, "object", f"Job scheduling {OWNED}"))
@@ -323,6 +335,12 @@ def _legacy_gang(runtime: Mapping[str, Any]) -> ErrorList:
                 )
             )
     return warnings
+
+
+def _runtime_pod_template(runtime: Mapping[str, Any], rj: ReplicatedJob) -> Mapping[str, Any] | None:
+    """The runtime's pod template of a ReplicatedJob: what the TrainJob's pods are made from."""
+    template = at(runtime, rj.pod_template_path.elements())
+    return template if isinstance(template, Mapping) else None
 
 
 def _rendered_pod_template(rj: ReplicatedJob) -> str:

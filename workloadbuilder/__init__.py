@@ -64,22 +64,25 @@ if TYPE_CHECKING:
         Forest,
         build_forest,
     )
-    from workloadbuilder.hierarchy import (
-        Hierarchy,
-        Namer,
-        RuntimeGroup,
-        materialize,
-    )
     from workloadbuilder.interop import (
         ApiStatus,
         ApplyResult,
         apply,
+    )
+    from workloadbuilder.kinds import (
+        KubeObject,
     )
     from workloadbuilder.manifests import (
         DocumentProblem,
         ManifestError,
         to_dict,
         to_yaml,
+    )
+    from workloadbuilder.materialize import (
+        Hierarchy,
+        Namer,
+        RuntimeGroup,
+        materialize,
     )
     from workloadbuilder.migrate import (
         Migration,
@@ -97,9 +100,11 @@ if TYPE_CHECKING:
     )
     from workloadbuilder.resize import (
         Patch,
+        gang_resize_patch,
         resize,
     )
     from workloadbuilder.resolve import (
+        fill_gang_count,
         resolve_config,
     )
     from workloadbuilder.types import (
@@ -127,10 +132,6 @@ if TYPE_CHECKING:
         WorkloadInput,
         WorkloadItem,
     )
-    from workloadbuilder.update import (
-        check_update,
-        gang_resize_patch,
-    )
     from workloadbuilder.validation.gates import (
         FeatureGates,
     )
@@ -148,6 +149,9 @@ if TYPE_CHECKING:
         GateRequirement,
         required_gates,
     )
+    from workloadbuilder.validation.update import (
+        check_update,
+    )
 
 defer_package_init()
 
@@ -162,7 +166,7 @@ _EXPORTS: dict[str, str] = {
     "Builder": "workloadbuilder.builder",
     "BuildError": "workloadbuilder.errors",
     "BuildOptions": "workloadbuilder.types",
-    "check_update": "workloadbuilder.update",
+    "check_update": "workloadbuilder.validation.update",
     "ConstraintsInput": "workloadbuilder.types",
     "delegate": "workloadbuilder.delegation",
     "delegated_pod_group": "workloadbuilder.delegation",
@@ -177,22 +181,24 @@ _EXPORTS: dict[str, str] = {
     "FeatureGates": "workloadbuilder.validation.gates",
     "FieldError": "workloadbuilder.field",
     "FieldPath": "workloadbuilder.field",
+    "fill_gang_count": "workloadbuilder.resolve",
     "fnv32a": "workloadbuilder.naming",
     "Forest": "workloadbuilder.forest",
-    "gang_resize_patch": "workloadbuilder.update",
+    "gang_resize_patch": "workloadbuilder.resize",
     "GangSchedulingPolicy": "workloadbuilder.types",
     "GateRequirement": "workloadbuilder.validation.requirements",
     "GROUP_TEMPLATE_NAME_ANNOTATION": "workloadbuilder.delegation",
-    "Hierarchy": "workloadbuilder.hierarchy",
+    "Hierarchy": "workloadbuilder.materialize",
     "HierarchyProblem": "workloadbuilder.validation.hierarchy",
     "InvalidArgumentError": "workloadbuilder.errors",
     "job_template_name": "workloadbuilder.naming",
+    "KubeObject": "workloadbuilder.kinds",
     "ManifestError": "workloadbuilder.manifests",
-    "materialize": "workloadbuilder.hierarchy",
+    "materialize": "workloadbuilder.materialize",
     "migrate": "workloadbuilder.migrate",
     "Migration": "workloadbuilder.migrate",
     "MigrationNote": "workloadbuilder.migrate",
-    "Namer": "workloadbuilder.hierarchy",
+    "Namer": "workloadbuilder.materialize",
     "NoAdapterError": "workloadbuilder.errors",
     "PARENT_COMPOSITE_POD_GROUP_ANNOTATION": "workloadbuilder.delegation",
     "PARENT_COMPOSITE_POD_GROUP_ANNOTATION_ALIASES": "workloadbuilder.delegation",
@@ -207,7 +213,7 @@ _EXPORTS: dict[str, str] = {
     "ResourceClaim": "workloadbuilder.types",
     "ResourceClaimsInput": "workloadbuilder.types",
     "runtime_group_name": "workloadbuilder.naming",
-    "RuntimeGroup": "workloadbuilder.hierarchy",
+    "RuntimeGroup": "workloadbuilder.materialize",
     "safe_encode_string": "workloadbuilder.naming",
     "SchedulingConfig": "workloadbuilder.types",
     "SchedulingConfigFunc": "workloadbuilder.types",
@@ -240,9 +246,6 @@ _SUBMODULES = ("manifests",)
 """The public submodules, importable as names of this package."""
 
 __all__ = [
-    "GROUP_TEMPLATE_NAME_ANNOTATION",
-    "PARENT_COMPOSITE_POD_GROUP_ANNOTATION",
-    "PARENT_COMPOSITE_POD_GROUP_ANNOTATION_ALIASES",
     "AggregateError",
     "AllDisruptionMode",
     "ApiStatus",
@@ -263,16 +266,20 @@ __all__ = [
     "FieldError",
     "FieldPath",
     "Forest",
+    "GROUP_TEMPLATE_NAME_ANNOTATION",
     "GangSchedulingPolicy",
     "GateRequirement",
     "Hierarchy",
     "HierarchyProblem",
     "InvalidArgumentError",
+    "KubeObject",
     "ManifestError",
     "Migration",
     "MigrationNote",
     "Namer",
     "NoAdapterError",
+    "PARENT_COMPOSITE_POD_GROUP_ANNOTATION",
+    "PARENT_COMPOSITE_POD_GROUP_ANNOTATION_ALIASES",
     "Patch",
     "PolicyInput",
     "ResizeError",
@@ -299,6 +306,7 @@ __all__ = [
     "delegate",
     "delegated_pod_group",
     "delegation_of",
+    "fill_gang_count",
     "fnv32a",
     "gang_resize_patch",
     "job_template_name",

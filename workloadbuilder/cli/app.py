@@ -118,7 +118,7 @@ def _warnings(sub: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="WHAT",
-        help="ignore (no warning), error (warnings fail), or no-KIND to silence one kind: no-uid, no-lossy, "
+        help="ignore (no warning), error (warnings fail), or no-KIND to silence one kind: no-uid, no-lossy, no-unused, "
         "no-unknown-kind",
     )
     sub.add_argument("-q", "--quiet", action="store_true", help="print no warning")

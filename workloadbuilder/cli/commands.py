@@ -15,17 +15,26 @@ from typing import Any, TextIO
 
 from workloadbuilder import (
     adapters,  # noqa: F401 - importing the package registers the built-in adapters
+    check_update,
     kinds,
     manifests,
 )
 from workloadbuilder.adapters import Plan, adapter_for
+from workloadbuilder.adapters.diff import update_findings
+from workloadbuilder.adapters.strict import has_schema, schema_errors
 from workloadbuilder.cli.inputs import Document, UsageError, about, parse_gates, read_inputs
 from workloadbuilder.cli.messages import Notice, WarningPolicy, first_few, plan_notices
 from workloadbuilder.cli.positions import Positions
 from workloadbuilder.cli.report import Verdict, render
 from workloadbuilder.field import ErrorList
 from workloadbuilder.migrate import migrate
-from workloadbuilder.update import check_update
+from workloadbuilder.migrate_gangs import (
+    GangMigration,
+    is_foreign_pod_group,
+    is_kueue_pod,
+    migrate_kueue_pods,
+    migrate_pod_group,
+)
 from workloadbuilder.validation.gates import FeatureGates
 from workloadbuilder.validation.objects import validate_composite_pod_group, validate_pod_group, validate_workload
 
@@ -47,15 +56,13 @@ def compile_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     policy = WarningPolicy.parse(args.warning_options, args.quiet)
     plans = _plans(documents)
     if not plans:
-        raise UsageError(
-            f"{_sources(documents)}: no object an adapter knows (Job, JobSet, LeaderWorkerSet, TrainJob, or --mapping)"
-        )
+        raise UsageError("no object an adapter knows (Job, JobSet, LeaderWorkerSet, TrainJob, or --mapping)")
     objects: list[Any] = []
     notices: list[Notice] = []
     for doc, plan in plans:
         with about(doc):
             compiled = plan.compile()
-        notices += plan_notices(doc.about(), doc.kind, doc.name, compiled.warnings, plan.object_ref)
+        notices += plan_notices(doc.where(), compiled.warnings, plan.object_ref)
         for obj in compiled.objects():
             _check_gates(doc, obj, gates)
             objects.append(obj)
@@ -79,7 +86,9 @@ def validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     verdicts = [_object_verdict(doc, gates) for doc in documents if doc.is_scheduling_object]
     for doc, plan in plans:
         verdicts.extend(_plan_verdicts(doc, plan, documents))
-    unknown = [doc for doc in _unclaimed(documents) if not _related(doc, plans)]
+    unclaimed = _unclaimed(documents, plans)
+    verdicts.extend(_schema_verdict(doc) for doc in unclaimed if has_schema(doc.data))
+    unknown = [doc for doc in unclaimed if not has_schema(doc.data)]
     if unknown and not args.allow_unknown:
         raise UsageError(
             first_few([_no_adapter(doc) for doc in unknown], limit=1) + "; --allow-unknown skips such objects"
@@ -89,11 +98,12 @@ def validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for doc in unknown:
         notice = Notice("unknown-kind", f"{_no_adapter(doc)}; not checked")
         verdicts.append(
-            Verdict(doc.source, doc.number, doc.kind or "object", doc.name, notices=[notice], checked=False)
+            Verdict(doc.source, doc.number, doc.kind or "object", doc.name, ErrorList(), [notice], False, doc.item)
         )
     for verdict in verdicts:
         verdict.notices = policy.shown(verdict.notices)
-    verdicts.sort(key=lambda v: (v.source, v.document))
+    order = {(doc.source, doc.number, doc.item): i for i, doc in enumerate(documents)}
+    verdicts.sort(key=lambda v: order.get((v.source, v.document, v.item), len(order)))  # in input order
     positions = {doc.source: Positions(doc.text) for doc in documents} if args.output == "github" else {}
     out.write(render(verdicts, args.output, positions))
     failed = any(v.errors for v in verdicts) or (policy.strict and any(v.notices for v in verdicts))
@@ -109,12 +119,10 @@ def diff_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if old.is_scheduling_object:
         errors = check_update(old.data, new.data, gates)
     else:
-        adapter = adapter_for(new.api_version, new.kind)
-        if adapter is None:
+        if adapter_for(new.api_version, new.kind) is None:
             raise UsageError(_no_adapter(new))
         with about(new):
-            old_plan, new_plan = adapter.plan(old.data), adapter.plan(new.data)
-            errors = ErrorList(finding.error for finding in new_plan.validate(old=old_plan))
+            errors = ErrorList(finding.error for finding in update_findings(old.data, new.data, gates=gates))
     verdict = Verdict(new.source, new.number, new.kind, new.name, errors)
     if args.output == "json":
         out.write(render([verdict], "json"))
@@ -127,9 +135,22 @@ def migrate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``workloadbuilder migrate``: v1alpha1/v1alpha2 objects rewritten for 1.37; exit 1 when something is left."""
     documents = read_inputs(args.files, args.recursive, args.namespace)
     results, incomplete = [], False
+    kueue = [doc for doc in documents if is_kueue_pod(doc.data)]
+    if kueue:
+        with about(kueue[0]):
+            pods = migrate_kueue_pods([doc.data for doc in kueue])
+        _report_gang(pods, kueue[0], err)
+        results.extend(pods.objects)
     for doc in documents:
+        if is_foreign_pod_group(doc.data):
+            with about(doc):
+                gang = migrate_pod_group(doc.data)
+            _report_gang(gang, doc, err)
+            results.extend(gang.objects)
+            continue
         if not doc.is_scheduling_object:
-            results.append(doc.data)
+            if not is_kueue_pod(doc.data):
+                results.append(doc.data)
             continue
         with about(doc):
             migration = migrate(doc.data)
@@ -139,6 +160,11 @@ def migrate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         results.append(migration.manifest)
     out.write(_formatted(results, args.output))
     return 1 if incomplete else 0
+
+
+def _report_gang(migration: GangMigration, doc: Document, err: TextIO) -> None:
+    err.writelines(f"{doc.about()}: {note}\n" for note in migration.rewrites)
+    err.writelines(f"{doc.about()}: dropped: {note}\n" for note in migration.dropped)
 
 
 def _plans(documents: Sequence[Document]) -> list[tuple[Document, Plan]]:
@@ -154,18 +180,16 @@ def _plans(documents: Sequence[Document]) -> list[tuple[Document, Plan]]:
     return plans
 
 
-def _unclaimed(documents: Sequence[Document]) -> list[Document]:
-    return [doc for doc in documents if adapter_for(doc.api_version, doc.kind) is None and not doc.is_scheduling_object]
-
-
-def _related(doc: Document, plans: Sequence[tuple[Document, Plan]]) -> bool:
-    """Whether a document no adapter plans is of a planned object's API group (a TrainJob's runtime, say).
-
-    Such a document is read as the planned object's related object, and
-    checked through it.
-    """
-    group = _group(doc.api_version)
-    return bool(group) and any(_group(planned.api_version) == group for planned, _ in plans)
+def _unclaimed(documents: Sequence[Document], plans: Sequence[tuple[Document, Plan]] = ()) -> list[Document]:
+    """Documents no adapter plans and no plan read (a TrainJob's runtime is checked through the TrainJob)."""
+    used = {ref for _, plan in plans for ref in plan.uses}
+    return [
+        doc
+        for doc in documents
+        if adapter_for(doc.api_version, doc.kind) is None
+        and not doc.is_scheduling_object
+        and f"{doc.kind}/{doc.name}" not in used
+    ]
 
 
 def _group(api_version: str) -> str:
@@ -180,33 +204,49 @@ def _sources(documents: Sequence[Document]) -> str:
     return ", ".join(dict.fromkeys(doc.source for doc in documents))
 
 
+_OWNER_UID = "metadata.ownerReferences.uid"
+
+
 def _check_gates(doc: Document, obj: Any, gates: FeatureGates) -> None:
-    """Refuse an object the chosen feature gates would not serve, with the apiserver's errors."""
+    """Refuse an object the chosen feature gates would not serve, with the apiserver's errors.
+
+    An owner without a uid is not refused here: a manifest not yet created has
+    none, the plan has warned about it, and ``validate`` refuses the output.
+    """
     kind = getattr(obj, "kind", None)
     errors = _VALIDATORS[kind](obj, gates=gates) if kind in _VALIDATORS else ErrorList()
+    errors = ErrorList(e for e in errors if e.field != _OWNER_UID)
     if errors:
         name = obj.metadata.name if obj.metadata is not None else ""
         message = Verdict(doc.source, doc.number, str(kind), name or "", errors).kubectl()
         raise UsageError(f"{doc.about()}: {message.strip()}")
 
 
+def _schema_verdict(doc: Document) -> Verdict:
+    """An object with a schema but nothing to plan on its own (a runtime no TrainJob uses): its fields are checked."""
+    note = Notice("unused", f"{doc.about()}: no object in the input uses this {doc.kind}: only its fields were checked")
+    return Verdict(doc.source, doc.number, doc.kind, doc.name, schema_errors(doc.data), [note], item=doc.item)
+
+
 def _object_verdict(doc: Document, gates: FeatureGates) -> Verdict:
     errors = _VALIDATORS[doc.kind](doc.data, gates=gates)
-    return Verdict(doc.source, doc.number, doc.kind, doc.name, errors)
+    return Verdict(doc.source, doc.number, doc.kind, doc.name, errors, item=doc.item)
 
 
 def _plan_verdicts(doc: Document, plan: Plan, documents: Sequence[Document]) -> list[Verdict]:
     """One verdict per object a plan's findings are about (a TrainJob's runtime gets its own)."""
-    by_object: dict[str, ErrorList] = {plan.object_ref: ErrorList()}
+    # A used PodGroup has its own verdict as a scheduling object; a used runtime is checked only through the plan.
+    used = [ref for ref in plan.uses if ref.partition("/")[0] not in kinds.PREFERRED_VERSION]
+    by_object: dict[str, ErrorList] = {ref: ErrorList() for ref in (plan.object_ref, *used)}
     for finding in plan.validate():
         by_object.setdefault(finding.object, ErrorList()).append(finding.error)
-    notices = plan_notices(doc.about(), doc.kind, doc.name, plan.warnings, plan.object_ref)
+    notices = plan_notices(doc.where(), plan.warnings, plan.object_ref)
     verdicts = []
     for ref, errors in by_object.items():
         kind, _, name = ref.partition("/")
         mine = ref == plan.object_ref
         home = doc if mine else next((d for d in documents if (d.kind, d.name) == (kind, name)), doc)
-        verdicts.append(Verdict(home.source, home.number, kind, name, errors, notices if mine else []))
+        verdicts.append(Verdict(home.source, home.number, kind, name, errors, notices if mine else [], item=home.item))
     return verdicts
 
 

@@ -53,7 +53,10 @@ class Document:
     source: str
     number: int
     data: Any
+    item: int | None = None
+    """The object's position in its document's ``List`` (from 1), if the document is a list."""
     text: str = ""
+    """The whole file's text (for positions of fields)."""
 
     @property
     def kind(self) -> str:
@@ -77,8 +80,9 @@ class Document:
         return self.api_version.startswith(kinds.GROUP + "/") and self.kind in kinds.PREFERRED_VERSION
 
     def where(self) -> str:
-        """``file (document N)``, for messages."""
-        return f"{self.source} (document {self.number})"
+        """``file (document N)`` (``file (document N, item M)`` in a list), for messages."""
+        inside = "" if self.item is None else f", item {self.item}"
+        return f"{self.source} (document {self.number}{inside})"
 
     def about(self) -> str:
         """``file (document N) Kind/name``: the document and the object it holds, for messages about it."""
@@ -152,10 +156,17 @@ def read_inputs(paths: Sequence[str], recursive: bool = False, namespace: str | 
         for number, data in enumerate(manifests.read_documents(_Named(text, name)), start=1):
             if data is None:
                 continue
-            if not isinstance(data, dict):
-                raise UsageError(f"{name} (document {number}): a manifest is a mapping, not {_json_type(data)}")
-            doc = Document(name, number, data, text)
-            documents.append(_in_namespace(doc, namespace) if namespace else doc)
+            items = manifests.list_items(data)
+            if items is None:
+                if not isinstance(data, dict):
+                    raise UsageError(f"{name} (document {number}): a manifest is a mapping, not {_json_type(data)}")
+                documents.append(_in_namespace(Document(name, number, data, text=text), namespace))
+                continue
+            for position, item in enumerate(items, start=1):
+                if not isinstance(item, dict):
+                    where = f"{name} (document {number}, item {position})"
+                    raise UsageError(f"{where}: a manifest is a mapping, not {_json_type(item)}")
+                documents.append(_in_namespace(Document(name, number, item, position, text), namespace))
     if not documents:
         raise UsageError(f"{', '.join(paths)}: no object in the input")
     return documents
@@ -178,15 +189,15 @@ def _read(path: str) -> tuple[str, str]:
         raise UsageError(f"{path}: cannot read: {problem.strerror or problem}") from None
 
 
-def _in_namespace(doc: Document, namespace: str) -> Document:
+def _in_namespace(doc: Document, namespace: str | None) -> Document:
     """The document with ``namespace`` filled in where it names none (kubectl's ``-n``); a different one is an error."""
     metadata = doc.data.get("metadata")
-    if doc.kind in CLUSTER_SCOPED or not isinstance(metadata, dict):
+    if namespace is None or doc.kind in CLUSTER_SCOPED or not isinstance(metadata, dict):
         return doc
     current = metadata.get("namespace")
     if current in (None, ""):
         data = {**doc.data, "metadata": {**metadata, "namespace": namespace}}
-        return Document(doc.source, doc.number, data, doc.text)
+        return Document(doc.source, doc.number, data, doc.item, doc.text)
     if current != namespace:
         raise UsageError(
             f"{doc.about()}: the namespace from the provided object {current!r} does not match the namespace "

@@ -40,6 +40,7 @@ WARNING_KINDS = {
     "uid": "an object without metadata.uid (a manifest never created): the names are not the controller's",
     "lossy": "an adapter mapped something with loss (an annotation it cannot express, say)",
     "unknown-kind": "an object no adapter knows, skipped by --allow-unknown",
+    "unused": "an object nothing in the input uses (a runtime without its TrainJob): only its fields were checked",
 }
 """The kind of every warning the commands print, by its stable id (``-W no-<id>`` silences one)."""
 
@@ -85,21 +86,23 @@ class WarningPolicy:
         return list({n.text: n for n in notices if n.kind not in self.silenced}.values())
 
 
-def plan_notices(about: str, kind: str, name: str, findings: Iterable[Finding], object_ref: str) -> list[Notice]:
+def plan_notices(where: str, findings: Iterable[Finding], object_ref: str) -> list[Notice]:
     """An adapter's warnings about one planned object, in words a user can act on.
 
-    ``about`` is ``file (document N) Kind/name``. A missing uid on the object
-    itself becomes one plain ``uid`` notice; the warning that the Workload
-    does not exist yet (a root Job's PodGroups are then owned by the Job
-    alone) is left out: offline, no Workload ever exists, and the object's
-    own uid is all a manifest can carry. Every other warning is ``lossy``.
+    ``where`` is ``file (document N)``, ``object_ref`` the planned object's
+    ``Kind/name``. A missing uid on the object itself becomes one plain
+    ``uid`` notice; the warning that the Workload does not exist yet (a root
+    Job's PodGroups are then owned by the Job alone) is left out: offline, no
+    Workload ever exists, and the object's own uid is all a manifest can
+    carry. Every other warning is ``lossy``.
     """
+    about = f"{where} {object_ref}"
     notices = []
     for finding in findings:
         mine = finding.object == object_ref
         if str(finding.error.field) == "metadata.uid":
             if mine:
-                notices.append(Notice("uid", _no_uid(about, kind, name), ("metadata",)))
+                notices.append(Notice("uid", _no_uid(about, *object_ref.split("/", 1)), ("metadata",)))
             continue
         text = f"{about}: {finding.error if mine else finding}"
         notices.append(Notice("lossy", text, finding.error.loc() if mine else ()))

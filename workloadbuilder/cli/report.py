@@ -26,6 +26,8 @@ class Verdict:
     errors: ErrorList = field(default_factory=ErrorList)
     notices: list[Notice] = field(default_factory=list)
     checked: bool = True
+    item: int | None = None
+    """The object's position in its document's ``List`` (from 1), if the document is a list."""
 
     def kubectl(self) -> str:
         """kubectl's message for a rejected object (``MultilineError`` layout), or ``""`` when valid."""
@@ -85,7 +87,8 @@ def _annotations(verdict: Verdict, positions: Mapping[str, Positions]) -> list[s
     found = positions.get(verdict.source)
 
     def where(loc: Sequence[str | int]) -> str:
-        place = found.find(verdict.document, loc) if found is not None else None
+        path = loc if verdict.item is None else ("items", verdict.item - 1, *loc)
+        place = found.find(verdict.document, path) if found is not None else None
         at = f",line={place[0]},col={place[1]}" if place is not None else ""
         return f"file={_gh_property(verdict.source)}{at}"
 

@@ -243,8 +243,10 @@ def format_millis(resource: str, millis: int) -> str:
     binary SI quantities; other resources are plain counts.
 
     Examples:
-        >>> format_millis("cpu", 1500), format_millis("memory", 512 * 2**30 * 1000), format_millis("nvidia.com/gpu", 8000)
-        ('1500m', '512Gi', '8')
+        >>> format_millis("cpu", 1500), format_millis("memory", 512 * 2**30 * 1000)
+        ('1500m', '512Gi')
+        >>> format_millis("nvidia.com/gpu", 8000)
+        '8'
     """
     if millis % 1000:
         return f"{millis}m"

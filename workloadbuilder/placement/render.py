@@ -688,7 +688,7 @@ def _document(root: _Element, lines: list[str], legend: list[tuple[str, str, boo
             f'<text x="{x + 16}" y="{y}" font-size="11">{text}</text>'
         )
         x += 16 + _label_width(text) + 18
-    for state, (text, colour) in _STATES.items():
+    for state, (text, _) in _STATES.items():
         out.append(
             f'<rect class="swatch" x="{x}" y="{y - 9}" width="12" height="10" fill="{FREE_COLOUR}" stroke="#757575"/>'
         )
