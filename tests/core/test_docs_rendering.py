@@ -61,3 +61,13 @@ MODULES = _documented_modules()
 def test_documented_docstrings_render_as_written(module: str) -> None:
     found = [f"{name}: {problem}" for name, doc in _docstrings(_source(module)) for problem in _problems(doc)]
     assert found == []
+
+
+def test_every_example_is_on_the_examples_page() -> None:
+    page = (ROOT / "docs" / "examples.md").read_text()
+    examples = sorted(
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "examples").rglob("*")
+        if path.suffix in (".py", ".yaml") and "golden" not in path.parts and "__pycache__" not in path.parts
+    )
+    assert [name for name in examples if f'--8<-- "{name}"' not in page] == []
