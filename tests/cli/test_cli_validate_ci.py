@@ -185,3 +185,14 @@ def test_positions_find_the_deepest_part_of_a_path_in_the_text(text, document, l
 )
 def test_positions_of_text_that_has_none_are_none(text, document) -> None:
     assert Positions(text).find(document, ("a",)) is None
+
+
+def test_github_annotations_point_into_a_lists_items(files) -> None:
+    item = "- apiVersion: scheduling.k8s.io/v1beta1\n  kind: Workload\n  metadata: {name: %s}\n  spec:\n    podGroupTemplates:\n    - name: w\n      schedulingPolicy: {gang: {minCount: %d}}\n"
+    [path] = files(listed="apiVersion: v1\nkind: List\nitems:\n" + item % ("ok", 2) + item % ("bad", -2))
+    assert run("validate", "-o", "github", path) == (
+        1,
+        f"::error file={path},line=17,col=33,title=Workload bad is invalid::spec.podGroupTemplates[0].schedulingPolicy"
+        ".gang.minCount: Invalid value: -2: must be greater than or equal to 1\n",
+        "",
+    )
