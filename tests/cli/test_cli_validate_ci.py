@@ -188,7 +188,10 @@ def test_positions_of_text_that_has_none_are_none(text, document) -> None:
 
 
 def test_github_annotations_point_into_a_lists_items(files) -> None:
-    item = "- apiVersion: scheduling.k8s.io/v1beta1\n  kind: Workload\n  metadata: {name: %s}\n  spec:\n    podGroupTemplates:\n    - name: w\n      schedulingPolicy: {gang: {minCount: %d}}\n"
+    item = (
+        "- apiVersion: scheduling.k8s.io/v1beta1\n  kind: Workload\n  metadata: {name: %s}\n  spec:\n"
+        "    podGroupTemplates:\n    - name: w\n      schedulingPolicy: {gang: {minCount: %d}}\n"
+    )
     [path] = files(listed="apiVersion: v1\nkind: List\nitems:\n" + item % ("ok", 2) + item % ("bad", -2))
     assert run("validate", "-o", "github", path) == (
         1,
