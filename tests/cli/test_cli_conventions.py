@@ -64,6 +64,18 @@ BUGS = [
     ("migrate", ["migrate", "JOB"], "workloadbuilder.cli.commands.read_inputs", TypeError("not a str")),
     ("place", ["place", "JOB", "--generate", "zones=1"], "workloadbuilder.cli.place.read_inputs", KeyError("x")),
     ("explain", ["explain", "JOB", "--generate", "zones=1"], "workloadbuilder.cli.place.read_inputs", IndexError("i")),
+    (
+        "capacity",
+        ["capacity", "JOB", "--generate", "zones=1"],
+        "workloadbuilder.cli.planning.read_inputs",
+        KeyError("c"),
+    ),
+    (
+        "simulate",
+        ["simulate", "JOB", "--generate", "zones=1"],
+        "workloadbuilder.cli.planning.read_queue",
+        KeyError("q"),
+    ),
 ]
 
 
@@ -99,7 +111,7 @@ USAGE = [
         ["compiel"],
         (
             "error: argument COMMAND: invalid choice: 'compiel' (choose from 'compile', 'validate', 'place', "
-            "'explain', 'diff', 'migrate') (see workloadbuilder --help)\n"
+            "'explain', 'capacity', 'simulate', 'diff', 'migrate') (see workloadbuilder --help)\n"
         ),
     ),
     (

@@ -74,10 +74,10 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if hasattr(args, "files"):
         from workloadbuilder.cli.inputs import UsageError, expand_paths
 
-        paths = [*args.files, *(args.filename or [])]
+        paths = [*args.files, *(getattr(args, "filename", None) or [])]
         if not paths:
             raise UsageError(f"workloadbuilder {args.command}: give the input as FILE or -f FILE (- reads stdin)")
-        args.files = expand_paths(paths, args.recursive)
+        args.files = expand_paths(paths, getattr(args, "recursive", False))
     if getattr(args, "mapping", None):
         from workloadbuilder.cli.mapping import register_mapping_file
 
@@ -157,6 +157,20 @@ def _placement_options(render: bool) -> _Options:
     return options
 
 
+def _capacity_options(sub: argparse.ArgumentParser) -> None:
+    from workloadbuilder.cli.planning import add_capacity_options
+
+    add_capacity_options(sub)
+    _mapping(sub)
+
+
+def _simulate_options(sub: argparse.ArgumentParser) -> None:
+    from workloadbuilder.cli.planning import add_simulate_options
+
+    add_simulate_options(sub)
+    _mapping(sub)
+
+
 def _diff_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("old", metavar="OLD")
     sub.add_argument("new", metavar="NEW")
@@ -189,6 +203,16 @@ COMMANDS: dict[str, Command] = {
         "only why (or where): the placement's explanation, level by level",
         "workloadbuilder.cli.place:explain_command",
         _placement_options(render=False),
+    ),
+    "capacity": Command(
+        "how many copies of the input fit, per domain, and what to add",
+        "workloadbuilder.cli.planning:capacity_command",
+        _capacity_options,
+    ),
+    "simulate": Command(
+        "a queue of workloads played out over time on a cluster",
+        "workloadbuilder.cli.planning:simulate_command",
+        _simulate_options,
     ),
     "diff": Command(
         "the errors an apiserver would return for updating OLD to NEW",

@@ -225,6 +225,12 @@ def _check_gates(doc: Document, obj: Any, gates: FeatureGates) -> None:
 def _schema_verdict(doc: Document) -> Verdict:
     """An object with a schema but nothing to plan on its own (a runtime no TrainJob uses): its fields are checked."""
     note = Notice("unused", f"{doc.about()}: no object in the input uses this {doc.kind}: only its fields were checked")
+    if is_foreign_pod_group(doc.data):
+        text = (
+            f"{doc.about()}: another scheduler's PodGroup: only its fields were checked; "
+            "workloadbuilder migrate turns it into a native Workload and PodGroup"
+        )
+        note = Notice("unused", text)
     return Verdict(doc.source, doc.number, doc.kind, doc.name, schema_errors(doc.data), [note], item=doc.item)
 
 
