@@ -78,13 +78,16 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if not paths:
             raise UsageError(f"workloadbuilder {args.command}: give the input as FILE or -f FILE (- reads stdin)")
         args.files = expand_paths(paths, getattr(args, "recursive", False))
-    if getattr(args, "mapping", None):
-        from workloadbuilder.cli.mapping import register_mapping_file
-
-        register_mapping_file(args.mapping)
     module, _, function = COMMANDS[args.command].run.partition(":")
     run: Callable[[argparse.Namespace, TextIO, TextIO], int] = getattr(import_module(module), function)
-    return int(run(args, out, err))
+    from workloadbuilder.adapters import scoped_registry
+
+    with scoped_registry():  # a --mapping is this run's alone, whatever other threads run
+        if getattr(args, "mapping", None):
+            from workloadbuilder.cli.mapping import register_mapping_file
+
+            register_mapping_file(args.mapping)
+        return int(run(args, out, err))
 
 
 class Command(NamedTuple):

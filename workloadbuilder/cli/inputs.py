@@ -10,7 +10,6 @@ number in the file and the file's text, so a message can name
 
 from __future__ import annotations
 
-import io
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -21,6 +20,7 @@ from typing import Any
 from workloadbuilder import kinds, manifests
 from workloadbuilder.cli.app import one_line
 from workloadbuilder.errors import WorkloadBuilderError
+from workloadbuilder.textread import TextError, decode_utf8
 from workloadbuilder.validation.gates import GATES, FeatureGates
 
 __all__ = ["Document", "UsageError", "about", "expand_paths", "parse_gates", "read_inputs"]
@@ -153,7 +153,7 @@ def read_inputs(paths: Sequence[str], recursive: bool = False, namespace: str | 
     documents: list[Document] = []
     for path in expand_paths(paths, recursive):
         name, text = _read(path)
-        for number, data in enumerate(manifests.read_documents(_Named(text, name)), start=1):
+        for number, data in enumerate(manifests.read_documents_text(name, text), start=1):
             if data is None:
                 continue
             items = manifests.list_items(data)
@@ -172,21 +172,23 @@ def read_inputs(paths: Sequence[str], recursive: bool = False, namespace: str | 
     return documents
 
 
-class _Named(io.StringIO):
-    """Text already read, with the name of the file it came from (manifests names its problems by it)."""
-
-    def __init__(self, text: str, name: str) -> None:
-        super().__init__(text)
-        self.name = name
-
-
 def _read(path: str) -> tuple[str, str]:
+    """The input's name in messages and its text: bytes decoded as UTF-8, whatever the locale (stdin's too)."""
     if path == STDIN:
-        return "<stdin>", sys.stdin.read()
+        name, buffer = "<stdin>", getattr(sys.stdin, "buffer", None)
+        data: bytes | str = buffer.read() if buffer is not None else sys.stdin.read()
+    else:
+        name = path
+        try:
+            data = Path(path).read_bytes()
+        except OSError as problem:
+            raise UsageError(f"{path}: cannot read: {problem.strerror or problem}") from None
+    if isinstance(data, str):
+        return name, data
     try:
-        return path, Path(path).read_bytes().decode("utf-8", "replace")
-    except OSError as problem:
-        raise UsageError(f"{path}: cannot read: {problem.strerror or problem}") from None
+        return name, decode_utf8(data, name)
+    except TextError as problem:
+        raise UsageError(f"{name}: {problem.message}") from None
 
 
 def _in_namespace(doc: Document, namespace: str | None) -> Document:

@@ -1,7 +1,8 @@
 """Where a field is in a manifest's text: line and column from the YAML node tree, for GitHub annotations.
 
 Loading a manifest keeps only its data; ``Positions`` composes the same
-text again (YAML's node tree carries each node's start mark) and answers,
+text again with the same bounded reader (``textread.documents``: YAML's node
+tree carries each node's start mark) and answers,
 for a document and a field path, the line and column of the deepest part
 of the path that exists in the text: an unknown or invalid field points at
 its own key, a missing one at the mapping that should hold it.
@@ -12,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import yaml
+
+from workloadbuilder.textread import TextError, documents
 
 __all__ = ["Positions"]
 
@@ -48,8 +51,8 @@ class Positions:
     def _composed(self) -> list[yaml.Node | None]:
         if self._documents is None:
             try:
-                self._documents = list(yaml.compose_all(self.text, Loader=yaml.SafeLoader))
-            except yaml.YAMLError:
+                self._documents = [node for _, node in documents(self.text)]
+            except TextError:
                 self._documents = []
         return self._documents
 
