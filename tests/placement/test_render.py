@@ -246,6 +246,8 @@ def test_the_legend_says_where_each_group_went_or_how_short_it_fell():
         "evicted",
         "free",
         "cordoned",
+        "NotReady",
+        "tainted",
         "cpg-root (CompositePodGroup): 10 pods in block block-B",
         "pg-1 (PodGroup): 5 pods in block block-B, rack rack-B1",
         "pg-2 (PodGroup): 5 pods in block block-B, rack rack-B2",
@@ -451,3 +453,33 @@ def test_the_drawing_shows_no_backticks():
     svg = render_svg(req, two_blocks(), place(req, two_blocks()), title="can `w` run?")
     assert texts(groups_of(parse(svg), "legend")[0])[0] == "can w run?"
     assert "`" not in svg
+
+
+def test_not_ready_and_tainted_nodes_are_marked_and_said_so():
+    not_ready = [{"key": "node.kubernetes.io/not-ready", "effect": "NoExecute"}]
+    tainted = [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
+    cl = cluster(
+        node("a1", 4, rack="r1"),
+        {**node("a2", 4, rack="r1"), "taints": not_ready},
+        {**node("b1", 4, rack="r2"), "taints": tainted},
+    )
+    req = rack_gang(4)
+    root = parse(render_svg(req, cl, place(req, cl)))
+    cells = {cell.find(f"{SVG}title").text.split(":")[0]: cell for cell in groups_of(root, "cell")}
+    marked = {
+        name: sorted(e.get("class") for e in cell.iter() if e.get("class") in ("cordoned", "not-ready", "tainted"))
+        for name, cell in cells.items()
+    }
+    assert marked == {"a1": [], "a2": ["not-ready"], "b1": ["tainted"]}
+    assert (
+        cells["b1"]
+        .find(f"{SVG}title")
+        .text.splitlines()[1]
+        .startswith("tainted; taints nvidia.com/gpu=present:NoSchedule; cpu 0 used")
+    )
+    assert (
+        cells["a2"]
+        .find(f"{SVG}title")
+        .text.splitlines()[1]
+        .startswith("NotReady; taints node.kubernetes.io/not-ready:NoExecute; ")
+    )

@@ -53,6 +53,7 @@ from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.placement.answer import GroupPlacement, Placement
 from workloadbuilder.placement.cluster import Cluster
 from workloadbuilder.placement.explain import count_of, short_key
+from workloadbuilder.placement.ingest import NOT_READY_TAINTS
 from workloadbuilder.placement.quantity import readable_quantity
 from workloadbuilder.placement.request import PlacementRequest
 from workloadbuilder.placement.resources import POD_MILLIS
@@ -99,6 +100,7 @@ WELL_KNOWN_LEVELS = (
     "topology.example.com/rack",
 )
 _BASE = frozenset({"cpu", "memory", "pods", "ephemeral-storage"})
+_REPELLING = frozenset({"NoSchedule", "NoExecute"})  # taint effects that keep a pod without its toleration off
 _LEGEND_GROUPS = 20
 _NODE_OUTLINES = 64  # nodes outlined for a group without a topology constraint
 
@@ -132,7 +134,11 @@ class _Usage:
             self.states[state] = self.states.get(state, 0) + count
 
 
-_STATES = {"cordoned": ("cordoned", CORDONED_COLOUR)}
+_STATES = {
+    "cordoned": ("cordoned", CORDONED_COLOUR),
+    "not-ready": ("NotReady", NOT_READY_COLOUR),
+    "tainted": ("tainted", TAINTED_COLOUR),
+}
 """The node states drawn, by id: their legend text and colour."""
 
 
@@ -345,8 +351,24 @@ def _node_usage(request: PlacementRequest, cluster: Cluster, placement: Placemen
 
 
 def _node_states(cluster: Cluster, i: int) -> list[str]:
-    """What the drawing marks on node ``i`` (keys of ``_STATES``): cordoned."""
-    return [] if cluster.schedulable[i] else ["cordoned"]
+    """What the drawing marks on node ``i`` (keys of ``_STATES``): cordoned, NotReady, tainted.
+
+    NotReady is what the node lifecycle controller's taints say
+    (``node.kubernetes.io/not-ready``, ``unreachable``); tainted is any
+    other taint that keeps pods off (``NoSchedule``, ``NoExecute``).
+    """
+    taints = cluster.taints[i]
+    states = [] if cluster.schedulable[i] else ["cordoned"]
+    if any(taint.key in NOT_READY_TAINTS for taint in taints):
+        states.append("not-ready")
+    if any(taint.key not in NOT_READY_TAINTS and taint.effect in _REPELLING for taint in taints):
+        states.append("tainted")
+    return states
+
+
+def _taints_text(cluster: Cluster, i: int) -> list[str]:
+    """The node's taints as kubectl shows them (``key=value:Effect``)."""
+    return [f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}" for t in cluster.taints[i]]
 
 
 def _node_details(request: PlacementRequest, cluster: Cluster, placement: Placement) -> list[str]:
@@ -361,6 +383,9 @@ def _node_details(request: PlacementRequest, cluster: Cluster, placement: Placem
     out = []
     for i in range(len(cluster)):
         parts = [_STATES[state][0] for state in _node_states(cluster, i)]
+        taints = _taints_text(cluster, i)
+        if taints:
+            parts.append("taints " + ", ".join(taints))
         for r, name in enumerate(cluster.resources):
             alloc = cluster.allocatable[r][i]
             if alloc <= 0:
@@ -776,11 +801,18 @@ def _bar(out: list[str], x: int, y: int, w: int, h: int, usage: _Usage) -> None:
 
 
 def _marks(out: list[str], x: float, y: float, w: float, h: float, states: dict[str, int], nodes: int) -> None:
-    """Node states over a bar: the cordoned share hatched."""
+    """Node states over a bar: the cordoned share hatched, NotReady outlined red, a tainted corner marked."""
     cordoned = states.get("cordoned", 0)
     if cordoned:
         share = w if cordoned >= nodes else _part(int(w), cordoned, nodes)
         out.append(_rect("cordoned", x, y, share, h, "url(#wb-cordoned)"))
+    if states.get("not-ready"):
+        extra = f' stroke="{NOT_READY_COLOUR}" stroke-width="1.5"'
+        out.append(_rect("not-ready", x + 0.5, y + 0.5, max(w - 1, 0), max(h - 1, 0), "none", extra))
+    if states.get("tainted"):
+        corner, right = min(h, w, 6), x + w
+        triangle = f"M{_n(right - corner)},{_n(y)} L{_n(right)},{_n(y)} L{_n(right)},{_n(y + corner)} Z"
+        out.append(f'<path class="tainted" d="{triangle}" fill="{TAINTED_COLOUR}"/>')
 
 
 def _rect(kind: str, x: float, y: float, w: float, h: float, fill: str, extra: str = "") -> str:
