@@ -1,7 +1,7 @@
 """The library's exceptions: every one of them is a ``WorkloadBuilderError``.
 
 Catch ``WorkloadBuilderError`` to tell input the library refuses from a bug
-(anything else). The hierarchy::
+(anything else). The hierarchy:
 
     WorkloadBuilderError
     ├── BuildError            build or materialization failed (the Go message)

@@ -696,7 +696,8 @@ def test_render_writes_the_drawing_and_prints_the_same_answer(workdir, name):
     targets = [(g.get("class"), g.get("data-target")) for g in root.iter() if g.get("class") in ("chosen", "shortfall")]
     assert targets == [("chosen", "block-A"), ("chosen", "rack-A1"), ("chosen", "rack-A2")]
     if name.endswith(".html"):
-        assert text.startswith("<!DOCTYPE html>") and "<pre>feasible (complete)\n" in text
+        assert text.startswith("<!DOCTYPE html>") and '<pre class="answer">cluster: 2 nodes from cluster.yaml\n' in text
+        assert "capacity left in block block-A, rack rack-A1: pods 108" in text
 
 
 def test_render_of_an_infeasible_input_shows_the_shortfall(workdir):

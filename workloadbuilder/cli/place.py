@@ -177,7 +177,7 @@ class _Session:
         if args.budget < 1:
             raise UsageError(f"--budget: must be at least 1, got {args.budget}")
         progress = Progress(err)
-        documents = read_inputs(args.files)
+        documents = read_inputs(args.files, namespace=args.namespace)
         classes = _priority_classes(documents)
         inputs = placement_inputs(documents, parse_claims(args.claim or []), err)
         request = merge_requests(inputs)
@@ -223,10 +223,13 @@ def _render_writer(path: str | None, force: bool = False) -> Callable[[_Session]
     if not Path(path).parent.is_dir():
         raise UsageError(f"--render: {path}: no such directory")
     _check_target(path, force)
-    draw = render_svg if suffix == ".svg" else render_html
 
     def write(session: _Session) -> None:
-        text = draw(session.request, session.cluster, session.placement)
+        drawn = (session.request, session.cluster, session.placement)
+        if suffix == ".svg":
+            text = render_svg(*drawn)
+        else:  # the page carries the whole text answer beside the drawing
+            text = render_html(*drawn, text=place_text(session.inputs, session.placement, session.cluster_line))
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | (0 if force else os.O_EXCL)
         try:
             descriptor = os.open(path, flags, 0o644)

@@ -1,6 +1,6 @@
 """The reference placement engine: will this gang be placed, where, and if not, why.
 
-Model a cluster, describe the runtime groups to place, and ask::
+Model a cluster, describe the runtime groups to place, and ask:
 
     cluster = Cluster.from_kubectl(nodes_json, pods_json)      # or from_yaml / generate
     request = PlacementRequest.from_groups(groups, {"workers": Pods(8, requests={"nvidia.com/gpu": "1"})})

@@ -1,6 +1,6 @@
 """The one answer format both strategies return: ``Placement``, with a documented, stable ``to_dict()``.
 
-``to_dict()`` (and ``to_json()``) give, in this key order::
+``to_dict()`` (and ``to_json()``) give, in this key order:
 
     {
       "feasible": bool,            # every root hierarchy's gang is satisfied
