@@ -129,9 +129,9 @@ def preempt(
     """Evict what placing ``root`` needs from ``candidates``; ``None`` (and nothing changed) if even all do not help.
 
     ``shapes_of`` gives each PodGroup's pod shapes with their pod counts, in
-    the order its pods are placed; the reprieve checks their resources. On success the placement stays assumed and the victims
-    stay removed in the snapshot; ``Victims.units`` is ordered from the most
-    important.
+    the order its pods are placed; the reprieve checks their resources. On
+    success the placement stays assumed and the victims stay removed in the
+    snapshot; ``Victims.units`` is ordered from the most important.
     """
     if not candidates:
         return None
@@ -167,7 +167,7 @@ def _checked_resources(
         if result is None or not group.is_leaf or not result.nodes:
             continue
         per_pod = [{r for r, _ in shape.terms} for shape, count in shapes_of(group) for _ in range(count)]
-        for i, terms in zip(result.nodes, per_pod):
+        for i, terms in zip(result.nodes, per_pod, strict=False):  # pods beyond those placed have no node
             checked.setdefault(i, set()).update(terms)
     return checked
 
