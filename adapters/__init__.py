@@ -14,12 +14,15 @@ from workloadbuilder.adapters.base import (
     Plan,
     PlanError,
     PodAssignment,
+    Registry,
     adapter_for,
     as_dict,
+    current_registry,
     job_pod_count,
     plan_object,
     register,
     registered,
+    scoped_registry,
 )
 from workloadbuilder.adapters.crd import CRDAdapter, register_mapping
 from workloadbuilder.adapters.crd_mapping import BlockPaths, CRDMapping, GroupMapping, PodsMapping
@@ -28,6 +31,7 @@ from workloadbuilder.adapters.jobset import JobSetAdapter
 from workloadbuilder.adapters.lws import LeaderWorkerSetAdapter
 from workloadbuilder.adapters.trainer import TrainJobAdapter, TrainJobPlan
 from workloadbuilder.adapters.volcano import VolcanoJobAdapter
+from workloadbuilder.placement import documents as _documents  # noqa: F401 - registers PlacementRequest.from_documents
 
 __all__ = [
     "Adapter",
@@ -45,15 +49,18 @@ __all__ = [
     "PlanError",
     "PodAssignment",
     "PodsMapping",
+    "Registry",
     "TrainJobAdapter",
     "TrainJobPlan",
     "VolcanoJobAdapter",
     "adapter_for",
     "as_dict",
+    "current_registry",
     "job_pod_count",
     "management_mode",
     "plan_object",
     "register",
     "register_mapping",
     "registered",
+    "scoped_registry",
 ]

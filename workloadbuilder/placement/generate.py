@@ -15,9 +15,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from workloadbuilder.field import ErrorList, FieldPath
-from workloadbuilder.placement.cluster import Cluster, RunningGroup
+from workloadbuilder.field import ErrorList, FieldPath, invalid
+from workloadbuilder.fields_read import read_count
+from workloadbuilder.limits import MAX_NODES
 from workloadbuilder.placement.ingest import quiet_gc
+from workloadbuilder.placement.records import ClusterParts, RunningGroup
 from workloadbuilder.placement.resources import read_resource_list
 
 __all__ = [
@@ -28,8 +30,8 @@ __all__ = [
     "ZONE_KEY",
     "GeneratedCluster",
     "generate",
-    "generate_cluster",
     "generate_kubectl",
+    "generate_parts",
 ]
 
 ZONE_KEY = "topology.kubernetes.io/zone"
@@ -81,6 +83,7 @@ def generate(
         keys: label keys to use instead of the defaults, by level:
             ``{"zone": ..., "block": ..., "rack": ..., "host": ...}``.
     """
+    _check_shape(nodes, hosts_per_rack, racks_per_block, blocks_per_zone, used_fraction, running_groups)
     label = {"zone": ZONE_KEY, "block": BLOCK_KEY, "rack": RACK_KEY, "host": HOST_KEY, **(keys or {})}
     rng = random.Random(seed)
     alloc = dict(allocatable or DEFAULT_ALLOCATABLE)
@@ -122,13 +125,29 @@ def generate(
     return GeneratedCluster(out_nodes, pods, groups)
 
 
-def generate_cluster(nodes: int = 1000, *, seed: int = 0, **shape: Any) -> Cluster:
-    """A ``Cluster`` from ``generate(nodes, seed=seed, **shape)``."""
+def _check_shape(nodes: int, hosts: int, racks: int, blocks: int, used: float, groups: int) -> None:
+    """Refuse a shape the generator cannot make, each argument at its name, before anything is made."""
+    errors = ErrorList()
+    for name, value, lowest, highest in (
+        ("nodes", nodes, 0, MAX_NODES),
+        ("hosts_per_rack", hosts, 1, MAX_NODES),
+        ("racks_per_block", racks, 1, MAX_NODES),
+        ("blocks_per_zone", blocks, 1, MAX_NODES),
+        ("running_groups", groups, 0, MAX_NODES),
+    ):
+        read_count({name: value}, (name,), errors, minimum=lowest, maximum=highest)
+    if isinstance(used, bool) or not isinstance(used, (int, float)) or not 0 <= used <= 1:
+        errors.append(invalid(FieldPath("used_fraction"), used, "must be a share between 0 and 1"))
+    errors.raise_if_any()
+
+
+def generate_parts(nodes: int = 1000, *, seed: int = 0, **shape: Any) -> ClusterParts:
+    """``generate(nodes, seed=seed, **shape)`` parsed for ``Cluster.from_parts`` (what ``Cluster.generate`` builds)."""
     with quiet_gc():
-        return _build(generate(nodes, seed=seed, **shape))
+        return _parse(generate(nodes, seed=seed, **shape))
 
 
-def _build(data: GeneratedCluster) -> Cluster:
+def _parse(data: GeneratedCluster) -> ClusterParts:
     errors = ErrorList()
     parsed_alloc: dict[int, dict[str, int]] = {}
     parsed_nodes = []
@@ -143,7 +162,7 @@ def _build(data: GeneratedCluster) -> Cluster:
         {**pod, "requests": read_resource_list(pod["requests"], FieldPath("requests"), errors)} for pod in data.pods
     ]
     errors.raise_if_any()
-    return Cluster.build(parsed_nodes, (), pods, data.groups)
+    return ClusterParts(parsed_nodes, [], pods, list(data.groups))
 
 
 def generate_kubectl(
