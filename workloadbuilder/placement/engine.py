@@ -95,7 +95,7 @@ def _classes(given: Iterable[PriorityClass | Mapping[str, Any]]) -> list[Priorit
 
 
 def _cycle(snap: Snapshot, runner: _Runner, root: Any, asked: bool, gone: set[str]) -> RootReport:
-    """One root's scheduling cycle, then (when it fails) its PodGroupPostFilter: preemption, or whether it would help."""
+    """One root's scheduling cycle, then (when it fails) its PodGroupPostFilter: preemption, or whether it helps."""
     if not admissible(root):
         return RootReport(root, Outcome(False))
     report = runner.attempt(root)
