@@ -24,6 +24,8 @@ from workloadbuilder.adapters import Plan, adapter_for
 from workloadbuilder.adapters.crd import register_mapping
 from workloadbuilder.adapters.diff import update_findings
 from workloadbuilder.adapters.strict import has_schema, schema_errors
+from workloadbuilder.cli.doctor import add_options as add_doctor_options
+from workloadbuilder.cli.doctor import doctor_command
 from workloadbuilder.cli.inputs import Document, UsageError, parse_gates, read_inputs
 from workloadbuilder.cli.place import add_options as add_place_options
 from workloadbuilder.cli.place import explain_command, place_command
@@ -114,6 +116,7 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("--gates", help="feature gates: all (default), defaults, or Gate=true,Gate=false")
     migrate_ = command("migrate", _migrate, "rewrite v1alpha1/v1alpha2 manifests for 1.37, with a report")
     migrate_.add_argument("files", nargs="+", metavar="FILE", help="YAML or JSON manifests; - reads stdin")
+    add_doctor_options(command("doctor", doctor_command, "why a live gang is pending: reason, evidence, next step"))
     return parser
 
 
