@@ -10,8 +10,9 @@ Sources:
 
 * ``batch/v1`` Job: the kubernetes client's models (they know 1.37's
   ``spec.scheduling`` and the pod template's ``schedulingGroup``);
-* JobSet, LeaderWorkerSet, TrainJob, TrainingRuntime, ClusterTrainingRuntime
-  and Volcano's Job: the served version of each CRD in ``../shared/crds``;
+* JobSet, LeaderWorkerSet, TrainJob, TrainingRuntime, ClusterTrainingRuntime,
+  Volcano's Job and PodGroup and the coscheduling PodGroup: the stored
+  version of each CRD in ``../shared/crds``;
 * every object's ``metadata``: the client's ``ObjectMeta`` (a CRD only says
   ``type: object`` there, and the apiserver checks it as ObjectMeta);
 * the scheduling fields of the design each adapter follows, which no CRD has
@@ -50,6 +51,8 @@ CRD_FILES = {
     "trainer.kubeflow.org/v1alpha1/TrainingRuntime": "trainer.kubeflow.org_trainingruntimes.yaml",
     "trainer.kubeflow.org/v1alpha1/ClusterTrainingRuntime": "trainer.kubeflow.org_clustertrainingruntimes.yaml",
     "batch.volcano.sh/v1alpha1/Job": "batch.volcano.sh_jobs.yaml",
+    "scheduling.volcano.sh/v1beta1/PodGroup": "scheduling.volcano.sh_podgroups.yaml",
+    "scheduling.x-k8s.io/v1alpha1/PodGroup": "scheduling.x-k8s.io_podgroups.yaml",
 }
 
 _RUNTIME_OVERLAY = [

@@ -170,6 +170,8 @@ def test_kinds_are_the_controller_objects():
         "batch/v1/Job",
         "jobset.x-k8s.io/v1alpha2/JobSet",
         "leaderworkerset.x-k8s.io/v1/LeaderWorkerSet",
+        "scheduling.volcano.sh/v1beta1/PodGroup",
+        "scheduling.x-k8s.io/v1alpha1/PodGroup",
         "trainer.kubeflow.org/v1alpha1/ClusterTrainingRuntime",
         "trainer.kubeflow.org/v1alpha1/TrainJob",
         "trainer.kubeflow.org/v1alpha1/TrainingRuntime",

@@ -20,7 +20,7 @@ import yaml
 
 import workloadbuilder.adapters as adapters  # noqa: F401 - importing the package registers the built-in adapters
 from workloadbuilder import BuildError, check_update, kinds, manifests
-from workloadbuilder.adapters import Plan, adapter_for
+from workloadbuilder.adapters import Plan, adapter_for, scoped_registry
 from workloadbuilder.adapters.crd import register_mapping
 from workloadbuilder.adapters.diff import update_findings
 from workloadbuilder.adapters.strict import has_schema, schema_errors
@@ -29,6 +29,7 @@ from workloadbuilder.cli.doctor import doctor_command
 from workloadbuilder.cli.inputs import Document, UsageError, parse_gates, read_inputs
 from workloadbuilder.cli.place import add_options as add_place_options
 from workloadbuilder.cli.place import explain_command, place_command
+from workloadbuilder.cli.planning import add_capacity_options, add_simulate_options, capacity_command, simulate_command
 from workloadbuilder.cli.report import Verdict, render
 from workloadbuilder.field import AggregateError, ErrorList
 from workloadbuilder.migrate import migrate
@@ -57,9 +58,10 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     parser = _parser()
     args = parser.parse_args(argv)
     try:
-        if args.mapping:
-            _register_mapping(args.mapping)
-        return int(args.run(args, out, err))
+        with scoped_registry():  # a --mapping is this run's alone, whatever other threads run
+            if args.mapping:
+                _register_mapping(args.mapping)
+            return int(args.run(args, out, err))
     except (UsageError, manifests.ManifestError, BuildError, AggregateError, LookupError, ValueError) as problem:
         if args.debug:
             traceback.print_exc(file=err)
@@ -110,6 +112,12 @@ def _parser() -> argparse.ArgumentParser:
     explain.add_argument("files", nargs="+", metavar="FILE", help="YAML or JSON manifests; - reads stdin")
     explain.add_argument("--mapping", help="a CRD mapping file, for custom resources")
     add_place_options(explain, render=False)
+    capacity = command("capacity", capacity_command, "how many copies of the input fit, per domain, and what to add")
+    add_capacity_options(capacity)
+    capacity.add_argument("--mapping", help="a CRD mapping file, for custom resources")
+    simulate = command("simulate", simulate_command, "a queue of workloads played out over time on a cluster")
+    add_simulate_options(simulate)
+    simulate.add_argument("--mapping", help="a CRD mapping file, for custom resources")
     diff = command("diff", _diff, "the errors an apiserver would return for updating OLD to NEW")
     diff.add_argument("old", metavar="OLD")
     diff.add_argument("new", metavar="NEW")
@@ -221,6 +229,11 @@ def _no_adapter(doc: Document) -> str:
 def _schema_verdict(doc: Document) -> Verdict:
     """An object with a schema but nothing to plan on its own (a runtime no TrainJob uses): its fields are checked."""
     note = f"{doc.where()}: no object in the input uses this {doc.kind}: only its fields were checked"
+    if is_foreign_pod_group(doc.data):
+        note = (
+            f"{doc.where()}: another scheduler's PodGroup: only its fields were checked; "
+            "workloadbuilder migrate turns it into a native Workload and PodGroup"
+        )
     return Verdict(doc.source, doc.number, doc.kind, doc.name, schema_errors(doc.data), [note])
 
 
