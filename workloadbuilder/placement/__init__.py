@@ -22,11 +22,13 @@ from workloadbuilder.placement.engine import STRATEGIES, place
 from workloadbuilder.placement.priorities import PriorityClass, PriorityError
 from workloadbuilder.placement.quantity import QuantityError, format_millis, parse_nanos, resource_millis
 from workloadbuilder.placement.request import ClaimRef, DeviceRequest, GroupRequest, PlacementRequest, Pods
+from workloadbuilder.placement.verdict import TIERS, Verdict, verdict
 from workloadbuilder.placement.verify import verify
 
 __all__ = [
     "DEFAULT_BUDGET",
     "STRATEGIES",
+    "TIERS",
     "ClaimPlacement",
     "ClaimRef",
     "Cluster",
@@ -44,10 +46,12 @@ __all__ = [
     "QuantityError",
     "RunningGroup",
     "RunningPod",
+    "Verdict",
     "Victim",
     "format_millis",
     "parse_nanos",
     "place",
     "resource_millis",
+    "verdict",
     "verify",
 ]
