@@ -16,12 +16,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from workloadbuilder.placement.answer import Placement
 from workloadbuilder.placement.cluster import Cluster
 from workloadbuilder.placement.engine import place
+from workloadbuilder.placement.priorities import PriorityClass
 from workloadbuilder.placement.quantity import format_millis
 from workloadbuilder.placement.request import PlacementRequest
 
@@ -64,8 +66,13 @@ class Verdict:
         return line
 
 
-def verdict(request: PlacementRequest, cluster: Cluster, answer: Placement) -> Verdict:
-    """The tier of ``answer``, which ``place(request, cluster, ...)`` returned.
+def verdict(
+    request: PlacementRequest,
+    cluster: Cluster,
+    answer: Placement,
+    priority_classes: Iterable[PriorityClass | Mapping[str, Any]] = (),
+) -> Verdict:
+    """The tier of ``answer``, which ``place(request, cluster, ..., priority_classes)`` returned.
 
     Places ``request`` again (on the same cluster with preemption, then on
     emptied copies of it) only as far as the tier needs; ``cluster`` and
@@ -74,16 +81,19 @@ def verdict(request: PlacementRequest, cluster: Cluster, answer: Placement) -> V
     if answer.feasible:
         victims = tuple(victim.name for victim in answer.victims)
         return Verdict("placeable-after-preemption", victims) if victims else Verdict("placeable")
-    preempted = place(request, cluster, answer.strategy, preempt=True)
+    classes = list(priority_classes)
+    preempted = place(request, cluster, answer.strategy, preempt=True, priority_classes=classes)
     if preempted.feasible:
         return Verdict("placeable-after-preemption", tuple(victim.name for victim in preempted.victims))
     ceiling = max((root.priority for root in request.roots), default=0)
-    if place(request, _without_pods(cluster, ceiling, uncordon=False), answer.strategy).feasible:
+    if place(
+        request, _without_pods(cluster, ceiling, uncordon=False), answer.strategy, priority_classes=classes
+    ).feasible:
         return Verdict("waiting-for-capacity")
     empty = _without_pods(cluster, None, uncordon=True)
-    if place(request, empty, answer.strategy).feasible:
+    if place(request, empty, answer.strategy, priority_classes=classes).feasible:
         return Verdict("waiting-for-capacity")
-    return Verdict("never", cause=_cause(request, empty))
+    return Verdict("never", cause=_cause(request, empty, classes))
 
 
 def _without_pods(cluster: Cluster, ceiling: int | None, *, uncordon: bool) -> Cluster:
@@ -113,7 +123,7 @@ def _without_pods(cluster: Cluster, ceiling: int | None, *, uncordon: bool) -> C
     )
 
 
-def _cause(request: PlacementRequest, empty: Cluster) -> str:
+def _cause(request: PlacementRequest, empty: Cluster, classes: list[PriorityClass | Mapping[str, Any]]) -> str:
     """Why ``request`` fits no arrangement of ``empty``: the first configuration error found, else the engine's."""
     for group in request.groups:
         if group.topology_key and all(group.topology_key not in labels for labels in empty.labels):
@@ -126,6 +136,6 @@ def _cause(request: PlacementRequest, empty: Cluster) -> str:
                     f"a pod of {group.name!r} requests {format_millis(resource, amount)} {resource}; "
                     f"the largest node has {format_millis(resource, largest)}"
                 )
-    lines = [line.removeprefix("- ") for line in place(request, empty).text.splitlines()[1:]]
+    lines = [line.removeprefix("- ") for line in place(request, empty, priority_classes=classes).text.splitlines()[1:]]
     reasons = [line for line in lines if not line.startswith("preemption") and not line.endswith("cannot be placed")]
     return "even with no pod running: " + "; ".join(reasons or lines)
