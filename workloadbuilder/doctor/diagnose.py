@@ -18,7 +18,9 @@ dominant reason is the first that holds of:
 The replay places the pending pods of every unfinished PodGroup with the
 engine (``workloadbuilder.placement.place``, kube-scheduler strategy) on the
 cluster built from the live nodes, pods, groups, PriorityClasses and PDBs;
-a gang with ``s`` pods already bound is replayed with ``minCount - s``.
+a gang with ``s`` pods already bound is replayed with ``minCount - s``, and
+a gang short of pods is replayed whole (the missing ones as copies of a
+pending pod), to say whether it will fit once its pods exist.
 """
 
 from __future__ import annotations
@@ -321,7 +323,7 @@ def diagnose(state: LiveState) -> Diagnosis:
             missing = status.min_count - status.pods
             return answer(
                 "waiting-for-quorum",
-                f"{status.pods} of {status.min_count} {_label(by_name[status.name])} pods exist; the gang waits for "
+                f"{status.pods} of {status.min_count} pods of {_label(by_name[status.name])} exist; the gang waits for "
                 f"quorum (minCount {status.min_count}): {missing} more pod{'' if missing == 1 else 's'} to create",
                 f"find why the controller of {title} has not created the other pods "
                 "(its events, a ResourceQuota, an admission webhook)",
@@ -331,7 +333,7 @@ def diagnose(state: LiveState) -> Diagnosis:
             group = by_name[status.name]
             pending = [pod for pod in scope.pods[status.name] if not _get(pod, "spec", "nodeName")]
             fit_error = _latest_fit_error(state, pending)
-            head = f"{status.scheduled} of {status.pods} {_label(group)} pods scheduled"
+            head = f"{status.scheduled} of {status.pods} pods of {_label(group)} scheduled"
             if fit_error is None:
                 return answer(
                     "unschedulable",
@@ -339,7 +341,14 @@ def diagnose(state: LiveState) -> Diagnosis:
                     "wait for the next scheduling attempt, then run doctor again",
                 )
             evidence += [f"FitError: {line.strip()}" for line in fit_error.splitlines() if line.strip()]
-            return answer("unschedulable", f"{head}; {fit_error.splitlines()[0]}", _next_step_for_fit_error(fit_error))
+            replay = _replay(state, scope)
+            if replay.startswith("feasible"):
+                evidence.append(
+                    "the replay places the pending pods: the engine models resources, topology and priorities, "
+                    "so the cause is one it does not model (taints, affinity, ports, volumes)"
+                )
+            filtering = fit_error.split(" preemption:", 1)[0].strip()
+            return answer("unschedulable", f"{head}; {filtering}", _next_step_for_fit_error(fit_error), replay)
     total = sum(status.pods for status in statuses)
     return answer(
         "healthy",
@@ -374,13 +383,18 @@ def _replay(state: LiveState, scope: _Scope) -> str:
         pending = [pod for pod in live if not _get(pod, "spec", "nodeName")]
         if not pending:
             continue
+        # The pods still missing for quorum are replayed as copies of a pending one.
+        needed = _min_count(group) - (len(live) - len(pending))
+        count = max(len(pending), needed)
+        names = [_name(pod) for pod in pending]
+        names += [f"{_name(group)}-not-created-{i}" for i in range(count - len(pending))]
         replayed = copy.deepcopy(group)
         gang = _get(replayed, "spec", "schedulingPolicy", "gang")
         if isinstance(gang, dict):
-            gang["minCount"] = max(1, min(len(pending), _min_count(group) - (len(live) - len(pending))))
+            gang["minCount"] = max(1, min(count, needed))
         replayed["spec"].pop("parentCompositePodGroupName", None)
         groups.append(replayed)
-        pods[_name(group)] = Pods(len(pending), template=pending[0], names=tuple(_name(pod) for pod in pending))
+        pods[_name(group)] = Pods(count, template=pending[0], names=tuple(names))
     if not groups:
         return "not replayed: nothing is pending"
     try:
