@@ -191,6 +191,8 @@ def _scope(state: LiveState) -> _Scope:
             )
         pod_groups = [pg for pg in state.pod_groups if _get(pg, "spec", "workloadRef", "workloadName") == workload_name]
     workload = next((wl for wl in state.workloads if workload_name and _name(wl) == workload_name), None)
+    if kind == "Workload":
+        workload = target
     groups: list[dict[str, Any]] = []
     missing: list[tuple[dict[str, Any], str]] = []
     seen: set[str] = set()
