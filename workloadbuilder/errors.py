@@ -20,7 +20,14 @@ problem without being raised (``DocumentProblem``, ``HierarchyProblem``,
 ``field.Error``, which it mirrors.
 """
 
-__all__ = ["BuildError", "InvalidArgumentError", "NoAdapterError", "ResizeError", "WorkloadBuilderError"]
+__all__ = [
+    "BuildError",
+    "InternalError",
+    "InvalidArgumentError",
+    "NoAdapterError",
+    "ResizeError",
+    "WorkloadBuilderError",
+]
 
 
 class WorkloadBuilderError(Exception):
@@ -41,3 +48,10 @@ class InvalidArgumentError(WorkloadBuilderError, ValueError):
 
 class NoAdapterError(WorkloadBuilderError, LookupError):
     """No registered adapter handles the object's ``apiVersion`` and ``kind``."""
+
+
+class InternalError(WorkloadBuilderError, RuntimeError):
+    """A broken invariant of the library itself: a bug to report, not bad input.
+
+    For example an adapter's plan whose pod assignment points where it has no pod template.
+    """

@@ -81,7 +81,10 @@ def add_cluster_options(sub: argparse.ArgumentParser) -> None:
     and ``--claim``, shared by every command that places."""
     cluster = sub.add_argument_group("cluster (one of --cluster and --generate)")
     cluster.add_argument(
-        "--cluster", metavar="FILE", help="`kubectl get nodes -o json` output, or the compact YAML cluster format"
+        "--cluster",
+        metavar="FILE",
+        help="`kubectl get nodes -o json` output (or one mixed List of nodes, pods, priority classes, budgets, "
+        "groups and resource slices), or the compact YAML cluster format",
     )
     cluster.add_argument(
         "--pods", metavar="FILE", help="`kubectl get pods -A -o json` output (with a kubectl --cluster)"

@@ -18,10 +18,11 @@ tree; see docs/placement.md.
 from workloadbuilder.placement.answer import ClaimPlacement, GroupPlacement, Placement, PodPlacement, Victim
 from workloadbuilder.placement.cluster import Cluster, DevicePool, Domain, RunningGroup, RunningPod
 from workloadbuilder.placement.complete import DEFAULT_BUDGET
+from workloadbuilder.placement.constraints import PodConstraints, Taint, Toleration
 from workloadbuilder.placement.engine import STRATEGIES, place
 from workloadbuilder.placement.priorities import PriorityClass, PriorityError
 from workloadbuilder.placement.quantity import QuantityError, format_millis, parse_nanos, resource_millis
-from workloadbuilder.placement.request import ClaimRef, DeviceRequest, GroupRequest, PlacementRequest, Pods
+from workloadbuilder.placement.request import ClaimRef, DeviceRequest, GroupRequest, PlacementRequest, Pods, PodSet
 from workloadbuilder.placement.verdict import TIERS, Verdict, verdict
 from workloadbuilder.placement.verify import verify
 
@@ -39,13 +40,17 @@ __all__ = [
     "GroupRequest",
     "Placement",
     "PlacementRequest",
+    "PodConstraints",
     "PodPlacement",
+    "PodSet",
     "Pods",
     "PriorityClass",
     "PriorityError",
     "QuantityError",
     "RunningGroup",
     "RunningPod",
+    "Taint",
+    "Toleration",
     "Verdict",
     "Victim",
     "format_millis",

@@ -91,6 +91,9 @@ class Complete:
         outcome, trace = self.kube.schedule(root)
         if outcome.success:
             return outcome, trace, SearchReport(greedy=True, budget=self.budget)
+        if any(group.simulated_only for group in root.walk()):
+            # PodGroups of several pod shapes are not searched: kube-scheduler's "no" stands, unproven.
+            return outcome, trace, SearchReport(greedy=False, budget=self.budget, exhausted=True)
         search = _Search(self.snap, self.kube, self.budget)
         found = search.run(root)
         report = SearchReport(greedy=False, steps=search.steps, budget=self.budget, exhausted=search.exhausted)
@@ -262,9 +265,9 @@ class _Search:
         is recorded in ``anchors`` for the groups that share the claim.
         """
         if not group.claims:
-            yield domain.nodes
+            yield self.snap.allowed_nodes(shape, domain.nodes)
             return
-        allowed = frozenset(domain.nodes)
+        allowed = frozenset(self.snap.allowed_nodes(shape, domain.nodes))
         for ref in group.claims:
             if ref.identity in self.anchors:
                 allowed &= self.anchors[ref.identity][1]
