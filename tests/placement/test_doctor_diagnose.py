@@ -84,7 +84,8 @@ CASES = {
         (
             "unschedulable",
             "1 of 2 pods of pg scheduled; the scheduler has not reported on the pending pods yet",
-            "not feasible (kube-scheduler)\n- `pg` cannot be placed\n- `pg`: the cluster fits 0 of 1 pods\n"
+            "not feasible (kube-scheduler)\n- `pg` cannot be placed\n"
+            "- `pg` pod `b`: 0/1 nodes are available: 1 Insufficient cpu.\n- `pg`: the cluster fits 0 of 1 pods\n"
             "- `pg`: cpu rules out the most nodes (1 of 1 lack room for one pod)\n"
             "- preemption cannot help: nothing of lower priority runs",
         ),

@@ -346,8 +346,8 @@ def diagnose(state: LiveState) -> Diagnosis:
             replay = _replay(state, scope)
             if replay.startswith("feasible"):
                 evidence.append(
-                    "the replay places the pending pods: the engine models resources, topology and priorities, "
-                    "so the cause is one it does not model (taints, affinity, ports, volumes)"
+                    "the replay places the pending pods: the cause is a filter the engine does not model "
+                    "(see the placement docs' differences from kube-scheduler)"
                 )
             filtering = fit_error.split(" preemption:", 1)[0].strip()
             return answer("unschedulable", f"{head}; {filtering}", _next_step_for_fit_error(fit_error), replay)

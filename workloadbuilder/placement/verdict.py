@@ -114,12 +114,13 @@ def _without_pods(cluster: Cluster, ceiling: int | None, *, uncordon: bool) -> C
         cluster.resources,
         [list(column) for column in cluster.allocatable],
         used,
-        [True] * len(cluster.names) if uncordon else list(cluster.schedulable),
-        cluster.pools,
-        kept,
-        cluster.running_groups.values(),
-        (cluster.priority_classes[name] for name in cluster.priority_classes),
-        cluster.disruption_budgets,
+        schedulable=[True] * len(cluster.names) if uncordon else list(cluster.schedulable),
+        pools=cluster.pools,
+        running_pods=kept,
+        running_groups=cluster.running_groups.values(),
+        taints=list(cluster.taints),  # taints are configuration: they stay
+        priority_classes=(cluster.priority_classes[name] for name in cluster.priority_classes),
+        disruption_budgets=cluster.disruption_budgets,
     )
 
 
