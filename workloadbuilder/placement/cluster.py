@@ -214,8 +214,10 @@ class Cluster:
             "pools": self.pools,
             "running_pods": self.running_pods,
             "running_groups": self.running_groups.values(),
+            "taints": self.taints,
             "priority_classes": self.priority_classes.values(),
             "disruption_budgets": self.disruption_budgets,
+            "warnings": self.warnings,
         }
         unknown = set(changes) - set(arguments)
         if unknown:
