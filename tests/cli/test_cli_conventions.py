@@ -111,7 +111,7 @@ USAGE = [
         ["compiel"],
         (
             "error: argument COMMAND: invalid choice: 'compiel' (choose from 'compile', 'validate', 'place', "
-            "'explain', 'capacity', 'simulate', 'diff', 'migrate') (see workloadbuilder --help)\n"
+            "'explain', 'capacity', 'simulate', 'doctor', 'diff', 'migrate') (see workloadbuilder --help)\n"
         ),
     ),
     (

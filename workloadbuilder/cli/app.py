@@ -174,6 +174,12 @@ def _simulate_options(sub: argparse.ArgumentParser) -> None:
     _mapping(sub)
 
 
+def _doctor_options(sub: argparse.ArgumentParser) -> None:
+    from workloadbuilder.cli.doctor import add_options
+
+    add_options(sub)
+
+
 def _diff_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("old", metavar="OLD")
     sub.add_argument("new", metavar="NEW")
@@ -216,6 +222,11 @@ COMMANDS: dict[str, Command] = {
         "a queue of workloads played out over time on a cluster",
         "workloadbuilder.cli.planning:simulate_command",
         _simulate_options,
+    ),
+    "doctor": Command(
+        "why a live gang is pending: reason, evidence, next step",
+        "workloadbuilder.cli.doctor:doctor_command",
+        _doctor_options,
     ),
     "diff": Command(
         "the errors an apiserver would return for updating OLD to NEW",

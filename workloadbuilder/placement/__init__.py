@@ -23,11 +23,13 @@ from workloadbuilder.placement.engine import STRATEGIES, place
 from workloadbuilder.placement.priorities import PriorityClass, PriorityError
 from workloadbuilder.placement.quantity import QuantityError, format_millis, parse_nanos, resource_millis
 from workloadbuilder.placement.request import ClaimRef, DeviceRequest, GroupRequest, PlacementRequest, Pods, PodSet
+from workloadbuilder.placement.verdict import TIERS, Verdict, verdict
 from workloadbuilder.placement.verify import verify
 
 __all__ = [
     "DEFAULT_BUDGET",
     "STRATEGIES",
+    "TIERS",
     "ClaimPlacement",
     "ClaimRef",
     "Cluster",
@@ -49,10 +51,12 @@ __all__ = [
     "RunningPod",
     "Taint",
     "Toleration",
+    "Verdict",
     "Victim",
     "format_millis",
     "parse_nanos",
     "place",
     "resource_millis",
+    "verdict",
     "verify",
 ]
