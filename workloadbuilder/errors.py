@@ -8,6 +8,7 @@ Catch ``WorkloadBuilderError`` to tell input the library refuses from a bug
     │   └── ResizeError       a resize the Workload API would refuse (also a ValueError)
     ├── InvalidArgumentError  an argument value the library cannot use (also a ValueError)
     ├── NoAdapterError        no adapter for an object's apiVersion and kind (also a LookupError)
+    ├── MissingDependencyError  an optional dependency is not installed (also an ImportError)
     ├── AggregateError        field errors raised together (field.py; also a ValueError)
     │   └── PlanError         a plan that cannot compile (adapters.base)
     ├── ManifestError         documents that could not be loaded (manifests.py; also a ValueError)
@@ -20,7 +21,14 @@ problem without being raised (``DocumentProblem``, ``HierarchyProblem``,
 ``field.Error``, which it mirrors.
 """
 
-__all__ = ["BuildError", "InvalidArgumentError", "NoAdapterError", "ResizeError", "WorkloadBuilderError"]
+__all__ = [
+    "BuildError",
+    "InvalidArgumentError",
+    "MissingDependencyError",
+    "NoAdapterError",
+    "ResizeError",
+    "WorkloadBuilderError",
+]
 
 
 class WorkloadBuilderError(Exception):
@@ -41,3 +49,7 @@ class InvalidArgumentError(WorkloadBuilderError, ValueError):
 
 class NoAdapterError(WorkloadBuilderError, LookupError):
     """No registered adapter handles the object's ``apiVersion`` and ``kind``."""
+
+
+class MissingDependencyError(WorkloadBuilderError, ImportError):
+    """An optional dependency a feature needs is not installed; the message says what to install."""

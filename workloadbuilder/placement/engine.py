@@ -12,7 +12,7 @@ from typing import Any
 from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.placement.answer import ClaimPlacement, GroupPlacement, Placement, PodPlacement, Victim
 from workloadbuilder.placement.cluster import Cluster, Domain
-from workloadbuilder.placement.complete import DEFAULT_BUDGET, Complete
+from workloadbuilder.placement.complete import DEFAULT_TIMEOUT, Complete
 from workloadbuilder.placement.explain import RootReport, admissible, count_of, explain_root
 from workloadbuilder.placement.kube_scheduler import KubeScheduler, needed
 from workloadbuilder.placement.outcome import Outcome
@@ -31,7 +31,7 @@ def place(
     cluster: Cluster,
     strategy: str = "kube-scheduler",
     preempt: bool = False,
-    budget: int = DEFAULT_BUDGET,
+    timeout: float = DEFAULT_TIMEOUT,
 ) -> Placement:
     """Where ``request`` lands on ``cluster``, or why it does not.
 
@@ -39,19 +39,26 @@ def place(
         request: the groups to place (``PlacementRequest.from_groups``).
         cluster: the modelled cluster; it is not changed.
         strategy: ``"kube-scheduler"`` (what kube-scheduler 1.37 does) or
-            ``"complete"`` (a placement whenever one exists, within ``budget``).
+            ``"complete"`` (a placement whenever one exists, a proof when
+            none does, within ``timeout``).
         preempt: evict lower-priority running groups and pods when that is
             what it takes (workload-aware preemption); without it, the
             explanation still says whether preemption would help.
-        budget: search steps the complete strategy may spend per attempt.
+        timeout: seconds the complete strategy's exact search may spend in
+            this call, over every root and preemption attempt; a search cut
+            short says so and proves nothing.
 
     Raises:
-        InvalidArgumentError: an unknown strategy.
+        InvalidArgumentError: an unknown strategy or a timeout that is not positive.
+        MissingDependencyError: the complete strategy has to search and
+            OR-tools (the ``solver`` extra) is not installed.
     """
     if strategy not in STRATEGIES:
         raise InvalidArgumentError(f"unknown strategy {strategy!r}: use one of {', '.join(STRATEGIES)}")
+    if not timeout > 0:
+        raise InvalidArgumentError(f"timeout must be a positive number of seconds, got {timeout!r}")
     snap = Snapshot(cluster)
-    runner = _Runner(snap, strategy, budget)
+    runner = _Runner(snap, strategy, timeout)
     reports: list[RootReport] = []
     gone: set[str] = set()
     for root in request.roots:
@@ -83,8 +90,8 @@ def place(
 class _Runner:
     """One strategy, run root by root in the same snapshot."""
 
-    def __init__(self, snap: Snapshot, strategy: str, budget: int) -> None:
-        self.complete = Complete(snap, budget) if strategy == "complete" else None
+    def __init__(self, snap: Snapshot, strategy: str, timeout: float) -> None:
+        self.complete = Complete(snap, timeout) if strategy == "complete" else None
         self.kube = self.complete.kube if self.complete is not None else KubeScheduler(snap)
 
     def attempt(self, root: Any) -> RootReport:
