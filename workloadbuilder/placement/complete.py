@@ -64,11 +64,39 @@ class Complete:
         outcome, trace = self.kube.schedule(root)
         if outcome.success:
             return outcome, trace, SearchReport(greedy=True, timeout=self.timeout)
+        if not self._possible(root, self.snap.cluster.root, {}):
+            return Outcome(False), trace, SearchReport(greedy=False, timeout=self.timeout)
         solution = solve(self.snap, self.kube, root, self.deadline)
         report = SearchReport(greedy=False, timeout=self.timeout, timed_out=solution.status == "timeout")
         if solution.status != "found":
             return Outcome(False), trace, report
         return _Materializer(self.snap, self.kube, solution).run(root), trace, report
+
+    def _possible(self, group: GroupRequest, scope: Domain, memo: dict[tuple[str, int], bool]) -> bool:
+        """A necessary condition, cheap to check: some candidate domain fits the gang alone, level by level.
+
+        Each PodGroup's minimum must fit in one of its candidate domains
+        ignoring every other group and its claims, and each CompositePodGroup
+        needs a candidate where enough children pass the same test; when it
+        fails, no placement exists and the exact search is not needed.
+        """
+        key = (group.name, scope.uid)
+        cached = memo.get(key)
+        if cached is not None:
+            return cached
+        need = needed(group)
+        if group.is_leaf:
+            shape = self.kube.shape(group)
+            found = group.count >= need and any(
+                self.snap.fit(shape, domain) >= need for domain in self.kube.candidates(group, scope)
+            )
+        else:
+            found = any(
+                sum(self._possible(child, domain, memo) for child in group.children) >= need
+                for domain in self.kube.candidates(group, scope)
+            )
+        memo[key] = found
+        return found
 
 
 class _Materializer:

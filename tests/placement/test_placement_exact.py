@@ -1,0 +1,116 @@
+"""`complete` agrees with an exact reference (CP-SAT on the raw per-node model) on random instances.
+
+Instances: up to 10 nodes under zone → block → rack labels (racks sometimes
+cut across blocks), tight capacities of three resources, pods of up to
+three shapes, node, rack and block device pools, one to three
+roots, each a PodGroup or a CompositePodGroup tree of depth up to three,
+with private (template) and shared (``resourceClaimName``, also across
+roots) group claims. Each root is checked in the state its own scheduling
+cycle saw: the cluster minus what the answer placed for the roots before it.
+
+``WB_EXACT_EXAMPLES`` sets how many instances run (a few hundred by
+default, so CI spends seconds; thousands for a thorough run).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from exact_reference import exists, initial, replay
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from placement_helpers import BLOCK, RACK, ZONE, cluster, composite, node, pod_group, request
+
+from workloadbuilder.placement import Cluster, PlacementRequest, place
+
+EXAMPLES = int(os.environ.get("WB_EXACT_EXAMPLES", "300"))
+KEYS = [None, None, ZONE, BLOCK, RACK]
+
+
+@st.composite
+def instances(draw: st.DrawFn) -> tuple[Cluster, PlacementRequest]:
+    """A small tight cluster and a request of several roots with claims."""
+    nodes = []
+    blocks = draw(st.integers(1, 3))
+    crossing = draw(st.booleans())
+    for i in range(draw(st.integers(1, 10))):
+        block = draw(st.integers(0, blocks - 1))
+        rack = draw(st.integers(0, 3)) if crossing else block * 2 + draw(st.integers(0, 1))
+        entry = node(
+            f"n{i}",
+            draw(st.integers(0, 6)),
+            cpu=str(draw(st.integers(1, 8))),
+            memory=f"{draw(st.integers(1, 8))}Gi",
+            zone=f"z{block % 2}",
+            block=f"b{block}",
+            rack=f"r{rack}",
+        )
+        if draw(st.integers(0, 9)) == 0:
+            entry["unschedulable"] = True
+        nodes.append(entry)
+    pools = []
+    for p in range(draw(st.integers(0, 4))):
+        reach = draw(st.sampled_from(["node", "rack", "block"]))
+        entry = {"name": f"pool-{p}", "deviceClass": draw(st.sampled_from(["nic", "fabric"]))}
+        entry["count"] = draw(st.integers(1, 3))
+        if reach == "node":
+            entry["node"] = draw(st.sampled_from(nodes))["name"]
+        else:
+            key = RACK if reach == "rack" else BLOCK
+            entry["domain"] = {key: draw(st.sampled_from(nodes))["labels"][key]}
+        pools.append(entry)
+    shapes = [
+        {
+            "nvidia.com/gpu": str(draw(st.integers(0, 2))),
+            "cpu": str(draw(st.integers(0, 3))),
+            "memory": f"{draw(st.integers(0, 3))}Gi",
+        }
+        for _ in range(draw(st.integers(1, 3)))
+    ]
+    groups: list[dict[str, Any]] = []
+    pods: dict[str, Any] = {}
+    counter = [0]
+
+    def tree(parent: str | None, depth: int) -> None:
+        name = f"g{counter[0]}"
+        counter[0] += 1
+        key = draw(st.sampled_from(KEYS))
+        if depth >= 3 or draw(st.integers(0, 2)) == 0:
+            minimum = draw(st.integers(1, 3)) if draw(st.integers(0, 4)) else None
+            count = (minimum or 1) + draw(st.integers(0, 3))
+            claims = None
+            if pools and draw(st.integers(0, 2)) == 0:
+                shared = draw(st.booleans())
+                source = "resourceClaimName" if shared else "resourceClaimTemplateName"
+                claims = [{"name": "dev", source: draw(st.sampled_from(["nic", "fabric"]))}]
+            groups.append(pod_group(name, minimum, key=key, parent=parent, claims=claims))
+            pods[name] = (count, draw(st.sampled_from(shapes)))
+            return
+        children = draw(st.integers(1, 3))
+        need = draw(st.integers(1, children)) if draw(st.integers(0, 4)) else None
+        groups.append(composite(name, need, key=key, parent=parent))
+        for _ in range(children):
+            tree(name, depth + 1)
+
+    for _ in range(draw(st.integers(1, 3))):
+        tree(None, 1 if draw(st.booleans()) else 2)
+    claims = {
+        "nic": {"deviceClass": "nic", "count": draw(st.integers(1, 2))},
+        "fabric": {"deviceClass": "fabric", "count": draw(st.integers(1, 2))},
+    }
+    return cluster(*nodes, devicePools=pools), request(groups, pods, claims)
+
+
+@settings(
+    max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True, database=None
+)
+@given(instances())
+def test_complete_agrees_with_the_exact_reference_root_by_root(instance: tuple[Cluster, PlacementRequest]) -> None:
+    cl, req = instance
+    answer = place(req, cl, strategy="complete")
+    state = initial(cl)
+    for root, entry in zip(req.roots, answer.explanation["roots"]):
+        assert entry["search"] is None or entry["search"]["timedOut"] is False
+        assert entry["feasible"] == exists(cl, state, root), root.name
+        replay(cl, state, root, answer)
