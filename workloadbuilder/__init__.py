@@ -27,7 +27,14 @@ from workloadbuilder.delegation import (
     pod_claims_for,
     stamp_pod_template,
 )
-from workloadbuilder.errors import BuildError, InvalidArgumentError, NoAdapterError, ResizeError, WorkloadBuilderError
+from workloadbuilder.errors import (
+    BuildError,
+    InvalidArgumentError,
+    MissingDependencyError,
+    NoAdapterError,
+    ResizeError,
+    WorkloadBuilderError,
+)
 from workloadbuilder.field import (
     AggregateError,
     ErrorList,
@@ -89,6 +96,7 @@ from workloadbuilder.validation.requirements import GateRequirement, required_ga
 
 __all__ = [
     "InvalidArgumentError",
+    "MissingDependencyError",
     "NoAdapterError",
     "ResizeError",
     "WorkloadBuilderError",

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import sys
+
+import pytest
 from placement_helpers import BLOCK, RACK, checked, cluster, composite, node, pod_group, request, where
 
+from workloadbuilder.errors import InvalidArgumentError, MissingDependencyError
 from workloadbuilder.placement import Cluster, PlacementRequest, place
 
 GPU = {"nvidia.com/gpu": "1"}
@@ -103,3 +107,24 @@ def test_pods_beyond_the_minimum_come_after_every_gang_is_placed() -> None:
     found = checked(req, cl, place(req, cl, strategy="complete"))
     # the minimum of a and b first (8 GPUs), then a's extra pods in what is left
     assert {g.name: len(g.pods) for g in found.groups} == {"root": 0, "a": 8, "b": 4}
+
+
+def test_without_or_tools_complete_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, kep_cluster: Cluster, kep_request: PlacementRequest
+) -> None:
+    monkeypatch.setitem(sys.modules, "ortools.sat.python", None)  # import fails, as without the extra
+    # kube-scheduler's answer needs no solver
+    assert place(kep_request, kep_cluster, strategy="complete").feasible
+    cl, req = _one_block()
+    with pytest.raises(MissingDependencyError) as raised:
+        place(req, cl, strategy="complete")
+    assert str(raised.value) == (
+        "the complete strategy's exact search needs OR-tools: pip install 'workloadbuilder[solver]'"
+    )
+
+
+def test_a_timeout_must_be_positive() -> None:
+    cl, req = _one_block()
+    with pytest.raises(InvalidArgumentError) as raised:
+        place(req, cl, strategy="complete", timeout=0)
+    assert str(raised.value) == "timeout must be a positive number of seconds, got 0"

@@ -19,7 +19,7 @@ import pydantic
 import yaml
 
 import workloadbuilder.adapters as adapters  # noqa: F401 - importing the package registers the built-in adapters
-from workloadbuilder import BuildError, kinds, manifests
+from workloadbuilder import BuildError, MissingDependencyError, kinds, manifests
 from workloadbuilder.adapters import Plan, adapter_for
 from workloadbuilder.adapters.crd import register_mapping
 from workloadbuilder.cli.inputs import Document, UsageError, parse_gates, read_inputs
@@ -50,7 +50,15 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         if args.mapping:
             _register_mapping(args.mapping)
         return int(args.run(args, out, err))
-    except (UsageError, manifests.ManifestError, BuildError, AggregateError, LookupError, ValueError) as problem:
+    except (
+        UsageError,
+        manifests.ManifestError,
+        BuildError,
+        AggregateError,
+        MissingDependencyError,
+        LookupError,
+        ValueError,
+    ) as problem:
         if args.debug:
             traceback.print_exc(file=err)
         err.write(f"error: {_one_line(problem)}\n")
@@ -58,7 +66,9 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     except Exception as bug:  # noqa: BLE001 - a bug of ours still ends in one line, not a traceback
         if args.debug:
             traceback.print_exc(file=err)
-        err.write(f"error: internal error: {type(bug).__name__}: {_one_line(bug)} (run with --debug for the traceback)\n")
+        err.write(
+            f"error: internal error: {type(bug).__name__}: {_one_line(bug)} (run with --debug for the traceback)\n"
+        )
         return 3
 
 
@@ -247,4 +257,3 @@ def _migrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         results.append(migration.manifest)
     out.write(manifests.to_yaml(results))
     return 1 if incomplete else 0
-

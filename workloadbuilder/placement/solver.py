@@ -68,7 +68,7 @@ def solve(snap: Snapshot, kube: KubeScheduler, root: GroupRequest, deadline: flo
     """
     try:
         from ortools.sat.python import cp_model
-    except ImportError:  # pragma: no cover - exercised only without the extra
+    except ImportError:
         raise MissingDependencyError(f"the complete strategy's exact search needs OR-tools: {INSTALL_HINT}") from None
     left = deadline - time.monotonic()
     if left <= 0:
