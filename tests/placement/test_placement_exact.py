@@ -39,9 +39,9 @@ def instances(draw: st.DrawFn) -> tuple[Cluster, PlacementRequest]:
         rack = draw(st.integers(0, 3)) if crossing else block * 2 + draw(st.integers(0, 1))
         entry = node(
             f"n{i}",
-            draw(st.integers(0, 6)),
-            cpu=str(draw(st.integers(1, 8))),
-            memory=f"{draw(st.integers(1, 8))}Gi",
+            draw(st.integers(0, 8)),
+            cpu=str(draw(st.integers(1, 12))),
+            memory=f"{draw(st.integers(1, 12))}Gi",
             zone=f"z{block % 2}",
             block=f"b{block}",
             rack=f"r{rack}",

@@ -147,9 +147,12 @@ class _Materializer:
         domains = dict(inherited)
         domain = scope
         if group.topology_key is not None:
+            # a CompositePodGroup without children has no pods to pin its value inside its parent's domain
             value = self.solution.values[group.name]
-            domain = next(d for d in self.kube.candidates(group, scope) if d.value == value)
-            domains[group.topology_key] = value
+            found = [d for d in self.kube.candidates(group, scope) if d.value == value]
+            if found:
+                domain = found[0]
+                domains[group.topology_key] = value
         self.scopes[group.name] = (domain, domains)
         for child in group.children:
             self._domains(child, domain, domains)

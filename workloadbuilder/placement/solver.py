@@ -111,6 +111,7 @@ class _Model:
         self.copies: dict[int, dict[int, list[Any]]] = {}
         self.pool_vars: dict[tuple[str, ...], dict[str, Any]] = {}
         self.classes: list[NodeClass] = []
+        self.reach: dict[tuple[str, ...], list[int]] | None = None
 
     # -- building --------------------------------------------------------------
 
@@ -276,11 +277,24 @@ class _Model:
             model.Add(amount <= count * used)
             if pool.node is None and pool.domain is None:
                 continue
+            reaching = self._reach_index().get(_reach_key(pool), [])
             for leaf in users:
-                reached = [var for c, var in self.pods[leaf.name].items() if self.classes[c].reaches(pool)]
-                model.Add(sum(reached) == sum(self.pods[leaf.name].values())).OnlyEnforceIf(used)
+                pods = self.pods[leaf.name]
+                reached = [pods[c] for c in reaching if c in pods]
+                model.Add(sum(reached) == sum(pods.values())).OnlyEnforceIf(used)
         model.Add(sum(amounts.values()) == count * active)
         self.pool_vars[ref.identity] = amounts
+
+    def _reach_index(self) -> dict[tuple[str, ...], list[int]]:
+        """The classes each node or domain pool reaches, by ``_reach_key``, built once."""
+        if self.reach is None:
+            self.reach = {}
+            for c, node_class in enumerate(self.classes):
+                for key, value in node_class.labels.items():
+                    self.reach.setdefault(("domain", key, value), []).append(c)
+                if node_class.pool_node is not None:
+                    self.reach.setdefault(("node", node_class.pool_node), []).append(c)
+        return self.reach
 
     # -- reading the solution ------------------------------------------------------
 
@@ -340,3 +354,11 @@ class _Model:
                 amount -= put
                 per_node[i] = per_node.get(i, 0) + put
         assert amount == 0, "the solution places more pods on a class than its nodes hold"
+
+
+def _reach_key(pool: DevicePool) -> tuple[str, ...]:
+    """Who reaches a node or domain pool, as ``_Model._reach_index`` files classes."""
+    if pool.node is not None:
+        return ("node", pool.node)
+    assert pool.domain is not None
+    return ("domain", *pool.domain)
