@@ -58,13 +58,14 @@ class NodeClass:
 
 def node_classes(
     snap: Snapshot,
+    nodes: Sequence[int],
     shapes: Sequence[Shape],
     keys: Sequence[str],
     pools: Sequence[DevicePool],
     demand: dict[int, int],
     pods: int,
 ) -> list[NodeClass]:
-    """The classes of the snapshot's usable nodes for a root with these shapes, keys, pools and total demand.
+    """The classes of the usable ``nodes`` (ascending) for a root with these shapes, keys, pools and total demand.
 
     ``demand[r]`` is the most of resource ``r`` the root's minimum asks
     for, and ``pods`` the most pods it places.
@@ -81,7 +82,7 @@ def node_classes(
     cached: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
     classes: dict[tuple[object, ...], NodeClass] = {}
     names, schedulable, vector_of, delta = cluster.names, cluster.schedulable, cluster.vector_of, snap.delta
-    for i in range(len(cluster)):
+    for i in nodes:
         if not schedulable[i]:
             continue
         entry = cached.get(vector_of[i]) if i not in delta else None

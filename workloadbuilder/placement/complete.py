@@ -3,7 +3,9 @@
 It first runs kube-scheduler's cycle: when that succeeds its placement is
 the answer (so both strategies agree wherever kube-scheduler succeeds, at
 kube-scheduler's cost). Otherwise an exact solver (``solver``: OR-tools
-CP-SAT over classes of equal nodes) chooses, all at once, which children
+CP-SAT over classes of equal nodes), run in each of the root's candidate
+domains in turn (each is a separate problem: every pod of the root lands
+in one of them), chooses, all at once, which children
 make up each ``minGroupCount``, every group's domain, where each gang's
 ``minCount`` pods go and which devices each new group claim takes. Then
 pods beyond ``minCount`` and optional children are added where they fit,
@@ -64,39 +66,41 @@ class Complete:
         outcome, trace = self.kube.schedule(root)
         if outcome.success:
             return outcome, trace, SearchReport(greedy=True, timeout=self.timeout)
-        if not self._possible(root, self.snap.cluster.root, {}):
-            return Outcome(False), trace, SearchReport(greedy=False, timeout=self.timeout)
-        solution = solve(self.snap, self.kube, root, self.deadline)
-        report = SearchReport(greedy=False, timeout=self.timeout, timed_out=solution.status == "timeout")
-        if solution.status != "found":
-            return Outcome(False), trace, report
-        return _Materializer(self.snap, self.kube, solution).run(root), trace, report
+        memo: dict[tuple[str, int], bool] = {}
+        timed_out = False
+        for domain in self.kube.candidates(root, self.snap.cluster.root):
+            if not self._fits_in(root, domain, memo):
+                continue
+            solution = solve(self.snap, self.kube, root, domain, self.deadline)
+            if solution.status == "found":
+                report = SearchReport(greedy=False, timeout=self.timeout)
+                return _Materializer(self.snap, self.kube, solution).run(root), trace, report
+            timed_out = timed_out or solution.status == "timeout"
+        return Outcome(False), trace, SearchReport(greedy=False, timeout=self.timeout, timed_out=timed_out)
 
-    def _possible(self, group: GroupRequest, scope: Domain, memo: dict[tuple[str, int], bool]) -> bool:
-        """A necessary condition, cheap to check: some candidate domain fits the gang alone, level by level.
+    def _fits_in(self, group: GroupRequest, domain: Domain, memo: dict[tuple[str, int], bool]) -> bool:
+        """A necessary condition for ``group`` in ``domain``, cheap to check, level by level.
 
-        Each PodGroup's minimum must fit in one of its candidate domains
-        ignoring every other group and its claims, and each CompositePodGroup
-        needs a candidate where enough children pass the same test; when it
-        fails, no placement exists and the exact search is not needed.
+        A PodGroup's minimum must fit in the domain ignoring every other group
+        and its claims; a CompositePodGroup needs enough children that pass
+        the same test in one of their candidate domains inside it. When it
+        fails, no placement in that domain exists and the exact search is not
+        needed there.
         """
-        key = (group.name, scope.uid)
+        key = (group.name, domain.uid)
         cached = memo.get(key)
-        if cached is not None:
-            return cached
-        need = needed(group)
-        if group.is_leaf:
-            shape = self.kube.shape(group)
-            found = group.count >= need and any(
-                self.snap.fit(shape, domain) >= need for domain in self.kube.candidates(group, scope)
-            )
-        else:
-            found = any(
-                sum(self._possible(child, domain, memo) for child in group.children) >= need
-                for domain in self.kube.candidates(group, scope)
-            )
-        memo[key] = found
-        return found
+        if cached is None:
+            need = needed(group)
+            if group.is_leaf:
+                cached = group.count >= need and self.snap.fit(self.kube.shape(group), domain) >= need
+            else:
+                able = sum(
+                    any(self._fits_in(child, inner, memo) for inner in self.kube.candidates(child, domain))
+                    for child in group.children
+                )
+                cached = able >= need
+            memo[key] = cached
+        return cached
 
 
 class _Materializer:

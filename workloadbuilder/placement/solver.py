@@ -27,7 +27,7 @@ from typing import Any
 from workloadbuilder.errors import MissingDependencyError
 from workloadbuilder.placement.claims import devices_free
 from workloadbuilder.placement.classes import NodeClass, node_classes
-from workloadbuilder.placement.cluster import DevicePool
+from workloadbuilder.placement.cluster import DevicePool, Domain
 from workloadbuilder.placement.kube_scheduler import KubeScheduler, needed
 from workloadbuilder.placement.request import ClaimRef, GroupRequest
 from workloadbuilder.placement.snapshot import Shape, Snapshot
@@ -57,11 +57,13 @@ class Solution:
     devices: dict[tuple[str, ...], tuple[tuple[str, int], ...]] = field(default_factory=dict)
 
 
-def solve(snap: Snapshot, kube: KubeScheduler, root: GroupRequest, deadline: float) -> Solution:
-    """Place the minimum of every gang in ``root`` on what is free in ``snap`` now, or prove it impossible.
+def solve(snap: Snapshot, kube: KubeScheduler, root: GroupRequest, scope: Domain, deadline: float) -> Solution:
+    """Place the minimum of every gang in ``root`` inside ``scope`` on what is free now, or prove it impossible.
 
-    ``deadline`` is a ``time.monotonic()`` instant; the search stops there
-    and reports ``"timeout"``. Nothing is assumed in the snapshot.
+    ``scope`` is one of the root's candidate domains (the whole cluster for
+    a root without a topology key). ``deadline`` is a ``time.monotonic()``
+    instant; the search stops there and reports ``"timeout"``. Nothing is
+    assumed in the snapshot.
 
     Raises:
         MissingDependencyError: OR-tools is not installed.
@@ -73,7 +75,7 @@ def solve(snap: Snapshot, kube: KubeScheduler, root: GroupRequest, deadline: flo
     left = deadline - time.monotonic()
     if left <= 0:
         return Solution("timeout")
-    model = _Model(cp_model, snap, kube, root)
+    model = _Model(cp_model, snap, kube, root, scope)
     if not model.build():
         return Solution("infeasible")
     solver = cp_model.CpSolver()
@@ -93,8 +95,9 @@ def solve(snap: Snapshot, kube: KubeScheduler, root: GroupRequest, deadline: flo
 class _Model:
     """The CP-SAT model of one root, and how to read a solution back."""
 
-    def __init__(self, cp_model: Any, snap: Snapshot, kube: KubeScheduler, root: GroupRequest) -> None:
+    def __init__(self, cp_model: Any, snap: Snapshot, kube: KubeScheduler, root: GroupRequest, scope: Domain) -> None:
         self.cp = cp_model
+        self.scope = scope
         self.model = cp_model.CpModel()
         self.snap = snap
         self.cluster = snap.cluster
@@ -126,13 +129,16 @@ class _Model:
         keys = sorted({group.topology_key for group in self.groups if group.topology_key is not None})
         demand = self._demand()
         pods = sum(needed(leaf) for leaf in self.leaves)
-        self.classes = node_classes(self.snap, list(self.shapes.values()), keys, pools, demand, pods)
+        self.classes = node_classes(self.snap, self.scope.nodes, list(self.shapes.values()), keys, pools, demand, pods)
         for group in self.groups:
             self.selected[group.name] = self.model.NewBoolVar(f"sel:{group.name}")
         self.model.Add(self.selected[self.root.name] == 1)
         for group in self.groups:
             if not self._group(group):
                 return False
+        for group in self.groups:
+            if not group.is_leaf:
+                self._interchangeable(group)
         self._capacity()
         for ref in claims.values():
             self._claim(ref, pools)
@@ -174,7 +180,8 @@ class _Model:
             model.AddImplication(chosen, self.selected[group.parent])
         need = needed(group)
         if group.topology_key is not None:
-            values = sorted(self.cluster.domains(group.topology_key))
+            key = group.topology_key
+            values = sorted({value for node_class in self.classes if (value := node_class.value(key)) is not None})
             own = {value: model.NewBoolVar(f"dom:{group.name}={value}") for value in values}
             self.domain_vars[group.name] = own
             model.Add(sum(own.values()) == chosen)
@@ -189,6 +196,26 @@ class _Model:
             model.Add(sum(children) >= need * chosen)
             return group is not self.root or need <= len(group.children)
         return self._leaf(group, need)
+
+    def _interchangeable(self, group: GroupRequest) -> None:
+        """Identical siblings are interchangeable: the earlier is selected first, in a domain no later in order."""
+        model = self.model
+        last: dict[object, GroupRequest] = {}
+        for child in group.children:
+            signature = self.kube.signature(child)
+            before = last.get(signature)
+            last[signature] = child
+            if before is None:
+                continue
+            model.AddImplication(self.selected[child.name], self.selected[before.name])
+            if child.topology_key is None:
+                continue
+            earlier, later = self._domain_index(before), self._domain_index(child)
+            model.Add(earlier <= later).OnlyEnforceIf(self.selected[child.name])
+
+    def _domain_index(self, group: GroupRequest) -> Any:
+        """The position of the group's chosen value among its key's values (0 when it is not selected)."""
+        return sum(k * var for k, var in enumerate(self.domain_vars[group.name].values()))
 
     def _leaf(self, leaf: GroupRequest, need: int) -> bool:
         model, chosen = self.model, self.selected[leaf.name]
