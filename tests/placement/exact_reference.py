@@ -37,6 +37,16 @@ def initial(cl: Cluster) -> State:
     return State(free, {pool.name: pool.count - pool.allocated for pool in cl.pools})
 
 
+def without_lower(cl: Cluster, state: State, priority: int) -> State:
+    """``state`` with every running pod of lower priority than ``priority`` gone (its room given back)."""
+    free = [list(row) for row in state.free]
+    for pod in cl.running_pods:
+        if pod.priority < priority:
+            for r, q in enumerate(pod.requests):
+                free[pod.node][r] += q
+    return State(free, dict(state.pools), dict(state.allocated))
+
+
 def replay(cl: Cluster, state: State, root: GroupRequest, answer: Placement) -> None:
     """Take what ``answer`` placed for ``root`` (every pod, every new claim) out of ``state``."""
     nodes = {name: i for i, name in enumerate(cl.names)}

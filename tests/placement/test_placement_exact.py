@@ -7,6 +7,9 @@ roots, each a PodGroup or a CompositePodGroup tree of depth up to three,
 with private (template) and shared (``resourceClaimName``, also across
 roots) group claims. Each root is checked in the state its own scheduling
 cycle saw: the cluster minus what the answer placed for the roots before it.
+With preemption (one root, running work of priorities below and above
+it), a placement must exist exactly when one exists once every running pod
+of lower priority is gone.
 
 ``WB_EXACT_EXAMPLES`` sets how many instances run (a few hundred by
 default, so CI spends seconds; thousands for a thorough run).
@@ -17,7 +20,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from exact_reference import exists, initial, replay
+from exact_reference import exists, initial, replay, without_lower
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from placement_helpers import BLOCK, RACK, ZONE, cluster, composite, node, pod_group, request
@@ -29,8 +32,13 @@ KEYS = [None, None, ZONE, BLOCK, RACK]
 
 
 @st.composite
-def instances(draw: st.DrawFn) -> tuple[Cluster, PlacementRequest]:
-    """A small tight cluster and a request of several roots with claims."""
+def instances(draw: st.DrawFn, running: bool = False) -> tuple[Cluster, PlacementRequest]:
+    """A small tight cluster and a request of several roots with claims.
+
+    With ``running``: one root of priority 5, and running groups of
+    priorities 0-6 on the nodes (each pod within its node's room, no node
+    cordoned), for preemption.
+    """
     nodes = []
     blocks = draw(st.integers(1, 3))
     crossing = draw(st.booleans())
@@ -46,7 +54,7 @@ def instances(draw: st.DrawFn) -> tuple[Cluster, PlacementRequest]:
             block=f"b{block}",
             rack=f"r{rack}",
         )
-        if draw(st.integers(0, 9)) == 0:
+        if not running and draw(st.integers(0, 9)) == 0:
             entry["unschedulable"] = True
         nodes.append(entry)
     pools = []
@@ -84,22 +92,43 @@ def instances(draw: st.DrawFn) -> tuple[Cluster, PlacementRequest]:
                 shared = draw(st.booleans())
                 source = "resourceClaimName" if shared else "resourceClaimTemplateName"
                 claims = [{"name": "dev", source: draw(st.sampled_from(["nic", "fabric"]))}]
-            groups.append(pod_group(name, minimum, key=key, parent=parent, claims=claims))
+            groups.append(pod_group(name, minimum, key=key, parent=parent, claims=claims, priority=priority))
             pods[name] = (count, draw(st.sampled_from(shapes)))
             return
         children = draw(st.integers(1, 3))
         need = draw(st.integers(1, children)) if draw(st.integers(0, 4)) else None
-        groups.append(composite(name, need, key=key, parent=parent))
+        groups.append(composite(name, need, key=key, parent=parent, priority=priority))
         for _ in range(children):
             tree(name, depth + 1)
 
-    for _ in range(draw(st.integers(1, 3))):
+    priority = 5 if running else None
+    for _ in range(1 if running else draw(st.integers(1, 3))):
         tree(None, 1 if draw(st.booleans()) else 2)
     claims = {
         "nic": {"deviceClass": "nic", "count": draw(st.integers(1, 2))},
         "fabric": {"deviceClass": "fabric", "count": draw(st.integers(1, 2))},
     }
-    return cluster(*nodes, devicePools=pools), request(groups, pods, claims)
+    work = []
+    if running:
+        # running pods share out what each node has, never more (an over-committed node is issue 10b's case)
+        left = {
+            entry["name"]: [int(entry["allocatable"]["cpu"]), int(entry["allocatable"]["nvidia.com/gpu"])]
+            for entry in nodes
+        }
+        for g in range(draw(st.integers(1, 4))):
+            members = []
+            for j, entry in enumerate(draw(st.lists(st.sampled_from(nodes), min_size=1, max_size=4, unique_by=id))):
+                room = left[entry["name"]]
+                cpu, gpu = draw(st.integers(0, room[0])), draw(st.integers(0, room[1]))
+                room[0] -= cpu
+                room[1] -= gpu
+                share = {"cpu": str(cpu), "nvidia.com/gpu": str(gpu)}
+                members.append({"name": f"run-{g}-{j}", "node": entry["name"], "requests": share})
+            mode = draw(st.sampled_from(["all", "single"]))
+            work.append(
+                {"name": f"run-{g}", "priority": draw(st.integers(0, 6)), "disruptionMode": mode, "pods": members}
+            )
+    return cluster(*nodes, devicePools=pools, running=work), request(groups, pods, claims)
 
 
 @settings(
@@ -114,3 +143,22 @@ def test_complete_agrees_with_the_exact_reference_root_by_root(instance: tuple[C
         assert entry["search"] is None or entry["search"]["timedOut"] is False
         assert entry["feasible"] == exists(cl, state, root), root.name
         replay(cl, state, root, answer)
+
+
+@settings(
+    max_examples=EXAMPLES // 3,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    derandomize=True,
+    database=None,
+)
+@given(instances(running=True))
+def test_complete_with_preemption_agrees_with_the_exact_reference(instance: tuple[Cluster, PlacementRequest]) -> None:
+    cl, req = instance
+    (root,) = req.roots
+    answer = place(req, cl, strategy="complete", preempt=True)
+    # preemption may evict every running pod of lower priority: a placement exists iff one does without them
+    state = without_lower(cl, initial(cl), root.priority)
+    (entry,) = answer.explanation["roots"]
+    assert entry["search"] is None or entry["search"]["timedOut"] is False
+    assert answer.feasible == exists(cl, state, root)
