@@ -297,14 +297,16 @@ class _Model:
         amounts: dict[str, Any] = {}
         for pool in pools:
             free = devices_free(self.snap, pool)
-            if pool.device_class != ref.device.device_class or free <= 0:
+            everywhere = pool.node is None and pool.domain is None
+            reaching = [] if everywhere else self._reach_index().get(_reach_key(pool))
+            # a pool that reaches no usable node here could only serve a group with no pods
+            if pool.device_class != ref.device.device_class or free <= 0 or reaching is None:
                 continue
             amount = amounts[pool.name] = model.NewIntVar(0, min(count, free), f"a:{ref.name}:{pool.name}")
             used = model.NewBoolVar(f"u:{ref.name}:{pool.name}")
             model.Add(amount <= count * used)
-            if pool.node is None and pool.domain is None:
+            if everywhere:
                 continue
-            reaching = self._reach_index().get(_reach_key(pool), [])
             for leaf in users:
                 pods = self.pods[leaf.name]
                 reached = [pods[c] for c in reaching if c in pods]
