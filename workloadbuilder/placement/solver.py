@@ -96,7 +96,6 @@ class _Model:
     """The CP-SAT model of one root, and how to read a solution back."""
 
     def __init__(self, cp_model: Any, snap: Snapshot, kube: KubeScheduler, root: GroupRequest, scope: Domain) -> None:
-        self.cp = cp_model
         self.scope = scope
         self.model = cp_model.CpModel()
         self.snap = snap
@@ -176,7 +175,7 @@ class _Model:
 
     def _group(self, group: GroupRequest) -> bool:
         model, chosen = self.model, self.selected[group.name]
-        if group.parent is not None and group.parent in self.selected:
+        if group.parent is not None:
             model.AddImplication(chosen, self.selected[group.parent])
         need = needed(group)
         if group.topology_key is not None:
