@@ -162,7 +162,7 @@ class _Session:
             raise UsageError(f"--strategy: {args.strategy!r} is not one of {', '.join(STRATEGIES)}")
         if args.output not in ("text", "json"):
             raise UsageError(f"--output: {args.output!r} is not one of text, json")
-        if not args.timeout > 0 or args.timeout == float("inf"):
+        if not args.timeout > 0:
             raise UsageError(f"--timeout: must be a positive number of seconds, got {args.timeout:g}")
         progress = Progress(err)
         inputs = placement_inputs(read_inputs(args.files), parse_claims(args.claim or []), err)
