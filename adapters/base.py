@@ -19,7 +19,6 @@ from typing import Any, Protocol
 
 from kubernetes.client import V1alpha3CompositePodGroup, V1beta1PodGroup, V1beta1Workload
 from pydantic import BaseModel
-from workloadbuilder.adapters.kit import to_json_dict
 
 from workloadbuilder import (
     AggregateError,
@@ -34,6 +33,7 @@ from workloadbuilder import (
     build_forest,
     materialize,
 )
+from workloadbuilder.adapters.kit import to_json_dict
 
 __all__ = [
     "Adapter",
@@ -125,7 +125,9 @@ class Plan:
 
     @property
     def object_ref(self) -> str:
-        """``<Kind>/<name>`` of the planned object (an empty name when ``metadata`` is malformed: the plan's errors say so)."""
+        """``<Kind>/<name>`` of the planned object (an empty name when ``metadata`` is malformed: the plan's errors
+        say so).
+        """
         metadata = self.source.get("metadata")
         name = metadata.get("name") if isinstance(metadata, Mapping) else None
         return f"{self.source.get('kind') or ''}/{name if isinstance(name, str) else ''}"

@@ -15,9 +15,6 @@ import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from workloadbuilder.adapters.kit import ErrorType, is_dns1123_subdomain, type_invalid, unknown_field
-from workloadbuilder.adapters.reading import Identity, at
-
 from workloadbuilder import (
     BasicSchedulingPolicy,
     BuildError,
@@ -36,10 +33,13 @@ from workloadbuilder import (
     SchedulingPolicyOption,
     WorkloadInput,
     WorkloadItem,
+    fill_gang_count,
     resolve_config,
     template_name,
     workload_name,
 )
+from workloadbuilder.adapters.kit import ErrorType, type_invalid, unknown_field
+from workloadbuilder.adapters.reading import Identity, at
 
 __all__ = [
     "ALLOWED_DISRUPTION_MODES",
@@ -86,19 +86,28 @@ KUEUE_TOPOLOGY_ANNOTATIONS = (
 """Kueue's topology-aware-scheduling annotations on pod templates; Kueue reads them, the Workload does not."""
 
 
-def plan_options(ident: Identity) -> BuildOptions:
+def plan_options(
+    ident: Identity,
+    *,
+    name: str | None = None,
+    allowed_policies: Sequence[SchedulingPolicyOption] = ALLOWED_POLICIES,
+    allowed_disruption_modes: Sequence[DisruptionModeOption] = ALLOWED_DISRUPTION_MODES,
+) -> BuildOptions:
     """The Workload's identity for an object: ``<name>-<hash of uid>``, its namespace, owned by the object.
 
-    The name is left empty when the object's name cannot start one (the
-    identity check already reported it), so validation still runs.
+    ``name`` replaces the derived name (``""`` for an object that makes no
+    Workload). The derived name is left empty when the object's name cannot
+    start one (the identity check already reported it), so validation still
+    runs. The allow-lists default to those every bundled controller uses.
     """
-    nameable = bool(ident.name) and not is_dns1123_subdomain(ident.name)
+    if name is None:
+        name = workload_name(ident.name, ident.uid) if ident.nameable else ""
     return BuildOptions(
-        name=workload_name(ident.name, ident.uid) if nameable else "",
+        name=name,
         namespace=ident.namespace,
         owner=ident.controller_ref(),
-        allowed_policies=ALLOWED_POLICIES,
-        allowed_disruption_modes=ALLOWED_DISRUPTION_MODES,
+        allowed_policies=list(allowed_policies),
+        allowed_disruption_modes=list(allowed_disruption_modes),
     )
 
 
@@ -112,7 +121,9 @@ def mapping_at(obj: Any, path: FieldPath, errors: ErrorList) -> Mapping[str, Any
 
 
 def unknown_keys(block: Mapping[str, Any], path: FieldPath, allowed: Iterable[str]) -> ErrorList:
-    """``<path>.<key>: unknown field`` for every key of ``block`` its schema does not declare, as strict decoding says."""
+    """``<path>.<key>: unknown field`` for every key of ``block`` its schema does not declare, as strict decoding
+    says.
+    """
     known = set(allowed)
     return ErrorList(unknown_field(path.child(str(key))) for key in block if key not in known)
 
@@ -185,11 +196,7 @@ def fill_gang(count: int) -> Callable[[SchedulingConfig], None]:
     On a composite item the count is ``minGroupCount``.
     """
 
-    def fill(config: SchedulingConfig) -> None:
-        if config.policy is not None and config.policy.gang is not None and config.policy.gang.min_count is None:
-            config.policy.gang.min_count = max(count, 1)
-
-    return fill
+    return fill_gang_count(max(count, 1))
 
 
 def is_gang(item: WorkloadItem) -> bool:
@@ -213,7 +220,9 @@ def lossy(path: FieldPath, value: Any, detail: str) -> FieldError:
 
 
 def kueue_warnings(obj: Mapping[str, Any], pod_templates: Sequence[FieldPath]) -> ErrorList:
-    """A warning per Kueue topology annotation on the given pod templates: Kueue places by them, the Workload does not."""
+    """A warning per Kueue topology annotation on the given pod templates: Kueue places by them, the Workload does
+    not.
+    """
     warnings = ErrorList()
     for template in pod_templates:
         annotations = at(obj, (*template.elements(), "metadata", "annotations"))

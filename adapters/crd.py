@@ -23,7 +23,26 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
+
+from workloadbuilder import (
+    ConstraintsInput,
+    DisruptionModeInput,
+    ErrorList,
+    FieldError,
+    FieldPath,
+    Hierarchy,
+    PolicyInput,
+    ResourceClaimsInput,
+    SchedulingConfig,
+    WorkloadInput,
+    WorkloadItem,
+    fill_gang_count,
+    resolve_config,
+    stamp_pod_template,
+    workload_name,
+)
 from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict, register
+from workloadbuilder.adapters.common import plan_options
 from workloadbuilder.adapters.crd_mapping import CRDMapping, GroupMapping, find_all, place, placeholders, static_prefix
 from workloadbuilder.adapters.kit import (
     duplicate,
@@ -39,24 +58,6 @@ from workloadbuilder.adapters.kit import (
     type_invalid,
 )
 from workloadbuilder.adapters.reading import Identity, at, identity_of, read_int
-
-from workloadbuilder import (
-    BuildOptions,
-    ConstraintsInput,
-    DisruptionModeInput,
-    ErrorList,
-    FieldError,
-    FieldPath,
-    Hierarchy,
-    PolicyInput,
-    ResourceClaimsInput,
-    SchedulingConfig,
-    WorkloadInput,
-    WorkloadItem,
-    resolve_config,
-    stamp_pod_template,
-    workload_name,
-)
 
 __all__ = ["CRDAdapter", "register_mapping"]
 
@@ -105,10 +106,9 @@ class CRDAdapter:
         named, nested = reader.check_names(groups), reader.check_composites(groups)
         for group in _walk(groups):
             reader.check_sizes(group)
-        options = BuildOptions(
+        options = plan_options(
+            ident,
             name=self._workload_name(reader, ident),
-            namespace=ident.namespace,
-            owner=ident.controller_ref(),
             allowed_policies=self.mapping.allowed_policies,
             allowed_disruption_modes=self.mapping.allowed_disruption_modes,
         )
@@ -251,13 +251,7 @@ class _Reader:
             count = read if read is not None else count
         if count is not None and not mapping.is_composite:
             count = max(1, count)
-
-        def fill(config: SchedulingConfig) -> None:
-            gang = config.policy.gang if config.policy is not None else None
-            if gang is not None and gang.min_count is None and count is not None:
-                gang.min_count = count
-
-        return fill
+        return fill_gang_count(count)
 
     def _pods(self, group: _Group, base: Elements) -> None:
         pods = group.mapping.pods

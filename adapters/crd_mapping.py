@@ -29,19 +29,11 @@ import re
 from pathlib import Path
 from typing import Annotated, Any
 
-import jsonpath_ng
-import jsonpath_ng.ext
 import yaml
 from jsonpath_ng import jsonpath
-from kubernetes.client import (
-    V1alpha3WorkloadPodGroupDisruptionMode,
-    V1alpha3WorkloadPodGroupResourceClaim,
-    V1alpha3WorkloadPodGroupSchedulingConstraints,
-    V1alpha3WorkloadPodGroupSchedulingPolicy,
-)
+from jsonpath_ng.ext.parser import parse as parse_extended
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
-from workloadbuilder.adapters.kit import composite_fields, decode, elements_of, errors_at, leaf_fields
 
 from workloadbuilder import (
     BuildError,
@@ -53,11 +45,9 @@ from workloadbuilder import (
     ResourceClaimsInput,
     SchedulingConfig,
     SchedulingPolicyOption,
-    WorkloadCompositePodGroupDisruptionMode,
-    WorkloadCompositePodGroupSchedulingConstraints,
-    WorkloadCompositePodGroupSchedulingPolicy,
     WorkloadInput,
 )
+from workloadbuilder.adapters.kit import composite_fields, elements_of, given_blocks, leaf_fields
 
 __all__ = [
     "BlockPaths",
@@ -80,16 +70,8 @@ _BLOCK_ATTRS = {
     "disruptionMode": "disruption_mode",
     "resourceClaims": "resource_claims",
 }
-_LEAF_MODELS: dict[str, type[BaseModel]] = {
-    "schedulingPolicy": V1alpha3WorkloadPodGroupSchedulingPolicy,
-    "schedulingConstraints": V1alpha3WorkloadPodGroupSchedulingConstraints,
-    "disruptionMode": V1alpha3WorkloadPodGroupDisruptionMode,
-}
-_COMPOSITE_MODELS: dict[str, type[BaseModel]] = {
-    "schedulingPolicy": WorkloadCompositePodGroupSchedulingPolicy,
-    "schedulingConstraints": WorkloadCompositePodGroupSchedulingConstraints,
-    "disruptionMode": WorkloadCompositePodGroupDisruptionMode,
-}
+_COMPOSITE_BLOCKS = ("schedulingPolicy", "schedulingConstraints", "disruptionMode")
+_LEAF_BLOCKS = (*_COMPOSITE_BLOCKS, "resourceClaims")
 
 
 class Place(BaseModel):
@@ -125,7 +107,7 @@ def place(expression: str) -> Place:
 def _compiled(expression: str) -> tuple[bool, Any]:
     absolute, text = _split(expression)
     try:
-        return absolute, jsonpath_ng.ext.parse(text) if text else jsonpath.This()
+        return absolute, parse_extended(text) if text else jsonpath.This()
     except Exception as err:  # jsonpath-ng raises plain Exceptions for syntax errors
         raise ValueError(f"invalid JSONPath {expression!r}: {err}") from err
 
@@ -323,30 +305,32 @@ class GroupMapping(_Model):
         problems = self._default_problems()
         if problems:
             raise ValueError(f"defaults of group {self.name!r}: " + "; ".join(str(p) for p in problems))
-        key = "composite_pod_group_data" if self.is_composite else "pod_group_data"
-        claims = [] if self.is_composite else self.defaults.get("resourceClaims")
-        given = WorkloadInput(
-            policy=PolicyInput(**{key: self.defaults.get("schedulingPolicy")}),
-            constraints=ConstraintsInput(**{key: self.defaults.get("schedulingConstraints")}),
-            disruption_mode=DisruptionModeInput(**{key: self.defaults.get("disruptionMode")}),
-            resource_claims=ResourceClaimsInput(pod_group_data=claims),
-        )
+        given = self._defaults_input()
         fields = composite_fields(given) if self.is_composite else leaf_fields(given)
         return SchedulingConfig.model_validate(fields)
 
+    def _defaults_input(self) -> WorkloadInput:
+        """The defaults as a ``WorkloadInput``, each block at its JSON name (so errors read ``defaults.<block>``)."""
+        key = "composite_pod_group_data" if self.is_composite else "pod_group_data"
+
+        def block(name: str) -> dict[str, Any]:
+            return {key: self.defaults.get(name), "path_elements": [name]}
+
+        claims = [] if self.is_composite else self.defaults.get("resourceClaims") or []
+        return WorkloadInput(
+            policy=PolicyInput(**block("schedulingPolicy")),
+            constraints=ConstraintsInput(**block("schedulingConstraints")),
+            disruption_mode=DisruptionModeInput(**block("disruptionMode")),
+            resource_claims=ResourceClaimsInput(pod_group_data=claims, path_elements=["resourceClaims"]),
+        )
+
     def _default_problems(self) -> list[Any]:
-        models = _COMPOSITE_MODELS if self.is_composite else _LEAF_MODELS
-        problems: list[Any] = []
-        for block, data in self.defaults.items():
-            path = FieldPath("defaults", block)
-            if block == "resourceClaims" and not self.is_composite:
-                for i, claim in enumerate(data if isinstance(data, list) else [data]):
-                    problems.extend(errors_at(path.index(i), decode(V1alpha3WorkloadPodGroupResourceClaim, claim)[1]))
-            elif block in models:
-                problems.extend(errors_at(path, decode(models[block], data)[1]))
-            else:
-                kind = "composite group" if self.is_composite else "group of pods"
-                problems.append(f"{path}: a {kind} has no such block")
+        kind = "composite group" if self.is_composite else "group of pods"
+        known = _COMPOSITE_BLOCKS if self.is_composite else _LEAF_BLOCKS
+        unknown = [block for block in self.defaults if block not in known]
+        problems: list[Any] = [f"{FieldPath('defaults', block)}: a {kind} has no such block" for block in unknown]
+        for given in given_blocks(self._defaults_input(), FieldPath("defaults"), self.is_composite):
+            problems.extend(given.decode_errors())
         return problems
 
 

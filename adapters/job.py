@@ -27,20 +27,8 @@ import enum
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kubernetes.client import V1beta1Workload
+from kubernetes.client import V1beta1Workload, V1ObjectMeta
 from pydantic import BaseModel
-from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict, job_pod_count, register
-from workloadbuilder.adapters.job_api import (
-    ALLOWED_DISRUPTION_MODES,
-    ALLOWED_POLICIES,
-    SCHEDULING_PATH,
-    scheduling_of,
-    validate_job,
-    validate_job_scheduling,
-    workload_item_for_job,
-)
-from workloadbuilder.adapters.kit import ErrorType, TemplateIndex, as_model, forbidden, go_quote, parse_group, required
-from workloadbuilder.adapters.reading import Identity, at, identity_of, workloads_in
 
 from workloadbuilder import (
     GROUP_TEMPLATE_NAME_ANNOTATION,
@@ -56,8 +44,29 @@ from workloadbuilder import (
     job_template_name,
     materialize,
     pod_group_name,
-    workload_name,
 )
+from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict, job_pod_count, register
+from workloadbuilder.adapters.common import plan_options
+from workloadbuilder.adapters.job_api import (
+    SCHEDULING_PATH,
+    scheduling_ignored,
+    scheduling_of,
+    validate_job,
+    validate_job_scheduling,
+    workload_item_for_job,
+)
+from workloadbuilder.adapters.kit import (
+    ErrorType,
+    TemplateIndex,
+    as_model,
+    forbidden,
+    go_quote,
+    is_int,
+    parse_group,
+    required,
+    walk,
+)
+from workloadbuilder.adapters.reading import Identity, at, identity_of, workloads_in
 
 __all__ = ["CONTROLLER_UID_LABEL", "JOB_NAME_LABEL", "JobAdapter", "JobMode", "management_mode"]
 
@@ -134,13 +143,7 @@ class JobAdapter:
         template = _template_name(ident)
         item = workload_item_for_job(job, template)
         mode = management_mode(job)
-        options = BuildOptions(
-            name=workload_name(ident.name, ident.uid) if ident.nameable and mode is JobMode.ROOT else "",
-            namespace=ident.namespace,
-            owner=ident.controller_ref(),
-            allowed_policies=ALLOWED_POLICIES,
-            allowed_disruption_modes=ALLOWED_DISRUPTION_MODES,
-        )
+        options = plan_options(ident, name=None if mode is JobMode.ROOT else "")
         plan = Plan(source=job, roots=[], options=options)
         if mode is JobMode.ROOT:
             errors.extend(validate_job(job, previous))
@@ -226,7 +229,8 @@ class JobAdapter:
         template = _delegated_template(parent, annotation, errors)
         if template is None or not ident.nameable:
             return
-        name = pod_group_name(parent.metadata.name, template)
+        parent_name = parent.metadata.name if parent.metadata is not None else None
+        name = pod_group_name(parent_name or "", template)
         plan.make_groups = lambda _: _delegated_groups(parent, job, ident, name, template)
         count, selector = _pod_count(job), _selector(ident)
         plan.assign_pods = lambda _: [PodAssignment(name, selector, count, _POD_TEMPLATE, template)]
@@ -238,6 +242,7 @@ class JobAdapter:
         group = f"the Job's own PodGroup {go_quote(chosen)}" if named else "a PodGroup the Job brings"
         detail = f"the pods join {group}: the Job controller makes no Workload and no PodGroup for it"
         warnings.append(forbidden(path, detail))
+        warnings.extend(scheduling_ignored(plan.source))
         if named:
             count, selector = _pod_count(plan.source), _selector(ident)
             plan.assign_pods = lambda _: [PodAssignment(chosen, selector, count, _POD_TEMPLATE, "")]
@@ -251,7 +256,7 @@ def _template_name(ident: Identity) -> str:
 def _pod_count(job: Mapping[str, Any]) -> int:
     """``job_pod_count`` of the Job's valid counts (a bad one is already an error, and counts as unset)."""
     counts = {key: at(job, ("spec", key)) for key in ("parallelism", "completions")}
-    valid = {key: value for key, value in counts.items() if isinstance(value, int) and not isinstance(value, bool)}
+    valid = {key: value for key, value in counts.items() if is_int(value)}
     return job_pod_count(valid)
 
 
@@ -277,6 +282,7 @@ def _live_workload(
 def _linked_groups(workload: V1beta1Workload | None, uid: str, options: BuildOptions) -> Hierarchy:
     """The root Job's PodGroup, owned by the Job and referring to the live Workload, as the controller makes it."""
     live = workload.model_copy(deep=True)  # type: ignore[union-attr]
+    live.metadata = live.metadata or V1ObjectMeta()
     live.metadata.uid = uid
     return materialize(live, {}, owner=options.owner, link_workload=True)
 
@@ -322,17 +328,8 @@ def _delegated_groups(
 
 def _depth(workload: V1beta1Workload, template: str) -> int:
     """How deep the leaf template sits in the Workload's tree: 1 at the top level."""
-
-    def search(holder: Any, depth: int) -> int | None:
-        if any(t.name == template for t in holder.pod_group_templates or []):
-            return depth
-        for composite in holder.composite_pod_group_templates or []:
-            found = search(composite, depth + 1)
-            if found is not None:
-                return found
-        return None
-
-    return search(workload.spec, 1) or 1
+    found = (r.depth for r in walk(workload.spec) if not r.composite and r.node.name == template)
+    return next(found, 1)
 
 
 register(JobAdapter())

@@ -3,13 +3,18 @@
 Upstream keeps one helper (``jobutil.WorkloadItemForJob``) for the Job API
 validation and the Job controller "so the two never drift"; so does this
 module. ``validate_job`` holds the rules the Job API adds to the building
-blocks' own (which the builder checks): the embedding field's declarative
-rules (at most four claims, unique claim names, ``spec.scheduling`` and its
-policy neither added nor removed on update, the other blocks immutable) and
-the hand-written ones (a gang no larger than ``parallelism``, no
-``spec.scheduling`` next to a pod template ``schedulingGroup``, the
-basic/gang variant frozen). The hand-written rules' upstream source was not
+blocks' own (which the builder checks): the hand-written ones (a gang no
+larger than ``parallelism``, the basic/gang variant frozen), then the
+embedding field's ``+k8s:`` tags as a table on the building blocks' engine
+(``spec.scheduling`` and its policy neither added nor removed on update, the
+other blocks immutable, at most four claims with unique names), ratcheted as
+the apiserver does: an unchanged value is not checked again. The hand-written rules' upstream source was not
 available; their messages are ours (see docs/adapters/job.md).
+
+``spec.scheduling`` next to a pod template ``schedulingGroup`` is accepted,
+as in 1.37: the Job controller then manages nothing for the Job, so the
+blocks have no effect, and ``scheduling_ignored`` says so as a warning.
+(Refusing it is a 1.38 proposal, which exempts Jobs created under 1.37.)
 """
 
 from __future__ import annotations
@@ -17,21 +22,38 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from workloadbuilder.adapters.common import ALLOWED_DISRUPTION_MODES, ALLOWED_POLICIES, block_input
-from workloadbuilder.adapters.kit import duplicate, forbidden, invalid, too_many, type_invalid, unknown_field
-from workloadbuilder.adapters.reading import at, read_int
-
 from workloadbuilder import (
     BasicSchedulingPolicy,
     Builder,
     BuildOptions,
     ErrorList,
+    FeatureGates,
     FieldPath,
     SchedulingConfig,
     SchedulingPolicy,
     WorkloadInput,
     WorkloadItem,
+    fill_gang_count,
 )
+from workloadbuilder.adapters.common import ALLOWED_DISRUPTION_MODES, ALLOWED_POLICIES, block_input
+from workloadbuilder.adapters.kit import (
+    IMMUTABLE,
+    MAX_RESOURCE_CLAIMS,
+    NO_SET_UNSET,
+    Op,
+    canonical,
+    check_field,
+    forbidden,
+    given_blocks,
+    invalid,
+    is_int,
+    max_items,
+    nested,
+    type_invalid,
+    unique_names,
+    unknown_field,
+)
+from workloadbuilder.adapters.reading import at, read_int
 
 __all__ = [
     "ALLOWED_DISRUPTION_MODES",
@@ -40,6 +62,7 @@ __all__ = [
     "SCHEDULING_PATH",
     "api_options",
     "default_min_count",
+    "scheduling_ignored",
     "scheduling_of",
     "validate_job",
     "validate_job_scheduling",
@@ -49,11 +72,29 @@ __all__ = [
 SCHEDULING_PATH = FieldPath("spec", "scheduling")
 """Where a Job keeps its scheduling blocks; every block error is reported below it."""
 
-MAX_RESOURCE_CLAIMS = 4
 """``+k8s:maxItems=4`` on ``spec.scheduling.resourceClaims``."""
 
 _BLOCKS = ("schedulingPolicy", "schedulingConstraints", "disruptionMode", "resourceClaims")
-_IMMUTABLE_BLOCKS = ("schedulingConstraints", "disruptionMode", "resourceClaims")
+
+
+def _no_rules(op: Op, path: FieldPath, value: Any, old: Any) -> ErrorList:
+    """A block whose own rules the builder checks: the embedding field adds none below its tags."""
+    return ErrorList()
+
+
+def _claim_names(op: Op, path: FieldPath, value: Any, old: Any) -> ErrorList:
+    """``+listType=map`` keyed by name on ``resourceClaims``: a repeated name is a ``Duplicate`` of the whole claim."""
+    return unique_names(path, value or [], "PodGroupResourceClaim")
+
+
+# The tags of spec.scheduling's fields, in declaration order, and what is checked below them.
+_FIELD_TAGS = (
+    ("schedulingPolicy", (NO_SET_UNSET,), _no_rules),
+    ("schedulingConstraints", (IMMUTABLE,), _no_rules),
+    ("disruptionMode", (IMMUTABLE,), _no_rules),
+    ("resourceClaims", (IMMUTABLE, max_items(MAX_RESOURCE_CLAIMS)), _claim_names),
+)
+_ALL_GATES = FeatureGates.all()
 _SCHEDULING_GROUP = ("spec", "template", "spec", "schedulingGroup")
 
 
@@ -68,14 +109,7 @@ def default_min_count(parallelism: int | None) -> Callable[[SchedulingConfig], N
     The clamp keeps a ``parallelism: 0`` Job (valid, and suspended ones use
     it) from compiling ``minCount: 0``, which the API server refuses.
     """
-    count = max(1, 1 if parallelism is None else parallelism)
-
-    def fill(config: SchedulingConfig) -> None:
-        gang = config.policy.gang if config.policy is not None else None
-        if gang is not None and gang.min_count is None:
-            gang.min_count = count
-
-    return fill
+    return fill_gang_count(max(1, 1 if parallelism is None else parallelism))
 
 
 def workload_item_for_job(job: Mapping[str, Any], template_name: str) -> WorkloadItem:
@@ -96,7 +130,7 @@ def workload_item_for_job(job: Mapping[str, Any], template_name: str) -> Workloa
             priority_class_name=priority_class if isinstance(priority_class, str) else "",
         ),
         input=block_input(scheduling) if isinstance(scheduling, Mapping) else WorkloadInput(),
-        callbacks=[default_min_count(parallelism if _is_int(parallelism) else None)],
+        callbacks=[default_min_count(parallelism if is_int(parallelism) else None)],
     )
 
 
@@ -121,11 +155,11 @@ def validate_job(job: Mapping[str, Any], old: Mapping[str, Any] | None = None) -
     """The Job API's own rules for ``spec.scheduling`` (the builder checks the blocks), on create or update (``old``).
 
     In order: the shape of ``spec``, ``spec.parallelism``, ``spec.completions``
-    and ``spec.scheduling``; no ``spec.scheduling`` next to a pod template
-    ``schedulingGroup`` (on update, unless the old Job had both); a gang
-    ``minCount`` at most ``parallelism``; at most four claims with unique
-    names; and on update: ``spec.scheduling`` and its policy neither added
-    nor removed, the policy's variant frozen, the other blocks immutable.
+    and ``spec.scheduling``; a gang ``minCount`` at most ``parallelism``; on
+    update the policy's variant frozen; then the tags of ``spec.scheduling``
+    (neither added nor removed, nor its policy; the other blocks immutable;
+    at most four claims with unique names), once its blocks decode (the
+    builder reports those that do not).
     """
     errors = ErrorList()
     spec = job.get("spec")
@@ -139,74 +173,57 @@ def validate_job(job: Mapping[str, Any], old: Mapping[str, Any] | None = None) -
         errors.append(type_invalid(SCHEDULING_PATH, scheduling, "must be of type object"))
         return errors
     errors.extend(unknown_field(SCHEDULING_PATH.child(key)) for key in scheduling or {} if key not in _BLOCKS)
-    if scheduling is not None and at(job, _SCHEDULING_GROUP) is not None and not _had_both(old):
-        errors.append(forbidden(SCHEDULING_PATH, "may not be set when spec.template.spec.schedulingGroup is set"))
     if sized:
         errors.extend(_gang_within_parallelism(scheduling, parallelism))
-    errors.extend(_claims(scheduling))
-    if old is not None:
-        errors.extend(_update(scheduling, scheduling_of(old)))
+    old_scheduling = scheduling_of(old) if old is not None else None
+    old_scheduling = old_scheduling if isinstance(old_scheduling, Mapping) else None
+    if scheduling is not None and old_scheduling is not None:
+        policy, old_policy = scheduling.get("schedulingPolicy"), old_scheduling.get("schedulingPolicy")
+        errors.extend(_variant_frozen(SCHEDULING_PATH.child("schedulingPolicy"), policy, old_policy))
+    if _decodes(scheduling) and _decodes(old_scheduling):
+        errors.extend(_declarative(scheduling, old_scheduling, update=old is not None))
     return errors
 
 
-def _had_both(old: Mapping[str, Any] | None) -> bool:
-    return old is not None and scheduling_of(old) is not None and at(old, _SCHEDULING_GROUP) is not None
+def _decodes(scheduling: Mapping[str, Any] | None) -> bool:
+    """Whether every block of ``scheduling`` decodes (its Go form exists); ``None`` does."""
+    return scheduling is None or all(block.decoded for block in given_blocks(block_input(scheduling), None, False))
+
+
+def _declarative(scheduling: Mapping[str, Any] | None, old: Mapping[str, Any] | None, update: bool) -> ErrorList:
+    """The tags of ``spec.scheduling`` (``+k8s:update=NoSet,NoUnset``) and of its fields, on the engine."""
+    op = Op(update=update, gates=_ALL_GATES)
+    new_value = None if scheduling is None else canonical("JobScheduling", scheduling)
+    old_value = None if old is None else canonical("JobScheduling", old)
+
+    def fields() -> ErrorList:
+        errors = ErrorList()
+        if new_value is None:
+            return errors
+        for name, tags, below in _FIELD_TAGS:
+            errors += nested(op, SCHEDULING_PATH, new_value, old_value, name, tags, below)
+        return errors
+
+    return check_field(op, SCHEDULING_PATH, new_value, old_value, update, (NO_SET_UNSET,), fields)
+
+
+def scheduling_ignored(job: Mapping[str, Any]) -> ErrorList:
+    """A warning for ``spec.scheduling`` beside a pod template ``schedulingGroup``: 1.37 accepts it and ignores it."""
+    if scheduling_of(job) is None or at(job, _SCHEDULING_GROUP) is None:
+        return ErrorList()
+    detail = (
+        "has no effect while spec.template.spec.schedulingGroup is set: the Job controller makes no Workload and "
+        "no PodGroup for the Job"
+    )
+    return ErrorList([forbidden(SCHEDULING_PATH, detail)])
 
 
 def _gang_within_parallelism(scheduling: Mapping[str, Any] | None, parallelism: int | None) -> ErrorList:
     min_count = at(scheduling, ("schedulingPolicy", "gang", "minCount"))
-    if not _is_int(min_count) or min_count <= (1 if parallelism is None else parallelism):
+    if not is_int(min_count) or min_count <= (1 if parallelism is None else parallelism):
         return ErrorList()
     path = SCHEDULING_PATH.child("schedulingPolicy", "gang", "minCount")
     return ErrorList([invalid(path, min_count, "must be less than or equal to parallelism")])
-
-
-def _claims(scheduling: Mapping[str, Any] | None) -> ErrorList:
-    claims = at(scheduling, ("resourceClaims",))
-    if not isinstance(claims, list):
-        return ErrorList()  # the builder reports a wrong type
-    path = SCHEDULING_PATH.child("resourceClaims")
-    errors = ErrorList()
-    if len(claims) > MAX_RESOURCE_CLAIMS:
-        errors.append(too_many(path, len(claims), MAX_RESOURCE_CLAIMS))
-    seen: set[str] = set()
-    for i, claim in enumerate(claims):
-        name = claim.get("name") if isinstance(claim, Mapping) else None
-        if not isinstance(name, str):
-            continue
-        if name in seen:
-            errors.append(duplicate(path.index(i), _go_claim(claim)))
-        seen.add(name)
-    return errors
-
-
-def _go_claim(claim: Mapping[str, Any]) -> dict[str, Any]:
-    """A claim as Go's ``json.Marshal`` writes the struct: declared field order, unset pointers left out."""
-    keys = ("name", "resourceClaimName", "resourceClaimTemplateName")
-    return {key: claim[key] for key in keys if key == "name" or claim.get(key) is not None}
-
-
-def _update(new: Mapping[str, Any] | None, old: Any) -> ErrorList:
-    old = old if isinstance(old, Mapping) else None
-    errors = _set_or_cleared(SCHEDULING_PATH, new, old)
-    if new is None or old is None:
-        return errors
-    policy_path = SCHEDULING_PATH.child("schedulingPolicy")
-    errors.extend(_set_or_cleared(policy_path, new.get("schedulingPolicy"), old.get("schedulingPolicy")))
-    errors.extend(_variant_frozen(policy_path, new.get("schedulingPolicy"), old.get("schedulingPolicy")))
-    for key in _IMMUTABLE_BLOCKS:
-        if _normal(new.get(key)) != _normal(old.get(key)):
-            errors.append(invalid(SCHEDULING_PATH.child(key), None, "field is immutable"))
-    return errors
-
-
-def _set_or_cleared(path: FieldPath, new: Any, old: Any) -> ErrorList:
-    """``+k8s:update=NoSet,NoUnset``: an optional field may be neither added nor removed once the object exists."""
-    if old is None and new is not None:
-        return ErrorList([invalid(path, None, "field cannot be set once created")])
-    if old is not None and new is None:
-        return ErrorList([invalid(path, None, "field cannot be cleared once set")])
-    return ErrorList()
 
 
 def _variant_frozen(path: FieldPath, new: Any, old: Any) -> ErrorList:
@@ -223,16 +240,3 @@ def _variant(policy: Any) -> str | None:
         return None
     chosen = [key for key in ("basic", "gang") if policy.get(key) is not None]
     return chosen[0] if len(chosen) == 1 else None
-
-
-def _normal(value: Any) -> Any:
-    """A JSON value with ``null`` fields dropped, so ``{"single": {}}`` equals itself however it was spelt."""
-    if isinstance(value, Mapping):
-        return {key: _normal(item) for key, item in value.items() if item is not None}
-    if isinstance(value, list):
-        return [_normal(item) for item in value]
-    return value
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)

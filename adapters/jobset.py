@@ -28,6 +28,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
+
+from workloadbuilder import ErrorList, FieldPath, Hierarchy, WorkloadItem, delegate
 from workloadbuilder.adapters.base import Finding, Plan, as_dict, register
 from workloadbuilder.adapters.common import (
     BLOCKS,
@@ -45,7 +47,7 @@ from workloadbuilder.adapters.common import (
     unknown_keys,
 )
 from workloadbuilder.adapters.jobset_levels import Dialect, plan_scheduling
-from workloadbuilder.adapters.kit import forbidden, go_quote, invalid, too_many
+from workloadbuilder.adapters.kit import MAX_TEMPLATES, forbidden, go_quote, invalid, is_int, too_many
 from workloadbuilder.adapters.reading import Identity, at, identity_of
 from workloadbuilder.adapters.replicated_jobs import (
     Group,
@@ -56,8 +58,6 @@ from workloadbuilder.adapters.replicated_jobs import (
     read_replicated_jobs,
 )
 
-from workloadbuilder import ErrorList, FieldPath, Hierarchy, WorkloadItem, delegate
-
 __all__ = ["DESIGN", "EXCLUSIVE_TOPOLOGY_ANNOTATION", "JobSetAdapter"]
 
 DESIGN = "JobSet KEP-969 (PR #1253) as implemented by PR #1250 @5e28553e; KEP-6089 Option A for Job templates"
@@ -66,7 +66,6 @@ DESIGN = "JobSet KEP-969 (PR #1253) as implemented by PR #1250 @5e28553e; KEP-60
 EXCLUSIVE_TOPOLOGY_ANNOTATION = "alpha.jobset.sigs.k8s.io/exclusive-topology"
 """One child Job per topology domain, enforced by JobSet's pod affinities; the Workload API has no equivalent."""
 
-MAX_TEMPLATES = 8
 
 SPEC_SCHEDULING = FieldPath("spec", "scheduling")
 REPLICATED_JOBS = FieldPath("spec", "replicatedJobs")
@@ -197,12 +196,13 @@ def _job_leaf(jobset: Mapping[str, Any], rj: ReplicatedJob, composite: bool, err
     if block is not None:
         errors.extend(unknown_keys(block, path, (*BLOCKS, CLAIMS)))
         count = explicit_count(block)
-        if isinstance(count, int) and not isinstance(count, bool) and count > rj.job_pods:
+        if is_int(count) and count > rj.job_pods:
             errors.append(
                 invalid(
                     path.child("schedulingPolicy", "gang", "minCount"),
                     count,
-                    f"cannot exceed the per-Job pod count (parallelism) of replicatedJob {go_quote(rj.name)} ({rj.job_pods})",
+                    f"cannot exceed the per-Job pod count (parallelism) of replicatedJob {go_quote(rj.name)} "
+                    f"({rj.job_pods})",
                 )
             )
     name = safe_template_name(rj.name, "job", rj.path.child("name"), errors) if composite else rj.name

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from workloadbuilder import ErrorList, FieldPath, WorkloadInput, WorkloadItem, resolve_config
 from workloadbuilder.adapters.common import (
     BLOCKS,
     CLAIMS,
@@ -37,10 +38,8 @@ from workloadbuilder.adapters.common import (
     unknown_keys,
     without_count,
 )
-from workloadbuilder.adapters.kit import duplicate, forbidden, go_quote, invalid, required, type_invalid
+from workloadbuilder.adapters.kit import duplicate, forbidden, go_quote, invalid, is_int, required, type_invalid
 from workloadbuilder.adapters.replicated_jobs import Group, Layout, ReplicatedJob, Sequencing
-
-from workloadbuilder import ErrorList, FieldPath, WorkloadInput, WorkloadItem, resolve_config
 
 __all__ = ["Dialect", "plan_scheduling"]
 
@@ -54,7 +53,8 @@ UNCOVERED = (
 )
 JOB_WITH_LEAF_FIELDS = (
     "cannot be set together with schedulingPolicy, schedulingConstraints, disruptionMode, or resourceClaims on the "
-    "same replicatedJobs entry; job replaces the single shared PodGroup those fields configure with one PodGroup per Job"
+    "same replicatedJobs entry; job replaces the single shared PodGroup those fields configure with one PodGroup "
+    "per Job"
 )
 SEQUENCED_MIN_COUNT = (
     "cannot be set when DependsOn or InOrder StartupPolicy is used; use per-ReplicatedJob gang policies instead"
@@ -136,7 +136,7 @@ def _check_count(
         return
     if dialect.computed_min_count:
         errors.append(invalid(path.child("schedulingPolicy"), "object", COMPUTED_MIN_COUNT))
-    elif isinstance(count, int) and not isinstance(count, bool) and count > bound:
+    elif is_int(count) and count > bound:
         errors.append(invalid(path.child("schedulingPolicy", "gang", "minCount"), count, detail))
 
 

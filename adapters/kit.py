@@ -10,18 +10,28 @@ same. Everything here is stable API for adapter authors:
   print no value;
 - ``extend_path``, ``field_path_of`` and ``elements_of`` to turn an adapter's
   own locations into ``FieldPath``s;
-- strict decoding of building blocks (``decode``, ``errors_at``, ``as_model``)
+- strict decoding of building blocks (``decode``, ``errors_at``, ``as_model``,
+  and ``given_blocks``: each block a ``WorkloadInput`` sets, with its path,
+  its model and its decoding errors),
+  ``is_int`` (a JSON integer: an ``int`` that is not a ``bool``)
   and ``to_json_dict`` to turn a client model back into its JSON form;
+- the API server's limits (``MAX_TEMPLATES``, ``MAX_RESOURCE_CLAIMS``), so
+  an adapter reports an oversized list as the API server would;
 - Go's ``%q`` (``go_quote``), so messages read as the Go controllers print them;
 - the DNS-1123 name checks the controllers apply to their own names;
-- ``TemplateIndex`` (templates of a compiled Workload by name),
+- the declarative-validation engine the building blocks' rules run on, for an
+  API's own tags on the field that embeds them: ``Op``, ``check_field``,
+  ``nested``, the tags ``IMMUTABLE``, ``NO_SET_UNSET``, ``max_items`` and
+  ``unique_names``, and ``canonical`` (a JSON value in Go's shape);
+- ``TemplateIndex`` (templates of a compiled Workload by name), ``walk`` and
+  its ``TemplateNode`` records (every template of a tree, with its path and depth),
   ``parse_group`` (the API group of an ``apiVersion``) and
   ``leaf_fields``/``composite_fields`` (which building blocks a leaf or a
   composite item was given).
 """
 
 from workloadbuilder.compile import parse_group
-from workloadbuilder.decode import as_model, decode, errors_at, to_json_dict, unknown_field
+from workloadbuilder.decode import as_model, decode, errors_at, is_int, to_json_dict, unknown_field
 from workloadbuilder.field import (
     OMIT_VALUE,
     ErrorType,
@@ -35,20 +45,34 @@ from workloadbuilder.field import (
 )
 from workloadbuilder.gofmt import go_quote
 from workloadbuilder.groups import TemplateIndex
+from workloadbuilder.kinds import MAX_RESOURCE_CLAIMS, MAX_TEMPLATES
 from workloadbuilder.mapping import composite_fields, leaf_fields
 from workloadbuilder.objpath import elements_of, field_path_of
+from workloadbuilder.tree import GivenBlock, given_blocks
+from workloadbuilder.validation.dv import IMMUTABLE, NO_SET_UNSET, Op, check_field, max_items, nested, unique_names
 from workloadbuilder.validation.formats import (
     is_dns1123_label,
     is_dns1123_subdomain,
     long_name_errors,
     short_name_errors,
 )
+from workloadbuilder.validation.gotypes import canonical
+from workloadbuilder.walk import TemplateNode, walk
 
 __all__ = [
+    "IMMUTABLE",
+    "MAX_RESOURCE_CLAIMS",
+    "MAX_TEMPLATES",
+    "NO_SET_UNSET",
     "OMIT_VALUE",
+    "Op",
     "ErrorType",
+    "GivenBlock",
     "TemplateIndex",
+    "TemplateNode",
     "as_model",
+    "canonical",
+    "check_field",
     "composite_fields",
     "decode",
     "duplicate",
@@ -57,17 +81,23 @@ __all__ = [
     "extend_path",
     "field_path_of",
     "forbidden",
+    "given_blocks",
     "go_quote",
     "invalid",
     "is_dns1123_label",
     "is_dns1123_subdomain",
+    "is_int",
     "leaf_fields",
     "long_name_errors",
+    "max_items",
+    "nested",
     "parse_group",
     "required",
     "short_name_errors",
     "to_json_dict",
     "too_many",
     "type_invalid",
+    "unique_names",
     "unknown_field",
+    "walk",
 ]

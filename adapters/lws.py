@@ -26,6 +26,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
+
+from workloadbuilder import ErrorList, FieldPath, Hierarchy
 from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict, register
 from workloadbuilder.adapters.common import (
     is_gang,
@@ -37,8 +39,6 @@ from workloadbuilder.adapters.common import (
 from workloadbuilder.adapters.kit import forbidden, invalid
 from workloadbuilder.adapters.lws_levels import SCHEDULING, SUBGROUP_SIZE, Levels, Shape, read_shape
 from workloadbuilder.adapters.reading import at, identity_of
-
-from workloadbuilder import ErrorList, FieldPath, Hierarchy
 
 __all__ = [
     "DESIGN",
@@ -101,7 +101,7 @@ class LeaderWorkerSetAdapter:
                     SUBGROUP_SIZE,
                     shape.subgroup_size,
                     f"size - 1 is divisible by subGroupSize, so the leader is an extra member of subgroup 0: its "
-                    f"PodGroup has {shape.subgroup_size + 1} pods while the subgroup template's minCount is "
+                    f"PodGroup has {(shape.subgroup_size or 0) + 1} pods while the subgroup template's minCount is "
                     f"{shape.subgroup_size}",
                 )
             )

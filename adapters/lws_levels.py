@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from workloadbuilder import ErrorList, FieldPath, WorkloadItem, resolve_config
 from workloadbuilder.adapters.common import (
     BLOCKS,
     CLAIMS,
@@ -27,10 +28,8 @@ from workloadbuilder.adapters.common import (
     mapping_at,
     unknown_keys,
 )
-from workloadbuilder.adapters.kit import OMIT_VALUE, forbidden, invalid, unknown_field
+from workloadbuilder.adapters.kit import OMIT_VALUE, forbidden, invalid, is_int, unknown_field
 from workloadbuilder.adapters.reading import at, read_int
-
-from workloadbuilder import ErrorList, FieldPath, WorkloadItem, resolve_config
 
 __all__ = ["REPLICA", "SCHEDULING", "SUBGROUP_SIZE", "TEMPLATE", "Levels", "Shape", "read_shape"]
 
@@ -85,10 +84,12 @@ class Shape:
     def leader_extra(self) -> bool:
         """LeaderWorker with ``size - 1`` (not ``size``) divisible: the leader is an extra member of subgroup 0."""
         s = self.subgroup_size
-        return bool(s) and not self.leader_excluded and (self.size - 1) % s == 0 and self.size % s != 0
+        return s is not None and s != 0 and not self.leader_excluded and (self.size - 1) % s == 0 and self.size % s != 0
 
     def subgroup_of(self, worker: int) -> int | None:
-        """The subgroup of the pod with this worker index (LWS's ``getSubGroupIndex``); ``None`` for an excluded leader."""
+        """The subgroup of the pod with this worker index (LWS's ``getSubGroupIndex``); ``None`` for an excluded
+        leader.
+        """
         s = self.subgroup_size or 1
         if self.leader_excluded:
             return None if worker == 0 else (worker - 1) // s
@@ -277,7 +278,7 @@ class Levels:
         out = {key: block.get(key) for key in (*BLOCKS, CLAIMS)}
         policy = out.get("schedulingPolicy")
         gang = policy.get("gang") if isinstance(policy, Mapping) else None
-        if isinstance(gang, Mapping):
+        if isinstance(policy, Mapping) and isinstance(gang, Mapping):
             gang_path = path.child("schedulingPolicy", "gang")
             for key in gang:
                 if key == "minGroupCount":
@@ -299,7 +300,7 @@ class Levels:
         if block.get(CLAIMS) is not None:
             self.errors.append(forbidden(path.child(CLAIMS), COMPOSITE_CLAIMS))
         given = explicit_count(block, "minGroupCount")
-        if isinstance(given, int) and not isinstance(given, bool) and given > count:
+        if is_int(given) and given > count:
             what = "spec.replicas" if name == "lws" else "the number of groups in one replica"
             self.errors.append(
                 invalid(
@@ -320,7 +321,7 @@ class Levels:
     ) -> WorkloadItem:
         path = path or REPLICA.child(name)
         given = explicit_count(block)
-        if isinstance(given, int) and not isinstance(given, bool) and given != members:
+        if is_int(given) and given != members:
             self.errors.append(
                 invalid(
                     path.child("schedulingPolicy", "gang", "minCount"),

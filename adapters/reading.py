@@ -14,17 +14,18 @@ from typing import Any
 
 from kubernetes.client import V1OwnerReference
 from pydantic import BaseModel
+
+from workloadbuilder import ErrorList, FieldPath
 from workloadbuilder.adapters.base import as_dict
 from workloadbuilder.adapters.kit import (
     field_path_of,
     invalid,
     is_dns1123_subdomain,
+    is_int,
     long_name_errors,
     required,
     type_invalid,
 )
-
-from workloadbuilder import ErrorList, FieldPath
 
 __all__ = ["INT32_MAX", "Identity", "at", "identity_of", "read_int", "workloads_in"]
 
@@ -71,7 +72,7 @@ def read_int(obj: Any, elements: Sequence[Element], errors: ErrorList, minimum: 
     path = field_path_of(elements)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int):
+    if not is_int(value):
         errors.append(type_invalid(path, value, "must be of type integer"))
         return None
     if minimum is not None and value < minimum:
@@ -133,7 +134,8 @@ def identity_of(obj: Mapping[str, Any], errors: ErrorList, warnings: ErrorList) 
     uid only feeds the Workload name's hash and the owner references: a plan
     of a manifest that was never created carries an empty one, and says so.
     """
-    metadata = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+    given = obj.get("metadata")
+    metadata: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
     texts = {key: metadata.get(key) for key in ("name", "namespace", "uid")}
     for key, value in texts.items():
         if value is not None and not isinstance(value, str):

@@ -17,11 +17,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from workloadbuilder import ErrorList, FieldPath, Hierarchy, WorkloadItem
 from workloadbuilder.adapters.base import PodAssignment, job_pod_count
 from workloadbuilder.adapters.kit import duplicate, go_quote, invalid, is_dns1123_label, required, type_invalid
 from workloadbuilder.adapters.reading import at, read_int
-
-from workloadbuilder import ErrorList, FieldPath, Hierarchy, WorkloadItem
 
 __all__ = [
     "JOBSET_NAME_LABEL",

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
+
+from workloadbuilder import ErrorList, FieldError, FieldPath, WorkloadItem
 from workloadbuilder.adapters.base import Finding, Plan, as_dict, register
 from workloadbuilder.adapters.common import (
     basic_config,
@@ -54,8 +56,6 @@ from workloadbuilder.adapters.replicated_jobs import (
     assignments,
     read_replicated_jobs,
 )
-
-from workloadbuilder import ErrorList, FieldError, FieldPath, WorkloadItem
 
 __all__ = ["ANCESTOR_LABEL", "DESIGN", "TrainJobAdapter", "TrainJobPlan"]
 
@@ -105,7 +105,9 @@ class _Nodes:
 
 
 class TrainJobAdapter:
-    """Plans ``trainer.kubeflow.org/v1alpha1`` TrainJobs against the runtime given in ``related``; registered on import."""
+    """Plans ``trainer.kubeflow.org/v1alpha1`` TrainJobs against the runtime given in ``related``; registered on
+    import.
+    """
 
     api_version = f"{API_GROUP}/v1alpha1"
     kind = "TrainJob"
@@ -156,7 +158,7 @@ def _layout(
     runtime: Mapping[str, Any], job_name: str, rjobs: list[ReplicatedJob], errors: ErrorList, warnings: ErrorList
 ) -> Layout:
     """KEP-3015's levels when the runtime sets ``spec.scheduling``, the derived groups otherwise."""
-    order = at(runtime, (*REPLICATED_JOBS.parent.elements(), "startupPolicy", "startupPolicyOrder"))
+    order = at(runtime, (*REPLICATED_JOBS.elements()[:-1], "startupPolicy", "startupPolicyOrder"))
     sequencing = Sequencing(rjobs, in_order=order == "InOrder")
     errors.extend(_owned(runtime, rjobs))
     if at(runtime, SCHEDULING.elements()) is None:
@@ -177,7 +179,9 @@ def _layout(
 def _runtime_of(
     job: Mapping[str, Any], related: Sequence[Mapping[str, Any] | BaseModel], errors: ErrorList
 ) -> dict[str, Any] | None:
-    """The runtime ``spec.runtimeRef`` names, among the related objects (a TrainingRuntime in the TrainJob's namespace)."""
+    """The runtime ``spec.runtimeRef`` names, among the related objects (a TrainingRuntime in the TrainJob's
+    namespace).
+    """
     name = at(job, ("spec", "runtimeRef", "name"))
     path = FieldPath("spec", "runtimeRef", "name")
     if not isinstance(name, str) or not name:
@@ -286,7 +290,7 @@ def _owned(runtime: Mapping[str, Any], rjobs: list[ReplicatedJob]) -> ErrorList:
     """KEP-3015's CEL rules: the TrainJob controller owns the JobSet's, the Jobs' and the pods' scheduling fields."""
     errors = ErrorList()
     spec = FieldPath("spec")
-    if at(runtime, (*REPLICATED_JOBS.parent.elements(), "scheduling")) is not None:
+    if at(runtime, (*REPLICATED_JOBS.elements()[:-1], "scheduling")) is not None:
         errors.append(invalid(spec, "object", f"JobSet scheduling {OWNED}"))
     if any(at(runtime, (*rj.path.elements(), "template", "spec", "scheduling")) is not None for rj in rjobs):
         errors.append(invalid(spec, "object", f"Job scheduling {OWNED}"))

@@ -37,7 +37,7 @@ from workloadbuilder import (
     to_yaml,
 )
 from workloadbuilder.delegation import pod_claims_for, stamp_pod_template
-from workloadbuilder.hierarchy import Hierarchy, RuntimeGroup, materialize
+from workloadbuilder.materialize import Hierarchy, RuntimeGroup, materialize
 from workloadbuilder.naming import workload_name
 
 REPLICA_PATH = FieldPath("spec", "scheduling", "replica")

@@ -43,9 +43,10 @@ from workloadbuilder.field import (
     FieldPath,
 )
 from workloadbuilder.forest import Forest, build_forest
-from workloadbuilder.hierarchy import Hierarchy, Namer, RuntimeGroup, materialize
 from workloadbuilder.interop import ApiStatus, ApplyResult, apply
+from workloadbuilder.kinds import KubeObject
 from workloadbuilder.manifests import DocumentProblem, ManifestError, to_dict, to_yaml
+from workloadbuilder.materialize import Hierarchy, Namer, RuntimeGroup, materialize
 from workloadbuilder.migrate import Migration, MigrationNote, migrate
 from workloadbuilder.naming import (
     fnv32a,
@@ -56,8 +57,8 @@ from workloadbuilder.naming import (
     template_name,
     workload_name,
 )
-from workloadbuilder.resize import Patch, resize
-from workloadbuilder.resolve import resolve_config
+from workloadbuilder.resize import Patch, gang_resize_patch, resize
+from workloadbuilder.resolve import fill_gang_count, resolve_config
 from workloadbuilder.types import (
     AllDisruptionMode,
     BasicSchedulingPolicy,
@@ -83,7 +84,6 @@ from workloadbuilder.types import (
     WorkloadInput,
     WorkloadItem,
 )
-from workloadbuilder.update import check_update, gang_resize_patch
 from workloadbuilder.validation.gates import FeatureGates
 from workloadbuilder.validation.hierarchy import HierarchyProblem, validate_hierarchy
 from workloadbuilder.validation.objects import (
@@ -93,9 +93,11 @@ from workloadbuilder.validation.objects import (
     workload_warnings,
 )
 from workloadbuilder.validation.requirements import GateRequirement, required_gates
+from workloadbuilder.validation.update import check_update
 
 __all__ = [
     "InvalidArgumentError",
+    "KubeObject",
     "MissingDependencyError",
     "NoAdapterError",
     "ResizeError",
@@ -155,6 +157,7 @@ __all__ = [
     "delegate",
     "delegated_pod_group",
     "delegation_of",
+    "fill_gang_count",
     "fnv32a",
     "gang_resize_patch",
     "job_template_name",

@@ -17,6 +17,7 @@ from workloadbuilder.delegation import delegated_pod_group
 from workloadbuilder.errors import BuildError
 from workloadbuilder.field import ErrorList, internal_error
 from workloadbuilder.groups import TemplateIndex, new_composite_pod_group, new_pod_group
+from workloadbuilder.kinds import KubeObject
 from workloadbuilder.types import BuildOptions, WorkloadItem
 from workloadbuilder.validation.controller import validate_tree
 
@@ -113,7 +114,7 @@ class Builder:
         index = self._template_index()
         return new_composite_pod_group(index.workload, index.composite(template_name), name, self._owners())
 
-    def new_delegated_pod_group(self, child_obj: Any, name: str | None = None) -> V1beta1PodGroup:
+    def new_delegated_pod_group(self, child_obj: KubeObject, name: str | None = None) -> V1beta1PodGroup:
         """The PodGroup of a delegated child (a JobSet's Job, say), from the template its annotations name.
 
         The child side of delegation, usually on a builder from

@@ -19,6 +19,7 @@ from kubernetes.client import V1beta1Workload, V1beta1WorkloadSpec
 
 from workloadbuilder.errors import BuildError
 from workloadbuilder.gofmt import go_quote
+from workloadbuilder.kinds import WORKLOAD_API_VERSION
 from workloadbuilder.resolve import resolve_config
 from workloadbuilder.tree import tree_error, undecodable_tree_errors
 from workloadbuilder.types import (
@@ -29,9 +30,8 @@ from workloadbuilder.types import (
     WorkloadItem,
 )
 
-__all__ = ["WORKLOAD_API_VERSION", "compile_workload", "compile_workload_spec", "parse_group"]
+__all__ = ["compile_workload", "compile_workload_spec", "parse_group"]
 
-WORKLOAD_API_VERSION = "scheduling.k8s.io/v1beta1"
 
 
 def compile_workload(root: WorkloadItem | None, options: BuildOptions) -> V1beta1Workload:

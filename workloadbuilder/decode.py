@@ -19,7 +19,7 @@ import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeGuard, TypeVar
 
 from pydantic import BaseModel
 
@@ -42,6 +42,7 @@ __all__ = [
     "decode",
     "duplicate_field",
     "errors_at",
+    "is_int",
     "to_json_dict",
     "unknown_field",
 ]
@@ -51,6 +52,15 @@ _INT64_CLASSES = frozenset({"V1ObjectMeta"})  # the few int64 fields we decode l
 # The client types these union members (Go empty structs) as free-form objects;
 # every other free-form object (fieldsV1, say) really is free-form JSON.
 _EMPTY_STRUCT_MEMBERS = frozenset({"basic", "single", "all"})
+
+
+def is_int(value: object) -> TypeGuard[int]:
+    """Whether ``value`` is a JSON integer: an ``int`` and not a ``bool`` (Python's ``True`` is an ``int``).
+
+    >>> [is_int(v) for v in (3, -1, True, 3.0, "3", None)]
+    [True, True, False, False, False, False]
+    """
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 class StrictDecodingError(FieldError):
@@ -140,6 +150,22 @@ def decode(cls: type[BaseModel], data: Any) -> tuple[BaseModel | None, list[Deco
     return (None, problems) if problems else (value, [])
 
 
+def decode_known(cls: type[BaseModel], data: Any) -> BaseModel | None:
+    """``data``'s known fields as a ``cls``, its unknown fields dropped; ``None`` when a known field has a wrong type.
+
+    For a value that was accepted before (an old building block on update): a
+    Go struct never holds unknown fields, so what ratchets is what the struct
+    would have held.
+    """
+    if isinstance(data, cls):
+        return data
+    if isinstance(data, BaseModel):
+        data = to_json_dict(data)
+    problems: list[DecodeProblem] = []
+    value = _decode_shape(("model", cls), data, (), problems, cls.__name__)
+    return None if any(problem.kind != "unknown" for problem in problems) else value
+
+
 _M = TypeVar("_M", bound=BaseModel)
 
 
@@ -164,7 +190,8 @@ def to_json_dict(model: BaseModel) -> dict[str, Any]:
     """A model as a Kubernetes JSON dict: camelCase keys, unset fields left out."""
     to_dict = getattr(model, "to_dict", None)
     if callable(to_dict) and hasattr(type(model), "openapi_types"):
-        return _drop_none(to_dict(serialize=True))
+        data: dict[str, Any] = _drop_none(to_dict(serialize=True))
+        return data
     return model.model_dump(by_alias=True, exclude_none=True)
 
 
@@ -176,10 +203,12 @@ def _drop_none(value: Any) -> Any:
     return value
 
 
-def _decode_shape(shape: tuple[Any, ...], data: Any, loc: tuple[str | int, ...], problems: list[DecodeProblem], owner: str) -> Any:
+def _decode_shape(
+    shape: tuple[Any, ...], data: Any, loc: tuple[str | int, ...], problems: list[DecodeProblem], owner: str
+) -> Any:
     kind = shape[0]
     if kind == "int":
-        if isinstance(data, bool) or not isinstance(data, int):
+        if not is_int(data):
             problems.append(DecodeProblem("type", loc, data, "integer"))
             return None
         if owner not in _INT64_CLASSES and not _INT32_MIN <= data <= _INT32_MAX:
@@ -258,10 +287,57 @@ def _decode_model(cls: type[BaseModel], data: Any, loc: tuple[str | int, ...], p
         if item is None:
             continue
         values[spec.attr] = _decode_shape(spec.shape, item, (*loc, key), problems, cls.__name__)
-    for spec in specs.values():
-        if not spec.optional and values.get(spec.attr) is None:
+    for spec in _required_specs(cls):
+        if values.get(spec.attr) is None:
             values[spec.attr] = _zero(spec.shape)
-    return cls.model_construct(**values)
+    return _construct(cls, values)
+
+
+_NO_DEFAULT = object()
+
+
+@functools.cache
+def _defaults(cls: type[BaseModel]) -> dict[str, Any] | None:
+    """Each field's default, in field order (``_NO_DEFAULT`` for a required one).
+
+    ``None`` when ``model_construct`` must do the work: a default that is a
+    factory or a mutable value (copied per instance), a post-init hook, extras.
+    """
+    if cls.__pydantic_post_init__ or cls.model_config.get("extra") == "allow" or cls.__pydantic_root_model__:
+        return None
+    defaults: dict[str, Any] = {}
+    for name, info in cls.model_fields.items():
+        if info.is_required():
+            defaults[name] = _NO_DEFAULT
+        elif info.default_factory is None and isinstance(info.default, str | int | float | bool | type(None)):
+            defaults[name] = info.default
+        else:
+            return None
+    return defaults
+
+
+def _construct(cls: type[BaseModel], values: dict[str, Any]) -> BaseModel:
+    """``cls.model_construct(**values)`` for decoded values keyed by attribute name, without its per-field overhead."""
+    defaults = _defaults(cls)
+    if defaults is None:
+        return cls.model_construct(**values)
+    fields = {
+        name: values[name] if name in values else default
+        for name, default in defaults.items()
+        if default is not _NO_DEFAULT or name in values
+    }
+    model = cls.__new__(cls)
+    object.__setattr__(model, "__dict__", fields)
+    object.__setattr__(model, "__pydantic_fields_set__", set(values))
+    object.__setattr__(model, "__pydantic_extra__", None)
+    object.__setattr__(model, "__pydantic_private__", None)
+    return model
+
+
+@functools.cache
+def _required_specs(cls: type[BaseModel]) -> tuple[_FieldSpec, ...]:
+    """The fields Go decodes to their zero value when missing (non-pointer fields)."""
+    return tuple(spec for spec in _field_specs(cls).values() if not spec.optional)
 
 
 def _zero(shape: tuple[Any, ...]) -> Any:

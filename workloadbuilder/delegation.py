@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import MutableMapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from kubernetes.client import (
     V1beta1PodGroup,
@@ -34,7 +34,8 @@ from workloadbuilder.errors import BuildError
 from workloadbuilder.field import ErrorList, extend_path, invalid
 from workloadbuilder.gofmt import go_quote
 from workloadbuilder.groups import TemplateIndex, new_pod_group
-from workloadbuilder.hierarchy import RuntimeGroup
+from workloadbuilder.kinds import KubeObject
+from workloadbuilder.materialize import RuntimeGroup
 from workloadbuilder.naming import pod_group_name, require_str
 from workloadbuilder.objpath import (
     Location,
@@ -77,7 +78,10 @@ class Delegation:
     parent: str | None = None
 
 
-def delegate(child_obj: Any, template_name: str, parent: str | RuntimeGroup | None = None) -> Any:
+K = TypeVar("K", bound=KubeObject)
+
+
+def delegate(child_obj: K, template_name: str, parent: str | RuntimeGroup | None = None) -> K:
     """Annotate a child object (a JobSet's Job, say) with the template and parent group it is delegated.
 
     Writes ``scheduling.k8s.io/group-template-name`` and, when ``parent`` is
@@ -114,7 +118,7 @@ def delegate(child_obj: Any, template_name: str, parent: str | RuntimeGroup | No
     return child_obj
 
 
-def delegation_of(child_obj: Any) -> Delegation | None:
+def delegation_of(child_obj: KubeObject) -> Delegation | None:
     """The delegation a child object carries, or ``None`` when it has no template annotation.
 
     The parent link is read from ``scheduling.k8s.io/parent-composite-podgroup``
@@ -135,7 +139,7 @@ def delegation_of(child_obj: Any) -> Delegation | None:
 
 def delegated_pod_group(
     workload: V1beta1Workload | dict[str, Any],
-    child_obj: Any,
+    child_obj: KubeObject,
     owner: V1OwnerReference | dict[str, Any] | None = None,
     name: str | None = None,
 ) -> V1beta1PodGroup:
@@ -172,7 +176,8 @@ def delegated_pod_group(
     elif index.leaves:
         template = next(iter(index.leaves.values()))
     else:
-        raise BuildError(f"workload {go_quote(workload.metadata.name or '')} has no PodGroupTemplates")
+        name = workload.metadata.name if workload.metadata is not None else None
+        raise BuildError(f"workload {go_quote(name or '')} has no PodGroupTemplates")
     ref = as_model(V1OwnerReference, owner) if owner is not None else _controller_ref(child_obj)
     group_name = name if name is not None else pod_group_name(_name_of(child_obj), template.name)
     pod_group = new_pod_group(workload, template, group_name, [ref])
@@ -204,7 +209,7 @@ def _name_of(obj: Any) -> str:
     name = metadata.get("name") if isinstance(metadata, MutableMapping) else getattr(metadata, "name", None)
     if not name:
         raise BuildError(f"the given {_kind(obj)} has no name to derive its PodGroup's name from: pass name")
-    return name
+    return str(name)
 
 
 def _kind(obj: Any) -> str:
@@ -221,7 +226,7 @@ _TEMPLATE_PATHS: dict[str, tuple[str, ...]] = {
 _TEMPLATE_KINDS: dict[type[BaseModel], str] = {V1Job: "Job", V1CronJob: "CronJob", V1PodTemplate: "PodTemplate"}
 
 
-def stamp_pod_template(pod_template: Any, pod_group_name: str, path: Location | None = None) -> ErrorList:
+def stamp_pod_template(pod_template: KubeObject, pod_group_name: str, path: Location | None = None) -> ErrorList:
     """Make the pods of a template members of a PodGroup: set ``spec.schedulingGroup.podGroupName``.
 
     The field is immutable on a Pod, so a controller stamps the template its
@@ -312,12 +317,17 @@ def pod_claims_for(pod_group: V1beta1PodGroup | V1beta1PodGroupTemplate | dict[s
         AggregateError: a dict that does not decode.
         TypeError: anything but a PodGroup, a PodGroupTemplate or a dict.
     """
+    group: V1beta1PodGroup | V1beta1PodGroupTemplate
     if isinstance(pod_group, dict):
-        model_cls = V1beta1PodGroup if "spec" in pod_group else V1beta1PodGroupTemplate
-        pod_group = as_model(model_cls, pod_group)
-    elif not isinstance(pod_group, (V1beta1PodGroup, V1beta1PodGroupTemplate)):
+        if "spec" in pod_group:
+            group = as_model(V1beta1PodGroup, pod_group)
+        else:
+            group = as_model(V1beta1PodGroupTemplate, pod_group)
+    elif isinstance(pod_group, (V1beta1PodGroup, V1beta1PodGroupTemplate)):
+        group = pod_group
+    else:
         raise TypeError(f"pod_claims_for takes a PodGroup or a PodGroupTemplate, not {type(pod_group).__name__}")
-    holder = pod_group.spec if isinstance(pod_group, V1beta1PodGroup) else pod_group
+    holder = group.spec if isinstance(group, V1beta1PodGroup) else group
     claims = (holder.resource_claims if holder is not None else None) or []
     return [
         V1PodResourceClaim(

@@ -20,13 +20,13 @@ from workloadbuilder.compile import compile_workload, compile_workload_spec
 from workloadbuilder.errors import BuildError
 from workloadbuilder.field import ErrorList, duplicate, invalid, too_many
 from workloadbuilder.gofmt import go_quote
+from workloadbuilder.kinds import MAX_TEMPLATES
 from workloadbuilder.tree import check_item, tree_error
 from workloadbuilder.types import BuildOptions, WorkloadItem
 from workloadbuilder.validation.controller import validate_tree
 
-__all__ = ["MAX_TEMPLATES", "Forest", "build_forest"]
+__all__ = ["Forest", "build_forest"]
 
-MAX_TEMPLATES = 8
 """``WorkloadMaxPodGroupTemplates``: the most templates one list of a Workload may hold."""
 
 
@@ -72,10 +72,10 @@ def build_forest(
     options = options if isinstance(options, BuildOptions) else BuildOptions(**(options or {}))
     if not roots:
         raise BuildError("a forest needs at least one root")
-    roots = _item_list(roots, "roots")
-    for position, root in enumerate(roots):
-        if root is None:
-            raise BuildError(f"forest root {position} is missing")
+    given = _item_list(roots, "roots")
+    roots = [root for root in given if root is not None]
+    if len(roots) < len(given):
+        raise BuildError(f"forest root {given.index(None)} is missing")
     old_by_name = {old.name: old for old in _item_list(old_roots or [], "old_roots") if old is not None}
     errors = ErrorList()
     seen: set[str] = set()  # item names of the earlier roots
@@ -138,9 +138,9 @@ def _compile(roots: Sequence[WorkloadItem], options: BuildOptions) -> V1beta1Wor
         extra = compile_workload_spec(root)
         if root.is_composite:
             spec.composite_pod_group_templates = [
-                *spec.composite_pod_group_templates,
-                *extra.composite_pod_group_templates,
+                *(spec.composite_pod_group_templates or []),
+                *(extra.composite_pod_group_templates or []),
             ]
         else:
-            spec.pod_group_templates = [*spec.pod_group_templates, *extra.pod_group_templates]
+            spec.pod_group_templates = [*(spec.pod_group_templates or []), *(extra.pod_group_templates or [])]
     return workload

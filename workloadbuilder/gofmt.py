@@ -8,6 +8,7 @@ there is reproduced: ``strconv.Quote``, ``strconv.FormatFloat(v, 'g', -1, 64)``
 
 from __future__ import annotations
 
+import bisect
 import datetime
 import decimal
 import enum
@@ -15,7 +16,9 @@ import json
 import math
 from typing import Any
 
-__all__ = ["go_float", "go_json", "go_quote", "go_sprint", "render_bad_value"]
+from workloadbuilder._isprint import BOUNDS as _PRINT_BOUNDS
+
+__all__ = ["go_float", "go_is_print", "go_json", "go_quote", "go_sprint", "render_bad_value"]
 
 
 class _NotJSON(Exception):
@@ -46,24 +49,35 @@ def go_sprint(value: Any) -> str:
 
 
 def go_quote(text: str) -> str:
-    """Quote a string as Go's ``strconv.Quote`` (and ``%q``) does."""
+    """Quote a string as Go's ``strconv.Quote`` (and ``%q``) does.
+
+    Which characters stay raw is decided by :func:`go_is_print` (Go's own
+    Unicode 15.0.0 tables), whatever Unicode version the host Python carries.
+    """
     out = ['"']
     for ch in text:
         code = ord(ch)
         if ch == '"' or ch == "\\":
             out.append("\\" + ch)
+        elif go_is_print(code):
+            out.append(ch)
         elif ch in _GO_ESCAPES:
             out.append(_GO_ESCAPES[ch])
-        elif ch == " " or (ch.isprintable() and code != 0x7F):
-            out.append(ch)
-        elif code < 0x80:
+        elif code < 0x20 or code == 0x7F:
             out.append(f"\\x{code:02x}")
+        elif 0xD800 <= code <= 0xDFFF:
+            out.append("\\ufffd")  # not a valid rune: Go writes the replacement character
         elif code < 0x10000:
             out.append(f"\\u{code:04x}")
         else:
             out.append(f"\\U{code:08x}")
     out.append('"')
     return "".join(out)
+
+
+def go_is_print(code: int) -> bool:
+    """Whether Go's ``strconv.IsPrint`` holds: a letter, mark, number, punctuation, symbol or U+0020."""
+    return bisect.bisect_right(_PRINT_BOUNDS, code) % 2 == 1
 
 
 _GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}

@@ -8,7 +8,6 @@ without touching the (cached) Workload.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 from kubernetes.client import (
@@ -22,17 +21,15 @@ from kubernetes.client import (
 
 from workloadbuilder.errors import BuildError
 from workloadbuilder.gofmt import go_quote
+from workloadbuilder.kinds import COMPOSITE_POD_GROUP_API_VERSION, POD_GROUP_API_VERSION
+from workloadbuilder.walk import walk
 
 __all__ = [
-    "COMPOSITE_POD_GROUP_API_VERSION",
-    "POD_GROUP_API_VERSION",
     "TemplateIndex",
     "new_composite_pod_group",
     "new_pod_group",
 ]
 
-POD_GROUP_API_VERSION = "scheduling.k8s.io/v1beta1"
-COMPOSITE_POD_GROUP_API_VERSION = "scheduling.k8s.io/v1alpha3"
 
 
 def new_pod_group(
@@ -44,10 +41,15 @@ def new_pod_group(
     ``preemptionPolicy`` included (upstream drops ``preemptionPolicy``; see
     docs/differences.md).
     """
-    spec = template.model_dump(by_alias=True, exclude_none=True, exclude={"name"})
+    spec = _without_empty(template.model_dump(by_alias=True, exclude_none=True, exclude={"name"}))
     spec["workloadRef"] = {"workloadName": _workload_name(workload), "templateName": template.name}
     return V1beta1PodGroup.model_validate(
-        {"apiVersion": POD_GROUP_API_VERSION, "kind": "PodGroup", "metadata": _metadata(workload, name, owners), "spec": spec}
+        {
+            "apiVersion": POD_GROUP_API_VERSION,
+            "kind": "PodGroup",
+            "metadata": _metadata(workload, name, owners),
+            "spec": spec,
+        }
     )
 
 
@@ -58,8 +60,10 @@ def new_composite_pod_group(
 
     The child templates are not copied: children are separate runtime groups.
     """
-    spec = template.model_dump(
-        by_alias=True, exclude_none=True, exclude={"name", "pod_group_templates", "composite_pod_group_templates"}
+    spec = _without_empty(
+        template.model_dump(
+            by_alias=True, exclude_none=True, exclude={"name", "pod_group_templates", "composite_pod_group_templates"}
+        )
     )
     spec["workloadRef"] = {"workloadName": _workload_name(workload), "templateName": template.name}
     return V1alpha3CompositePodGroup.model_validate(
@@ -70,6 +74,23 @@ def new_composite_pod_group(
             "spec": spec,
         }
     )
+
+
+def _without_empty(spec: dict[str, Any]) -> dict[str, Any]:
+    """The copied template fields without the empty ones Go leaves out of a runtime group.
+
+    Go copies ``resourceClaims`` only when there are some, and ``omitempty``
+    drops an empty ``priorityClassName`` and an empty ``topology`` list (the
+    ``schedulingConstraints`` around it stays, as ``{}``).
+    """
+    if spec.get("resourceClaims") == []:
+        del spec["resourceClaims"]
+    if spec.get("priorityClassName") == "":
+        del spec["priorityClassName"]
+    constraints = spec.get("schedulingConstraints")
+    if isinstance(constraints, dict) and constraints.get("topology") == []:
+        del constraints["topology"]
+    return spec
 
 
 def _workload_name(workload: V1beta1Workload) -> str:
@@ -92,21 +113,31 @@ def _metadata(workload: V1beta1Workload, name: str, owners: list[V1OwnerReferenc
 class TemplateIndex:
     """Every template of a Workload by name, built once and reused for each lookup.
 
-    Leaf templates are found at any depth, top level first, then inside each
-    composite template in pre-order (upstream indexes only the top level).
+    As in Go, a name held by several templates finds the last of them, and
+    the ``(have [...])`` list of a failed lookup names every template, repeats
+    included. Composite templates are searched in pre-order. Leaf templates
+    are searched at the top level first, as Go does, then (beyond Go, see
+    docs/differences.md) inside the composite templates, in pre-order.
     """
 
     def __init__(self, workload: V1beta1Workload) -> None:
         self.workload = workload
-        self.leaves: dict[str, V1beta1PodGroupTemplate] = {}
-        self.composites: dict[str, V1beta1CompositePodGroupTemplate] = {}
-        spec = workload.spec
-        for leaf in spec.pod_group_templates or []:
-            self.leaves[leaf.name] = leaf
-        for composite in _walk(spec.composite_pod_group_templates or []):
-            self.composites[composite.name] = composite
-            for leaf in composite.pod_group_templates or []:
-                self.leaves[leaf.name] = leaf
+        top_level: list[V1beta1PodGroupTemplate] = []
+        nested: list[V1beta1PodGroupTemplate] = []
+        composites: list[V1beta1CompositePodGroupTemplate] = []
+        for record in walk(workload.spec):
+            if record.composite:
+                composites.append(record.node)
+            else:
+                (nested if record.parent is not None else top_level).append(record.node)
+        self._leaf_names = [t.name for t in top_level + nested]
+        self._composite_names = [t.name for t in composites]
+        self.leaves: dict[str, V1beta1PodGroupTemplate] = {t.name: t for t in top_level}
+        """The leaf template each name finds, top-level names first."""
+        for name, template in {t.name: t for t in nested}.items():
+            self.leaves.setdefault(name, template)
+        self.composites: dict[str, V1beta1CompositePodGroupTemplate] = {t.name: t for t in composites}
+        """The composite template each name finds."""
 
     def leaf(self, template_name: str) -> V1beta1PodGroupTemplate:
         """The leaf template of that name.
@@ -118,7 +149,7 @@ class TemplateIndex:
         if template is None:
             raise BuildError(
                 f"podGroupTemplate {go_quote(template_name)} not found in workload "
-                f"{go_quote(_workload_name(self.workload))} (have [{' '.join(self.leaves)}])"
+                f"{go_quote(_workload_name(self.workload))} (have [{' '.join(self._leaf_names)}])"
             )
         return template
 
@@ -132,12 +163,6 @@ class TemplateIndex:
         if template is None:
             raise BuildError(
                 f"compositePodGroupTemplate {go_quote(template_name)} not found in workload "
-                f"{go_quote(_workload_name(self.workload))} (have [{' '.join(self.composites)}])"
+                f"{go_quote(_workload_name(self.workload))} (have [{' '.join(self._composite_names)}])"
             )
         return template
-
-
-def _walk(templates: list[V1beta1CompositePodGroupTemplate]) -> Iterator[V1beta1CompositePodGroupTemplate]:
-    for template in templates:
-        yield template
-        yield from _walk(template.composite_pod_group_templates or [])

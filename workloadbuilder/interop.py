@@ -28,6 +28,7 @@ from pydantic import BaseModel
 from workloadbuilder import kinds
 from workloadbuilder.decode import decode, errors_at, to_json_dict
 from workloadbuilder.field import ErrorList, FieldPath, required
+from workloadbuilder.kinds import KubeObject
 from workloadbuilder.manifests import DocumentProblem, ManifestError
 
 __all__ = ["Action", "ApplyResult", "ApiStatus", "apply", "creation_order", "spec_differences"]
@@ -35,12 +36,11 @@ __all__ = ["Action", "ApplyResult", "ApiStatus", "apply", "creation_order", "spe
 Action = Literal["created", "dry-run-created", "unchanged", "conflict", "error", "skipped"]
 """What ``apply`` did with one object (see ``ApplyResult``)."""
 
-KubernetesObject = BaseModel | Mapping[str, Any]
 
 _GROUP_KINDS = frozenset({kinds.POD_GROUP, kinds.COMPOSITE_POD_GROUP})
 _KIND_RANK = {kinds.WORKLOAD: 0, kinds.COMPOSITE_POD_GROUP: 1, kinds.POD_GROUP: 2}
 # The apiserver's one spec default for runtime groups (+default={"single": {}}).
-_DEFAULT_DISRUPTION_MODE = {"single": {}}
+_DEFAULT_DISRUPTION_MODE: dict[str, Any] = {"single": {}}
 # Filled in by the Priority admission plugin from priorityClassName; a user may not set them.
 _SERVER_RESOLVED = frozenset({"priority", "preemptionPolicy"})
 # (apiVersion, kind) -> the API class serving it and its method suffix (create_namespaced_<suffix>).
@@ -143,7 +143,7 @@ class ApplyResult:
 class _Item:
     """One object to create, decoded, with where it goes."""
 
-    source: KubernetesObject
+    source: KubeObject
     model: BaseModel
     api_version: str
     kind: str
@@ -153,7 +153,7 @@ class _Item:
 
 
 def apply(
-    objects: Iterable[KubernetesObject],
+    objects: Iterable[KubeObject],
     api_client: ApiClient | None = None,
     dry_run: bool = True,
     *,
@@ -202,7 +202,7 @@ def apply(
     items = _order(_prepare(objects))
     beta = SchedulingV1beta1Api(api_client)
     alpha = SchedulingV1alpha3Api(beta.api_client)
-    apis = {SchedulingV1beta1Api: beta, SchedulingV1alpha3Api: alpha}
+    apis: dict[type, Any] = {SchedulingV1beta1Api: beta, SchedulingV1alpha3Api: alpha}
     results: list[ApplyResult] = []
     try:
         for item in items:
@@ -216,7 +216,7 @@ def apply(
     return results
 
 
-def creation_order(objects: Iterable[KubernetesObject]) -> list[KubernetesObject]:
+def creation_order(objects: Iterable[KubeObject]) -> list[KubeObject]:
     """The objects in the order to create them: Workloads, CompositePodGroups roots first, PodGroups.
 
     The sort is stable: objects of the same rank keep their given order
@@ -231,7 +231,7 @@ def creation_order(objects: Iterable[KubernetesObject]) -> list[KubernetesObject
     return [item.source for item in _order(_prepare(objects))]
 
 
-def spec_differences(ours: KubernetesObject, stored: KubernetesObject) -> list[str]:
+def spec_differences(ours: KubeObject, stored: KubeObject) -> list[str]:
     """Where a stored object's spec differs from ours, as field paths; empty when they agree.
 
     Both specs are compared in Kubernetes JSON, after doing to ours what the
@@ -288,7 +288,7 @@ def _result(
     return ApplyResult(item.kind, item.namespace, item.name, action, obj, error, differences)
 
 
-def _prepare(objects: Iterable[KubernetesObject]) -> list[_Item]:
+def _prepare(objects: Iterable[KubeObject]) -> list[_Item]:
     """Every object decoded and located, or one ``ManifestError`` naming each bad one."""
     items: list[_Item] = []
     problems: list[DocumentProblem] = []
@@ -316,10 +316,10 @@ def _prepare(objects: Iterable[KubernetesObject]) -> list[_Item]:
     return items
 
 
-def _item(source: KubernetesObject, data: Any) -> tuple[_Item | None, ErrorList]:
+def _item(source: KubeObject, data: Any) -> tuple[_Item | None, ErrorList]:
     if not isinstance(data, Mapping):
         return None, ErrorList()
-    model_class, errs = kinds.resolve(data, require_type=True)
+    model_class, errs = kinds.model_for(data, require_type=True)
     if model_class is None:
         return None, errs
     model, problems = decode(model_class, dict(data))  # a copy, with the apiVersion and kind a model may lack
@@ -364,7 +364,7 @@ def _order(items: list[_Item]) -> list[_Item]:
     return sorted(items, key=key)
 
 
-def _as_json(obj: KubernetesObject) -> Mapping[str, Any]:
+def _as_json(obj: KubeObject) -> Mapping[str, Any]:
     return to_json_dict(obj) if isinstance(obj, BaseModel) else obj
 
 
@@ -377,7 +377,7 @@ def _without_resolved(stored: Any, ours: Any) -> Any:
             if key not in _SERVER_RESOLVED or key in ours
         }
     if isinstance(stored, list) and isinstance(ours, list) and len(stored) == len(ours):
-        return [_without_resolved(value, mine) for value, mine in zip(stored, ours)]
+        return [_without_resolved(value, mine) for value, mine in zip(stored, ours, strict=True)]
     return stored
 
 
@@ -387,5 +387,6 @@ def _differences(path: FieldPath, ours: Any, stored: Any) -> list[str]:
         keys = [*ours, *(key for key in stored if key not in ours)]
         return [diff for key in keys for diff in _differences(path.child(key), ours.get(key), stored.get(key))]
     if isinstance(ours, list) and isinstance(stored, list) and len(ours) == len(stored):
-        return [diff for i, (a, b) in enumerate(zip(ours, stored)) for diff in _differences(path.index(i), a, b)]
+        pairs = enumerate(zip(ours, stored, strict=True))
+        return [diff for i, (a, b) in pairs for diff in _differences(path.index(i), a, b)]
     return [] if ours == stored else [str(path)]

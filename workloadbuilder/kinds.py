@@ -1,5 +1,8 @@
 """The object kinds workloadbuilder reads and checks, and the client model of each.
 
+It also holds the API versions the builder emits and the limits the API
+server enforces on these objects, so every module uses the same numbers.
+
 One table answers, for manifests, validation, update checks and migration:
 which ``apiVersion``/``kind`` pairs exist in Kubernetes 1.37 and which
 kubernetes client model holds each. Workload and PodGroup are served as
@@ -27,22 +30,52 @@ from workloadbuilder.field import ErrorList, FieldPath, invalid, not_supported, 
 
 __all__ = [
     "COMPOSITE_POD_GROUP",
+    "COMPOSITE_POD_GROUP_API_VERSION",
     "GROUP",
     "KINDS",
+    "KubeObject",
+    "MAX_DEPTH",
+    "MAX_PRIORITY",
+    "MAX_RESOURCE_CLAIMS",
+    "MAX_TEMPLATES",
+    "MAX_TOPOLOGY",
     "POD_GROUP",
+    "POD_GROUP_API_VERSION",
     "PREFERRED_VERSION",
     "REMOVED_VERSIONS",
     "WORKLOAD",
+    "WORKLOAD_API_VERSION",
     "as_manifest",
     "kind_of",
-    "resolve",
+    "model_for",
     "versions_of",
 ]
+
+KubeObject = BaseModel | Mapping[str, Any]
+"""A raw Kubernetes object as the library takes it: a kubernetes client model, or its JSON form as a mapping."""
 
 GROUP = "scheduling.k8s.io"
 WORKLOAD = "Workload"
 POD_GROUP = "PodGroup"
 COMPOSITE_POD_GROUP = "CompositePodGroup"
+
+WORKLOAD_API_VERSION = f"{GROUP}/v1beta1"
+"""The version of the Workloads the builder emits."""
+POD_GROUP_API_VERSION = f"{GROUP}/v1beta1"
+"""The version of the PodGroups the builder emits."""
+COMPOSITE_POD_GROUP_API_VERSION = f"{GROUP}/v1alpha3"
+"""The version of the CompositePodGroups the builder emits (the only one that serves them)."""
+
+MAX_TEMPLATES = 8
+"""WorkloadMaxPodGroupTemplates: at most this many templates in each template list, at every level."""
+MAX_DEPTH = 4
+"""WorkloadMaxTreeDepth: the template tree (and the runtime hierarchy) is at most this many levels; the top is 1."""
+MAX_TOPOLOGY = 1
+"""At most this many topology constraints in one ``schedulingConstraints``."""
+MAX_RESOURCE_CLAIMS = 4
+"""At most this many resource claims on one template or group."""
+MAX_PRIORITY = 1_000_000_000
+"""HighestUserDefinablePriority: the largest ``priority`` a group may ask for."""
 
 KINDS: Mapping[tuple[str, str], type[BaseModel]] = {
     (f"{GROUP}/v1beta1", WORKLOAD): V1beta1Workload,
@@ -54,9 +87,9 @@ KINDS: Mapping[tuple[str, str], type[BaseModel]] = {
 """``(apiVersion, kind)`` to the client model that holds it."""
 
 PREFERRED_VERSION: Mapping[str, str] = {
-    WORKLOAD: f"{GROUP}/v1beta1",
-    POD_GROUP: f"{GROUP}/v1beta1",
-    COMPOSITE_POD_GROUP: f"{GROUP}/v1alpha3",
+    WORKLOAD: WORKLOAD_API_VERSION,
+    POD_GROUP: POD_GROUP_API_VERSION,
+    COMPOSITE_POD_GROUP: COMPOSITE_POD_GROUP_API_VERSION,
 }
 """The version each kind is written in when none is given, and the one ``migrate`` targets."""
 
@@ -82,8 +115,10 @@ def versions_of(kind: str) -> list[str]:
     return sorted(version for version, k in KINDS if k == kind)
 
 
-def kind_of(obj: Any) -> str | None:
-    """The kind of a client model (its ``kind``, else its class name) or of a dict (its ``kind``); ``None`` if unknown."""
+def kind_of(obj: object) -> str | None:
+    """The kind of a client model (its ``kind``, else its class name) or of a dict (its ``kind``); ``None`` if
+    unknown.
+    """
     if isinstance(obj, BaseModel):
         known = _MODEL_TYPES.get(type(obj))
         if known is not None:
@@ -100,7 +135,7 @@ def kind_of(obj: Any) -> str | None:
     return None
 
 
-def resolve(
+def model_for(
     data: Mapping[str, Any], expected: str | None = None, require_type: bool = False
 ) -> tuple[type[BaseModel] | None, ErrorList]:
     """The client model for a manifest's ``apiVersion`` and ``kind``, or the errors that say why there is none.
@@ -137,6 +172,9 @@ def resolve(
     if (version, kind) in KINDS:
         return KINDS[(version, kind)], errs
     if version in REMOVED_VERSIONS:
-        detail = f"{kind} {version} is not served by Kubernetes 1.37: workloadbuilder.migrate rewrites it to {PREFERRED_VERSION[kind]}"
+        detail = (
+            f"{kind} {version} is not served by Kubernetes 1.37: "
+            f"workloadbuilder.migrate rewrites it to {PREFERRED_VERSION[kind]}"
+        )
         return None, ErrorList([invalid(FieldPath("apiVersion"), version, detail)])
     return None, ErrorList([not_supported(FieldPath("apiVersion"), version, versions_of(kind))])

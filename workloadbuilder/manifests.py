@@ -28,6 +28,7 @@ from workloadbuilder import kinds
 from workloadbuilder.decode import decode, duplicate_field, errors_at, to_json_dict
 from workloadbuilder.errors import WorkloadBuilderError
 from workloadbuilder.field import ErrorList, FieldPath, extend_path, index_path
+from workloadbuilder.kinds import KubeObject
 
 __all__ = ["DocumentProblem", "ManifestError", "dump", "load", "read_documents", "to_dict", "to_yaml"]
 
@@ -139,7 +140,7 @@ def read_documents(source: Source) -> list[Any]:
     return documents
 
 
-def dump(objects: BaseModel | Mapping[str, Any] | Iterable[BaseModel | Mapping[str, Any]]) -> str:
+def dump(objects: KubeObject | Iterable[KubeObject]) -> str:
     """Objects as YAML in Kubernetes JSON spelling: camelCase, no nulls, ``basic: {}`` kept, stable order.
 
     A dict is first decoded strictly into its client model, so it comes out
@@ -166,26 +167,28 @@ def dump(objects: BaseModel | Mapping[str, Any] | Iterable[BaseModel | Mapping[s
     return to_yaml(models)
 
 
-def to_dict(obj: BaseModel | dict[str, Any]) -> dict[str, Any]:
-    """A client model (or an already plain dict) as a Kubernetes JSON dict.
+def to_dict(obj: KubeObject) -> dict[str, Any]:
+    """A client model (or an already plain dict, returned as is; another mapping is copied) as a Kubernetes JSON dict.
 
     Raises:
-        TypeError: ``obj`` is neither a model nor a dict.
+        TypeError: ``obj`` is neither a model nor a mapping.
     """
     if isinstance(obj, dict):
         return obj
+    if isinstance(obj, Mapping):
+        return dict(obj)
     if not isinstance(obj, BaseModel):
         raise TypeError(f"to_dict takes a kubernetes client model or a dict, not {type(obj).__name__}")
     return to_json_dict(obj)
 
 
-def to_yaml(objects: BaseModel | dict[str, Any] | Iterable[BaseModel | dict[str, Any]]) -> str:
+def to_yaml(objects: KubeObject | Iterable[KubeObject]) -> str:
     """One object, or several as a multi-document stream, as YAML.
 
     Raises:
         TypeError: an object that is neither a model nor a dict (a string is not a list of objects).
     """
-    if isinstance(objects, (BaseModel, dict)):
+    if isinstance(objects, (BaseModel, Mapping)):
         return _dump(to_dict(objects))
     if not isinstance(objects, Iterable) or isinstance(objects, (str, bytes)):
         raise TypeError(f"to_yaml takes models, dicts or an iterable of them, not {type(objects).__name__}")
@@ -218,7 +221,7 @@ def _read(source: Source) -> tuple[str, str]:
     looks_like_path = (
         isinstance(source, str) and "\n" not in source and (_is_file(source) or source.endswith(_SUFFIXES))
     )
-    if isinstance(source, os.PathLike) or looks_like_path:
+    if isinstance(source, os.PathLike) or (isinstance(source, str) and looks_like_path):
         path = Path(source)
         try:
             return str(path), path.read_bytes().decode("utf-8", "replace")
@@ -309,7 +312,8 @@ def _duplicate_keys(node: yaml.Node, path: FieldPath | None) -> ErrorList:
 def _items(data: Any) -> list[Any]:
     """A document's objects: a ``v1`` ``List``'s items, or the document itself."""
     if isinstance(data, Mapping) and data.get("kind") == "List" and isinstance(data.get("items"), list):
-        return data["items"]
+        items: list[Any] = data["items"]
+        return items
     return [data]
 
 
@@ -317,7 +321,7 @@ def _decode(data: Any) -> tuple[BaseModel | None, ErrorList, str]:
     """One object into its client model, or the field errors (or the message) that stop it."""
     if not isinstance(data, Mapping):
         return None, ErrorList(), f"a manifest must be an object with apiVersion and kind, not {_json_type(data)}"
-    model_class, errs = kinds.resolve(data, require_type=True)
+    model_class, errs = kinds.model_for(data, require_type=True)
     if model_class is None:
         return None, errs, ""
     model, problems = decode(model_class, dict(data))

@@ -13,13 +13,14 @@ leaves the rest in place and reports both, each at its path.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from workloadbuilder import kinds
 from workloadbuilder.decode import decode, errors_at
 from workloadbuilder.field import FieldPath
+from workloadbuilder.walk import walk
 
 __all__ = ["Migration", "MigrationNote", "migrate"]
 
@@ -69,11 +70,12 @@ def migrate(manifest: Mapping[str, Any]) -> Migration:
     Raises:
         TypeError: ``manifest`` is not a mapping.
 
-    >>> result = migrate({"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup",
-    ...                   "spec": {"podGroupTemplateRef": {"workload": {"workloadName": "w", "podGroupTemplateName": "t"}},
-    ...                            "schedulingPolicy": {"basic": {}}, "disruptionMode": "Pod"}})
-    >>> result.manifest["spec"]
-    {'schedulingPolicy': {'basic': {}}, 'disruptionMode': {'single': {}}, 'workloadRef': {'workloadName': 'w', 'templateName': 't'}}
+    >>> ref = {"workload": {"workloadName": "w", "podGroupTemplateName": "t"}}
+    >>> spec = {"podGroupTemplateRef": ref, "schedulingPolicy": {"basic": {}}, "disruptionMode": "Pod"}
+    >>> result = migrate({"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup", "spec": spec})
+    >>> spec = result.manifest["spec"]
+    >>> spec["disruptionMode"], spec["workloadRef"]
+    ({'single': {}}, {'workloadName': 'w', 'templateName': 't'})
     >>> for note in result.rewrites:
     ...     print(note)
     apiVersion: scheduling.k8s.io/v1alpha2 is now scheduling.k8s.io/v1beta1
@@ -151,7 +153,8 @@ def _migrate_workload_spec(notes: _Notes, spec: dict[str, Any]) -> None:
                 ref_path.child("apiVersion"),
                 f"now apiGroup {group!r}" if group else "dropped: the core group has no apiGroup",
             )
-    for template_path, template in _templates(path, spec):
+    for record in walk(spec, path):
+        template_path, template = record.path, record.node
         if "policy" in template:
             if "schedulingPolicy" in template:
                 notes.keep(template_path.child("policy"), "both policy and schedulingPolicy are set")
@@ -159,16 +162,6 @@ def _migrate_workload_spec(notes: _Notes, spec: dict[str, Any]) -> None:
                 template["schedulingPolicy"] = template.pop("policy")
                 notes.rewrote(template_path.child("policy"), "now schedulingPolicy")
         _migrate_group(notes, template_path, template)
-
-
-def _templates(path: FieldPath, parent: dict[str, Any]) -> Iterator[tuple[FieldPath, dict[str, Any]]]:
-    for list_name in ("podGroupTemplates", "compositePodGroupTemplates"):
-        items = parent.get(list_name)
-        for i, template in enumerate(items if isinstance(items, list) else []):
-            if isinstance(template, dict):
-                yield path.child(list_name).index(i), template
-                if list_name == "compositePodGroupTemplates":
-                    yield from _templates(path.child(list_name).index(i), template)
 
 
 def _migrate_group(notes: _Notes, path: FieldPath, group: dict[str, Any]) -> None:
@@ -197,7 +190,9 @@ def _migrate_group(notes: _Notes, path: FieldPath, group: dict[str, Any]) -> Non
 
 
 def _migrate_template_ref(notes: _Notes, spec: dict[str, Any]) -> None:
-    """``spec.podGroupTemplateRef.workload.{workloadName,podGroupTemplateName}`` to ``spec.workloadRef.{workloadName,templateName}``."""
+    """``spec.podGroupTemplateRef.workload.{workloadName,podGroupTemplateName}`` to
+    ``spec.workloadRef.{workloadName,templateName}``.
+    """
     if "podGroupTemplateRef" not in spec:
         return
     path = FieldPath("spec", "podGroupTemplateRef")

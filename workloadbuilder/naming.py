@@ -17,13 +17,14 @@ Template names are DNS labels (63 bytes at most, no dots); a name derived from
 a long or dotted owner name is shortened with a hash instead of producing an
 invalid Workload (see ``template_name``). Runtime groups of a materialized
 hierarchy are named by ``runtime_group_name``. docs/runtime.md explains the
-schemes and tests/test_naming.py holds the vectors they were checked against.
+schemes and tests/core/test_naming.py holds the vectors they were checked against.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from workloadbuilder.decode import is_int
 from workloadbuilder.errors import BuildError
 from workloadbuilder.gofmt import go_quote
 from workloadbuilder.validation.formats import is_dns1123_label, is_dns1123_subdomain
@@ -148,7 +149,7 @@ def runtime_group_name(workload_name: str, template_name: str, indices: Sequence
     require_str(workload_name=workload_name, template_name=template_name)
     if not indices:
         return pod_group_name(workload_name, template_name)
-    if any(isinstance(i, bool) or not isinstance(i, int) or i < 0 for i in indices):
+    if any(not is_int(i) or i < 0 for i in indices):
         raise BuildError(f"runtime group indices must be non-negative integers, got {list(indices)}")
     suffix = "".join(f"[{i}]" for i in indices)
     digest = _encoded_hash(_utf8(workload_name), _utf8(template_name), _utf8(suffix))
@@ -204,7 +205,7 @@ def job_template_name(job_name: str, index: int = 0) -> str:
         TypeError: a name (or index) of the wrong type.
     """
     require_str(job_name=job_name)
-    if isinstance(index, bool) or not isinstance(index, int):
+    if not is_int(index):
         raise TypeError(f"index must be an int, not {type(index).__name__}")
     return template_name(job_name, f"pgt-{index}")
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import MutableMapping, Sequence
 from typing import Any
 
-import jsonpath_ng
 from jsonpath_ng import jsonpath
+from jsonpath_ng.parser import parse as parse_jsonpath
 from kubernetes.client import V1ObjectMeta
 from pydantic import BaseModel
 
@@ -41,7 +41,7 @@ def elements_of(location: Location) -> tuple[Element, ...]:
     expression = location
     if isinstance(location, str):
         try:
-            expression = jsonpath_ng.parse(location)
+            expression = parse_jsonpath(location)
         except Exception as err:  # jsonpath-ng raises plain Exceptions for syntax errors
             raise BuildError(f"invalid JSONPath {go_quote(location)}: {err}") from err
     return tuple(_jsonpath_elements(expression, str(location)))
@@ -140,8 +140,10 @@ def writable_annotations(obj: Any) -> MutableMapping[str, str]:
         return annotations
     if not isinstance(obj, BaseModel) or json_field(obj, "metadata") is None:
         raise BuildError(f"a {type(obj).__name__} has no metadata to annotate")
-    if obj.metadata is None:
-        obj.metadata = V1ObjectMeta()
-    if obj.metadata.annotations is None:
-        obj.metadata.annotations = {}
-    return obj.metadata.annotations
+    model: Any = obj  # a client model with metadata, as checked above
+    if model.metadata is None:
+        model.metadata = V1ObjectMeta()
+    if model.metadata.annotations is None:
+        model.metadata.annotations = {}
+    annotations_of_model: MutableMapping[str, str] = model.metadata.annotations
+    return annotations_of_model

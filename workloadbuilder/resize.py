@@ -4,31 +4,35 @@
 Job's parallelism changes, an elastic JobSet scales). The template in the
 Workload and each PodGroup already made from it hold their own copies, so a
 resize touches all of them; like the Job controller, only the objects whose
-value differs are patched.
+value differs are patched. ``resize`` gives JSON Patches for a Workload and
+its PodGroups together; ``gang_resize_patch`` gives the strategic-merge patch
+for one object, as the Job controller sends it for a running gang Job.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from kubernetes.client import (
     V1alpha3CompositePodGroup,
-    V1beta1CompositePodGroupTemplate,
     V1beta1PodGroup,
-    V1beta1PodGroupTemplate,
     V1beta1Workload,
     V1ObjectMeta,
 )
 
-from workloadbuilder.compile import WORKLOAD_API_VERSION
-from workloadbuilder.decode import as_model
-from workloadbuilder.errors import ResizeError
+from workloadbuilder import kinds
+from workloadbuilder.decode import as_model, is_int
+from workloadbuilder.errors import InvalidArgumentError, ResizeError
 from workloadbuilder.gofmt import go_quote
-from workloadbuilder.groups import POD_GROUP_API_VERSION, TemplateIndex
+from workloadbuilder.groups import TemplateIndex
+from workloadbuilder.kinds import POD_GROUP_API_VERSION, WORKLOAD_API_VERSION, KubeObject
+from workloadbuilder.validation.objects import read_object
+from workloadbuilder.walk import walk
 
-__all__ = ["JSON_PATCH", "Patch", "resize"]
+__all__ = ["JSON_PATCH", "Patch", "gang_resize_patch", "resize"]
 
 JSON_PATCH = "application/json-patch+json"
 
@@ -86,14 +90,14 @@ def resize(
     gang = leaf.scheduling_policy.gang if leaf.scheduling_policy is not None else None
     if gang is None:
         raise ResizeError(f"cannot resize podGroupTemplate {go_quote(template)}: its scheduling policy is basic")
-    if isinstance(new_min_count, bool) or not isinstance(new_min_count, int) or new_min_count < 1:
+    if not is_int(new_min_count) or new_min_count < 1:
         raise ResizeError(
             f"cannot resize podGroupTemplate {go_quote(template)}: minCount must be >= 1, got {new_min_count!r}"
         )
     patches: list[Patch] = []
     if gang.min_count != new_min_count:
         pointer = _pointer(workload, template)
-        body = [
+        body: list[dict[str, Any]] = [
             {"op": "test", "path": f"{pointer}/name", "value": template},
             {"op": "replace", "path": f"{pointer}/schedulingPolicy/gang/minCount", "value": new_min_count},
         ]
@@ -129,26 +133,83 @@ def _made_from(metadata: V1ObjectMeta, pod_groups: Iterable[Any], template: str)
 
 
 def _pointer(workload: V1beta1Workload, template: str) -> str:
-    """The JSON Pointer to the named leaf template (it exists: the index found it)."""
-    spec = workload.spec
-    found = _find(spec.pod_group_templates or [], spec.composite_pod_group_templates or [], template, "/spec")
-    assert found is not None
-    return found
+    """The JSON Pointer to the first leaf template of that name (it exists: the index found it)."""
+    found = next(r for r in walk(workload.spec) if not r.composite and r.node.name == template)
+    return f"/spec{found.json_pointer}"
 
 
-def _find(
-    leaves: list[V1beta1PodGroupTemplate], composites: list[V1beta1CompositePodGroupTemplate], template: str, at: str
-) -> str | None:
-    for i, leaf in enumerate(leaves):
-        if leaf.name == template:
-            return f"{at}/podGroupTemplates/{i}"
-    for i, composite in enumerate(composites):
-        found = _find(
-            composite.pod_group_templates or [],
-            composite.composite_pod_group_templates or [],
-            template,
-            f"{at}/compositePodGroupTemplates/{i}",
+def gang_resize_patch(obj: KubeObject, new_min_count: int, template: str | None = None) -> dict[str, Any]:
+    """The strategic-merge patch body that sets a gang's ``minCount`` and changes nothing else.
+
+    For a PodGroup it is ``{"spec": {"schedulingPolicy": {"gang": {"minCount": N}}}}``.
+    For a Workload it is what ``CreateTwoWayMergePatch`` gives, as the Job
+    controller sends it: template lists carry no patch strategy, so the
+    changed list is sent whole, with only the one ``minCount`` changed. Send
+    it with ``Content-Type: application/strategic-merge-patch+json``. An
+    object already at ``new_min_count`` gives ``{}``.
+
+    Args:
+        obj: a PodGroup or Workload (client model or dict).
+        new_min_count: the new ``minCount``, at least 1.
+        template: for a Workload, the name of the gang template to resize (at
+            any depth); may be left out when the Workload has one gang template.
+
+    Raises:
+        ResizeError: ``new_min_count`` is below 1, the object (or template) is
+            not a gang (basic and gang cannot flip), or the template is not
+            found or not named when it must be.
+        InvalidArgumentError: the object is of another kind.
+    """
+    if not is_int(new_min_count) or new_min_count < 1:
+        raise ResizeError(f"minCount must be an integer of at least 1, not {new_min_count!r}")
+    kind = kinds.kind_of(obj)
+    if kind == kinds.POD_GROUP:
+        data, errs = read_object(obj, kind)
+        errs.raise_if_any()
+        gang = ((data.get("spec") or {}).get("schedulingPolicy") or {}).get("gang")
+        if gang is None:
+            raise ResizeError("the PodGroup is not a gang: only a gang's minCount can change")
+        return (
+            {}
+            if gang.get("minCount") == new_min_count
+            else {"spec": {"schedulingPolicy": {"gang": {"minCount": new_min_count}}}}
         )
-        if found is not None:
-            return found
-    return None
+    if kind == kinds.WORKLOAD:
+        return _workload_patch(obj, new_min_count, template)
+    raise InvalidArgumentError(
+        "gang_resize_patch resizes a PodGroup or a Workload's template (a client model, or a dict with its kind), "
+        f"not {kind}"
+    )
+
+
+def _workload_patch(obj: KubeObject, new_min_count: int, template: str | None) -> dict[str, Any]:
+    data, errs = read_object(obj, kinds.WORKLOAD)
+    errs.raise_if_any()
+    spec = copy.deepcopy(data.get("spec") or {})
+    gangs = [(top, t) for top, t in _leaves(spec) if (t.get("schedulingPolicy") or {}).get("gang") is not None]
+    if template is None:
+        if len(gangs) != 1:
+            names = " ".join(t.get("name", "") for _, t in gangs)
+            raise ResizeError(f"name the template to resize: the Workload has {len(gangs)} gang templates ({names})")
+        top, target = gangs[0]
+    else:
+        found = [(top, t) for top, t in _leaves(spec) if t.get("name") == template]
+        if not found:
+            raise ResizeError(f"podGroupTemplate {go_quote(template)} not found in the Workload")
+        top, target = found[0]
+        if (target.get("schedulingPolicy") or {}).get("gang") is None:
+            raise ResizeError(f"podGroupTemplate {go_quote(template)} is not a gang: only a gang's minCount can change")
+    gang = target["schedulingPolicy"]["gang"]
+    if gang.get("minCount") == new_min_count:
+        return {}
+    gang["minCount"] = new_min_count
+    return {"spec": {top: spec[top]}}
+
+
+def _leaves(spec: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """Every leaf template with the top-level list it sits in (the list a patch must carry).
+
+    A ``null`` entry (which decodes, as Go's JSON reads it, to an empty
+    template) names no template and is skipped; the list is still sent whole.
+    """
+    return [(record.lineage()[0].list_name, record.node) for record in walk(spec) if not record.composite]

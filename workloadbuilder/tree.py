@@ -7,6 +7,10 @@ library's messages, and both refuse building blocks that did not decode.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
 from kubernetes.client import (
     V1alpha3WorkloadPodGroupDisruptionMode,
     V1alpha3WorkloadPodGroupResourceClaim,
@@ -16,16 +20,25 @@ from kubernetes.client import (
 from pydantic import BaseModel
 
 from workloadbuilder.decode import decode, errors_at
-from workloadbuilder.field import ErrorList, extend_path, index_path, type_invalid
+from workloadbuilder.field import ErrorList, FieldPath, extend_path, index_path, type_invalid
 from workloadbuilder.gofmt import go_quote
 from workloadbuilder.types import (
     WorkloadCompositePodGroupDisruptionMode,
     WorkloadCompositePodGroupSchedulingConstraints,
     WorkloadCompositePodGroupSchedulingPolicy,
+    WorkloadInput,
     WorkloadItem,
 )
 
-__all__ = ["check_item", "tree_error", "undecodable_input_errors", "undecodable_tree_errors"]
+__all__ = [
+    "BLOCK_MODELS",
+    "GivenBlock",
+    "check_item",
+    "given_blocks",
+    "tree_error",
+    "undecodable_input_errors",
+    "undecodable_tree_errors",
+]
 
 
 def check_item(value: object, what: str) -> None:
@@ -63,7 +76,10 @@ def tree_error(root: WorkloadItem | None) -> str | None:
         if not item.name:
             return "workload item name cannot be empty"
         if item.name in seen:
-            return f"duplicate workload item name {go_quote(item.name)}: template names must be unique across the Workload"
+            return (
+                f"duplicate workload item name {go_quote(item.name)}: "
+                "template names must be unique across the Workload"
+            )
         seen.add(item.name)
         problem = _input_union_error(item)
         if problem:
@@ -97,7 +113,76 @@ def _input_union_error(item: WorkloadItem) -> str | None:
     return None
 
 
-_BLOCKS = ("policy", "constraints", "disruption_mode")
+BLOCK_MODELS: dict[tuple[str, bool], type[BaseModel]] = {
+    ("policy", False): V1alpha3WorkloadPodGroupSchedulingPolicy,
+    ("constraints", False): V1alpha3WorkloadPodGroupSchedulingConstraints,
+    ("disruption_mode", False): V1alpha3WorkloadPodGroupDisruptionMode,
+    ("resource_claims", False): V1alpha3WorkloadPodGroupResourceClaim,
+    ("policy", True): WorkloadCompositePodGroupSchedulingPolicy,
+    ("constraints", True): WorkloadCompositePodGroupSchedulingConstraints,
+    ("disruption_mode", True): WorkloadCompositePodGroupDisruptionMode,
+}
+"""The model of each building block, by its ``WorkloadInput`` attribute and whether the item is composite.
+
+``resource_claims`` is a list of the model; a composite item has no claims.
+"""
+
+
+@dataclass(frozen=True)
+class GivenBlock:
+    """One building block an item sets, where it is reported, and what it should decode to.
+
+    Attributes:
+        name: its ``WorkloadInput`` attribute (``policy``, ``constraints``,
+            ``disruption_mode``, ``resource_claims``).
+        path: the full path: the item's path, the block's path elements, and
+            for a claim its index.
+        data: the block as given: its model when it decoded, else the raw value.
+        model: the model it should be.
+        index: a claim's index in the claims list, else ``None``.
+    """
+
+    name: str
+    path: FieldPath | None
+    data: Any
+    model: type[BaseModel]
+    index: int | None = None
+
+    @property
+    def decoded(self) -> bool:
+        """Whether the block is its model (a dict that did not decode is kept as given)."""
+        return isinstance(self.data, self.model)
+
+    def decode_errors(self) -> ErrorList:
+        """The strict-decoding errors of a block that did not decode, at its path; none for a decoded one."""
+        if self.decoded:
+            return ErrorList()
+        if self.name == "resource_claims" and self.index is None:
+            return ErrorList([type_invalid(self.path, self.data, "must be of type array")])
+        return errors_at(self.path, decode(self.model, self.data)[1])
+
+
+def given_blocks(given: WorkloadInput, path: FieldPath | None, composite: bool) -> Iterator[GivenBlock]:
+    """Each block ``given`` sets, in Go's order (policy, constraints, disruption mode, then each claim).
+
+    A claims value that is not a list is one block with no index.
+    """
+    data_attr = "composite_pod_group_data" if composite else "pod_group_data"
+    for name in ("policy", "constraints", "disruption_mode"):
+        block = getattr(given, name)
+        data = getattr(block, data_attr)
+        if data is not None:
+            yield GivenBlock(name, extend_path(path, block.path_elements), data, BLOCK_MODELS[(name, composite)])
+    claims_block = given.resource_claims
+    claims = claims_block.pod_group_data
+    if composite or not claims:
+        return
+    model, claims_path = BLOCK_MODELS[("resource_claims", False)], extend_path(path, claims_block.path_elements)
+    if not isinstance(claims, list):
+        yield GivenBlock("resource_claims", claims_path, claims, model)
+        return
+    for i, claim in enumerate(claims):
+        yield GivenBlock("resource_claims", index_path(claims_path, i), claim, model, i)
 
 
 def undecodable_input_errors(item: WorkloadItem) -> ErrorList:
@@ -107,24 +192,8 @@ def undecodable_input_errors(item: WorkloadItem) -> ErrorList:
     as given (see ``types``); this reports it, in block order, claims by index.
     """
     errs = ErrorList()
-    data_attr = "composite_pod_group_data" if item.is_composite else "pod_group_data"
-    for block_name in _BLOCKS:
-        block = getattr(item.input, block_name)
-        data = getattr(block, data_attr)
-        model = _MODELS[(block_name, data_attr)]
-        if data is not None and not isinstance(data, model):
-            errs.extend(errors_at(extend_path(item.path, block.path_elements), decode(model, data)[1]))
-    claims_block = item.input.resource_claims
-    claims = claims_block.pod_group_data
-    if item.is_composite or not claims:
-        return errs
-    path = extend_path(item.path, claims_block.path_elements)
-    if not isinstance(claims, list):
-        errs.append(type_invalid(path, claims, "must be of type array"))
-        return errs
-    for i, claim in enumerate(claims):
-        if not isinstance(claim, V1alpha3WorkloadPodGroupResourceClaim):
-            errs.extend(errors_at(index_path(path, i), decode(V1alpha3WorkloadPodGroupResourceClaim, claim)[1]))
+    for block in given_blocks(item.input, item.path, item.is_composite):
+        errs.extend(block.decode_errors())
     return errs
 
 
@@ -135,13 +204,3 @@ def undecodable_tree_errors(root: WorkloadItem) -> ErrorList:
         if child is not None:
             errs.extend(undecodable_tree_errors(child))
     return errs
-
-
-_MODELS: dict[tuple[str, str], type[BaseModel]] = {
-    ("policy", "pod_group_data"): V1alpha3WorkloadPodGroupSchedulingPolicy,
-    ("constraints", "pod_group_data"): V1alpha3WorkloadPodGroupSchedulingConstraints,
-    ("disruption_mode", "pod_group_data"): V1alpha3WorkloadPodGroupDisruptionMode,
-    ("policy", "composite_pod_group_data"): WorkloadCompositePodGroupSchedulingPolicy,
-    ("constraints", "composite_pod_group_data"): WorkloadCompositePodGroupSchedulingConstraints,
-    ("disruption_mode", "composite_pod_group_data"): WorkloadCompositePodGroupDisruptionMode,
-}

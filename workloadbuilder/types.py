@@ -15,7 +15,7 @@ input never surfaces as a traceback.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Optional, Union
 
 from kubernetes.client import (
@@ -197,7 +197,7 @@ def _claims_validator(value: Any) -> Any:
         return []
     if not isinstance(value, list):
         return value
-    out = []
+    out: list[Any] = []
     for claim in value:
         if isinstance(claim, V1alpha3WorkloadPodGroupResourceClaim):
             out.append(claim)
@@ -297,8 +297,8 @@ class WorkloadItem(_IR):
     path: Optional[FieldPath] = None
     default_config: Optional[SchedulingConfig] = None
     input: WorkloadInput = Field(default_factory=WorkloadInput)
-    callbacks: list[Optional[Callable[[SchedulingConfig], None]]] = Field(default_factory=list)
-    children: list[Optional[WorkloadItem]] = Field(default_factory=list)
+    callbacks: Sequence[Optional[Callable[[SchedulingConfig], None]]] = Field(default_factory=list)
+    children: Sequence[Optional[WorkloadItem]] = Field(default_factory=list)
 
     @field_validator("path", mode="before")
     @classmethod
@@ -306,6 +306,12 @@ class WorkloadItem(_IR):
         if isinstance(value, str):
             return FieldPath.parse(value)
         return value
+
+    @field_validator("callbacks", "children", mode="after")
+    @classmethod
+    def _as_list(cls, value: Sequence[Any]) -> list[Any]:
+        # Any sequence is accepted; a list is kept, so the item reads the same whichever was given.
+        return list(value)
 
     @property
     def is_composite(self) -> bool:

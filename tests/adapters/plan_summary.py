@@ -1,4 +1,7 @@
-"""What an adapter's golden file records before its objects: the resolved tree, the pods, the stamps, the warnings."""
+"""Helpers of the adapter tests: what a golden file records before its objects, and the apiserver's verdict.
+
+The summary is the resolved tree, the pods, the stamps and the warnings.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +12,18 @@ from workloadbuilder.adapters.reading import at
 
 from workloadbuilder import FieldPath, WorkloadItem, resolve_config
 from workloadbuilder.objpath import elements_of
+from workloadbuilder.validation.objects import validate_composite_pod_group, validate_pod_group, validate_workload
 
-__all__ = ["golden_documents", "summary"]
+__all__ = ["accepted_by_the_apiserver", "golden_documents", "summary"]
+
+
+def accepted_by_the_apiserver(compiled: Compiled) -> list[str]:
+    """Every compiled object as a 1.37 apiserver (all gates on) sees it: the errors, none when all is well."""
+    errors = [str(err) for err in validate_workload(compiled.workload)]
+    for obj in compiled.hierarchy.objects():
+        check = validate_composite_pod_group if obj.kind == "CompositePodGroup" else validate_pod_group
+        errors.extend(f"{obj.metadata.name}: {err}" for err in check(obj))
+    return errors
 
 
 def golden_documents(plan: Plan, compiled: Compiled, **extra: Any) -> list[Any]:

@@ -7,15 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from docs_check import check_page
-from plan_summary import golden_documents
+from plan_summary import accepted_by_the_apiserver, golden_documents
 from workloadbuilder.adapters import PlanError, PodAssignment, adapter_for, plan_object
 from workloadbuilder.adapters.jobset import JobSetAdapter
 
 from workloadbuilder import FieldPath
 from workloadbuilder.manifests import read_documents
 from workloadbuilder.testing import assert_golden
-from workloadbuilder.validation.objects import validate_composite_pod_group, validate_pod_group, validate_workload
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "adapters" / "jobset"
 UID = "5f1c4d9e-0a3b-4c2d-8e7f-6a5b4c3d2e1f"
@@ -38,15 +36,6 @@ def manifest(file: str, **changes: Any) -> dict[str, Any]:
         else:
             node[last] = copy.deepcopy(value)
     return jobset
-
-
-def accepted_by_the_apiserver(compiled: Any) -> list[str]:
-    """Every compiled object as a 1.37 apiserver (all gates on) sees it: no error."""
-    errors = [str(err) for err in validate_workload(compiled.workload)]
-    for obj in compiled.hierarchy.objects():
-        check = validate_composite_pod_group if obj.kind == "CompositePodGroup" else validate_pod_group
-        errors.extend(f"{obj.metadata.name}: {err}" for err in check(obj))
-    return errors
 
 
 def annotations(compiled: Any) -> dict[str, Any]:
@@ -447,6 +436,3 @@ def test_registered_for_jobset_v1alpha2() -> None:
     plan = plan_object(manifest(GROUPED))
     assert [root.name for root in plan.roots] == ["launcher-worker"]
 
-
-def test_the_docs_page_runs() -> None:
-    assert check_page(Path(__file__).resolve().parents[2] / "docs" / "adapters" / "jobset.md") == 2

@@ -7,15 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from docs_check import check_page
-from plan_summary import golden_documents
+from plan_summary import accepted_by_the_apiserver, golden_documents
 from workloadbuilder.adapters import PlanError, PodAssignment, adapter_for
 from workloadbuilder.adapters.lws import LeaderWorkerSetAdapter
 
 from workloadbuilder import FieldPath
 from workloadbuilder.manifests import read_documents
 from workloadbuilder.testing import assert_golden
-from workloadbuilder.validation.objects import validate_composite_pod_group, validate_pod_group, validate_workload
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "adapters" / "lws"
 UID = "0b6f4c1e-8d2a-4f5e-9c3b-7a1d2e4f6a80"
@@ -48,15 +46,6 @@ def subgroups(size: int, subgroup_size: int, policy: str = "LeaderWorker") -> di
         "spec__leaderWorkerTemplate__size": size,
         "spec__leaderWorkerTemplate__subGroupPolicy": {"subGroupPolicyType": policy, "subGroupSize": subgroup_size},
     }
-
-
-def accepted_by_the_apiserver(compiled: Any) -> list[str]:
-    """Every compiled object as a 1.37 apiserver (all gates on) sees it: no error."""
-    errors = [str(err) for err in validate_workload(compiled.workload)]
-    for obj in compiled.hierarchy.objects():
-        check = validate_composite_pod_group if obj.kind == "CompositePodGroup" else validate_pod_group
-        errors.extend(f"{obj.metadata.name}: {err}" for err in check(obj))
-    return errors
 
 
 GPU_CLAIM = {"name": "gpus", "resourceClaimTemplateName": "a100-x8"}
@@ -340,6 +329,3 @@ def test_subgroup_membership_follows_lws(
 def test_registered_for_leaderworkerset_v1() -> None:
     assert isinstance(adapter_for("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"), LeaderWorkerSetAdapter)
 
-
-def test_the_docs_page_runs() -> None:
-    assert check_page(Path(__file__).resolve().parents[2] / "docs" / "adapters" / "lws.md") == 2

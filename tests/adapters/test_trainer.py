@@ -7,15 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from docs_check import check_page
-from plan_summary import golden_documents
+from plan_summary import accepted_by_the_apiserver, golden_documents
 from workloadbuilder.adapters import PlanError, adapter_for, plan_object
 from workloadbuilder.adapters.trainer import TrainJobAdapter
 
 from workloadbuilder import FieldPath
 from workloadbuilder.manifests import read_documents
 from workloadbuilder.testing import assert_golden
-from workloadbuilder.validation.objects import validate_pod_group, validate_workload
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "adapters" / "trainer"
 UID = "7e3a9c1d-2b4f-4e6a-8d0c-1f2e3d4c5b6a"
@@ -66,13 +64,6 @@ def runtime(file: str, **changes: Any) -> dict[str, Any]:
     """The (Cluster)TrainingRuntime of a saved manifest, changed."""
     found = next(doc for doc in read_documents(DATA / file) if doc.get("kind", "").endswith("TrainingRuntime"))
     return changed(found, changes)
-
-
-def accepted_by_the_apiserver(compiled: Any) -> list[str]:
-    errors = [str(err) for err in validate_workload(compiled.workload)]
-    for obj in compiled.hierarchy.objects():
-        errors.extend(f"{obj.metadata.name}: {err}" for err in validate_pod_group(obj))
-    return errors
 
 
 MPI_TOGETHER = {
@@ -276,6 +267,3 @@ def test_registered_for_trainjob_v1alpha1() -> None:
     plan = plan_object(train_job(MULTI_NODE), [runtime(TORCH)])
     assert [root.name for root in plan.roots] == ["trainer"]
 
-
-def test_the_docs_page_runs() -> None:
-    assert check_page(Path(__file__).resolve().parents[2] / "docs" / "adapters" / "trainer.md") == 2

@@ -166,7 +166,7 @@ def test_python_dash_m_runs_the_command(workload_file):
     assert (done.returncode, done.stdout) == (0, 'Workload "wl" is valid\n')
 
 
-@pytest.mark.parametrize("command", ["validate", "compile", "migrate"])
+@pytest.mark.parametrize("command", ["validate", "compile", "migrate"], ids=["validate", "compile", "migrate"])
 def test_a_document_that_is_not_a_mapping_is_one_line(tmp_path: Path, command: str):
     path = tmp_path / "list.yaml"
     path.write_text("- 1\n- 2\n")
@@ -193,7 +193,7 @@ def test_an_invalid_crd_mapping_is_one_line(tmp_path: Path, workload_file):
     assert err.startswith(f"error: {mapping}: not a valid CRD mapping: (the mapping): ") and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("command", ["validate", "compile", "migrate"])
+@pytest.mark.parametrize("command", ["validate", "compile", "migrate"], ids=["validate", "compile", "migrate"])
 def test_an_empty_input_is_one_line(tmp_path: Path, command: str):
     path = tmp_path / "empty.yaml"
     path.write_text("# nothing here\n---\n")

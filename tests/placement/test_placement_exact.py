@@ -139,7 +139,7 @@ def test_complete_agrees_with_the_exact_reference_root_by_root(instance: tuple[C
     cl, req = instance
     answer = place(req, cl, strategy="complete")
     state = initial(cl)
-    for root, entry in zip(req.roots, answer.explanation["roots"]):
+    for root, entry in zip(req.roots, answer.explanation["roots"], strict=True):
         assert entry["search"] is None or entry["search"]["timedOut"] is False
         assert entry["feasible"] == exists(cl, state, root), root.name
         replay(cl, state, root, answer)

@@ -19,7 +19,7 @@ import pydantic
 import yaml
 
 import workloadbuilder.adapters as adapters  # noqa: F401 - importing the package registers the built-in adapters
-from workloadbuilder import BuildError, MissingDependencyError, kinds, manifests
+from workloadbuilder import BuildError, MissingDependencyError, check_update, kinds, manifests
 from workloadbuilder.adapters import Plan, adapter_for
 from workloadbuilder.adapters.crd import register_mapping
 from workloadbuilder.cli.inputs import Document, UsageError, parse_gates, read_inputs
@@ -28,7 +28,6 @@ from workloadbuilder.cli.place import explain_command, place_command
 from workloadbuilder.cli.report import Verdict, render
 from workloadbuilder.field import AggregateError, ErrorList
 from workloadbuilder.migrate import migrate
-from workloadbuilder.update import check_update
 from workloadbuilder.validation.gates import FeatureGates
 from workloadbuilder.validation.objects import validate_composite_pod_group, validate_pod_group, validate_workload
 
@@ -169,10 +168,18 @@ def _compile(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+_OWNER_UID = "metadata.ownerReferences.uid"
+
+
 def _check_gates(obj: Any, gates: FeatureGates) -> None:
-    """Refuse an object the chosen feature gates would not serve, with the apiserver's errors."""
+    """Refuse an object the chosen feature gates would not serve, with the apiserver's errors.
+
+    An owner without a uid is not refused here: a manifest not yet created has
+    none, the plan has warned about it, and ``validate`` refuses the output.
+    """
     kind = getattr(obj, "kind", None)
     errors = _VALIDATORS[kind](obj, gates=gates) if kind in _VALIDATORS else ErrorList()
+    errors = ErrorList(e for e in errors if e.field != _OWNER_UID)
     if errors:
         name = obj.metadata.name if obj.metadata is not None else ""
         raise UsageError(Verdict("", 0, str(kind), name or "", errors).kubectl().strip().replace("\n", " "))

@@ -98,8 +98,8 @@ def node_classes(
         key = (labels, pool_node, free if one_shape is None else fits)
         node_class = classes.get(key)
         if node_class is None:
-            present = {k: v for k, v in zip(all_keys, labels) if v is not None}
-            fits_map = {shape.uid: n for shape, n in zip(distinct, fits)}
+            present = {k: v for k, v in zip(all_keys, labels, strict=True) if v is not None}
+            fits_map = {shape.uid: n for shape, n in zip(distinct, fits, strict=True)}
             node_class = classes[key] = NodeClass(present, pool_node, free, fits_map)
         node_class.nodes.append(i)
     return list(classes.values())
@@ -109,7 +109,7 @@ def _capacity(
     free: Sequence[int], cap: list[int], shapes: list[Shape], one_shape: Shape | None, pods_cap: int
 ) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """A node's free vector capped at the root's demand, and how many pods of each shape it holds."""
-    capped = tuple(min(max(f, 0), c) for f, c in zip(free, cap))
+    capped = tuple(min(max(f, 0), c) for f, c in zip(free, cap, strict=True))
     if one_shape is not None:
         return capped, (min(one_shape.fits(free), pods_cap),)
     return capped, tuple(shape.fits(capped) for shape in shapes)

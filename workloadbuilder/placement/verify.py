@@ -55,7 +55,7 @@ class _Checker:
                 invalid(
                     FieldPath("feasible"),
                     self.placement.feasible,
-                    f"roots satisfied: {dict(zip([r.name for r in self.request.roots], satisfied))}",
+                    f"roots satisfied: {dict(zip([r.name for r in self.request.roots], satisfied, strict=True))}",
                 )
             )
         self._claims()

@@ -43,11 +43,14 @@ def make_item(
     if gang is not None:
         policy = PolicyInput(pod_group_data={"gang": {"minCount": gang}}, path_elements=["schedulingPolicy"])
         given = given.model_copy(update={"policy": policy})
-    return WorkloadItem(name=name, path=path, input=given, children=list(children), **fields)
+    item_path = FieldPath.parse(path) if isinstance(path, str) else path
+    return WorkloadItem(name=name, path=item_path, input=given, children=list(children), **fields)
 
 
 def make_options(**tweaks: Any) -> BuildOptions:
-    """BuildOptions allowing every policy and mode, owned by ``job_owner()``, named ``wl`` in ``ns``; tweak any field."""
+    """BuildOptions allowing every policy and mode, owned by ``job_owner()``, named ``wl`` in ``ns``; tweak any
+    field.
+    """
     values: dict[str, Any] = {
         "name": "wl",
         "namespace": "ns",

@@ -50,7 +50,7 @@ def assert_field_errors(
     errors = list(errors)
     got = [
         (err.type, err.field, err.detail) if len(want) == 3 else (err.type, err.field)
-        for err, want in zip(errors, expected)
+        for err, want in zip(errors, expected, strict=False)
     ]
     wanted = [(_error_type(want[0]), *want[1:]) for want in expected]
     if len(errors) != len(expected) or got != wanted:

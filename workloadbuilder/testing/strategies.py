@@ -43,7 +43,9 @@ def building_blocks(draw: st.DrawFn, composite: bool) -> dict[str, Any]:
     blocks: dict[str, Any] = {
         "policy": {"gang": {count: draw(st.integers(1, 64))}} if gang else draw(st.sampled_from([None, {"basic": {}}])),
         "constraints": draw(st.sampled_from([None, *({"topology": [{"key": key}]} for key in TOPOLOGY_KEYS)])),
-        "disruption_mode": draw(st.sampled_from([None, {"single": {}}, {"all": {}}] if gang else [None, {"single": {}}])),
+        "disruption_mode": draw(
+            st.sampled_from([None, {"single": {}}, {"all": {}}] if gang else [None, {"single": {}}])
+        ),
     }
     if not composite:
         names = draw(st.lists(st.sampled_from(["gpu", "nic", "scratch"]), max_size=2, unique=True))

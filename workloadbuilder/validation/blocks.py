@@ -1,21 +1,43 @@
-"""Declarative validation of the building blocks, as the generated Go validators run it.
+"""Declarative validation of the building blocks: their ``+k8s:`` tags on the one engine (``dv``, ``parts``).
 
-A port of ``Validate_WorkloadPodGroup*`` and ``Validate_WorkloadCompositePodGroup*``
-from ``k8s.io/api/scheduling/v1alpha3``: the same checks, in the same order,
-with the same short-circuits. On update (``old`` given) unchanged values are
-not re-checked ("ratcheting") and a union whose set members did not change
-is not re-checked; the building blocks carry no immutability of their own,
-which belongs to the API that embeds them.
+The building blocks of ``k8s.io/api/scheduling/v1alpha3`` (``WorkloadPodGroup*``
+and ``WorkloadCompositePodGroup*``) have the fields and tags of the compiled
+types' parts, except that a gang's count is an optional pointer and nothing
+is immutable (immutability belongs to the API that embeds a block). Each
+validator here is one row of the table: the block's Go type (for its
+canonical form) and its rules in ``parts``. On update (``old`` given) an
+unchanged value is not re-checked, and a union whose set members did not
+change is not re-checked, as the generated validators ratchet.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from workloadbuilder.field import ErrorList, FieldPath, invalid, required, too_many
-from workloadbuilder.validation.formats import is_label_key, long_name_errors, short_name_errors
+from kubernetes.client import (
+    V1alpha3WorkloadPodGroupDisruptionMode,
+    V1alpha3WorkloadPodGroupResourceClaim,
+    V1alpha3WorkloadPodGroupSchedulingConstraints,
+    V1alpha3WorkloadPodGroupSchedulingPolicy,
+)
+from pydantic import BaseModel
+
+from workloadbuilder.decode import to_json_dict
+from workloadbuilder.field import ErrorList, FieldPath
+from workloadbuilder.types import (
+    WorkloadCompositePodGroupDisruptionMode,
+    WorkloadCompositePodGroupSchedulingConstraints,
+    WorkloadCompositePodGroupSchedulingPolicy,
+)
+from workloadbuilder.validation import parts
+from workloadbuilder.validation.dv import Op, Struct, validate_union
+from workloadbuilder.validation.gates import FeatureGates
+from workloadbuilder.validation.gotypes import canonical
 
 __all__ = [
+    "VALIDATORS",
+    "BlockValidator",
     "validate_composite_disruption_mode",
     "validate_composite_scheduling_constraints",
     "validate_composite_scheduling_policy",
@@ -26,133 +48,40 @@ __all__ = [
     "validate_union",
 ]
 
-_MIN_COUNT = 1
-_MAX_TOPOLOGY = 1
+BlockValidator = Callable[[FieldPath | None, Any, Any], ErrorList]
+"""``(path, block, old_block)``: a block's errors at ``path`` (``None`` renders ``<nil>``), ``old_block`` for update."""
+
+_Rules = Callable[[Op, FieldPath | None, Struct, Struct | None], ErrorList]
+_ALL_GATES = FeatureGates.all()  # the building blocks have no gated fields
 
 
-def validate_union(
-    path: FieldPath | None, members: tuple[str, ...], now_set: tuple[bool, ...], old_set: tuple[bool, ...] | None
-) -> ErrorList:
-    """Exactly one member of a union, as Go's ``validate.Union`` (members named by their JSON names).
+def _block(type_name: str, rules: _Rules) -> BlockValidator:
+    def validate(path: FieldPath | None, obj: Any, old: Any = None) -> ErrorList:
+        value = canonical(type_name, to_json_dict(obj))
+        old_value = None if old is None else canonical(type_name, to_json_dict(old))
+        return rules(Op(update=old is not None, gates=_ALL_GATES), path, value, old_value)
 
-    ``old_set`` is ``None`` on create or when there is no old value; on update
-    the check is skipped when no member changed from set to unset or back.
-    """
-    if sum(now_set) == 1 or (old_set is not None and old_set == now_set):
-        return ErrorList()
-    names = ", ".join(f"`{member}`" for member in members)
-    chosen = [member for member, is_set in zip(members, now_set) if is_set]
-    if chosen:
-        return ErrorList([invalid(path, "{" + ", ".join(chosen) + "}", f"must specify exactly one of: {names}")])
-    return ErrorList([invalid(path, "", f"must specify one of: {names}")])
+    validate.__doc__ = f"``Validate_{type_name}``: the block's rules at ``path``; ``old`` makes it an update."
+    return validate
 
 
-def _child(path: FieldPath | None, name: str) -> FieldPath:
-    return FieldPath(name) if path is None else path.child(name)
-
-
-def _policy(path: FieldPath | None, obj: Any, old: Any, count_field: str, count_attr: str) -> ErrorList:
-    errs = validate_union(
-        path,
-        ("basic", "gang"),
-        (obj.basic is not None, obj.gang is not None),
-        None if old is None else (old.basic is not None, old.gang is not None),
-    )
-    gang, old_gang = obj.gang, (old.gang if old is not None else None)
-    if gang is None or (old is not None and _same_gang(gang, old_gang, count_attr)):
-        return errs
-    count = getattr(gang, count_attr)
-    old_count = getattr(old_gang, count_attr) if old_gang is not None else None
-    if count is None or (old_gang is not None and count == old_count):
-        return errs
-    if count < _MIN_COUNT:
-        errs.append(invalid(_child(_child(path, "gang"), count_field), count, "must be greater than or equal to 1"))
-    return errs
-
-
-def _same_gang(gang: Any, old_gang: Any, count_attr: str) -> bool:
-    return old_gang is not None and getattr(gang, count_attr) == getattr(old_gang, count_attr)
-
-
-def validate_scheduling_policy(path: FieldPath | None, obj: Any, old: Any = None) -> ErrorList:
-    """``Validate_WorkloadPodGroupSchedulingPolicy``: the basic/gang union and ``gang.minCount >= 1``."""
-    return _policy(path, obj, old, "minCount", "min_count")
-
-
-def validate_composite_scheduling_policy(path: FieldPath | None, obj: Any, old: Any = None) -> ErrorList:
-    """``Validate_WorkloadCompositePodGroupSchedulingPolicy``: the union and ``gang.minGroupCount >= 1``."""
-    return _policy(path, obj, old, "minGroupCount", "min_group_count")
-
-
-def validate_scheduling_constraints(path: FieldPath | None, obj: Any, old: Any = None) -> ErrorList:
-    """``Validate_WorkloadPodGroupSchedulingConstraints``: at most one topology entry, each with a valid key.
-
-    Too many entries short-circuit the key checks; on update an unchanged
-    list is skipped and a changed one is re-checked entry by entry as new.
-    """
-    errs = ErrorList()
-    topology = obj.topology or []
-    if old is not None and _keys(topology) == _keys(old.topology or []):
-        return errs
-    if len(topology) > _MAX_TOPOLOGY:
-        errs.append(too_many(_child(path, "topology"), len(topology), _MAX_TOPOLOGY))
-        return errs
-    for i, constraint in enumerate(topology):
-        problems = ["required"] if constraint.key == "" else is_label_key(constraint.key)
-        if problems:  # paths are built only for errors: this runs on every reconcile
-            key_path = _child(path, "topology").index(i).child("key")
-            if constraint.key == "":
-                errs.append(required(key_path))
-            else:
-                errs.extend(invalid(key_path, constraint.key, msg) for msg in problems)
-    return errs
-
-
+validate_scheduling_policy = _block("WorkloadPodGroupSchedulingPolicy", parts.block_scheduling_policy)
+validate_composite_scheduling_policy = _block(
+    "WorkloadCompositePodGroupSchedulingPolicy", parts.block_composite_scheduling_policy
+)
+validate_scheduling_constraints = _block("PodGroupSchedulingConstraints", parts.constraints)
 validate_composite_scheduling_constraints = validate_scheduling_constraints
-"""``Validate_WorkloadCompositePodGroupSchedulingConstraints``: the same rules as the leaf block."""
-
-
-def _keys(topology: list[Any]) -> list[str]:
-    return [constraint.key for constraint in topology]
-
-
-def validate_disruption_mode(path: FieldPath | None, obj: Any, old: Any = None) -> ErrorList:
-    """``Validate_WorkloadPodGroupDisruptionMode``: exactly one of ``single`` and ``all``."""
-    return validate_union(
-        path,
-        ("single", "all"),
-        (obj.single is not None, obj.all is not None),
-        None if old is None else (old.single is not None, old.all is not None),
-    )
-
-
+validate_disruption_mode = _block("DisruptionMode", parts.disruption_mode)
 validate_composite_disruption_mode = validate_disruption_mode
-"""``Validate_WorkloadCompositePodGroupDisruptionMode``: the same rules as the leaf block."""
+validate_resource_claim = _block("PodGroupResourceClaim", parts.resource_claim)
 
-
-def validate_resource_claim(path: FieldPath | None, obj: Any, old: Any = None) -> ErrorList:
-    """``Validate_WorkloadPodGroupResourceClaim``: one source, a DNS-label name, DNS-subdomain sources.
-
-    ``""`` counts as a set source (and then fails the subdomain format).
-    """
-    errs = validate_union(
-        path,
-        ("resourceClaimName", "resourceClaimTemplateName"),
-        (obj.resource_claim_name is not None, obj.resource_claim_template_name is not None),
-        None if old is None else (old.resource_claim_name is not None, old.resource_claim_template_name is not None),
-    )
-    if old is None or obj.name != old.name:
-        name_path = _child(path, "name")
-        if obj.name == "":
-            errs.append(required(name_path))
-        else:
-            errs.extend(short_name_errors(name_path, obj.name))
-    for json_name, attr in (
-        ("resourceClaimName", "resource_claim_name"),
-        ("resourceClaimTemplateName", "resource_claim_template_name"),
-    ):
-        value = getattr(obj, attr)
-        if value is None or (old is not None and value == getattr(old, attr)):
-            continue
-        errs.extend(long_name_errors(_child(path, json_name), value))
-    return errs
+VALIDATORS: dict[type[BaseModel], BlockValidator] = {
+    V1alpha3WorkloadPodGroupSchedulingPolicy: validate_scheduling_policy,
+    V1alpha3WorkloadPodGroupSchedulingConstraints: validate_scheduling_constraints,
+    V1alpha3WorkloadPodGroupDisruptionMode: validate_disruption_mode,
+    V1alpha3WorkloadPodGroupResourceClaim: validate_resource_claim,
+    WorkloadCompositePodGroupSchedulingPolicy: validate_composite_scheduling_policy,
+    WorkloadCompositePodGroupSchedulingConstraints: validate_composite_scheduling_constraints,
+    WorkloadCompositePodGroupDisruptionMode: validate_composite_disruption_mode,
+}
+"""The validator of each building block, by its model (``tree.BLOCK_MODELS`` says which model each block is)."""

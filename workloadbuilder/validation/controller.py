@@ -13,35 +13,27 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from kubernetes.client import (
-    V1alpha3WorkloadPodGroupDisruptionMode,
     V1alpha3WorkloadPodGroupResourceClaim,
-    V1alpha3WorkloadPodGroupSchedulingConstraints,
-    V1alpha3WorkloadPodGroupSchedulingPolicy,
 )
 from pydantic import BaseModel
 
-from workloadbuilder.decode import decode, errors_at
+from workloadbuilder.decode import decode_known
 from workloadbuilder.field import (
     ErrorList,
     FieldPath,
     extend_path,
     forbidden,
-    index_path,
     internal_error,
     invalid,
-    type_invalid,
 )
 from workloadbuilder.gofmt import go_quote
 from workloadbuilder.mapping import composite_fields, leaf_fields
 from workloadbuilder.resolve import resolve_config
-from workloadbuilder.tree import check_item, tree_error
+from workloadbuilder.tree import check_item, given_blocks, tree_error
 from workloadbuilder.types import (
     BuildOptions,
     DisruptionModeOption,
     SchedulingPolicyOption,
-    WorkloadCompositePodGroupDisruptionMode,
-    WorkloadCompositePodGroupSchedulingConstraints,
-    WorkloadCompositePodGroupSchedulingPolicy,
     WorkloadItem,
 )
 from workloadbuilder.validation import blocks
@@ -126,29 +118,6 @@ def _resolved_members(item: WorkloadItem) -> _Members:
     return _Members(policy_members, mode_members)
 
 
-# (block attribute on WorkloadInput, data attribute, model, validator), in Go's order.
-_LEAF_BLOCKS: tuple[tuple[str, str, type[BaseModel], _Validator], ...] = (
-    ("policy", "pod_group_data", V1alpha3WorkloadPodGroupSchedulingPolicy, blocks.validate_scheduling_policy),
-    ("constraints", "pod_group_data", V1alpha3WorkloadPodGroupSchedulingConstraints, blocks.validate_scheduling_constraints),
-    ("disruption_mode", "pod_group_data", V1alpha3WorkloadPodGroupDisruptionMode, blocks.validate_disruption_mode),
-)
-_COMPOSITE_BLOCKS: tuple[tuple[str, str, type[BaseModel], _Validator], ...] = (
-    ("policy", "composite_pod_group_data", WorkloadCompositePodGroupSchedulingPolicy, blocks.validate_composite_scheduling_policy),
-    (
-        "constraints",
-        "composite_pod_group_data",
-        WorkloadCompositePodGroupSchedulingConstraints,
-        blocks.validate_composite_scheduling_constraints,
-    ),
-    (
-        "disruption_mode",
-        "composite_pod_group_data",
-        WorkloadCompositePodGroupDisruptionMode,
-        blocks.validate_composite_disruption_mode,
-    ),
-)
-
-
 def _add_block_errors(errs: ErrorList, item: WorkloadItem, old: WorkloadItem | None, run_declarative: bool) -> None:
     """Each set block in Go's order: its decoding errors if it did not decode, else its declarative rules.
 
@@ -156,43 +125,44 @@ def _add_block_errors(errs: ErrorList, item: WorkloadItem, old: WorkloadItem | N
     disabled: it is not a rule the apiserver already ran, it is input nobody
     can read.
     """
-    composite = bool(item.children)
-    for block_name, data_attr, model, validator in _COMPOSITE_BLOCKS if composite else _LEAF_BLOCKS:
-        block = getattr(item.input, block_name)
-        data = getattr(block, data_attr)
-        if data is None:
+    composite = item.is_composite
+    old_claims: dict[str, Any] | None = None
+    for block in given_blocks(item.input, item.path, composite):
+        if not block.decoded:
+            errs.extend(block.decode_errors())
             continue
-        path = extend_path(item.path, block.path_elements)
-        if not isinstance(data, model):
-            errs.extend(errors_at(path, decode(model, data)[1]))
-        elif run_declarative:
-            old_data = getattr(getattr(old.input, block_name), data_attr) if old is not None else None
-            errs.extend(validator(path, data, old_data if isinstance(old_data, model) else None))
-    if not composite:
-        _add_claim_errors(errs, item, old, run_declarative)
+        if not run_declarative:
+            continue
+        if block.index is None:
+            old_data = getattr(getattr(old.input, block.name), _data_attr(composite)) if old is not None else None
+        else:
+            old_claims = _old_claims(old) if old_claims is None else old_claims
+            old_data = old_claims.get(block.data.name)
+        errs.extend(blocks.VALIDATORS[block.model](block.path, block.data, _old_block(block.model, old_data)))
 
 
-def _add_claim_errors(errs: ErrorList, item: WorkloadItem, old: WorkloadItem | None, run_declarative: bool) -> None:
-    """Each claim at ``path[i]`` (its index in the new list), matched with the old claim of the same name."""
-    block = item.input.resource_claims
-    claims = block.pod_group_data
-    if not claims:
-        return
-    path = extend_path(item.path, block.path_elements)
-    if not isinstance(claims, list):
-        errs.append(type_invalid(path, claims, "must be of type array"))
-        return
-    old_claims = old.input.resource_claims.pod_group_data if old is not None else []
-    old_by_name = {
-        c.name: c
-        for c in (old_claims if isinstance(old_claims, list) else [])
-        if isinstance(c, V1alpha3WorkloadPodGroupResourceClaim)
-    }
-    for i, claim in enumerate(claims):
-        if not isinstance(claim, V1alpha3WorkloadPodGroupResourceClaim):
-            errs.extend(errors_at(index_path(path, i), decode(V1alpha3WorkloadPodGroupResourceClaim, claim)[1]))
-        elif run_declarative:
-            errs.extend(blocks.validate_resource_claim(index_path(path, i), claim, old_by_name.get(claim.name)))
+def _data_attr(composite: bool) -> str:
+    return "composite_pod_group_data" if composite else "pod_group_data"
+
+
+def _old_claims(old: WorkloadItem | None) -> dict[str, Any]:
+    """The old item's claims by name (the last of each name), for ratcheting."""
+    claims = old.input.resource_claims.pod_group_data if old is not None else None
+    by_name: dict[str, Any] = {}
+    for claim in claims if isinstance(claims, list) else []:
+        decoded = _old_block(V1alpha3WorkloadPodGroupResourceClaim, claim)
+        if decoded is not None:
+            by_name[decoded.name] = decoded
+    return by_name
+
+
+def _old_block(model: type[BaseModel], data: object) -> Any:
+    """The old block as its model, for ratcheting: unknown fields of a dict are dropped (a Go struct has none).
+
+    ``None`` when there is none, or a known field has a wrong type: the new
+    block is then checked as if created.
+    """
+    return None if data is None else decode_known(model, data)
 
 
 def _add_allowed_policy_errors(errs: ErrorList, item: WorkloadItem, resolved: _Members, options: BuildOptions) -> None:

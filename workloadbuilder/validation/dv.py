@@ -55,6 +55,7 @@ __all__ = [
     "optional_unless",
     "scalar",
     "unique_names",
+    "validate_union",
 ]
 
 
@@ -73,7 +74,9 @@ ItemValidator = Callable[[Op, FieldPath, Struct, Struct | None], ErrorList]
 """Validates one list item at its path against its old item (or ``None``)."""
 
 Check = Callable[[Op, FieldPath, Any, Any], tuple[list[FieldError], bool]]
-"""A field-attached check: ``(op, path, value, old) -> (errors, stop)``; ``stop`` without errors is an unset optional."""
+"""A field-attached check: ``(op, path, value, old) -> (errors, stop)``; ``stop`` without errors is an unset
+optional.
+"""
 
 
 def check_field(
@@ -103,17 +106,42 @@ def check_field(
     return errs
 
 
+def _child(path: FieldPath | None, name: str) -> FieldPath:
+    """``path.child(name)``; under no path, the root path ``name`` (Go's ``Child`` on a nil path)."""
+    return FieldPath(name) if path is None else path.child(name)
+
+
+def validate_union(
+    path: FieldPath | None, members: tuple[str, ...], now_set: tuple[bool, ...], old_set: tuple[bool, ...] | None
+) -> ErrorList:
+    """Exactly one member of a union, as Go's ``validate.Union`` (members named by their JSON names).
+
+    ``old_set`` is ``None`` on create or when there is no old value; on update
+    the check is skipped when no member changed from set to unset or back.
+    """
+    if sum(now_set) == 1 or (old_set is not None and old_set == now_set):
+        return ErrorList()
+    names = ", ".join(f"`{member}`" for member in members)
+    chosen = [member for member, is_set in zip(members, now_set, strict=True) if is_set]
+    if chosen:
+        return ErrorList([invalid(path, "{" + ", ".join(chosen) + "}", f"must specify exactly one of: {names}")])
+    return ErrorList([invalid(path, "", f"must specify one of: {names}")])
+
+
 def nested(
     op: Op,
-    path: FieldPath,
+    path: FieldPath | None,
     obj: Struct,
     old: Struct | None,
     name: str,
     checks: Sequence[Check],
     validate: Callable[[Op, FieldPath, Any, Any], Iterable[FieldError]],
 ) -> ErrorList:
-    """Field ``name`` of struct ``obj`` (``old`` its old struct): ``checks``, then ``validate(op, path, value, old_value)``."""
-    field_path = path.child(name)
+    """Field ``name`` of struct ``obj`` (``old`` its old struct): ``checks``, then ``validate(op, path, value, old)``.
+
+    ``old`` there is the field's old value.
+    """
+    field_path = _child(path, name)
     value, old_value = obj[name], None if old is None else old[name]
     return check_field(
         op, field_path, value, old_value, old is not None, checks, lambda: validate(op, field_path, value, old_value)
@@ -122,7 +150,7 @@ def nested(
 
 def scalar(
     op: Op,
-    path: FieldPath,
+    path: FieldPath | None,
     obj: Struct,
     old: Struct | None,
     name: str,
@@ -130,7 +158,7 @@ def scalar(
     validate: Callable[[FieldPath, Any], Iterable[FieldError]],
 ) -> ErrorList:
     """String or number field ``name`` of ``obj``: ``checks``, then a format or bound ``validate(path, value)``."""
-    field_path = path.child(name)
+    field_path = _child(path, name)
     value = obj[name]
     return check_field(
         op,
@@ -292,7 +320,9 @@ def keyed_items(
 
     ``type_name`` is the items' Go type, for the ``Duplicate`` value.
     """
-    return unique_names(path, items, type_name) + each_by_name(op, path, items, old_items, validate)
+    errs = unique_names(path, items, type_name)
+    errs += each_by_name(op, path, items, old_items, validate)
+    return errs
 
 
 def each_by_name(

@@ -17,6 +17,7 @@ __all__ = [
     "is_dns1123_label",
     "is_dns1123_subdomain",
     "is_label_key",
+    "is_label_value",
     "is_path_segment_name",
     "label_key_errors",
     "long_name_errors",
@@ -27,14 +28,17 @@ __all__ = [
 _LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _SUBDOMAIN_FMT = _LABEL_FMT + "(\\." + _LABEL_FMT + ")*"
 _LABEL_KEY_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_LABEL_VALUE_FMT = "(" + _LABEL_KEY_FMT + ")?"
 
 _LABEL_RE = re.compile(_LABEL_FMT)
 _SUBDOMAIN_RE = re.compile(_SUBDOMAIN_FMT)
 _LABEL_KEY_RE = re.compile(_LABEL_KEY_FMT)
+_LABEL_VALUE_RE = re.compile(_LABEL_VALUE_FMT)
 
 _LABEL_MAX = 63
 _SUBDOMAIN_MAX = 253
 _LABEL_KEY_NAME_MAX = 63
+_LABEL_VALUE_MAX = 63
 
 _LABEL_MSG = (
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
@@ -42,6 +46,10 @@ _LABEL_MSG = (
 )
 _SUBDOMAIN_MSG = (
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+    "and must start and end with an alphanumeric character"
+)
+_LABEL_VALUE_MSG = (
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
     "and must start and end with an alphanumeric character"
 )
 _LABEL_KEY_MSG = (
@@ -113,6 +121,16 @@ def is_label_key(value: str) -> list[str]:
         errs.append("name part " + _max_len(_LABEL_KEY_NAME_MAX))
     if not _LABEL_KEY_RE.fullmatch(name):
         errs.append("name part " + _regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc"))
+    return errs
+
+
+def is_label_value(value: str) -> list[str]:
+    """Messages for a value that is not a label value (empty, or a qualified name's name part), in Go's order."""
+    errs = []
+    if _byte_len(value) > _LABEL_VALUE_MAX:
+        errs.append(_max_len(_LABEL_VALUE_MAX))
+    if not _LABEL_VALUE_RE.fullmatch(value):
+        errs.append(_regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
     return errs
 
 

@@ -10,7 +10,7 @@ order, ``omitempty`` honoured, ``null`` for an unset pointer without it).
 Go would print it in an error.
 
 The shapes are those of ``scheduling.k8s.io/v1beta1`` (``v1alpha3`` has the
-same fields and tags).
+same fields and tags), and of the ``v1alpha3`` building blocks.
 """
 
 from __future__ import annotations
@@ -91,6 +91,24 @@ _TYPES: dict[str, tuple[_Field, ...]] = {
         _f("gang", _PSTRUCT, "CompositeGangSchedulingPolicy"),
     ),
     "CompositeGangSchedulingPolicy": (_f("minGroupCount", _INT, omitempty=False),),
+    # The building blocks (scheduling.k8s.io/v1alpha3 Workload*): the gang counts are optional pointers there.
+    "WorkloadPodGroupSchedulingPolicy": (
+        _f("basic", _EMPTY),
+        _f("gang", _PSTRUCT, "WorkloadPodGroupGangSchedulingPolicy"),
+    ),
+    "WorkloadPodGroupGangSchedulingPolicy": (_f("minCount", _PINT),),
+    "WorkloadCompositePodGroupSchedulingPolicy": (
+        _f("basic", _EMPTY),
+        _f("gang", _PSTRUCT, "WorkloadCompositePodGroupGangSchedulingPolicy"),
+    ),
+    "WorkloadCompositePodGroupGangSchedulingPolicy": (_f("minGroupCount", _PINT),),
+    # batch/v1 Job's spec.scheduling: the four leaf building blocks, embedded.
+    "JobScheduling": (
+        _f("schedulingPolicy", _PSTRUCT, "WorkloadPodGroupSchedulingPolicy"),
+        _f("schedulingConstraints", _PSTRUCT, "PodGroupSchedulingConstraints"),
+        _f("disruptionMode", _PSTRUCT, "DisruptionMode"),
+        _f("resourceClaims", _LIST, "PodGroupResourceClaim"),
+    ),
     "PodGroupSchedulingConstraints": (_f("topology", _LIST, "TopologyConstraint"),),
     "TopologyConstraint": (_f("key", _STR, omitempty=False),),
     "DisruptionMode": (_f("single", _EMPTY), _f("all", _EMPTY)),
@@ -194,9 +212,9 @@ class GoStruct:
 def _empty(kind: str, raw: Any) -> bool:
     """What ``omitempty`` leaves out: a zero string or number, a nil pointer, an empty list; never a struct."""
     if kind == _STR:
-        return raw == ""
+        return bool(raw == "")
     if kind == _INT:
-        return raw == 0
+        return bool(raw == 0)
     if kind == _STRUCT:
         return False
     return not raw if kind == _LIST else raw is None

@@ -12,6 +12,7 @@ from __future__ import annotations
 from functools import partial
 
 from workloadbuilder.field import ErrorList, FieldPath, required
+from workloadbuilder.kinds import MAX_RESOURCE_CLAIMS
 from workloadbuilder.validation import parts
 from workloadbuilder.validation.dv import (
     IMMUTABLE,
@@ -86,7 +87,7 @@ def pod_group_status(op: Op, path: FieldPath, status: Struct, old: Struct | None
         status,
         old,
         "resourceClaimStatuses",
-        (max_items(parts.MAX_RESOURCE_CLAIMS), OPTIONAL_POINTER),
+        (max_items(MAX_RESOURCE_CLAIMS), OPTIONAL_POINTER),
         _claim_statuses,
     )
 

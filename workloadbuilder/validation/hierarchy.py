@@ -18,8 +18,8 @@ from typing import Any
 from workloadbuilder import kinds
 from workloadbuilder.field import FieldError, FieldPath, invalid, not_found
 from workloadbuilder.gofmt import go_quote
+from workloadbuilder.kinds import KubeObject
 from workloadbuilder.validation.objects import read_object
-from workloadbuilder.validation.workload_rules import MAX_DEPTH
 
 __all__ = ["HierarchyProblem", "validate_hierarchy"]
 
@@ -62,7 +62,7 @@ class _Group:
         return HierarchyProblem(self.kind, self.namespace, self.name, err)
 
 
-def validate_hierarchy(objects: Iterable[Any]) -> list[HierarchyProblem]:
+def validate_hierarchy(objects: Iterable[KubeObject]) -> list[HierarchyProblem]:
     """The runtime-hierarchy problems of a set of groups, each reported on the group it is about.
 
     Args:
@@ -126,8 +126,8 @@ def _chain_errors(group: _Group, composites: dict[tuple[str, str], _Group]) -> l
         chain.append(parent)
         current = parent
     group.root, group.depth = current, len(chain)
-    if group.depth == MAX_DEPTH + 1:
-        detail = f"the hierarchy may be at most {MAX_DEPTH} levels deep; this group is at level {group.depth}"
+    if group.depth == kinds.MAX_DEPTH + 1:
+        detail = f"the hierarchy may be at most {kinds.MAX_DEPTH} levels deep; this group is at level {group.depth}"
         return [group.error(invalid(_PARENT, group.parent, detail))]
     return []
 
@@ -140,10 +140,16 @@ def _tree_errors(group: _Group) -> list[HierarchyProblem]:
     errs = []
     root_name = go_quote(root.name)
     if group.workload is not None and root.workload is not None and group.workload != root.workload:
-        detail = f"all groups of one hierarchy must reference one Workload; the root {root_name} references {go_quote(root.workload)}"
+        detail = (
+            "all groups of one hierarchy must reference one Workload; "
+            f"the root {root_name} references {go_quote(root.workload)}"
+        )
         errs.append(group.error(invalid(_WORKLOAD, group.workload, detail)))
     if group.priority_class != root.priority_class:
-        detail = f"all groups of one hierarchy must have the root's priorityClassName; the root {root_name} has {go_quote(root.priority_class)}"
+        detail = (
+            "all groups of one hierarchy must have the root's priorityClassName; "
+            f"the root {root_name} has {go_quote(root.priority_class)}"
+        )
         errs.append(group.error(invalid(_CLASS, group.priority_class, detail)))
     if group.priority is not None and root.priority is not None and group.priority != root.priority:
         detail = f"all groups of one hierarchy must have the root's priority; the root {root_name} has {root.priority}"

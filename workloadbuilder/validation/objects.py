@@ -6,9 +6,11 @@ spelling (as in a manifest) and return the errors a Kubernetes 1.37
 apiserver would return for creating it, or, given ``old``, for updating
 ``old`` to it: the same types, paths and messages. In order: decoding
 (unknown fields, wrong types), the feature gate that serves the kind,
-``metadata``, every ``+k8s:`` rule of ``scheduling.k8s.io/v1beta1`` (Workload,
-PodGroup) or ``v1alpha3`` (CompositePodGroup) with the apiserver's
-create/update ratcheting, then the Workload's hand-written tree rules.
+the hand-written rules (``metadata``, a Workload's template tree, a
+PodGroup status's claim names), then every ``+k8s:`` rule of
+``scheduling.k8s.io/v1beta1`` (Workload, PodGroup) or ``v1alpha3``
+(CompositePodGroup) with the apiserver's create/update ratcheting, as
+``rest.ValidateDeclarativelyWithMigrationChecks`` appends them.
 
 As the apiserver does, a missing ``spec.disruptionMode`` of a runtime group is
 defaulted to ``single`` first, and ``status`` is ignored on the main
@@ -25,7 +27,9 @@ from pydantic import BaseModel
 from workloadbuilder import kinds
 from workloadbuilder.decode import decode, errors_at
 from workloadbuilder.errors import InvalidArgumentError
-from workloadbuilder.field import ErrorList, FieldPath, forbidden
+from workloadbuilder.field import ErrorList, FieldPath, forbidden, invalid
+from workloadbuilder.kinds import KubeObject
+from workloadbuilder.validation.conditions import conditions_errors
 from workloadbuilder.validation.dv import Op, Struct
 from workloadbuilder.validation.gates import (
     COMPOSITE_POD_GROUP,
@@ -49,10 +53,10 @@ __all__ = [
 
 Subresource = Literal["status"] | None
 _SPEC, _STATUS = FieldPath("spec"), FieldPath("status")
-_DEFAULT_DISRUPTION_MODE = {"single": {}, "all": None}
+_DEFAULT_DISRUPTION_MODE: dict[str, dict[str, Any] | None] = {"single": {}, "all": None}
 
 
-def validate_workload(obj: Any, old: Any = None, gates: FeatureGates | None = None) -> ErrorList:
+def validate_workload(obj: KubeObject, old: KubeObject | None = None, gates: FeatureGates | None = None) -> ErrorList:
     """The errors a 1.37 apiserver returns for creating the Workload ``obj`` (or updating ``old`` to it).
 
     Args:
@@ -81,7 +85,7 @@ regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')
 
 
 def validate_pod_group(
-    obj: Any, old: Any = None, gates: FeatureGates | None = None, subresource: Subresource = None
+    obj: KubeObject, old: KubeObject | None = None, gates: FeatureGates | None = None, subresource: Subresource = None
 ) -> ErrorList:
     """The errors a 1.37 apiserver returns for creating the PodGroup ``obj`` (or updating ``old`` to it).
 
@@ -102,7 +106,7 @@ def validate_pod_group(
 
 
 def validate_composite_pod_group(
-    obj: Any, old: Any = None, gates: FeatureGates | None = None, subresource: Subresource = None
+    obj: KubeObject, old: KubeObject | None = None, gates: FeatureGates | None = None, subresource: Subresource = None
 ) -> ErrorList:
     """The errors a 1.37 apiserver returns for creating the CompositePodGroup ``obj`` (or updating ``old`` to it).
 
@@ -122,7 +126,7 @@ def validate_composite_pod_group(
     return _validate(kinds.COMPOSITE_POD_GROUP, obj, old, gates, subresource, _composite_pod_group_errors)
 
 
-def workload_warnings(obj: Any) -> list[str]:
+def workload_warnings(obj: KubeObject) -> list[str]:
     """Warnings the apiserver would send with an accepted Workload: problems that are not errors.
 
     A composite template whose gang ``minGroupCount`` is larger than its
@@ -153,7 +157,7 @@ def read_object(obj: Any, kind: str) -> tuple[dict[str, Any], ErrorList]:
         data = dict(obj)
     else:
         raise TypeError(f"expected a {kind} as a kubernetes client model or a dict, got {type(obj).__name__}")
-    model, errs = kinds.resolve(data, kind)
+    model, errs = kinds.model_for(data, kind)
     if model is None:
         return data, errs
     return data, errors_at(None, decode(model, data)[1])
@@ -198,11 +202,10 @@ def _changed(op: Op, new: Struct, old: Struct | None) -> bool:
 def _workload_errors(op: Op, data: dict[str, Any], old: dict[str, Any] | None, _: Subresource) -> ErrorList:
     spec = canonical("WorkloadSpec", data.get("spec"))
     old_spec = None if old is None else canonical("WorkloadSpec", old.get("spec"))
-    if not _changed(op, spec, old_spec):
-        return ErrorList()
-    errs = workload_spec(op, _SPEC, spec, old_spec)
-    if not op.update:  # templates cannot be added, removed or renamed later
-        errs += tree_errors(_SPEC, spec)
+    # The hand-written rules run on create and on every update; the declarative ones follow them, ratcheted.
+    errs = tree_errors(_SPEC, spec)
+    if _changed(op, spec, old_spec):
+        errs += workload_spec(op, _SPEC, spec, old_spec)
     return errs
 
 
@@ -219,10 +222,26 @@ def _group_errors(
         assert old is not None
         status = canonical("PodGroupStatus", data.get("status"))
         old_status = canonical("PodGroupStatus", old.get("status"))
-        return pod_group_status(op, _STATUS, status, old_status) if _changed(op, status, old_status) else ErrorList()
+        # The status subresource keeps the stored spec, so the claims named are the old object's.
+        errs = conditions_errors(_STATUS.child("conditions"), (data.get("status") or {}).get("conditions"))
+        errs += _claim_status_names(status, canonical(spec_type, old.get("spec")))
+        if _changed(op, status, old_status):
+            errs += pod_group_status(op, _STATUS, status, old_status)
+        return errs
     spec = _defaulted(canonical(spec_type, data.get("spec")))
     old_spec = None if old is None else _defaulted(canonical(spec_type, old.get("spec")))
     return spec_rules(op, _SPEC, spec, old_spec) if _changed(op, spec, old_spec) else ErrorList()
+
+
+def _claim_status_names(status: Struct, spec: Struct) -> ErrorList:
+    """Hand-written: each ``status.resourceClaimStatuses[i].name`` names an entry of ``spec.resourceClaims``."""
+    claims = {claim["name"] for claim in spec.get("resourceClaims") or []}
+    path = _STATUS.child("resourceClaimStatuses")
+    return ErrorList(
+        invalid(path.index(i).child("name"), entry["name"], "must match the name of an entry in `spec.resourceClaims`")
+        for i, entry in enumerate(status["resourceClaimStatuses"] or [])
+        if entry["name"] not in claims
+    )
 
 
 def _defaulted(spec: Struct) -> Struct:
@@ -239,7 +258,7 @@ def _pod_group_errors(op: Op, data: dict[str, Any], old: dict[str, Any] | None, 
 def _composite_pod_group_errors(
     op: Op, data: dict[str, Any], old: dict[str, Any] | None, subresource: Subresource
 ) -> ErrorList:
-    # A CompositePodGroup's status has only alpha rules, which the apiserver does not enforce.
+    # A CompositePodGroup's status has only alpha declarative rules, which the apiserver does not enforce.
     if subresource == "status":
-        return ErrorList()
+        return conditions_errors(_STATUS.child("conditions"), (data.get("status") or {}).get("conditions"))
     return _group_errors("CompositePodGroupSpec", composite_pod_group_spec, op, data, old, subresource)

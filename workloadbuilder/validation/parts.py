@@ -14,7 +14,7 @@ from functools import partial
 from typing import Any
 
 from workloadbuilder.field import ErrorList, FieldPath
-from workloadbuilder.validation.blocks import validate_union
+from workloadbuilder.kinds import MAX_PRIORITY, MAX_RESOURCE_CLAIMS, MAX_TOPOLOGY
 from workloadbuilder.validation.dv import (
     IMMUTABLE,
     NO_SET_UNSET,
@@ -33,6 +33,7 @@ from workloadbuilder.validation.dv import (
     nested,
     optional_unless,
     scalar,
+    validate_union,
 )
 from workloadbuilder.validation.formats import (
     label_key_errors,
@@ -44,23 +45,21 @@ from workloadbuilder.validation.gates import DRA_WORKLOAD_RESOURCE_CLAIMS, POD_G
 
 __all__ = [
     "CLAIMS_CHECKS",
-    "MAX_PRIORITY",
-    "MAX_RESOURCE_CLAIMS",
     "PREEMPTION_POLICIES",
+    "block_composite_scheduling_policy",
+    "block_scheduling_policy",
     "composite_scheduling_policy",
     "constraints",
     "controller_ref",
     "disruption_mode",
     "priority_fields",
+    "resource_claim",
     "resource_claims",
     "scheduling_policy",
     "union",
     "workload_reference",
 ]
 
-MAX_PRIORITY = 1_000_000_000  # HighestUserDefinablePriority
-MAX_RESOURCE_CLAIMS = 4
-MAX_TOPOLOGY = 1
 PREEMPTION_POLICIES = ("Never", "PreemptLowerPriority")
 
 CLAIMS_CHECKS: tuple[Check, ...] = (
@@ -69,7 +68,9 @@ CLAIMS_CHECKS: tuple[Check, ...] = (
     max_items(MAX_RESOURCE_CLAIMS),
     OPTIONAL_POINTER,
 )
-"""The checks on a ``resourceClaims`` field: its gate (our addition, see docs/validation.md), immutable, at most 4, optional."""
+"""The checks on a ``resourceClaims`` field: its gate (our addition, see docs/validation.md), immutable, at most 4,
+optional.
+"""
 
 _PREEMPTION_CHECKS: tuple[Check, ...] = (
     forbidden_unless(POD_GROUP_PREEMPTION_POLICY),
@@ -79,8 +80,11 @@ _PREEMPTION_CHECKS: tuple[Check, ...] = (
 )
 
 
-def union(op: Op, path: FieldPath, value: Struct, old: Struct | None, names: tuple[str, ...]) -> ErrorList:
-    """A union of pointer (or canonical list) members: exactly one set; not re-checked on update when no member was set or cleared."""
+def union(op: Op, path: FieldPath | None, value: Struct, old: Struct | None, names: tuple[str, ...]) -> ErrorList:
+    """A union of pointer (or canonical list) members: exactly one set.
+
+    On update it is not re-checked when no member was set or cleared.
+    """
     members = tuple(value[name] is not None for name in names)
     old_members = tuple(old[name] is not None for name in names) if op.update and old is not None else None
     return validate_union(path, names, members, old_members)
@@ -110,7 +114,28 @@ composite_scheduling_policy = partial(_policy, "minGroupCount")
 """``CompositePodGroupSchedulingPolicy(op, path, policy, old)``: the same rules with ``gang.minGroupCount``."""
 
 
-def constraints(op: Op, path: FieldPath, value: Struct, old: Struct | None) -> ErrorList:
+def _block_policy(count: str, op: Op, path: FieldPath | None, policy: Struct, old: Struct | None) -> ErrorList:
+    errs = union(op, path, policy, old, ("basic", "gang"))
+    errs += nested(op, path, policy, old, "gang", (OPTIONAL_POINTER,), partial(_block_gang, count))
+    return errs
+
+
+def _block_gang(count: str, op: Op, path: FieldPath, gang: Struct, old: Struct | None) -> ErrorList:
+    """A building block's count is an optional pointer: unset is fine, a set one is at least 1 (0 included)."""
+    return scalar(op, path, gang, old, count, (OPTIONAL_POINTER,), lambda p, v: minimum(p, v, 1))
+
+
+block_scheduling_policy = partial(_block_policy, "minCount")
+"""``WorkloadPodGroupSchedulingPolicy(op, path, policy, old)``: one of ``basic`` and ``gang``; a set ``minCount`` >= 1.
+
+The building block carries no immutability: that belongs to the API embedding it.
+"""
+
+block_composite_scheduling_policy = partial(_block_policy, "minGroupCount")
+"""``WorkloadCompositePodGroupSchedulingPolicy(op, path, policy, old)``: the same with ``gang.minGroupCount``."""
+
+
+def constraints(op: Op, path: FieldPath | None, value: Struct, old: Struct | None) -> ErrorList:
     """``PodGroupSchedulingConstraints``: at most one topology entry, each key required and a label key.
 
     A list that is too long is not looked into; entries are checked with no
@@ -126,17 +151,17 @@ def _topology(op: Op, path: FieldPath, entries: list[Struct], old: Any) -> Error
     return errs
 
 
-def disruption_mode(op: Op, path: FieldPath, value: Struct, old: Struct | None) -> ErrorList:
+def disruption_mode(op: Op, path: FieldPath | None, value: Struct, old: Struct | None) -> ErrorList:
     """``DisruptionMode`` / ``CompositeDisruptionMode``: one of ``single`` and ``all``."""
     return union(op, path, value, old, ("single", "all"))
 
 
 def resource_claims(op: Op, path: FieldPath, claims: list[Struct], old_claims: list[Struct] | None) -> ErrorList:
     """The items of a claims list: unique names, then each claim against the old claim of its name."""
-    return keyed_items("PodGroupResourceClaim", _claim, op, path, claims, old_claims)
+    return keyed_items("PodGroupResourceClaim", resource_claim, op, path, claims, old_claims)
 
 
-def _claim(op: Op, path: FieldPath, claim: Struct, old: Struct | None) -> ErrorList:
+def resource_claim(op: Op, path: FieldPath | None, claim: Struct, old: Struct | None) -> ErrorList:
     """``PodGroupResourceClaim``: one source, a DNS-label name, DNS-subdomain sources (``""`` counts as set)."""
     errs = union(op, path, claim, old, ("resourceClaimName", "resourceClaimTemplateName"))
     errs += scalar(op, path, claim, old, "name", (REQUIRED_VALUE,), short_name_errors)

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from workloadbuilder import kinds
 from workloadbuilder.decode import to_json_dict
+from workloadbuilder.kinds import KubeObject
 from workloadbuilder.validation.gates import (
     COMPOSITE_POD_GROUP,
     DRA_WORKLOAD_RESOURCE_CLAIMS,
@@ -25,11 +26,9 @@ from workloadbuilder.validation.gates import (
     TOPOLOGY_AWARE_WORKLOAD_SCHEDULING,
     WORKLOAD_WITH_JOB,
 )
+from workloadbuilder.walk import walk
 
 __all__ = ["GateRequirement", "required_gates"]
-
-_TEMPLATE_LISTS = ("podGroupTemplates", "compositePodGroupTemplates")
-
 
 @dataclass(frozen=True)
 class GateRequirement:
@@ -53,7 +52,7 @@ class GateRequirement:
         return f"{self.gate} ({self.stage}, {'on' if self.default else 'off'} by default): {', '.join(self.components)}"
 
 
-def required_gates(objects: Iterable[Any]) -> list[GateRequirement]:
+def required_gates(objects: Iterable[KubeObject]) -> list[GateRequirement]:
     """The gates ``objects`` need, sorted by name, with the gates those depend on.
 
     Args:
@@ -127,25 +126,16 @@ def _needs(kind: str | None, data: Mapping[str, Any]) -> list[tuple[str, str]]:
         needs.append((COMPOSITE_POD_GROUP, "the CompositePodGroup API"))
         needs.append((TOPOLOGY_AWARE_WORKLOAD_SCHEDULING, "kube-scheduler places CompositePodGroups by topology"))
     if kind == kinds.WORKLOAD:
-        for path, template, composite in _templates("spec", spec):
-            if composite:
+        for record in walk(spec):
+            path = str(record.path)
+            if record.composite:
                 needs.append((COMPOSITE_POD_GROUP, path))
-            needs.extend(_group_fields(path, template))
+            needs.extend(_group_fields(path, record.node))
     else:
         if _get(spec, "parentCompositePodGroupName") is not None:
             needs.append((COMPOSITE_POD_GROUP, "spec.parentCompositePodGroupName"))
         needs.extend(_group_fields("spec", spec))
     return needs
-
-
-def _templates(path: str, parent: Any) -> Iterable[tuple[str, Any, bool]]:
-    for list_name in _TEMPLATE_LISTS:
-        items = _get(parent, list_name)
-        for i, template in enumerate(items if isinstance(items, list) else []):
-            template_path = f"{path}.{list_name}[{i}]"
-            yield template_path, template, list_name == "compositePodGroupTemplates"
-            if list_name == "compositePodGroupTemplates":
-                yield from _templates(template_path, template)
 
 
 def _group_fields(path: str, group: Any) -> list[tuple[str, str]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from functools import partial
 
 from workloadbuilder.field import ErrorList, FieldPath
+from workloadbuilder.kinds import MAX_TEMPLATES
 from workloadbuilder.validation import parts
 from workloadbuilder.validation.dv import (
     IMMUTABLE,
@@ -30,9 +31,8 @@ from workloadbuilder.validation.dv import (
 from workloadbuilder.validation.formats import short_name_errors
 from workloadbuilder.validation.gates import COMPOSITE_POD_GROUP, TOPOLOGY_AWARE_WORKLOAD_SCHEDULING
 
-__all__ = ["MAX_TEMPLATES", "workload_spec"]
+__all__ = ["workload_spec"]
 
-MAX_TEMPLATES = 8  # WorkloadMaxPodGroupTemplates, for each list at every level
 
 _LIST_CHECKS: tuple[Check, ...] = (max_items(MAX_TEMPLATES), OPTIONAL_POINTER, no_add_or_remove)
 _TOP_COMPOSITE_LIST_CHECKS: tuple[Check, ...] = (

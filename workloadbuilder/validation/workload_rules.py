@@ -1,102 +1,220 @@
 """The Workload rules no ``+k8s:`` tag can express: the template tree as a whole.
 
-KEP-6012 adds hand-written validation for new Workloads: template names are
-unique across the whole tree (a ``workloadRef`` names a template by name
-alone), the tree is at most 4 levels deep, a composite template has
-children, and (an alpha restriction) a composite template whose
-``disruptionMode`` is ``all`` has only ``all`` children. Upstream's messages
-for these were not published with the sources; ours are listed in
-docs/validation.md. Also here: the warnings, which the apiserver would send
-as ``Warning`` headers rather than reject.
+These are the apiserver's hand-written ``ValidateWorkloadSpec``
+(``pkg/apis/scheduling/validation``), run on create and on every update, in
+its order and with its messages:
+
+1. template names are unique across the whole tree (a ``workloadRef`` names a
+   template by name alone); a repeat within one list is left to the list's
+   declarative ``Duplicate`` error;
+2. composite templates nest at most 4 deep counting the top-level one, the
+   error at the top-level composite with its child composites as the value;
+3. every template has the same ``priorityClassName`` and ``priority``;
+4. every composite template has at least one child.
+
+Also here: the warnings, problems the apiserver accepts that a user should
+hear about.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
-from workloadbuilder.field import ErrorList, FieldPath, duplicate, forbidden, invalid
+from workloadbuilder.field import ErrorList, FieldPath, duplicate, invalid
+from workloadbuilder.kinds import MAX_DEPTH
 from workloadbuilder.validation.dv import Struct
+from workloadbuilder.validation.gotypes import GoStruct
+from workloadbuilder.walk import COMPOSITE_LIST, LEAF_LIST, walk
 
-__all__ = ["MAX_DEPTH", "tree_errors", "tree_warnings"]
+__all__ = ["tree_errors", "tree_warnings"]
 
-MAX_DEPTH = 4  # WorkloadMaxTreeDepth: a top-level template is level 1
-_CHILD_LISTS = ("podGroupTemplates", "compositePodGroupTemplates")
+_LEAF_PRIORITY_DETAIL = "detected multiple priority configurations"
+_COMPOSITE_PRIORITY_DETAIL = "all priority and priorityClassName values must be identical, detected multiple values"
+_NO_CHILD_DETAIL = "must have at least one child PodGroupTemplate or CompositePodGroupTemplate"
 
 
 def tree_errors(path: FieldPath, spec: Struct) -> ErrorList:
-    """The tree rules for a canonical ``spec`` at ``path``, in pre-order of the templates.
-
-    A name repeated within one list is left to the list's own ``Duplicate``
-    error; a repeat anywhere else is ``Duplicate`` at the later ``name``.
-    """
-    errs = ErrorList()
-    first_list: dict[str, int] = {}
-    for template_path, template, depth, list_id, composite in _walk(path, spec):
-        name = template["name"]
-        if name and first_list.setdefault(name, list_id) != list_id:
-            errs.append(duplicate(template_path.child("name"), name))
-        if composite:
-            errs.extend(_composite_errors(template_path, template, depth))
+    """The hand-written rules for a canonical ``spec`` at ``path``: names, depth, priority, children, in that order."""
+    errs = _unique_names(path, spec)
+    errs += _depth(path.child(COMPOSITE_LIST), spec[COMPOSITE_LIST] or [])
+    errs += _one_priority(path, spec)
+    for i, template in enumerate(spec[COMPOSITE_LIST] or []):
+        errs += _has_children(path.child(COMPOSITE_LIST).index(i), template)
     return errs
 
 
-def _walk(path: FieldPath, parent: Struct, depth: int = 1) -> Iterator[tuple[FieldPath, Struct, int, int, bool]]:
-    """Each template under ``parent`` in pre-order: ``(path, template, depth, id of its list, is composite)``.
-
-    Lists deeper than ``MAX_DEPTH`` are not entered (their parent reports them).
-    """
-    if depth > MAX_DEPTH:
-        return
-    for list_name in _CHILD_LISTS:
-        items = parent.get(list_name) or []
-        for i, template in enumerate(items):
-            composite = list_name == "compositePodGroupTemplates"
-            template_path = path.child(list_name).index(i)
-            yield template_path, template, depth, id(items), composite
-            if composite:
-                yield from _walk(template_path, template, depth + 1)
+def _unique_names(path: FieldPath, spec: Struct) -> ErrorList:
+    """Names seen so far grow list by list: a composite list is checked whole before its members' children."""
+    seen = {template["name"] for template in spec[LEAF_LIST] or []}
+    return _composite_list_names(path, spec[COMPOSITE_LIST] or [], seen)
 
 
-def _composite_errors(path: FieldPath, template: Struct, depth: int) -> ErrorList:
-    errs = ErrorList()
-    children = [
-        (path.child(name).index(i), child) for name in _CHILD_LISTS for i, child in enumerate(template[name] or [])
-    ]
-    if not children:
-        errs.append(
-            invalid(path, "", "must specify at least one of: `podGroupTemplates`, `compositePodGroupTemplates`")
-        )
-    mode = template["disruptionMode"]
-    if mode is not None and mode["all"] is not None:
-        for child_path, child in children:
-            child_mode = child["disruptionMode"]
-            if child_mode is None or child_mode["all"] is None:
-                value = "single" if child_mode is not None and child_mode["single"] is not None else ""
-                detail = "must be `all` because the parent template's disruptionMode is `all`"
-                errs.append(invalid(child_path.child("disruptionMode"), value, detail))
+def _composite_list_names(path: FieldPath, templates: list[Struct], seen: set[str]) -> ErrorList:
+    errs = _list_names(path.child(COMPOSITE_LIST), templates, seen)
+    for i, template in enumerate(templates):
+        template_path = path.child(COMPOSITE_LIST).index(i)
+        errs += _list_names(template_path.child(LEAF_LIST), template[LEAF_LIST] or [], seen)
+        errs += _composite_list_names(template_path, template[COMPOSITE_LIST] or [], seen)
+    return errs
+
+
+def _list_names(path: FieldPath, templates: list[Struct], seen: set[str]) -> ErrorList:
+    """``Duplicate`` for each name an earlier list holds; then the list's names join those seen."""
+    names = [template["name"] for template in templates]
+    errs = ErrorList(duplicate(path.index(i).child("name"), name) for i, name in enumerate(names) if name in seen)
+    seen.update(names)
+    return errs
+
+
+def _depth(path: FieldPath, templates: list[Struct]) -> ErrorList:
+    """A top-level composite with a composite at depth ``MAX_DEPTH`` below it is refused at itself."""
+    detail = f"maximum template hierarchy depth is {MAX_DEPTH}"
+    return ErrorList(
+        invalid(path.index(i), _internal_list(template[COMPOSITE_LIST]), detail)
+        for i, template in enumerate(templates)
+        if _too_deep(template, 1)
+    )
+
+
+def _too_deep(template: Struct, depth: int) -> bool:
     if depth == MAX_DEPTH:
-        for name in _CHILD_LISTS:
-            if template[name]:
-                errs.append(forbidden(path.child(name), f"the template tree may be at most {MAX_DEPTH} levels deep"))
+        return True
+    return any(_too_deep(child, depth + 1) for child in template[COMPOSITE_LIST] or [])
+
+
+def _one_priority(path: FieldPath, spec: Struct) -> ErrorList:
+    """The first template's ``(priorityClassName, priority)`` is every template's; the first difference is refused.
+
+    Leaves come first; a composite comes before its child composites, which
+    come before its leaves. A difference met among the top-level leaves and
+    one met under a composite have different messages.
+    """
+    first: tuple[str, int | None] | None = None
+    for in_composite, template in _priority_order(spec):
+        mine = (template["priorityClassName"], template["priority"])
+        if first is None:
+            first = mine
+        elif mine != first:
+            detail = _COMPOSITE_PRIORITY_DETAIL if in_composite else _LEAF_PRIORITY_DETAIL
+            return ErrorList([invalid(path, None, detail)])
+    return ErrorList()
+
+
+def _priority_order(spec: Struct) -> Iterator[tuple[bool, Struct]]:
+    for template in spec[LEAF_LIST] or []:
+        yield False, template
+    for template in spec[COMPOSITE_LIST] or []:
+        yield from _composite_priority_order(template)
+
+
+def _composite_priority_order(template: Struct) -> Iterator[tuple[bool, Struct]]:
+    yield True, template
+    for child in template[COMPOSITE_LIST] or []:
+        yield from _composite_priority_order(child)
+    for leaf in template[LEAF_LIST] or []:
+        yield True, leaf
+
+
+def _has_children(path: FieldPath, template: Struct) -> ErrorList:
+    """A composite with no child template is refused at itself; then its child composites, in order."""
+    errs = ErrorList()
+    if not template[LEAF_LIST] and not template[COMPOSITE_LIST]:
+        errs.append(invalid(path, template["name"], _NO_CHILD_DETAIL))
+    for i, child in enumerate(template[COMPOSITE_LIST] or []):
+        errs += _has_children(path.child(COMPOSITE_LIST).index(i), child)
     return errs
+
+
+# The depth error's value is the internal (unversioned) template list, which has no JSON tags:
+# json.Marshal writes Go's field names, every field, in the internal types' order.
+_INTERNAL_FIELDS: dict[str, tuple[tuple[str, str, str | None], ...]] = {
+    "CompositePodGroupTemplate": (
+        ("Name", "name", None),
+        ("SchedulingPolicy", "schedulingPolicy", "CompositeSchedulingPolicy"),
+        ("SchedulingConstraints", "schedulingConstraints", "SchedulingConstraints"),
+        ("DisruptionMode", "disruptionMode", "DisruptionMode"),
+        ("PriorityClassName", "priorityClassName", None),
+        ("Priority", "priority", None),
+        ("PreemptionPolicy", "preemptionPolicy", None),
+        ("PodGroupTemplates", LEAF_LIST, "PodGroupTemplate"),
+        ("CompositePodGroupTemplates", COMPOSITE_LIST, "CompositePodGroupTemplate"),
+    ),
+    "PodGroupTemplate": (
+        ("Name", "name", None),
+        ("SchedulingPolicy", "schedulingPolicy", "SchedulingPolicy"),
+        ("SchedulingConstraints", "schedulingConstraints", "SchedulingConstraints"),
+        ("ResourceClaims", "resourceClaims", "ResourceClaim"),
+        ("DisruptionMode", "disruptionMode", "DisruptionMode"),
+        ("PriorityClassName", "priorityClassName", None),
+        ("Priority", "priority", None),
+        ("PreemptionPolicy", "preemptionPolicy", None),
+    ),
+    "SchedulingPolicy": (("Basic", "basic", "Empty"), ("Gang", "gang", "Gang")),
+    "Gang": (("MinCount", "minCount", None),),
+    "CompositeSchedulingPolicy": (("Basic", "basic", "Empty"), ("Gang", "gang", "CompositeGang")),
+    "CompositeGang": (("MinGroupCount", "minGroupCount", None),),
+    "SchedulingConstraints": (("Topology", "topology", "TopologyConstraint"),),
+    "TopologyConstraint": (("Key", "key", None),),
+    "ResourceClaim": (
+        ("Name", "name", None),
+        ("ResourceClaimName", "resourceClaimName", None),
+        ("ResourceClaimTemplateName", "resourceClaimTemplateName", None),
+    ),
+    "DisruptionMode": (("Single", "single", "Empty"), ("All", "all", "Empty")),
+    "Empty": (),
+}
+
+
+def _internal_list(templates: list[Struct] | None) -> list[GoStruct] | None:
+    return None if templates is None else [_internal("CompositePodGroupTemplate", t) for t in templates]
+
+
+def _internal(type_name: str, value: Struct) -> GoStruct:
+    """A canonical struct as ``json.Marshal`` writes the internal type (a nil list or pointer is ``null``)."""
+    fields: list[tuple[str, Any]] = []
+    for go_name, json_name, nested in _INTERNAL_FIELDS[type_name]:
+        raw = value.get(json_name)
+        if nested is None or raw is None:
+            fields.append((go_name, raw))
+        elif isinstance(raw, list):
+            fields.append((go_name, [_internal(nested, item) for item in raw]))
+        else:
+            fields.append((go_name, _internal(nested, raw)))
+    return GoStruct(fields)
 
 
 def tree_warnings(path: FieldPath, spec: Struct) -> list[str]:
-    """Warnings for a canonical ``spec``: a composite gang asking for more groups than it has child templates.
+    """Warnings for a canonical ``spec``, in pre-order of the templates.
 
-    Several runtime groups may be made from one template, so this is not an
-    error; but with one group per template such a gang can never be admitted.
+    - A composite gang asking for more groups than it has child templates:
+      several runtime groups may be made from one template, so this is not an
+      error; but with one group per template it can never be admitted.
+    - A composite whose ``disruptionMode`` is ``all`` over a child that is not
+      ``all``: the apiserver accepts it, but the child's own mode then never
+      applies, since disrupting the child disrupts the whole composite.
     """
     warnings = []
-    for template_path, template, _, _, composite in _walk(path, spec):
-        gang = template["schedulingPolicy"]["gang"] if composite else None
-        if gang is None:
+    for record in walk(spec, path):
+        if not record.composite:
             continue
-        children = sum(len(template[name] or []) for name in _CHILD_LISTS)
-        if gang["minGroupCount"] > children:
-            count_path = template_path.child("schedulingPolicy", "gang", "minGroupCount")
+        template = record.node
+        children = [(LEAF_LIST, i, c) for i, c in enumerate(template[LEAF_LIST] or [])]
+        children += [(COMPOSITE_LIST, i, c) for i, c in enumerate(template[COMPOSITE_LIST] or [])]
+        gang = template["schedulingPolicy"]["gang"]
+        if gang is not None and gang["minGroupCount"] > len(children):
+            count_path = record.path.child("schedulingPolicy", "gang", "minGroupCount")
             warnings.append(
                 f"{count_path}: minGroupCount {gang['minGroupCount']} is greater than the number of child templates "
-                f"({children}): unless several groups are made from one template, this group can never be admitted"
+                f"({len(children)}): unless several groups are made from one template, this group can never be admitted"
             )
+        mode = template["disruptionMode"]
+        if mode is not None and mode["all"] is not None:
+            for list_name, i, child in children:
+                child_mode = child["disruptionMode"]
+                if child_mode is None or child_mode["all"] is None:
+                    warnings.append(
+                        f"{record.path.child(list_name).index(i).child('disruptionMode')}: not `all` under a parent "
+                        "whose disruptionMode is `all`: the child is only ever disrupted with the whole parent"
+                    )
     return warnings

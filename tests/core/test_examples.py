@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
-GOLDEN = Path(__file__).resolve().parent / "data" / "examples"
+GOLDEN = Path(__file__).resolve().parents[1] / "data" / "examples"
 
 NAMES = sorted(path.stem for path in EXAMPLES.glob("*.py"))
 
@@ -59,12 +59,12 @@ def test_every_example_has_a_golden_file():
     assert sorted(path.stem for path in GOLDEN.glob("*.out")) == NAMES
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", NAMES, ids=NAMES)
 def test_example_output_matches_golden(name: str):
     assert run_example(name) == (GOLDEN / f"{name}.out").read_bytes()
 
 
-@pytest.mark.parametrize("name", sorted(GO_OUTPUT))
+@pytest.mark.parametrize("name", sorted(GO_OUTPUT), ids=sorted(GO_OUTPUT))
 def test_golden_starts_with_the_go_output(name: str):
     assert (GOLDEN / f"{name}.out").read_text().startswith(GO_OUTPUT[name])
 

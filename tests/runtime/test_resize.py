@@ -9,7 +9,7 @@ import pytest
 from kubernetes.client import V1beta1PodGroup, V1beta1Workload
 
 from workloadbuilder import BuildError, to_dict
-from workloadbuilder.hierarchy import materialize
+from workloadbuilder.materialize import materialize
 from workloadbuilder.resize import Patch, resize
 
 OWNER = {

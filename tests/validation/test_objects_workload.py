@@ -23,6 +23,27 @@ from workloadbuilder.validation.objects import validate_workload, workload_warni
 T0 = "spec.podGroupTemplates[0]"
 C0 = "spec.compositePodGroupTemplates[0]"
 UNION_TEMPLATES = "`podGroupTemplates`, `compositePodGroupTemplates`"
+ONE_PRIORITY = "spec: Invalid value: null: detected multiple priority configurations"
+ONE_COMPOSITE_PRIORITY = (
+    "spec: Invalid value: null: all priority and priorityClassName values must be identical, detected multiple values"
+)
+NO_CHILD = "must have at least one child PodGroupTemplate or CompositePodGroupTemplate"
+DEPTH = "maximum template hierarchy depth is 4"
+
+
+def internal_composite(name: str, leaves: str = "null", composites: str = "null") -> str:
+    """A basic composite template as the apiserver's internal type marshals (Go field names, every field)."""
+    return (
+        f'{{"Name":"{name}","SchedulingPolicy":{{"Basic":{{}},"Gang":null}},"SchedulingConstraints":null,'
+        '"DisruptionMode":null,"PriorityClassName":"","Priority":null,"PreemptionPolicy":null,'
+        f'"PodGroupTemplates":{leaves},"CompositePodGroupTemplates":{composites}}}'
+    )
+
+
+INTERNAL_LEAF_L5 = (
+    '[{"Name":"l5","SchedulingPolicy":{"Basic":{},"Gang":null},"SchedulingConstraints":null,"ResourceClaims":null,'
+    '"DisruptionMode":null,"PriorityClassName":"","Priority":null,"PreemptionPolicy":null}]'
+)
 
 
 def test_a_valid_leaf_workload_has_no_errors():
@@ -31,6 +52,8 @@ def test_a_valid_leaf_workload_has_no_errors():
         leaf(
             "worker",
             gang=4,
+            priorityClassName="high-priority",
+            priority=1000,
             schedulingConstraints={"topology": [{"key": "topology.kubernetes.io/zone"}]},
             resourceClaims=[{"name": "gpus", "resourceClaimTemplateName": "gpu-template"}],
             preemptionPolicy="Never",
@@ -137,10 +160,11 @@ CASES: list[tuple[str, dict[str, Any], list[str]]] = [
     ),
     (
         "duplicate-composite-in-a-list",
-        composite_workload(composite("c", leaf("a")), composite("c", leaf("b"), priority=3)),
+        composite_workload(composite("c", leaf("a")), composite("c", leaf("b"), preemptionPolicy="Never")),
         [
             (
-                'spec.compositePodGroupTemplates[1]: Duplicate value: {"name":"c","schedulingPolicy":{"basic":{}},"priority":3,'
+                'spec.compositePodGroupTemplates[1]: Duplicate value: {"name":"c","schedulingPolicy":{"basic":{}},'
+                '"preemptionPolicy":"Never",'
                 '"podGroupTemplates":[{"name":"b","schedulingPolicy":{"basic":{}},"schedulingConstraints":null}]}'
             )
         ],
@@ -316,6 +340,7 @@ CASES: list[tuple[str, dict[str, Any], list[str]]] = [
         "composite-priority",
         composite_workload(composite("c", leaf("a"), priority=2_000_000_000, priorityClassName="x_y")),
         [
+            ONE_COMPOSITE_PRIORITY,  # hand-written first: the leaf has no priority
             f'{C0}.priorityClassName: Invalid value: "x_y": {LONG_NAME}',
             f"{C0}.priority: Invalid value: 2000000000: must be less than or equal to 1000000000",
         ],
@@ -364,7 +389,40 @@ TREE_CASES: list[tuple[str, dict[str, Any], list[str]]] = [
     (
         "composite-without-children",
         composite_workload(composite("c")),
-        [f'{C0}: Invalid value: "": must specify at least one of: {UNION_TEMPLATES}'],
+        [f'{C0}: Invalid value: "c": {NO_CHILD}'],
+    ),
+    (
+        "nested-composite-without-children-after-its-parent",
+        composite_workload(composite("c", composites=[composite("d")]), composite("e")),
+        [
+            f'{C0}.compositePodGroupTemplates[0]: Invalid value: "d": {NO_CHILD}',
+            f'spec.compositePodGroupTemplates[1]: Invalid value: "e": {NO_CHILD}',
+        ],
+    ),
+    (
+        "composite-names-of-a-list-before-their-children",
+        composite_workload(composite("a", leaf("b")), composite("b", leaf("c"))),
+        [f'{C0}.podGroupTemplates[0].name: Duplicate value: "b"'],
+    ),
+    (
+        "leaf-priorities-differ",
+        workload(leaf("a", priority=1), leaf("b", priority=2)),
+        [ONE_PRIORITY],
+    ),
+    (
+        "leaf-priority-class-differs",
+        workload(leaf("a", priorityClassName="high"), leaf("b")),
+        [ONE_PRIORITY],
+    ),
+    (
+        "one-priority-everywhere-is-fine",
+        composite_workload(composite("c", leaf("a", priority=7), composites=[composite("d", leaf("b", priority=7), priority=7)], priority=7)),
+        [],
+    ),
+    (
+        "composite-child-priority-differs",
+        composite_workload(composite("c", leaf("a", priority=7), priority=7), composite("d", leaf("b"))),
+        [ONE_COMPOSITE_PRIORITY],
     ),
     (
         "depth-four",
@@ -375,10 +433,23 @@ TREE_CASES: list[tuple[str, dict[str, Any], list[str]]] = [
             )
         ),
         [
-            (
-                f"{C0}.compositePodGroupTemplates[0].compositePodGroupTemplates[0].compositePodGroupTemplates[0].podGroupTemplates: "
-                "Forbidden: the template tree may be at most 4 levels deep"
+            f"{C0}: Invalid value: ["
+            + internal_composite(
+                "l2", composites="[" + internal_composite("l3", composites="[" + internal_composite("l4", INTERNAL_LEAF_L5) + "]") + "]"
             )
+            + f"]: {DEPTH}"
+        ],
+    ),
+    (
+        "depth-four-without-children",
+        composite_workload(
+            composite("l1", composites=[composite("l2", composites=[composite("l3", composites=[composite("l4")])])])
+        ),
+        [
+            f"{C0}: Invalid value: ["
+            + internal_composite("l2", composites="[" + internal_composite("l3", composites="[" + internal_composite("l4") + "]") + "]")
+            + f"]: {DEPTH}",
+            f'{C0}.compositePodGroupTemplates[0].compositePodGroupTemplates[0].compositePodGroupTemplates[0]: Invalid value: "l4": {NO_CHILD}',
         ],
     ),
     (
@@ -389,9 +460,7 @@ TREE_CASES: list[tuple[str, dict[str, Any], list[str]]] = [
     (
         "all-parent-leaf-unset",
         composite_workload(composite("c", leaf("a"), disruptionMode={"all": {}})),
-        [
-            f'{C0}.podGroupTemplates[0].disruptionMode: Invalid value: "": must be `all` because the parent template\'s disruptionMode is `all`'
-        ],
+        [],  # accepted by the apiserver; workload_warnings says it
     ),
     (
         "all-parent-children-single",
@@ -403,10 +472,7 @@ TREE_CASES: list[tuple[str, dict[str, Any], list[str]]] = [
                 disruptionMode={"all": {}},
             )
         ),
-        [
-            f'{C0}.podGroupTemplates[0].disruptionMode: Invalid value: "single": must be `all` because the parent template\'s disruptionMode is `all`',
-            f'{C0}.compositePodGroupTemplates[0].disruptionMode: Invalid value: "single": must be `all` because the parent template\'s disruptionMode is `all`',
-        ],
+        [],
     ),
     (
         "single-parent-all-child",
@@ -466,15 +532,14 @@ def test_decoding_comes_first(obj: dict[str, Any], expected: list[str]):
     assert strings(validate_workload(obj)) == expected
 
 
-def test_errors_come_in_field_order_metadata_first_tree_rules_last_in_template_pre_order():
+def test_hand_written_errors_come_first_then_the_declarative_ones():
     obj = changed(
         composite_workload(composite("c", leaf("c", gang=0), disruptionMode={"all": {}})), "metadata.name", "Bad"
     )
     assert strings(validate_workload(obj)) == [
         f'metadata.name: Invalid value: "Bad": {LONG_NAME}',
-        f"{C0}.podGroupTemplates[0].schedulingPolicy.gang.minCount: Required value",
-        f'{C0}.podGroupTemplates[0].disruptionMode: Invalid value: "": must be `all` because the parent template\'s disruptionMode is `all`',
         f'{C0}.podGroupTemplates[0].name: Duplicate value: "c"',
+        f"{C0}.podGroupTemplates[0].schedulingPolicy.gang.minCount: Required value",
     ]
 
 
@@ -500,6 +565,23 @@ WARNING_CASES = [
         ],
     ),
     ("basic-composite", composite_workload(composite("c", leaf("a"))), []),
+    (
+        "all-parent-children-not-all",
+        composite_workload(
+            composite(
+                "c",
+                leaf("a", disruptionMode={"single": {}}),
+                composites=[composite("d", leaf("b"), disruptionMode={"all": {}})],
+                disruptionMode={"all": {}},
+            )
+        ),
+        [
+            f"{C0}.podGroupTemplates[0].disruptionMode: not `all` under a parent whose disruptionMode is `all`: the child "
+            "is only ever disrupted with the whole parent",
+            f"{C0}.compositePodGroupTemplates[0].podGroupTemplates[0].disruptionMode: not `all` under a parent whose "
+            "disruptionMode is `all`: the child is only ever disrupted with the whole parent",
+        ],
+    ),
     ("does-not-decode", composite_workload(composite("c", leaf("a"), gang=5, bogus=1)), []),
 ]
 

@@ -18,12 +18,16 @@ from objects_factories import (
     workload,
 )
 
-from workloadbuilder.update import check_update, gang_resize_patch
+from workloadbuilder import check_update, gang_resize_patch
 from workloadbuilder.validation.gates import FeatureGates
 
 T0 = "spec.podGroupTemplates[0]"
 IMMUTABLE = "Invalid value: null: field is immutable"
 GANG_ONLY = FeatureGates(enabled={"GenericWorkload"})
+ONE_PRIORITY = "spec: Invalid value: null: detected multiple priority configurations"
+ONE_COMPOSITE_PRIORITY = (
+    "spec: Invalid value: null: all priority and priorityClassName values must be identical, detected multiple values"
+)
 
 OLD_WORKLOAD = workload(
     leaf(
@@ -36,7 +40,7 @@ OLD_WORKLOAD = workload(
         priority=100,
         preemptionPolicy="Never",
     ),
-    leaf("launcher"),
+    leaf("launcher", priorityClassName="high", priority=100),  # every template has the one priority
     controllerRef={"apiGroup": "batch", "kind": "Job", "name": "train"},
 )
 
@@ -51,7 +55,11 @@ WORKLOAD_CASES: list[tuple[str, dict[str, Any], list[str]]] = [
     ("labels-changed", changed(OLD_WORKLOAD, "metadata.labels", {"a": "b"}), []),
     (
         "template-added",
-        changed(OLD_WORKLOAD, "spec.podGroupTemplates", OLD_WORKLOAD["spec"]["podGroupTemplates"] + [leaf("extra")]),
+        changed(
+            OLD_WORKLOAD,
+            "spec.podGroupTemplates",
+            OLD_WORKLOAD["spec"]["podGroupTemplates"] + [leaf("extra", priorityClassName="high", priority=100)],
+        ),
         ["spec.podGroupTemplates[2]: Forbidden: item may not be added"],
     ),
     (
@@ -116,12 +124,12 @@ WORKLOAD_CASES: list[tuple[str, dict[str, Any], list[str]]] = [
     (
         "priority-class-changed",
         changed(OLD_WORKLOAD, "spec.podGroupTemplates.0.priorityClassName", "low"),
-        [f"{T0}.priorityClassName: {IMMUTABLE}"],
+        [ONE_PRIORITY, f"{T0}.priorityClassName: {IMMUTABLE}"],
     ),
     (
         "priority-changed",
         changed(OLD_WORKLOAD, "spec.podGroupTemplates.0.priority", 5),
-        [f"{T0}.priority: {IMMUTABLE}"],
+        [ONE_PRIORITY, f"{T0}.priority: {IMMUTABLE}"],
     ),
     (
         "preemption-policy-cleared",
@@ -155,8 +163,8 @@ def test_workload_updates(new: dict[str, Any], expected: list[str]):
 OLD_TREE = composite_workload(
     composite(
         "replica",
-        leaf("leader", gang=1),
-        leaf("workers", gang=4),
+        leaf("leader", gang=1, priority=5),
+        leaf("workers", gang=4, priority=5),
         gang=2,
         schedulingConstraints={"topology": [{"key": "zone"}]},
         disruptionMode={"single": {}},
@@ -181,20 +189,22 @@ TREE_CASES: list[tuple[str, dict[str, Any], list[str]]] = [
         changed(
             OLD_TREE,
             "spec.compositePodGroupTemplates.0.podGroupTemplates",
-            OLD_TREE["spec"]["compositePodGroupTemplates"][0]["podGroupTemplates"] + [leaf("spare")],
+            OLD_TREE["spec"]["compositePodGroupTemplates"][0]["podGroupTemplates"] + [leaf("spare", priority=5)],
         ),
         [f"{C0}.podGroupTemplates[2]: Forbidden: item may not be added"],
     ),
     (
         "nested-composite-added",
         changed(
-            OLD_TREE, "spec.compositePodGroupTemplates.0.compositePodGroupTemplates", [composite("sub", leaf("x"))]
+            OLD_TREE,
+            "spec.compositePodGroupTemplates.0.compositePodGroupTemplates",
+            [composite("sub", leaf("x", priority=5), priority=5)],
         ),
         [f"{C0}.compositePodGroupTemplates[0]: Forbidden: item may not be added"],
     ),
     (
         "nested-template-removed",
-        changed(OLD_TREE, "spec.compositePodGroupTemplates.0.podGroupTemplates", [leaf("leader", gang=1)]),
+        changed(OLD_TREE, "spec.compositePodGroupTemplates.0.podGroupTemplates", [leaf("leader", gang=1, priority=5)]),
         [f"{C0}.podGroupTemplates: Forbidden: item may not be removed"],
     ),
     (
@@ -202,13 +212,13 @@ TREE_CASES: list[tuple[str, dict[str, Any], list[str]]] = [
         changed(
             OLD_TREE,
             "spec.compositePodGroupTemplates",
-            OLD_TREE["spec"]["compositePodGroupTemplates"] + [composite("spare", leaf("x"))],
+            OLD_TREE["spec"]["compositePodGroupTemplates"] + [composite("spare", leaf("x", priority=5), priority=5)],
         ),
         ["spec.compositePodGroupTemplates[1]: Forbidden: item may not be added"],
     ),
     (
         "top-level-composite-replaced",
-        changed(OLD_TREE, "spec.compositePodGroupTemplates", [composite("other", leaf("y"))]),
+        changed(OLD_TREE, "spec.compositePodGroupTemplates", [composite("other", leaf("y", priority=5), priority=5)]),
         [
             "spec.compositePodGroupTemplates[0]: Forbidden: item may not be added",
             "spec.compositePodGroupTemplates: Forbidden: item may not be removed",
@@ -227,7 +237,7 @@ TREE_CASES: list[tuple[str, dict[str, Any], list[str]]] = [
     (
         "composite-priority",
         changed(OLD_TREE, "spec.compositePodGroupTemplates.0.priority", 6),
-        [f"{C0}.priority: {IMMUTABLE}"],
+        [ONE_COMPOSITE_PRIORITY, f"{C0}.priority: {IMMUTABLE}"],
     ),
     (
         "composite-basic",
@@ -259,12 +269,6 @@ RATCHETING_CASES: list[tuple[str, dict[str, Any], dict[str, Any], FeatureGates |
         workload(leaf("a", gang=3, schedulingConstraints={"topology": [{"key": "zone"}]})),
         GANG_ONLY,
     ),
-    (
-        "tree-rules-not-rerun",
-        composite_workload(composite("c", leaf("c", gang=2))),
-        composite_workload(composite("c", leaf("c", gang=5))),
-        None,
-    ),
 ]
 
 
@@ -273,6 +277,13 @@ RATCHETING_CASES: list[tuple[str, dict[str, Any], dict[str, Any], FeatureGates |
 )
 def test_unchanged_values_are_not_rechecked(old: dict[str, Any], new: dict[str, Any], gates: FeatureGates | None):
     assert check_update(old, new, gates) == []
+
+
+def test_tree_rules_run_on_update_too():
+    # ValidateWorkloadUpdate calls ValidateWorkloadSpec: a stored duplicate is reported on every update.
+    old = composite_workload(composite("c", leaf("c", gang=2)))
+    new = composite_workload(composite("c", leaf("c", gang=5)))
+    assert strings(check_update(old, new)) == [f'{C0}.podGroupTemplates[0].name: Duplicate value: "c"']
 
 
 OLD_POD_GROUP = pod_group(

@@ -22,11 +22,11 @@ from workloadbuilder import (
     to_yaml,
 )
 from workloadbuilder.groups import new_pod_group
-from workloadbuilder.hierarchy import Hierarchy, RuntimeGroup, materialize
+from workloadbuilder.materialize import Hierarchy, RuntimeGroup, materialize
 from workloadbuilder.naming import pod_group_name, runtime_group_name
 from workloadbuilder.validation.formats import is_dns1123_subdomain
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LWS = {
     "apiVersion": "leaderworkerset.x-k8s.io/v1",
     "kind": "LeaderWorkerSet",

@@ -6,7 +6,7 @@ import ast
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NODE_ID = re.compile(r"`(tests/[\w/]+\.py)::(\w+)(?:\[[^`]*\])?`")
 
 

@@ -1,8 +1,9 @@
-"""The Python in the user docs (and the README's sample) runs as written.
+"""The Python in the docs (and the README's sample) runs as written: the one runner of the docs' code blocks.
 
-Every ```python block of a page runs in one namespace, in page order, as a
-reader following along in one interpreter would. A block directly followed
-by an ```output block must print exactly that text.
+Every page with a ```python block is found and run; every ```python block of
+a page runs in one namespace, in page order, as a reader following along in
+one interpreter would. A block directly followed by an ```output block must
+print exactly that text.
 """
 
 from __future__ import annotations
@@ -15,16 +16,16 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-PAGES = [
-    "docs/quickstart.md",
-    "docs/concepts.md",
-    "docs/runtime.md",
-    "docs/adapters.md",
-    "docs/interop.md",
-    "docs/testing.md",
-    "README.md",
-]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _pages() -> list[str]:
+    """README.md and every docs page with a python block, as paths from the repository root."""
+    candidates = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    return [str(path.relative_to(ROOT)) for path in candidates if "```python\n" in path.read_text()]
+
+
+PAGES = _pages()
 
 _FENCE = re.compile(r"^```(\S*)\s*$")
 
@@ -67,8 +68,8 @@ def python_runs(blocks: list[Block]) -> list[tuple[Block, Block | None]]:
     return runs
 
 
-@pytest.mark.parametrize("page", PAGES)
-def test_page_code_runs(page: str):
+@pytest.mark.parametrize("page", PAGES, ids=PAGES)
+def test_page_code_runs(page: str) -> None:
     path = ROOT / page
     runs = python_runs(fenced_blocks(path.read_text()))
     assert runs, f"{page} has no python block"
@@ -83,9 +84,16 @@ def test_page_code_runs(page: str):
             assert stdout.getvalue() == expected.text, f"{page}: output of the block at line {block.line}"
 
 
-def test_every_output_block_follows_python():
-    for page in PAGES:
-        blocks = fenced_blocks((ROOT / page).read_text())
+def test_every_output_block_follows_python() -> None:
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    for path in pages:
+        blocks = fenced_blocks(path.read_text())
         for i, block in enumerate(blocks):
             if block.lang == "output":
-                assert i > 0 and blocks[i - 1].lang == "python", f"{page}:{block.line}: output without code"
+                assert i > 0 and blocks[i - 1].lang == "python", f"{path}:{block.line}: output without code"
+
+
+def test_the_pages_with_code_are_found() -> None:
+    assert {"README.md", "docs/quickstart.md", "docs/placement.md", "docs/validation.md", "docs/adapters/job.md"} <= set(
+        PAGES
+    )

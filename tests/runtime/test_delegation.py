@@ -45,7 +45,7 @@ from workloadbuilder.delegation import (
     pod_claims_for,
     stamp_pod_template,
 )
-from workloadbuilder.hierarchy import materialize
+from workloadbuilder.materialize import materialize
 from workloadbuilder.naming import pod_group_name
 
 TEMPLATE_KEY = "scheduling.k8s.io/group-template-name"
@@ -398,7 +398,7 @@ def preset(spec: Any, name: str) -> None:
         spec.scheduling_group = V1PodSchedulingGroup(pod_group_name=name)
 
 
-@pytest.mark.parametrize("flavour", list(FLAVOURS))
+@pytest.mark.parametrize("flavour", list(FLAVOURS), ids=list(FLAVOURS))
 def test_stamp_sets_the_pod_group_name(flavour: str):
     make, path, elements, _ = FLAVOURS[flavour]
     obj = make()
@@ -408,7 +408,7 @@ def test_stamp_sets_the_pod_group_name(flavour: str):
     assert scheduling_group(pod_spec_at(obj, elements)) == {"podGroupName": "wl-workers-0-abc"}
 
 
-@pytest.mark.parametrize("flavour", list(FLAVOURS))
+@pytest.mark.parametrize("flavour", list(FLAVOURS), ids=list(FLAVOURS))
 def test_stamp_refuses_a_template_of_another_group(flavour: str):
     make, path, elements, prefix = FLAVOURS[flavour]
     obj = make()

@@ -18,7 +18,7 @@ from workloadbuilder import manifests
 from workloadbuilder.manifests import DocumentProblem, ManifestError, dump, load, read_documents
 from workloadbuilder.validation.objects import validate_composite_pod_group, validate_pod_group, validate_workload
 
-DATA = Path(__file__).resolve().parent / "data" / "manifests"
+DATA = Path(__file__).resolve().parents[1] / "data" / "manifests"
 TREE = DATA / "composite-tree.yaml"
 
 
@@ -173,7 +173,9 @@ def test_dump_refuses_a_dict_that_does_not_decode():
         dump(pod_group(bogus=1))
 
 
-@pytest.mark.parametrize("name", ["composite-tree.yaml", "workload.json", "list.yaml"])
+@pytest.mark.parametrize(
+    "name", ["composite-tree.yaml", "workload.json", "list.yaml"], ids=["composite-tree", "workload-json", "list"]
+)
 def test_load_dump_load_is_identity(name: str):
     first = load(DATA / name)
     text = dump(first)

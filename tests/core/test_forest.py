@@ -20,7 +20,7 @@ from workloadbuilder import (
     to_yaml,
 )
 from workloadbuilder.forest import Forest, build_forest
-from workloadbuilder.hierarchy import materialize
+from workloadbuilder.materialize import materialize
 
 JOBSET = {
     "apiVersion": "jobset.x-k8s.io/v1alpha2",

@@ -19,17 +19,18 @@ from kubernetes.client import (
     V1beta1PodGroup,
     V1beta1PodGroupTemplate,
     V1beta1Workload,
-    V1beta1WorkloadSpec,
+    V1ObjectMeta,
     V1OwnerReference,
 )
 
-from workloadbuilder.compile import WORKLOAD_API_VERSION
-from workloadbuilder.decode import as_model
+from workloadbuilder.decode import as_model, is_int
 from workloadbuilder.errors import BuildError
 from workloadbuilder.gofmt import go_quote
 from workloadbuilder.groups import TemplateIndex, new_composite_pod_group, new_pod_group
+from workloadbuilder.kinds import WORKLOAD_API_VERSION
 from workloadbuilder.naming import runtime_group_name
 from workloadbuilder.validation.formats import is_dns1123_subdomain
+from workloadbuilder.walk import walk
 
 __all__ = ["Hierarchy", "Namer", "RuntimeGroup", "materialize"]
 
@@ -193,36 +194,37 @@ def materialize(
         AggregateError: a dict Workload that does not decode.
     """
     workload = as_model(V1beta1Workload, workload)
-    workload_name = workload.metadata.name if workload.metadata is not None else None
+    metadata = workload.metadata or V1ObjectMeta()
+    workload_name = metadata.name
     if not workload_name:
         raise BuildError("cannot materialize a Workload without a name: runtime groups refer to it by name")
     index = TemplateIndex(workload)
     counts = _counts(instances, index)
-    owners = _owners(workload, owner, link_workload)
+    owners = _owners(metadata, owner, link_workload)
     name_of = namer if namer is not None else runtime_group_name
+    # The templates below each holder (the spec is None), leaves first, as listed.
+    below: dict[int | None, list[Template]] = {}
+    for record in walk(workload.spec):
+        below.setdefault(id(record.parent.node) if record.parent else None, []).append(record.node)
     groups: list[RuntimeGroup] = []
     # One level at a time: (parent group, the templates below it).
-    level: list[tuple[RuntimeGroup | None, list[Template]]] = [(None, _templates_below(workload.spec))]
+    level: list[tuple[RuntimeGroup | None, list[Template]]] = [(None, below.get(None, []))]
     while level:
-        below: list[tuple[RuntimeGroup | None, list[Template]]] = []
+        next_level: list[tuple[RuntimeGroup | None, list[Template]]] = []
         for parent, templates in level:
             for template in templates:
-                for group in _instances(workload, template, parent, counts, owners, name_of):
+                for group in _instances(workload, workload_name, template, parent, counts, owners, name_of):
                     groups.append(group)
                     if group.is_composite:
-                        below.append((group, _templates_below(template)))
-        level = below
+                        next_level.append((group, below.get(id(template), [])))
+        level = next_level
     _check_names(groups)
     return Hierarchy(groups)
 
 
-def _templates_below(holder: V1beta1WorkloadSpec | V1beta1CompositePodGroupTemplate) -> list[Template]:
-    """The templates of a Workload's top level or of a composite template: leaves first, as listed."""
-    return [*(holder.pod_group_templates or []), *(holder.composite_pod_group_templates or [])]
-
-
 def _instances(
     workload: V1beta1Workload,
+    workload_name: str,
     template: Template,
     parent: RuntimeGroup | None,
     counts: Mapping[str, int],
@@ -233,7 +235,7 @@ def _instances(
     parent_indices = parent.indices if parent is not None else ()
     for i in range(counts.get(template.name, 1)):
         indices = (*parent_indices, i) if replicated else parent_indices
-        name = name_of(workload.metadata.name, template.name, indices)
+        name = name_of(workload_name, template.name, indices)
         obj: RuntimeObject
         if isinstance(template, V1beta1CompositePodGroupTemplate):
             obj = new_composite_pod_group(workload, template, name, owners)
@@ -254,32 +256,32 @@ def _counts(instances: Mapping[str, int] | None, index: TemplateIndex) -> dict[s
                 f"instances names template {go_quote(str(name))}, which the Workload does not have "
                 f"(have [{' '.join(known)}])"
             )
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        if not is_int(count) or count < 0:
             raise BuildError(f"instances of template {go_quote(name)} must be a count >= 0, got {count!r}")
     return counts
 
 
 def _owners(
-    workload: V1beta1Workload, owner: V1OwnerReference | dict[str, Any] | None, link_workload: bool
+    metadata: V1ObjectMeta, owner: V1OwnerReference | dict[str, Any] | None, link_workload: bool
 ) -> list[V1OwnerReference]:
     if owner is None:
-        owner = _workload_controller(workload)
+        owner = _workload_controller(metadata)
     owners = [as_model(V1OwnerReference, owner)]
     if link_workload:
-        uid = workload.metadata.uid
+        uid = metadata.uid
         if not uid:
             raise BuildError(
-                f"cannot link runtime groups to Workload {go_quote(workload.metadata.name)}: "
+                f"cannot link runtime groups to Workload {go_quote(metadata.name or '')}: "
                 "it has no uid yet (create it first)"
             )
         owners.append(
-            V1OwnerReference(api_version=WORKLOAD_API_VERSION, kind="Workload", name=workload.metadata.name, uid=uid)
+            V1OwnerReference(api_version=WORKLOAD_API_VERSION, kind="Workload", name=metadata.name or "", uid=uid)
         )
     return owners
 
 
-def _workload_controller(workload: V1beta1Workload) -> V1OwnerReference:
-    refs = workload.metadata.owner_references or []
+def _workload_controller(metadata: V1ObjectMeta) -> V1OwnerReference:
+    refs = metadata.owner_references or []
     controllers = [ref for ref in refs if ref.controller]
     if len(controllers) == 1:
         return controllers[0]
@@ -287,7 +289,7 @@ def _workload_controller(workload: V1beta1Workload) -> V1OwnerReference:
         return refs[0]
     raise BuildError(
         f"runtime groups must be owned by their controller for garbage collection: pass owner, "
-        f"Workload {go_quote(workload.metadata.name)} has {len(refs)} owner references and "
+        f"Workload {go_quote(metadata.name or '')} has {len(refs)} owner references and "
         f"{len(controllers)} controllers"
     )
 

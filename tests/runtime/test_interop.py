@@ -34,12 +34,12 @@ from pydantic import BaseModel
 from workloadbuilder.adapters.crd import CRDAdapter
 
 from workloadbuilder import Builder, BuildOptions, PolicyInput, WorkloadInput, WorkloadItem, to_dict
-from workloadbuilder.hierarchy import materialize
+from workloadbuilder.materialize import materialize
 from workloadbuilder.interop import ApiStatus, ApplyResult, apply, creation_order, spec_differences
 from workloadbuilder.manifests import ManifestError
 from workloadbuilder.naming import workload_name
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TRAINING = ROOT / "examples" / "training_cluster"
 
 # ---------------------------------------------------------------------------
@@ -755,7 +755,7 @@ TRAINING_NAMES = {
 }
 
 
-@pytest.mark.parametrize("body_type", ["dict", "kopf.Body"])
+@pytest.mark.parametrize("body_type", ["dict", "kopf.Body"], ids=["dict", "kopf-body"])
 @pytest.mark.parametrize("dry_run", [False, True], ids=["create", "dry-run"])
 def test_operator_creates_a_training_clusters_objects(
     server: FakeApiServer, client: ApiClient, dry_run: bool, body_type: str

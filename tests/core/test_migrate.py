@@ -11,7 +11,7 @@ from workloadbuilder.manifests import dump, load, read_documents
 from workloadbuilder.migrate import Migration, MigrationNote, migrate
 from workloadbuilder.validation.objects import validate_pod_group, validate_workload
 
-DATA = Path(__file__).resolve().parent / "data" / "manifests"
+DATA = Path(__file__).resolve().parents[1] / "data" / "manifests"
 
 
 def notes(items: list[MigrationNote]) -> list[str]:

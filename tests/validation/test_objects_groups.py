@@ -182,37 +182,70 @@ def test_composite_pod_group_create_rules(obj: dict[str, Any], expected: list[st
     assert strings(validate_composite_pod_group(obj)) == expected
 
 
-STATUS_CASES: list[tuple[str, list[dict[str, Any]], list[str]]] = [
-    ("fine", [{"name": "gpus", "resourceClaimName": "train-gpus-x7k"}, {"name": "nics"}], []),
+CLAIM_MATCH = "must match the name of an entry in `spec.resourceClaims`"
+# (id, names of the stored spec's claims, status.resourceClaimStatuses, errors)
+STATUS_CASES: list[tuple[str, list[str], list[dict[str, Any]], list[str]]] = [
+    ("fine", ["gpus", "nics"], [{"name": "gpus", "resourceClaimName": "train-gpus-x7k"}, {"name": "nics"}], []),
     (
-        "too-many",
+        "too-many-hand-written-first",
+        ["c0", "c1", "c2", "c3"],
         [{"name": f"c{i}"} for i in range(5)],
-        ["status.resourceClaimStatuses: Too many: 5: must have at most 4 items"],
+        [
+            f'status.resourceClaimStatuses[4].name: Invalid value: "c4": {CLAIM_MATCH}',
+            "status.resourceClaimStatuses: Too many: 5: must have at most 4 items",
+        ],
+    ),
+    (
+        "name-not-a-spec-claim",
+        ["gpus"],
+        [{"name": "gpus"}, {"name": "disks"}],
+        [f'status.resourceClaimStatuses[1].name: Invalid value: "disks": {CLAIM_MATCH}'],
+    ),
+    (
+        "no-spec-claims",
+        [],
+        [{"name": "gpus"}],
+        [f'status.resourceClaimStatuses[0].name: Invalid value: "gpus": {CLAIM_MATCH}'],
     ),
     (
         "duplicate",
+        ["a"],
         [{"name": "a"}, {"name": "a", "resourceClaimName": "b"}],
         ['status.resourceClaimStatuses[1]: Duplicate value: {"name":"a","resourceClaimName":"b"}'],
     ),
     (
         "claim-name",
+        ["a"],
         [{"name": "a", "resourceClaimName": "B"}],
         [f'status.resourceClaimStatuses[0].resourceClaimName: Invalid value: "B": {LONG_NAME}'],
     ),
 ]
 
 
-@pytest.mark.parametrize("statuses,expected", [(s, e) for _, s, e in STATUS_CASES], ids=[i for i, *_ in STATUS_CASES])
-def test_status_subresource_rules(statuses: list[dict[str, Any]], expected: list[str]):
-    old = pod_group(gang=2)
-    new = changed(pod_group(gang=2), "status", {"resourceClaimStatuses": statuses})
+def _with_claims(names: list[str]) -> dict[str, Any]:
+    claims = [{"name": name, "resourceClaimTemplateName": "t"} for name in names]
+    return pod_group(gang=2, resourceClaims=claims) if claims else pod_group(gang=2)
+
+
+@pytest.mark.parametrize(
+    "claims,statuses,expected", [(c, s, e) for _, c, s, e in STATUS_CASES], ids=[i for i, *_ in STATUS_CASES]
+)
+def test_status_subresource_rules(claims: list[str], statuses: list[dict[str, Any]], expected: list[str]):
+    old = _with_claims(claims)
+    new = changed(_with_claims(claims), "status", {"resourceClaimStatuses": statuses})
     assert strings(validate_pod_group(new, old, subresource="status")) == expected
 
 
+def test_claim_statuses_are_matched_against_the_stored_spec():
+    old = _with_claims(["gpus"])
+    new = changed(_with_claims(["disks"]), "status", {"resourceClaimStatuses": [{"name": "gpus"}]})
+    assert validate_pod_group(new, old, subresource="status") == []
+
+
 def test_status_update_ignores_the_spec_and_a_spec_update_ignores_the_status():
-    old = pod_group(gang=2)
+    old = _with_claims(["a"])
     new = changed(
-        changed(pod_group(gang=2), "spec.priority", 5),
+        changed(_with_claims(["a"]), "spec.priority", 5),
         "status",
         {"resourceClaimStatuses": [{"name": "a", "resourceClaimName": "B"}]},
     )
