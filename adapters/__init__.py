@@ -1,4 +1,4 @@
-"""Adapters from controller APIs (Job, JobSet, LeaderWorkerSet, Kubeflow Trainer, any CRD) to WorkloadItem trees.
+"""Adapters from controller APIs (Job, JobSet, LeaderWorkerSet, Trainer, Volcano, any CRD) to WorkloadItem trees.
 
 ``adapters.base`` holds the contract every adapter implements and the
 registry that picks one by a manifest's ``apiVersion`` and ``kind``. Each
@@ -6,7 +6,7 @@ adapter lives in its own module and imports only ``workloadbuilder``.
 """
 
 # Importing each adapter module registers it for its apiVersion and kind.
-from workloadbuilder.adapters import job, jobset, lws, trainer  # noqa: F401
+from workloadbuilder.adapters import job, jobset, lws, trainer, volcano  # noqa: F401
 from workloadbuilder.adapters.base import (
     Adapter,
     Compiled,
@@ -27,6 +27,7 @@ from workloadbuilder.adapters.job import JobAdapter, JobMode, management_mode
 from workloadbuilder.adapters.jobset import JobSetAdapter
 from workloadbuilder.adapters.lws import LeaderWorkerSetAdapter
 from workloadbuilder.adapters.trainer import TrainJobAdapter, TrainJobPlan
+from workloadbuilder.adapters.volcano import VolcanoJobAdapter
 
 __all__ = [
     "Adapter",
@@ -46,6 +47,7 @@ __all__ = [
     "PodsMapping",
     "TrainJobAdapter",
     "TrainJobPlan",
+    "VolcanoJobAdapter",
     "adapter_for",
     "as_dict",
     "job_pod_count",

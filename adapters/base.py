@@ -36,6 +36,7 @@ from workloadbuilder import (
 from workloadbuilder.adapters.kit import to_json_dict
 
 __all__ = [
+    "GENERATED_NAME_SUFFIX",
     "Adapter",
     "Compiled",
     "Finding",
@@ -46,9 +47,37 @@ __all__ = [
     "as_dict",
     "job_pod_count",
     "plan_object",
+    "planned_name",
     "register",
     "registered",
 ]
+
+
+GENERATED_NAME_SUFFIX = "xxxxx"
+"""What stands for the apiserver's random suffix when an object only has ``metadata.generateName``.
+
+The apiserver appends five random characters (from ``bcdfghjklmnpqrstvwxz2456789``,
+which holds ``x``) to ``generateName``, cut to 58 characters so the name
+fits 63: a plan uses this fixed suffix, so its output is deterministic.
+"""
+
+_MAX_GENERATE_NAME = 58
+
+
+def planned_name(metadata: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """The name to plan with and, for a ``generateName``-only object, the ``generateName`` it came from.
+
+    ``metadata.name`` wins; without it, ``generateName`` (cut to 58
+    characters, as the apiserver cuts it) plus ``GENERATED_NAME_SUFFIX``.
+
+    Examples:
+        >>> planned_name({"name": "a", "generateName": "b-"}), planned_name({"generateName": "sample-job-"})
+        (('a', None), ('sample-job-xxxxx', 'sample-job-'))
+    """
+    name, generate = metadata.get("name"), metadata.get("generateName")
+    if (name is None or name == "") and isinstance(generate, str) and generate:
+        return generate[:_MAX_GENERATE_NAME] + GENERATED_NAME_SUFFIX, generate
+    return (name if isinstance(name, str) else None), None
 
 
 @dataclass(frozen=True)
@@ -78,6 +107,9 @@ class PodAssignment:
             in the planned object (a pod template's path), or ``None`` when a
             child controller stamps (delegation).
         template: the PodGroup's template name.
+        pod_template: the pod template the pods are made from, when it is
+            not at ``stamp_path`` in the planned object (a TrainJob's pods
+            come from its runtime's JobSet template); ``None`` otherwise.
     """
 
     pod_group: str
@@ -85,6 +117,7 @@ class PodAssignment:
     count: int
     stamp_path: str | None
     template: str
+    pod_template: Mapping[str, Any] | None = None
 
 
 @dataclass
@@ -108,6 +141,9 @@ class Plan:
             also link the live Workload. By default
             ``materialize(workload, instances, owner=options.owner)``, and no
             group at all for a plan without roots.
+        uses: ``<Kind>/<name>`` of each related object the plan read (a
+            TrainJob's runtime, a PodGroup the pods bring): those objects
+            are checked through this plan.
 
     A plan without roots makes no Workload of its own: a Job whose parent
     owns the Workload, or one that brings its own PodGroup.
@@ -122,15 +158,16 @@ class Plan:
     assign_pods: Callable[[Hierarchy], list[PodAssignment]] | None = None
     mutate_source: Callable[[dict[str, Any], Hierarchy], ErrorList] | None = None
     make_groups: Callable[[V1beta1Workload | None], Hierarchy] | None = None
+    uses: list[str] = field(default_factory=list)
 
     @property
     def object_ref(self) -> str:
-        """``<Kind>/<name>`` of the planned object (an empty name when ``metadata`` is malformed: the plan's errors
-        say so).
+        """``<Kind>/<name>`` of the planned object, as its findings name it (``planned_name``; empty when
+        malformed).
         """
         metadata = self.source.get("metadata")
-        name = metadata.get("name") if isinstance(metadata, Mapping) else None
-        return f"{self.source.get('kind') or ''}/{name if isinstance(name, str) else ''}"
+        name = planned_name(metadata)[0] if isinstance(metadata, Mapping) else None
+        return f"{self.source.get('kind') or ''}/{name or ''}"
 
     def validate(self, old: Plan | None = None) -> list[Finding]:
         """The adapter's errors, then every root's validation at its own paths.

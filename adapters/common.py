@@ -15,6 +15,8 @@ import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from kubernetes.client import V1beta1TopologyConstraint
+
 from workloadbuilder import (
     BasicSchedulingPolicy,
     BuildError,
@@ -29,6 +31,7 @@ from workloadbuilder import (
     PolicyInput,
     ResourceClaimsInput,
     SchedulingConfig,
+    SchedulingConstraints,
     SchedulingPolicy,
     SchedulingPolicyOption,
     WorkloadInput,
@@ -46,6 +49,8 @@ __all__ = [
     "ALLOWED_POLICIES",
     "BLOCKS",
     "CLAIMS",
+    "KUEUE_PREFERRED_TOPOLOGY",
+    "KUEUE_REQUIRED_TOPOLOGY",
     "KUEUE_TOPOLOGY_ANNOTATIONS",
     "basic_config",
     "block_input",
@@ -54,6 +59,7 @@ __all__ = [
     "gang_config",
     "go_strings",
     "is_gang",
+    "kueue_topology",
     "kueue_warnings",
     "lossy",
     "mapping_at",
@@ -75,6 +81,9 @@ BLOCKS = ("schedulingPolicy", "schedulingConstraints", "disruptionMode")
 
 CLAIMS = "resourceClaims"
 """The claims block, which only a leaf (a PodGroup) may hold."""
+
+KUEUE_REQUIRED_TOPOLOGY = "kueue.x-k8s.io/podset-required-topology"
+KUEUE_PREFERRED_TOPOLOGY = "kueue.x-k8s.io/podset-preferred-topology"
 
 KUEUE_TOPOLOGY_ANNOTATIONS = (
     "kueue.x-k8s.io/podset-required-topology",
@@ -219,9 +228,52 @@ def lossy(path: FieldPath, value: Any, detail: str) -> FieldError:
     return FieldError(ErrorType.NOT_SUPPORTED, path, value, detail)
 
 
-def kueue_warnings(obj: Mapping[str, Any], pod_templates: Sequence[FieldPath]) -> ErrorList:
-    """A warning per Kueue topology annotation on the given pod templates: Kueue places by them, the Workload does
-    not.
+def _required_key(obj: Mapping[str, Any], template: FieldPath) -> str | None:
+    key = at(obj, (*template.elements(), "metadata", "annotations", KUEUE_REQUIRED_TOPOLOGY))
+    return key if isinstance(key, str) and key else None
+
+
+def kueue_topology(obj: Mapping[str, Any], pod_templates: Sequence[FieldPath], item: WorkloadItem) -> list[FieldPath]:
+    """Kueue's required topology as the group's ``schedulingConstraints``; the templates it was read from.
+
+    When every one of the group's pod templates carries
+    ``kueue.x-k8s.io/podset-required-topology`` with the same key, the item
+    gets a callback that makes ``schedulingConstraints.topology`` that key
+    (unless the user's own blocks set a topology): both mean "all the
+    group's pods in one domain of this node label". Otherwise nothing is
+    mapped and ``kueue_warnings`` says so.
+    """
+    keys = {_required_key(obj, template) for template in pod_templates}
+    key = keys.pop() if len(keys) == 1 else None
+    if key is None:
+        return []
+
+    def constrain(config: SchedulingConfig) -> None:
+        if config.constraints is None or not config.constraints.topology:
+            config.constraints = SchedulingConstraints(topology=[V1beta1TopologyConstraint(key=key)])
+
+    item.callbacks = [*item.callbacks, constrain]
+    return list(pod_templates)
+
+
+_PREFERRED = (
+    "is Kueue's preferred topology: Kueue falls back to wider domains when the pods do not fit in one, while a "
+    "Workload's topology constraint is required (one domain or not at all), so it is not carried; use "
+    "kueue.x-k8s.io/podset-required-topology to make it the group's schedulingConstraints"
+)
+_UNMAPPED = (
+    "is Kueue's topology-aware scheduling: kube-scheduler does not read it and the Workload carries no topology from it"
+)
+
+
+def kueue_warnings(
+    obj: Mapping[str, Any], pod_templates: Sequence[FieldPath], mapped: Sequence[FieldPath] = ()
+) -> ErrorList:
+    """A warning per Kueue topology annotation on the given pod templates that the Workload does not carry.
+
+    A required topology on a template in ``mapped`` became its group's
+    ``schedulingConstraints`` (``kueue_topology``) and is not a warning; a
+    preferred one says how it differs from a native constraint.
     """
     warnings = ErrorList()
     for template in pod_templates:
@@ -229,16 +281,11 @@ def kueue_warnings(obj: Mapping[str, Any], pod_templates: Sequence[FieldPath]) -
         if not isinstance(annotations, Mapping):
             continue
         for key in KUEUE_TOPOLOGY_ANNOTATIONS:
-            if key in annotations:
-                path = template.child("metadata", "annotations").key(key)
-                warnings.append(
-                    lossy(
-                        path,
-                        annotations[key],
-                        "is Kueue's topology-aware scheduling: kube-scheduler does not read it and the Workload "
-                        "carries no topology from it",
-                    )
-                )
+            if key not in annotations or (key == KUEUE_REQUIRED_TOPOLOGY and template in mapped):
+                continue
+            path = template.child("metadata", "annotations").key(key)
+            detail = _PREFERRED if key == KUEUE_PREFERRED_TOPOLOGY else _UNMAPPED
+            warnings.append(lossy(path, annotations[key], detail))
     return warnings
 
 

@@ -46,7 +46,7 @@ from workloadbuilder import (
     pod_group_name,
 )
 from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict, job_pod_count, register
-from workloadbuilder.adapters.common import plan_options
+from workloadbuilder.adapters.common import kueue_topology, kueue_warnings, plan_options
 from workloadbuilder.adapters.job_api import (
     SCHEDULING_PATH,
     scheduling_ignored,
@@ -67,12 +67,14 @@ from workloadbuilder.adapters.kit import (
     walk,
 )
 from workloadbuilder.adapters.reading import Identity, at, identity_of, workloads_in
+from workloadbuilder.adapters.strict import with_schema_errors
 
 __all__ = ["CONTROLLER_UID_LABEL", "JOB_NAME_LABEL", "JobAdapter", "JobMode", "management_mode"]
 
 JOB_NAME_LABEL = "batch.kubernetes.io/job-name"
 CONTROLLER_UID_LABEL = "batch.kubernetes.io/controller-uid"
 _POD_TEMPLATE = "spec.template"
+_TEMPLATE_PATH = FieldPath("spec", "template")
 
 
 class JobMode(str, enum.Enum):
@@ -148,6 +150,8 @@ class JobAdapter:
         if mode is JobMode.ROOT:
             errors.extend(validate_job(job, previous))
             plan.roots = [item]
+            mapped = kueue_topology(job, [_TEMPLATE_PATH], item)
+            warnings.extend(kueue_warnings(job, [_TEMPLATE_PATH], mapped))
             self._root(plan, ident, related, warnings)
         else:
             old_item = workload_item_for_job(previous, template) if previous is not None else None
@@ -163,7 +167,7 @@ class JobAdapter:
                     "makes the Workload and the PodGroup, the Job controller makes neither"
                 )
                 warnings.append(forbidden(FieldPath("metadata", "ownerReferences").index(owner_index), detail))
-        plan.errors = [Finding(ident.ref, err) for err in errors]
+        plan.errors = [Finding(ident.ref, err) for err in with_schema_errors(job, errors)]
         plan.warnings = [Finding(ident.ref, err) for err in warnings] + plan.warnings
         return plan
 

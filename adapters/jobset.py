@@ -39,6 +39,7 @@ from workloadbuilder.adapters.common import (
     explicit_count,
     fill_gang,
     gang_config,
+    kueue_topology,
     kueue_warnings,
     lossy,
     mapping_at,
@@ -48,8 +49,11 @@ from workloadbuilder.adapters.common import (
 )
 from workloadbuilder.adapters.jobset_levels import Dialect, plan_scheduling
 from workloadbuilder.adapters.kit import MAX_TEMPLATES, forbidden, go_quote, invalid, is_int, too_many
+from workloadbuilder.adapters.own_groups import Member, OwnGroups, bring_your_own, named_pod_group
 from workloadbuilder.adapters.reading import Identity, at, identity_of
 from workloadbuilder.adapters.replicated_jobs import (
+    JOBSET_NAME_LABEL,
+    REPLICATED_JOB_NAME_LABEL,
     Group,
     Layout,
     ReplicatedJob,
@@ -57,6 +61,7 @@ from workloadbuilder.adapters.replicated_jobs import (
     assignments,
     read_replicated_jobs,
 )
+from workloadbuilder.adapters.strict import with_schema_errors
 
 __all__ = ["DESIGN", "EXCLUSIVE_TOPOLOGY_ANNOTATION", "JobSetAdapter"]
 
@@ -70,10 +75,6 @@ EXCLUSIVE_TOPOLOGY_ANNOTATION = "alpha.jobset.sigs.k8s.io/exclusive-topology"
 SPEC_SCHEDULING = FieldPath("spec", "scheduling")
 REPLICATED_JOBS = FieldPath("spec", "replicatedJobs")
 CONFIGURED_GROUP = "cannot be set directly when spec.scheduling is configured; the JobSet controller manages this field"
-DERIVED_GROUP = (
-    "cannot be set directly when the JobSet's groups are planned from its structure; "
-    "the JobSet controller manages this field"
-)
 TEMPLATE_WITH_SCHEDULING = (
     "must not be set when spec.scheduling is configured: the JobSet controller schedules its Jobs from spec.scheduling"
 )
@@ -95,7 +96,12 @@ class JobSetAdapter:
         self.composite_pod_groups = composite_pod_groups
 
     def plan(self, obj: Mapping[str, Any] | BaseModel, related: Sequence[Mapping[str, Any]] = ()) -> Plan:
-        """Plan one JobSet (``related`` is not read).
+        """Plan one JobSet; ``related`` holds the PodGroups its pod templates may name (bring your own).
+
+        Without ``spec.scheduling``, a ReplicatedJob whose pod template names
+        a PodGroup (``spec.schedulingGroup.podGroupName``) gets no group of
+        its own: its pods join that PodGroup, checked against it when it is
+        in ``related`` (``adapters.own_groups``).
 
         Returns:
             The plan: its errors at the JobSet's own paths, warnings for
@@ -112,21 +118,29 @@ class JobSetAdapter:
             errors.extend(_template_scheduling_set(jobset, rjobs))
             dialect = Dialect(whole_template=_whole_name(ident), replicated_jobs_path=REPLICATED_JOBS)
             layout = plan_scheduling(jobset, SPEC_SCHEDULING, rjobs, sequencing, dialect, errors)
+            own = OwnGroups([], [], ErrorList(), ErrorList())
         else:
-            errors.extend(_pod_groups_set(jobset, rjobs, DERIVED_GROUP))
-            layout = self._derived(jobset, ident, rjobs, sequencing, errors)
+            mine = [rj for rj in rjobs if named_pod_group(jobset, rj.pod_template_path) is None]
+            theirs = [rj for rj in rjobs if rj not in mine]
+            warnings.extend(_template_scheduling_with_own_group(jobset, theirs))
+            layout = self._derived(jobset, ident, mine, sequencing, errors)
+            members = [Member(rj.pod_template_path, _selector(ident, rj), rj.pods) for rj in theirs]
+            own = bring_your_own(jobset, members, ident.namespace, related, "the JobSet controller")
+            errors.extend(own.errors)
+            warnings.extend(own.warnings)
         warnings.extend(_exclusive_topology(jobset, rjobs))
-        warnings.extend(kueue_warnings(jobset, [rj.pod_template_path for rj in rjobs]))
+        warnings.extend(kueue_warnings(jobset, [rj.pod_template_path for rj in rjobs], layout.constrained))
         plan = Plan(
             source=jobset,
             roots=layout.roots,
             options=plan_options(ident),
             instances=layout.instances,
-            errors=[Finding(ident.ref, err) for err in errors],
+            errors=[Finding(ident.ref, err) for err in with_schema_errors(jobset, errors)],
             warnings=[Finding(ident.ref, err) for err in warnings],
+            uses=own.uses,
         )
         groups = layout.groups
-        plan.assign_pods = lambda hierarchy: assignments(groups, hierarchy, ident.name, _stamp_path)
+        plan.assign_pods = lambda hierarchy: [*assignments(groups, hierarchy, ident.name, _stamp_path), *own.pods]
         plan.mutate_source = lambda source, hierarchy: _annotate_templates(source, groups, hierarchy)
         return plan
 
@@ -142,6 +156,8 @@ class JobSetAdapter:
         layout = Layout()
         composite = self.composite_pod_groups
         leaves = [_job_leaf(jobset, rj, composite, errors) for rj in rjobs]
+        for rj, leaf in zip(rjobs, leaves, strict=True):
+            layout.constrained.extend(kueue_topology(jobset, [rj.pod_template_path], leaf))
         if not composite:
             for rj, leaf in zip(rjobs, leaves, strict=True):
                 layout.add(leaf, Group(leaf.name, (rj,), per_job=True), rj.replicas)
@@ -213,6 +229,24 @@ def _job_leaf(jobset: Mapping[str, Any], rj: ReplicatedJob, composite: bool, err
         input=block_input(block),
         callbacks=[fill_gang(rj.job_pods)],
     )
+
+
+def _selector(ident: Identity, rj: ReplicatedJob) -> dict[str, str]:
+    return {JOBSET_NAME_LABEL: ident.name, REPLICATED_JOB_NAME_LABEL: rj.name}
+
+
+def _template_scheduling_with_own_group(jobset: Mapping[str, Any], rjobs: list[ReplicatedJob]) -> ErrorList:
+    """A warning per Job template ``spec.scheduling`` beside its own PodGroup: 1.37 accepts it and ignores it."""
+    warnings = ErrorList()
+    detail = (
+        "has no effect while spec.template.spec.schedulingGroup is set: the JobSet controller makes no Workload "
+        "and no PodGroup for these pods"
+    )
+    for rj in rjobs:
+        path = rj.path.child("template", "spec", "scheduling")
+        if at(jobset, path.elements()) is not None:
+            warnings.append(forbidden(path, detail))
+    return warnings
 
 
 def _pod_groups_set(jobset: Mapping[str, Any], rjobs: list[ReplicatedJob], detail: str) -> ErrorList:

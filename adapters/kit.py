@@ -8,7 +8,7 @@ same. Everything here is stable API for adapter authors:
   (``invalid``, ``required``, ``forbidden``, ``duplicate``, ``too_many``,
   ``type_invalid``, ``unknown_field``) and ``OMIT_VALUE`` for errors that
   print no value;
-- ``extend_path``, ``field_path_of`` and ``elements_of`` to turn an adapter's
+- ``extend_path``, ``index_path``, ``key_path``, ``field_path_of`` and ``elements_of`` to turn an adapter's
   own locations into ``FieldPath``s;
 - strict decoding of building blocks (``decode``, ``errors_at``, ``as_model``,
   and ``given_blocks``: each block a ``WorkloadInput`` sets, with its path,
@@ -38,7 +38,9 @@ from workloadbuilder.field import (
     duplicate,
     extend_path,
     forbidden,
+    index_path,
     invalid,
+    key_path,
     required,
     too_many,
     type_invalid,
@@ -83,10 +85,12 @@ __all__ = [
     "forbidden",
     "given_blocks",
     "go_quote",
+    "index_path",
     "invalid",
     "is_dns1123_label",
     "is_dns1123_subdomain",
     "is_int",
+    "key_path",
     "leaf_fields",
     "long_name_errors",
     "max_items",

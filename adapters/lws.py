@@ -27,18 +27,21 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from workloadbuilder import ErrorList, FieldPath, Hierarchy
+from workloadbuilder import ErrorList, FieldPath, Hierarchy, WorkloadItem
 from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict, register
 from workloadbuilder.adapters.common import (
     is_gang,
+    kueue_topology,
     kueue_warnings,
     lossy,
     plan_options,
     scheduler_warnings,
 )
-from workloadbuilder.adapters.kit import forbidden, invalid
+from workloadbuilder.adapters.kit import OMIT_VALUE, forbidden, invalid
 from workloadbuilder.adapters.lws_levels import SCHEDULING, SUBGROUP_SIZE, Levels, Shape, read_shape
+from workloadbuilder.adapters.own_groups import Member, OwnGroups, bring_your_own, named_pod_group
 from workloadbuilder.adapters.reading import at, identity_of
+from workloadbuilder.adapters.strict import with_schema_errors
 
 __all__ = [
     "DESIGN",
@@ -77,23 +80,37 @@ class LeaderWorkerSetAdapter:
         self.composite_pod_groups = composite_pod_groups
 
     def plan(self, obj: Mapping[str, Any] | BaseModel, related: Sequence[Mapping[str, Any]] = ()) -> Plan:
-        """Plan one LeaderWorkerSet (``related`` is not read).
+        """Plan one LeaderWorkerSet; ``related`` holds the PodGroups its pod templates may name.
 
         A LeaderWorkerSet without ``spec.scheduling`` is planned as
-        ``spec.scheduling: {}``: one gang of ``size`` pods per group.
+        ``spec.scheduling: {}``: one gang of ``size`` pods per group; unless
+        its pod templates name a PodGroup (bring your own,
+        ``adapters.own_groups``): then it makes no group, and its pods join
+        the named one.
         """
         lws = as_dict(obj)
         errors, warnings = ErrorList(), ErrorList()
         ident = identity_of(lws, errors, warnings)
         shape = read_shape(lws, ident.name, errors)
         levels = Levels(lws, shape, errors)
-        roots, instances = levels.composite() if self.composite_pod_groups else levels.phase_one()
-        errors.extend(_templates(lws, shape, levels.configured))
+        own = _own_groups(lws, shape, levels.configured, ident.namespace, related)
+        roots: list[WorkloadItem]
+        instances: dict[str, int]
+        if own is not None:
+            roots, instances = [], {}
+            errors.extend(own.errors)
+            warnings.extend(own.warnings)
+        else:
+            roots, instances = levels.composite() if self.composite_pod_groups else levels.phase_one()
+        errors.extend(_templates(lws, shape, levels.configured, own is not None))
         errors.extend(levels.leader_ready())
         errors.extend(levels.claims(lws))
         warnings.extend(_exclusive_topology(lws, levels, errors))
         pod_templates = list(dict.fromkeys([shape.leader_template, shape.worker_template]))
-        warnings.extend(kueue_warnings(lws, pod_templates))
+        # Unconfigured phase 1 is one gang per group (leader and workers): Kueue's required topology is its constraint.
+        default_gang = own is None and not levels.configured and not self.composite_pod_groups and len(roots) == 1
+        mapped = kueue_topology(lws, pod_templates, roots[0]) if default_gang else []
+        warnings.extend(kueue_warnings(lws, pod_templates, mapped))
         warnings.extend(scheduler_warnings(lws, pod_templates))
         if shape.leader_extra and self.composite_pod_groups:
             warnings.append(
@@ -110,22 +127,60 @@ class LeaderWorkerSetAdapter:
             roots=roots,
             options=plan_options(ident),
             instances=instances,
-            errors=[Finding(ident.ref, err) for err in errors],
+            errors=[Finding(ident.ref, err) for err in with_schema_errors(lws, errors)],
             warnings=[Finding(ident.ref, err) for err in warnings],
+            uses=own.uses if own is not None else [],
         )
-        plan.assign_pods = lambda hierarchy: _assignments(shape, hierarchy)
+        if own is not None:
+            pods = own.pods
+            plan.assign_pods = lambda _: list(pods)
+        else:
+            plan.assign_pods = lambda hierarchy: _assignments(shape, hierarchy)
         return plan
 
 
-def _templates(lws: Mapping[str, Any], shape: Shape, configured: bool) -> ErrorList:
-    """The pod templates LWS manages: one priority class, and no PodGroup of their own."""
+def _own_groups(
+    lws: Mapping[str, Any],
+    shape: Shape,
+    configured: bool,
+    namespace: str,
+    related: Sequence[Mapping[str, Any] | BaseModel],
+) -> OwnGroups | None:
+    """Bring your own: without ``spec.scheduling``, pod templates that name a PodGroup join it (``None`` otherwise).
+
+    A template that names none while the other does leaves its pods in no
+    group, which is said as a warning.
+    """
+    templates = list(dict.fromkeys([shape.leader_template, shape.worker_template]))
+    naming = [t for t in templates if named_pod_group(lws, t) is not None]
+    if configured or not naming:
+        return None
+    separate = shape.leader_template != shape.worker_template
+    counts = {shape.leader_template: shape.replicas} if separate else {}
+    counts[shape.worker_template] = shape.replicas * (shape.size - 1 if separate else shape.size)
+    members = [Member(t, {NAME_LABEL: shape.name}, counts[t]) for t in naming]
+    own = bring_your_own(lws, members, namespace, related, "the LeaderWorkerSet controller")
+    for template in templates:
+        if template not in naming:
+            own.warnings.append(
+                lossy(
+                    template.child("spec", "schedulingGroup"),
+                    OMIT_VALUE,
+                    "is not set while the other pod template names a PodGroup: these pods join no group",
+                )
+            )
+    return own
+
+
+def _templates(lws: Mapping[str, Any], shape: Shape, configured: bool, own: bool) -> ErrorList:
+    """The pod templates LWS manages: one priority class, and no PodGroup of their own unless brought (``own``)."""
     errors = ErrorList()
     leader, worker = shape.leader_template, shape.worker_template
     priorities = [at(lws, (*t.elements(), "spec", "priorityClassName")) or "" for t in (leader, worker)]
     if priorities[0] != priorities[1]:
         path = SCHEDULING if configured else leader.child("spec", "priorityClassName")
         errors.append(invalid(path, None, "all managed pod templates must use the same priorityClassName"))
-    for template in dict.fromkeys([leader, worker]):
+    for template in [] if own else dict.fromkeys([leader, worker]):
         group = template.child("spec", "schedulingGroup")
         if at(lws, group.elements()) is not None:
             errors.append(

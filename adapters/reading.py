@@ -16,10 +16,13 @@ from kubernetes.client import V1OwnerReference
 from pydantic import BaseModel
 
 from workloadbuilder import ErrorList, FieldPath
-from workloadbuilder.adapters.base import as_dict
+from workloadbuilder.adapters.base import GENERATED_NAME_SUFFIX, as_dict, planned_name
 from workloadbuilder.adapters.kit import (
+    duplicate,
     field_path_of,
+    go_quote,
     invalid,
+    is_dns1123_label,
     is_dns1123_subdomain,
     is_int,
     long_name_errors,
@@ -27,7 +30,17 @@ from workloadbuilder.adapters.kit import (
     type_invalid,
 )
 
-__all__ = ["INT32_MAX", "Identity", "at", "identity_of", "read_int", "workloads_in"]
+__all__ = [
+    "GENERATED_NAME_SUFFIX",
+    "INT32_MAX",
+    "Identity",
+    "at",
+    "identity_of",
+    "member_name",
+    "planned_name",
+    "read_int",
+    "workloads_in",
+]
 
 INT32_MAX = 2**31 - 1
 """The largest count a controller's API holds: replicas, parallelism, size and numNodes are all ``int32``."""
@@ -55,6 +68,34 @@ def at(obj: Any, elements: Sequence[Element]) -> Any:
         if node is None:
             return None
     return node
+
+
+def member_name(
+    raw: Mapping[str, Any], path: FieldPath, seen: set[str], errors: ErrorList, why: str = ""
+) -> str | None:
+    """A list member's ``name`` (a ReplicatedJob's, a task's): a DNS label unique among ``seen``, which it joins.
+
+    ``None``, with an error at ``path.name``, when the name is missing
+    (``Required value``, with ``why``), not a string, not a DNS label, or
+    already taken.
+    """
+    name = raw.get("name")
+    name_path = path.child("name")
+    if not isinstance(name, str) or not name:
+        if name is None or name == "":
+            errors.append(required(name_path, why))
+        else:
+            errors.append(type_invalid(name_path, name, "must be of type string"))
+        return None
+    problems = is_dns1123_label(name)
+    if problems:
+        errors.append(invalid(name_path, name, "; ".join(problems)))
+        return None
+    if name in seen:
+        errors.append(duplicate(name_path, name))
+        return None
+    seen.add(name)
+    return name
 
 
 def read_int(obj: Any, elements: Sequence[Element], errors: ErrorList, minimum: int | None = None) -> int | None:
@@ -130,23 +171,39 @@ def identity_of(obj: Mapping[str, Any], errors: ErrorList, warnings: ErrorList) 
     """The object's identity; a missing or invalid name is an error, a missing uid a warning.
 
     Every name an adapter derives (the Workload's, the groups') starts from
-    ``metadata.name``, so without a valid one there is nothing to plan. The
-    uid only feeds the Workload name's hash and the owner references: a plan
-    of a manifest that was never created carries an empty one, and says so.
+    ``metadata.name``, so without a valid one there is nothing to plan. An
+    object with only ``metadata.generateName`` is planned with the
+    placeholder name ``planned_name`` gives, and a warning that the real
+    names follow the server-generated one. The uid only feeds the Workload
+    name's hash and the owner references: a plan of a manifest that was
+    never created carries an empty one, and says so.
     """
-    given = obj.get("metadata")
-    metadata: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
-    texts = {key: metadata.get(key) for key in ("name", "namespace", "uid")}
+    raw = obj.get("metadata")
+    metadata: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+    texts = {key: metadata.get(key) for key in ("name", "generateName", "namespace", "uid")}
     for key, value in texts.items():
         if value is not None and not isinstance(value, str):
             errors.append(type_invalid(FieldPath("metadata", key), value, "must be of type string"))
             texts[key] = None
-    name = texts["name"] or ""
-    if metadata.get("name") is None or metadata.get("name") == "":
+    name, generated_from = planned_name(texts)
+    name = name or ""
+    if generated_from is not None:
+        path = FieldPath("metadata", "generateName")
+        errors.extend(long_name_errors(path, name))
+        warnings.append(
+            invalid(
+                path,
+                generated_from,
+                f"planned as {go_quote(name)}: the apiserver appends a random suffix, so the real names of the "
+                "object, its Workload and its groups follow the generated name; plan the object as read back from "
+                "the cluster to get them",
+            )
+        )
+    elif metadata.get("name") is None or metadata.get("name") == "":
         errors.append(required(FieldPath("metadata", "name"), "every derived name starts from it"))
     elif name:
         errors.extend(long_name_errors(FieldPath("metadata", "name"), name))
-    if texts["uid"] is None and name:
+    if texts["uid"] is None and name and generated_from is None:
         warnings.append(
             required(
                 FieldPath("metadata", "uid"),

@@ -19,8 +19,8 @@ from typing import Any
 
 from workloadbuilder import ErrorList, FieldPath, Hierarchy, WorkloadItem
 from workloadbuilder.adapters.base import PodAssignment, job_pod_count
-from workloadbuilder.adapters.kit import duplicate, go_quote, invalid, is_dns1123_label, required, type_invalid
-from workloadbuilder.adapters.reading import at, read_int
+from workloadbuilder.adapters.kit import go_quote, type_invalid
+from workloadbuilder.adapters.reading import at, member_name, read_int
 
 __all__ = [
     "JOBSET_NAME_LABEL",
@@ -93,21 +93,9 @@ def read_replicated_jobs(obj: Mapping[str, Any], base: FieldPath, errors: ErrorL
         if not isinstance(raw, Mapping):
             errors.append(type_invalid(path, raw, "must be of type object"))
             continue
-        name = raw.get("name")
-        if not isinstance(name, str) or not name:
-            if name is None or name == "":
-                errors.append(required(path.child("name")))
-            else:
-                errors.append(type_invalid(path.child("name"), name, "must be of type string"))
+        name = member_name(raw, path, seen, errors)
+        if name is None:
             continue
-        problems = is_dns1123_label(name)
-        if problems:
-            errors.append(invalid(path.child("name"), name, "; ".join(problems)))
-            continue
-        if name in seen:
-            errors.append(duplicate(path.child("name"), name))
-            continue
-        seen.add(name)
         found.append(_replicated_job(obj, i, name, path, errors))
     return found
 
@@ -197,11 +185,16 @@ class Group:
 
 @dataclass
 class Layout:
-    """What a level of scheduling compiles to: roots, instances, and the groups the pods go to."""
+    """What a level of scheduling compiles to: roots, instances, and the groups the pods go to.
+
+    ``constrained`` lists the pod templates whose Kueue required topology
+    became their group's ``schedulingConstraints`` (``common.kueue_topology``).
+    """
 
     roots: list[WorkloadItem] = field(default_factory=list)
     groups: list[Group] = field(default_factory=list)
     instances: dict[str, int] = field(default_factory=dict)
+    constrained: list[FieldPath] = field(default_factory=list)
 
     def add(self, item: WorkloadItem, group: Group, count: int) -> None:
         """Add a root leaf; ``count`` groups of it (``instances`` records a replicated or empty template)."""
@@ -216,13 +209,15 @@ def assignments(
     hierarchy: Hierarchy,
     jobset_name: str,
     stamp_path: Callable[[ReplicatedJob], str],
+    pod_template: Callable[[ReplicatedJob], Mapping[str, Any] | None] = lambda _: None,
 ) -> list[PodAssignment]:
     """Which pods of which Job go to which PodGroup, by the labels JobSet puts on every pod.
 
     A shared group takes every pod of its targets (selected by ReplicatedJob
     name); a per-Job group takes one Job's pods (and its ``job-index``).
     ``stamp_path`` says where the controller writes the stamp for a
-    ReplicatedJob's pods.
+    ReplicatedJob's pods, ``pod_template`` gives their template when it is
+    not there in the planned object (``PodAssignment.pod_template``).
     """
     out: list[PodAssignment] = []
     present = {group.template_name for group in hierarchy}
@@ -234,10 +229,14 @@ def assignments(
             if not group.per_job:
                 if rj.pods:
                     pod_group = hierarchy.find(group.template).name
-                    out.append(PodAssignment(pod_group, selector, rj.pods, stamp_path(rj), group.template))
+                    out.append(
+                        PodAssignment(pod_group, selector, rj.pods, stamp_path(rj), group.template, pod_template(rj))
+                    )
                 continue
             for job in range(rj.replicas):
                 pod_group = hierarchy.find(group.template, job).name
                 per_job = {**selector, JOB_INDEX_LABEL: str(job)}
-                out.append(PodAssignment(pod_group, per_job, rj.job_pods, stamp_path(rj), group.template))
+                out.append(
+                    PodAssignment(pod_group, per_job, rj.job_pods, stamp_path(rj), group.template, pod_template(rj))
+                )
     return out

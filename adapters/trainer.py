@@ -38,6 +38,7 @@ from workloadbuilder.adapters.common import (
     fill_gang,
     gang_config,
     is_gang,
+    kueue_topology,
     kueue_warnings,
     lossy,
     mapping_at,
@@ -56,6 +57,7 @@ from workloadbuilder.adapters.replicated_jobs import (
     assignments,
     read_replicated_jobs,
 )
+from workloadbuilder.adapters.strict import with_schema_errors
 
 __all__ = ["ANCESTOR_LABEL", "DESIGN", "TrainJobAdapter", "TrainJobPlan"]
 
@@ -125,7 +127,7 @@ class TrainJobAdapter:
         runtime = _runtime_of(job, related, errors)
         plan = TrainJobPlan(source=job, roots=[], options=plan_options(ident))
         if runtime is None:
-            plan.errors = [Finding(ident.ref, err) for err in errors]
+            plan.errors = [Finding(ident.ref, err) for err in with_schema_errors(job, errors)]
             return plan
         runtime_ref = f"{runtime.get('kind')}/{at(runtime, ('metadata', 'name'))}"
         runtime_errors, runtime_warnings = ErrorList(), ErrorList()
@@ -144,13 +146,17 @@ class TrainJobAdapter:
                 )
             )
         templates = [rj.pod_template_path for rj in rjobs]
-        runtime_warnings.extend(kueue_warnings(runtime, templates))
+        runtime_warnings.extend(kueue_warnings(runtime, templates, layout.constrained))
         runtime_warnings.extend(scheduler_warnings(runtime, templates))
         plan.roots, plan.instances, plan.runtime_ref = layout.roots, layout.instances, runtime_ref
+        plan.uses = [runtime_ref]
+        errors, runtime_errors = with_schema_errors(job, errors), with_schema_errors(runtime, runtime_errors)
         plan.errors = [Finding(ident.ref, e) for e in errors] + [Finding(runtime_ref, e) for e in runtime_errors]
         plan.warnings = [Finding(ident.ref, w) for w in warnings] + [Finding(runtime_ref, w) for w in runtime_warnings]
         groups = layout.groups
-        plan.assign_pods = lambda hierarchy: assignments(groups, hierarchy, ident.name, _rendered_pod_template)
+        plan.assign_pods = lambda hierarchy: assignments(
+            groups, hierarchy, ident.name, _rendered_pod_template, lambda rj: _runtime_pod_template(runtime, rj)
+        )
         return plan
 
 
@@ -257,13 +263,14 @@ def _derived(runtime: Mapping[str, Any], rjobs: list[ReplicatedJob], sequencing:
         else:
             alone.append(rj)
     if trainers:
-        _gang(layout, "trainer", trainers)
+        _gang(runtime, layout, "trainer", trainers)
     for rj in alone:
-        _gang(layout, rj.name, [rj])
+        _gang(runtime, layout, rj.name, [rj])
     return layout
 
 
-def _gang(layout: Layout, name: str, rjobs: list[ReplicatedJob]) -> None:
+def _gang(runtime: Mapping[str, Any], layout: Layout, name: str, rjobs: list[ReplicatedJob]) -> None:
+    """A gang over ``rjobs``' pods; Kueue's required topology on all their pod templates is its constraint."""
     total = sum(rj.pods for rj in rjobs)
     item = WorkloadItem(
         name=name,
@@ -271,6 +278,7 @@ def _gang(layout: Layout, name: str, rjobs: list[ReplicatedJob]) -> None:
         default_config=gang_config(rjobs[0].priority_class_name),
         callbacks=[fill_gang(total)],
     )
+    layout.constrained.extend(kueue_topology(runtime, [rj.pod_template_path for rj in rjobs], item))
     layout.add(item, Group(name, tuple(rjobs)), 0 if total == 0 else 1)
 
 
@@ -327,6 +335,12 @@ def _legacy_gang(runtime: Mapping[str, Any]) -> ErrorList:
                 )
             )
     return warnings
+
+
+def _runtime_pod_template(runtime: Mapping[str, Any], rj: ReplicatedJob) -> Mapping[str, Any] | None:
+    """The runtime's pod template of a ReplicatedJob: what the TrainJob's pods are made from."""
+    template = at(runtime, rj.pod_template_path.elements())
+    return template if isinstance(template, Mapping) else None
 
 
 def _rendered_pod_template(rj: ReplicatedJob) -> str:

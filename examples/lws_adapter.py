@@ -6,7 +6,8 @@ one group of a leader and one worker, saved under
 
 1. without CompositePodGroups (KEP-666 phase 1): one gang of ``size`` pods
    per group, the default when ``spec.scheduling`` is left out; its Kueue
-   topology annotations come back as warnings (Kueue reads them, the
+   required topology becomes the group's ``schedulingConstraints``, the
+   other Kueue annotations come back as warnings (Kueue reads them, the
    Workload does not);
 2. with CompositePodGroups (phase 2): the group becomes a ``replica``
    CompositePodGroup over a ``leader`` and a ``worker`` PodGroup, under the

@@ -30,7 +30,7 @@ from workloadbuilder.errors import WorkloadBuilderError
 from workloadbuilder.field import ErrorList, FieldPath, extend_path, index_path
 from workloadbuilder.kinds import KubeObject
 
-__all__ = ["DocumentProblem", "ManifestError", "dump", "load", "read_documents", "to_dict", "to_yaml"]
+__all__ = ["DocumentProblem", "ManifestError", "dump", "list_items", "load", "read_documents", "to_dict", "to_yaml"]
 
 Source = str | os.PathLike[str] | IO[str] | IO[bytes]
 _SUFFIXES = (".yaml", ".yml", ".json")
@@ -309,12 +309,42 @@ def _duplicate_keys(node: yaml.Node, path: FieldPath | None) -> ErrorList:
     return errs
 
 
+def list_items(data: Any) -> list[Any] | None:
+    """A list document's objects, or ``None`` when ``data`` is not a list.
+
+    A ``v1`` ``List`` (what ``kubectl get -o yaml`` prints for several
+    objects) gives its items as they are; a typed ``<Kind>List`` (``JobList``,
+    what the API returns for one resource) gives its items with the
+    ``apiVersion`` and ``kind`` they omit filled in from the list's.
+
+    Examples:
+        >>> list_items({"apiVersion": "batch/v1", "kind": "JobList", "items": [{"metadata": {"name": "a"}}]})
+        [{'metadata': {'name': 'a'}, 'apiVersion': 'batch/v1', 'kind': 'Job'}]
+        >>> list_items({"apiVersion": "batch/v1", "kind": "Job"}) is None
+        True
+    """
+    if not isinstance(data, Mapping) or not isinstance(data.get("items"), list):
+        return None
+    kind = data.get("kind")
+    if kind == "List":
+        return list(data["items"])
+    if not isinstance(kind, str) or not kind.endswith("List") or kind == "List":
+        return None
+    item_kind = kind[: -len("List")]
+    filled: list[Any] = []
+    for item in data["items"]:
+        if isinstance(item, Mapping):
+            item = {**item}
+            item.setdefault("apiVersion", data.get("apiVersion"))
+            item.setdefault("kind", item_kind)
+        filled.append(item)
+    return filled
+
+
 def _items(data: Any) -> list[Any]:
-    """A document's objects: a ``v1`` ``List``'s items, or the document itself."""
-    if isinstance(data, Mapping) and data.get("kind") == "List" and isinstance(data.get("items"), list):
-        items: list[Any] = data["items"]
-        return items
-    return [data]
+    """A document's objects: a list's items (``list_items``), or the document itself."""
+    items = list_items(data)
+    return [data] if items is None else items
 
 
 def _decode(data: Any) -> tuple[BaseModel | None, ErrorList, str]:

@@ -575,13 +575,20 @@ def test_registered_for_batch_v1_job():
         ),
         (
             {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": 5}, "spec": {}},
-            ["Job/: metadata.name: Invalid value: 5: must be of type string"],
+            ["Job/: metadata.name: Invalid value: 5: must be of type string", "Job/: spec.template: Required value"],
         ),
         (
             {"apiVersion": "batch/v1", "kind": "Job", "metadata": "x"},
-            ["Job/: metadata.name: Required value: every derived name starts from it"],
+            [
+                "Job/: metadata.name: Required value: every derived name starts from it",
+                'Job/: metadata: Invalid value: "x": must be of type object',
+                "Job/: spec: Required value",
+            ],
         ),
-        ({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "a", "uid": "u", "ownerReferences": "x"}}, []),
+        (
+            {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "a", "uid": "u", "ownerReferences": "x"}},
+            ['Job/a: metadata.ownerReferences: Invalid value: "x": must be of type array', "Job/a: spec: Required value"],
+        ),
     ],
     ids=["spec-not-an-object", "name-not-a-string", "metadata-not-an-object", "owner-references-not-a-list"],
 )

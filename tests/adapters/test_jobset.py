@@ -117,18 +117,6 @@ def min_count(count: int) -> dict[str, Any]:
 
 ERRORS = [
     pytest.param(
-        LOW_PRIORITY,
-        {},
-        FLAT,
-        [
-            (
-                "JobSet/lp-js: spec.replicatedJobs[0].template.spec.template.spec.schedulingGroup: Forbidden: cannot be set "
-                "directly when the JobSet's groups are planned from its structure; the JobSet controller manages this field"
-            )
-        ],
-        id="derived-refuses-a-pod-template-naming-its-own-pod-group",
-    ),
-    pytest.param(
         GROUPED,
         {"spec__scheduling": {**GANG, "replicatedJobs": [entry("launcher", "worker")]}},
         FLAT,

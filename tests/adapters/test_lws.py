@@ -177,18 +177,6 @@ ERRORS = [
         id="one-priority-class",
     ),
     pytest.param(
-        TAS,
-        {f"{WORKER_TEMPLATE}__schedulingGroup": {"podGroupName": "mine"}},
-        FLAT,
-        [
-            (
-                "spec.leaderWorkerTemplate.workerTemplate.spec.schedulingGroup: Forbidden: managed pod templates must not "
-                "set spec.schedulingGroup"
-            )
-        ],
-        id="pod-templates-bring-no-pod-group",
-    ),
-    pytest.param(
         VOLCANO,
         subgroups(5, 3),
         COMPOSITE,

@@ -599,9 +599,8 @@ def test_compile_output_places_as_the_object_does(workdir):
         (
             "place tests/data/adapters/jobset/low-priority-jobset.yaml --generate zones=1",
             (
-                "tests/data/adapters/jobset/low-priority-jobset.yaml (document 3): JobSet 'lp-js' is invalid: "
-                "spec.replicatedJobs[0].template.spec.template.spec.schedulingGroup: Forbidden: cannot be set directly when "
-                "the JobSet's groups are planned from its structure; the JobSet controller manages this field"
+                "tests/data/adapters/jobset/low-priority-jobset.yaml (document 2): PodGroup 'lp-abc-workers-def': "
+                'spec.disruptionMode: Invalid value: "PodGroup": must be of type object'
             ),
         ),
         (
@@ -647,7 +646,7 @@ def test_compile_output_places_as_the_object_does(workdir):
         "pods-of-two-shapes",
         "the-same-runtime-group-twice",
         "the-same-object-twice",
-        "invalid-jobset",
+        "invalid-pod-group-of-a-jobset",
         "claim-not-sized",
         "runtime-group-errors-say-where",
         "explain-too",

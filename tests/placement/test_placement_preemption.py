@@ -68,8 +68,23 @@ def test_without_preempt_the_explanation_says_whether_it_would_help(busy: Cluste
     preemption = place(req, busy).explanation["roots"][0]["preemption"]
     assert preemption == {
         "wouldHelp": True,
+        "eligible": True,
+        "status": None,
         "victims": ["batch-all"],
         "pods": 2,
+        "violations": 0,
+        "reasons": [
+            {
+                "name": "batch-all",
+                "kind": "PodGroup",
+                "priority": 10,
+                "pods": 2,
+                "nodes": ["n1"],
+                "violatesBudget": False,
+                "text": "`batch-all` (PodGroup, priority 10 < 100): 2 pods on n1; "
+                "with it back, a placed pod would not fit there",
+            }
+        ],
         "text": "preemption would help: evicting 1 unit (2 pods, priority up to 10)",
     }
     big = request([pod_group("w", 10, priority=100)], {"w": (10, {"nvidia.com/gpu": "1"})})

@@ -22,12 +22,21 @@ import workloadbuilder.adapters as adapters  # noqa: F401 - importing the packag
 from workloadbuilder import BuildError, MissingDependencyError, check_update, kinds, manifests
 from workloadbuilder.adapters import Plan, adapter_for
 from workloadbuilder.adapters.crd import register_mapping
+from workloadbuilder.adapters.diff import update_findings
+from workloadbuilder.adapters.strict import has_schema, schema_errors
 from workloadbuilder.cli.inputs import Document, UsageError, parse_gates, read_inputs
 from workloadbuilder.cli.place import add_options as add_place_options
 from workloadbuilder.cli.place import explain_command, place_command
 from workloadbuilder.cli.report import Verdict, render
 from workloadbuilder.field import AggregateError, ErrorList
 from workloadbuilder.migrate import migrate
+from workloadbuilder.migrate_gangs import (
+    GangMigration,
+    is_foreign_pod_group,
+    is_kueue_pod,
+    migrate_kueue_pods,
+    migrate_pod_group,
+)
 from workloadbuilder.validation.gates import FeatureGates
 from workloadbuilder.validation.objects import validate_composite_pod_group, validate_pod_group, validate_workload
 
@@ -145,8 +154,16 @@ def _plans(documents: Sequence[Document]) -> list[tuple[Document, Plan]]:
     return plans
 
 
-def _unclaimed(documents: Sequence[Document]) -> list[Document]:
-    return [doc for doc in documents if adapter_for(doc.api_version, doc.kind) is None and not doc.is_scheduling_object]
+def _unclaimed(documents: Sequence[Document], plans: Sequence[tuple[Document, Plan]] = ()) -> list[Document]:
+    """Documents no adapter plans and no plan read (a TrainJob's runtime is checked through the TrainJob)."""
+    used = {ref for _, plan in plans for ref in plan.uses}
+    return [
+        doc
+        for doc in documents
+        if adapter_for(doc.api_version, doc.kind) is None
+        and not doc.is_scheduling_object
+        and f"{doc.kind}/{doc.name}" not in used
+    ]
 
 
 def _compile(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -189,9 +206,13 @@ def _validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     documents = read_inputs(args.files)
     gates = parse_gates(args.gates)
     verdicts = [_object_verdict(doc, gates) for doc in documents if doc.is_scheduling_object]
-    for doc, plan in _plans(documents):
+    plans = _plans(documents)
+    for doc, plan in plans:
         verdicts.extend(_plan_verdicts(doc, plan))
-    for doc in _unclaimed(documents):
+    for doc in _unclaimed(documents, plans):
+        if has_schema(doc.data):
+            verdicts.append(_schema_verdict(doc))
+            continue
         verdicts.append(
             Verdict(doc.source, doc.number, doc.kind or "object", doc.name, warnings=[_no_adapter(doc)], checked=False)
         )
@@ -204,6 +225,17 @@ def _no_adapter(doc: Document) -> str:
     return f"{doc.where()}: no adapter for apiVersion {doc.api_version!r} kind {doc.kind!r}; not checked"
 
 
+def _schema_verdict(doc: Document) -> Verdict:
+    """An object with a schema but nothing to plan on its own (a runtime no TrainJob uses): its fields are checked."""
+    note = f"{doc.where()}: no object in the input uses this {doc.kind}: only its fields were checked"
+    if is_foreign_pod_group(doc.data):
+        note = (
+            f"{doc.where()}: another scheduler's PodGroup: only its fields were checked; "
+            "workloadbuilder migrate turns it into a native Workload and PodGroup"
+        )
+    return Verdict(doc.source, doc.number, doc.kind, doc.name, schema_errors(doc.data), [note])
+
+
 def _object_verdict(doc: Document, gates: FeatureGates) -> Verdict:
     errors = _VALIDATORS[doc.kind](doc.data, gates=gates)
     return Verdict(doc.source, doc.number, doc.kind, doc.name, errors)
@@ -211,7 +243,9 @@ def _object_verdict(doc: Document, gates: FeatureGates) -> Verdict:
 
 def _plan_verdicts(doc: Document, plan: Plan) -> list[Verdict]:
     """One verdict per object a plan's findings are about (a TrainJob's runtime gets its own)."""
-    by_object: dict[str, ErrorList] = {plan.object_ref: ErrorList()}
+    # A used PodGroup has its own verdict as a scheduling object; a used runtime is checked only through the plan.
+    used = [ref for ref in plan.uses if ref.partition("/")[0] not in kinds.PREFERRED_VERSION]
+    by_object: dict[str, ErrorList] = {ref: ErrorList() for ref in (plan.object_ref, *used)}
     for finding in plan.validate():
         by_object.setdefault(finding.object, ErrorList()).append(finding.error)
     warnings = [str(w.error) for w in plan.warnings]
@@ -231,11 +265,9 @@ def _diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if old.is_scheduling_object:
         errors = check_update(old.data, new.data, gates)
     else:
-        adapter = adapter_for(new.api_version, new.kind)
-        if adapter is None:
+        if adapter_for(new.api_version, new.kind) is None:
             raise UsageError(_no_adapter(new))
-        old_plan, new_plan = adapter.plan(old.data), adapter.plan(new.data)
-        errors = ErrorList(finding.error for finding in new_plan.validate(old=old_plan))
+        errors = ErrorList(finding.error for finding in update_findings(old.data, new.data, gates=gates))
     verdict = Verdict(args.new, 1, new.kind, new.name, errors)
     out.write(verdict.kubectl() or f'{new.kind} "{new.name}": the update would be accepted\n')
     return 1 if errors else 0
@@ -251,9 +283,20 @@ def _single(path: str) -> Document:
 def _migrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     documents = read_inputs(args.files)
     results, incomplete = [], False
+    kueue = [doc for doc in documents if is_kueue_pod(doc.data)]
+    if kueue:
+        pods = migrate_kueue_pods([doc.data for doc in kueue])
+        _report_gang(pods, kueue[0], err)
+        results.extend(pods.objects)
     for doc in documents:
+        if is_foreign_pod_group(doc.data):
+            gang = migrate_pod_group(doc.data)
+            _report_gang(gang, doc, err)
+            results.extend(gang.objects)
+            continue
         if not doc.is_scheduling_object:
-            results.append(doc.data)
+            if not is_kueue_pod(doc.data):
+                results.append(doc.data)
             continue
         migration = migrate(doc.data)
         for note in migration.rewrites:
@@ -264,3 +307,8 @@ def _migrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         results.append(migration.manifest)
     out.write(manifests.to_yaml(results))
     return 1 if incomplete else 0
+
+
+def _report_gang(migration: GangMigration, doc: Document, err: TextIO) -> None:
+    err.writelines(f"{doc.where()}: {note}\n" for note in migration.rewrites)
+    err.writelines(f"{doc.where()}: dropped: {note}\n" for note in migration.dropped)

@@ -121,10 +121,33 @@ def load_cluster(args: argparse.Namespace, request: PlacementRequest, progress: 
             )
         pods = _read_data(args.pods) if args.pods else None
         groups = _read_data(args.groups) if args.groups else None
+        policies: list[Any] = []
+        data, pods, groups = (_without_policies(part, policies) for part in (data, pods, groups))
         sources = ", ".join(path for path in (args.cluster, args.pods, args.groups) if path)
-        cluster = _read_cluster(sources, lambda: Cluster.from_kubectl(data, pods, groups))
+        cluster = _read_cluster(sources, lambda: Cluster.from_kubectl(data, pods, groups, policies))
     running = f", {count_of(len(cluster.running_pods), 'running pod')}" if args.pods else ""
     return cluster, f"cluster: {nodes_text(len(cluster))}{running} from {sources}"
+
+
+_POLICY_KINDS = frozenset({"PriorityClass", "PodDisruptionBudget"})
+
+
+def _without_policies(data: Any, policies: list[Any]) -> Any:
+    """``data`` without its PriorityClass and PodDisruptionBudget items, which are moved to ``policies``.
+
+    A kubectl dump of several kinds (``kubectl get nodes,priorityclasses,pdb -A -o json``) holds them
+    next to the nodes or pods.
+    """
+    items = data.get("items") if isinstance(data, Mapping) else data
+    if not isinstance(items, list):
+        return data
+    kept = []
+    for item in items:
+        if isinstance(item, Mapping) and item.get("kind") in _POLICY_KINDS:
+            policies.append(item)
+        else:
+            kept.append(item)
+    return {**data, "items": kept} if isinstance(data, Mapping) else kept
 
 
 def nodes_text(n: int) -> str:

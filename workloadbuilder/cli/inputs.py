@@ -32,6 +32,8 @@ class Document:
     source: str
     number: int
     data: Any
+    item: int | None = None
+    """The object's position in its document's ``List`` (from 1), if the document is a list."""
 
     @property
     def kind(self) -> str:
@@ -55,12 +57,16 @@ class Document:
         return self.api_version.startswith(kinds.GROUP + "/") and self.kind in kinds.PREFERRED_VERSION
 
     def where(self) -> str:
-        """``file (document N)``, for messages."""
-        return f"{self.source} (document {self.number})"
+        """``file (document N)`` (``file (document N, item M)`` in a list), for messages."""
+        inside = "" if self.item is None else f", item {self.item}"
+        return f"{self.source} (document {self.number}{inside})"
 
 
 def read_inputs(paths: Sequence[str]) -> list[Document]:
-    """Every document of every file, in order; ``-`` reads standard input.
+    """Every object of every file, in order; ``-`` reads standard input.
+
+    A ``List`` or ``<Kind>List`` document contributes its items
+    (``manifests.list_items``), each remembering its position.
 
     Raises:
         UsageError: a file that does not exist or cannot be read, a document
@@ -78,9 +84,17 @@ def read_inputs(paths: Sequence[str]) -> list[Document]:
         for number, data in enumerate(parsed, start=1):
             if data is None:
                 continue
-            if not isinstance(data, dict):
-                raise UsageError(f"{name} (document {number}): a manifest is a mapping, not {_json_type(data)}")
-            documents.append(Document(name, number, data))
+            items = manifests.list_items(data)
+            if items is None:
+                if not isinstance(data, dict):
+                    raise UsageError(f"{name} (document {number}): a manifest is a mapping, not {_json_type(data)}")
+                documents.append(Document(name, number, data))
+                continue
+            for position, item in enumerate(items, start=1):
+                if not isinstance(item, dict):
+                    where = f"{name} (document {number}, item {position})"
+                    raise UsageError(f"{where}: a manifest is a mapping, not {_json_type(item)}")
+                documents.append(Document(name, number, item, position))
     if not documents:
         raise UsageError(f"{', '.join(paths)}: no object in the input")
     return documents

@@ -4,8 +4,9 @@ The inputs are controller objects (each document an adapter claims becomes
 a plan, compiled, and read by ``PlacementRequest.from_plan``) or ready-made
 runtime groups (PodGroups and CompositePodGroups with the Pods that name
 them in ``spec.schedulingGroup.podGroupName``). Every input's root groups
-are placed in one pass over the cluster, in input order, each seeing what
-the earlier ones took. The cluster comes from ``--cluster`` (a ``kubectl get
+are placed in one pass over the cluster, in kube-scheduler's queue order
+(priority, then creation, then input order), each seeing what the earlier
+ones took. The cluster comes from ``--cluster`` (a ``kubectl get
 nodes -o json`` dump, with ``--pods``/``--groups``, or the compact YAML
 format; the file says which) or from ``--generate``.
 
@@ -30,10 +31,12 @@ from workloadbuilder.cli.clusters import (
     load_cluster,
     nodes_text,
 )
-from workloadbuilder.cli.inputs import UsageError, read_inputs
+from workloadbuilder.cli.inputs import Document, UsageError, read_inputs
+from workloadbuilder.cli.messages import summarize
 from workloadbuilder.cli.placement_inputs import PlacementInput, merge_requests, placement_inputs
 from workloadbuilder.cli.placement_text import explain_text, place_text
 from workloadbuilder.cli.progress import Progress
+from workloadbuilder.field import AggregateError, ErrorList
 from workloadbuilder.placement import (
     DEFAULT_TIMEOUT,
     STRATEGIES,
@@ -43,6 +46,7 @@ from workloadbuilder.placement import (
     PlacementRequest,
     place,
 )
+from workloadbuilder.placement.priorities import PriorityClass, PriorityError, read_priority_class
 from workloadbuilder.placement.render import render_html, render_svg
 
 __all__ = [
@@ -165,12 +169,36 @@ class _Session:
         if not args.timeout > 0:
             raise UsageError(f"--timeout: must be a positive number of seconds, got {args.timeout:g}")
         progress = Progress(err)
-        inputs = placement_inputs(read_inputs(args.files), parse_claims(args.claim or []), err)
+        documents = read_inputs(args.files)
+        classes = _priority_classes(documents)
+        inputs = placement_inputs(documents, parse_claims(args.claim or []), err)
         request = merge_requests(inputs)
         cluster, line = load_cluster(args, request, progress)
         with progress.step(f"placing on {nodes_text(len(cluster))} ({args.strategy})"):
-            placement = place(request, cluster, args.strategy, args.preempt, args.timeout)
+            try:
+                placement = place(request, cluster, args.strategy, args.preempt, args.timeout, classes)
+            except PriorityError as problem:
+                owner = next((item.label for item in inputs for g in item.request.groups if g.name == problem.obj), "")
+                raise UsageError(f"{owner}: {problem}" if owner else str(problem)) from None
         return cls(inputs, request, cluster, line, placement, progress)
+
+
+def _priority_classes(documents: Sequence[Document]) -> list[PriorityClass]:
+    """The PriorityClass documents of the input, for the groups' ``priorityClassName``.
+
+    Raises:
+        UsageError: a malformed PriorityClass, naming its file and document.
+    """
+    out = []
+    for doc in documents:
+        if doc.kind != "PriorityClass":
+            continue
+        errors = ErrorList()
+        record = read_priority_class(doc.data, None, errors)
+        if record is None:
+            raise UsageError(f"{doc.where()}: PriorityClass {doc.name!r}: {summarize(AggregateError(errors))}")
+        out.append(record)
+    return out
 
 
 def _render_writer(path: str | None) -> Callable[[_Session], None] | None:

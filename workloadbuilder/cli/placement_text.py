@@ -157,6 +157,7 @@ def _explanation_lines(entry: dict[str, Any]) -> list[str]:
             lines += [f"    {claim['text']}" for claim in entry["claims"]]
         if entry["preemption"] is not None:
             lines.append(f"  preemption: {entry['preemption']['text']}")
+            lines += [f"    {reason['text']}" for reason in entry["preemption"]["reasons"]]
     search = entry["search"]
     if search is not None:
         lines.append(f"  search: {_search_text(search, entry['feasible'])}")

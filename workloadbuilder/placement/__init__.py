@@ -20,6 +20,7 @@ from workloadbuilder.placement.answer import ClaimPlacement, GroupPlacement, Pla
 from workloadbuilder.placement.cluster import Cluster, DevicePool, Domain, RunningGroup, RunningPod
 from workloadbuilder.placement.complete import DEFAULT_TIMEOUT
 from workloadbuilder.placement.engine import STRATEGIES, place
+from workloadbuilder.placement.priorities import PriorityClass, PriorityError
 from workloadbuilder.placement.quantity import QuantityError, format_millis, parse_nanos, resource_millis
 from workloadbuilder.placement.request import ClaimRef, DeviceRequest, GroupRequest, PlacementRequest, Pods
 from workloadbuilder.placement.verify import verify
@@ -39,6 +40,8 @@ __all__ = [
     "PlacementRequest",
     "PodPlacement",
     "Pods",
+    "PriorityClass",
+    "PriorityError",
     "QuantityError",
     "RunningGroup",
     "RunningPod",

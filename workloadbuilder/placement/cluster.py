@@ -22,6 +22,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from workloadbuilder.placement.disruption import DisruptionBudget
+from workloadbuilder.placement.priorities import PriorityClass, PriorityClasses
 from workloadbuilder.placement.resources import POD_MILLIS
 
 __all__ = [
@@ -57,7 +59,11 @@ class DevicePool:
 
 @dataclass(frozen=True)
 class RunningPod:
-    """A pod already bound to a node, holding ``requests`` (aligned to ``Cluster.resources``)."""
+    """A pod already bound to a node, holding ``requests`` (aligned to ``Cluster.resources``).
+
+    ``priority`` is its effective ``spec.priority``; ``namespace`` and
+    ``labels`` are what PodDisruptionBudgets select it by.
+    """
 
     name: str
     node: int
@@ -65,6 +71,8 @@ class RunningPod:
     priority: int = 0
     group: str | None = None
     start: str = ""
+    namespace: str = "default"
+    labels: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -157,6 +165,8 @@ class Cluster:
         schedulable: ``False`` for cordoned nodes (``spec.unschedulable``).
         pools: device pools for group resource claims.
         running_pods / running_groups: what workload-aware preemption may evict.
+        priority_classes: the cluster's PriorityClasses by name (the system ones included).
+        disruption_budgets: the PodDisruptionBudgets preemption counts.
     """
 
     def __init__(
@@ -170,6 +180,8 @@ class Cluster:
         pools: Iterable[DevicePool] = (),
         running_pods: Iterable[RunningPod] = (),
         running_groups: Iterable[RunningGroup] = (),
+        priority_classes: Iterable[PriorityClass] = (),
+        disruption_budgets: Iterable[DisruptionBudget] = (),
     ) -> None:
         self.names = names
         self.labels = labels
@@ -182,6 +194,8 @@ class Cluster:
         self._pools = {pool.name: pool for pool in self.pools}
         self.running_pods = tuple(running_pods)
         self.running_groups = {group.name: group for group in running_groups}
+        self.priority_classes = PriorityClasses(priority_classes)
+        self.disruption_budgets = tuple(disruption_budgets)
         self.node_index = {name: i for i, name in enumerate(names)}
         self.score_index = tuple(self.resource_index[name] for name, _ in SCORE_RESOURCES)
         self._uids = itertools.count()
@@ -199,12 +213,15 @@ class Cluster:
         pools: Iterable[DevicePool] = (),
         running_pods: Iterable[Mapping[str, Any]] = (),
         running_groups: Iterable[RunningGroup] = (),
+        *,
+        priority_classes: Iterable[PriorityClass] = (),
+        disruption_budgets: Iterable[DisruptionBudget] = (),
     ) -> Cluster:
         """A cluster from already-parsed nodes: ``{"name", "labels", "allocatable", "used", "schedulable"}``.
 
         ``allocatable`` and ``used`` map resource names to millis. Each running
-        pod is ``{"name", "node" (a name), "requests" (millis), "priority", "group", "start"}``;
-        its requests, and one pod slot, add to its node's ``used``.
+        pod is ``{"name", "node" (a name), "requests" (millis), "priority", "group", "start",
+        "namespace", "labels"}``; its requests, and one pod slot, add to its node's ``used``.
         """
         nodes = list(nodes)
         names = [node["name"] for node in nodes]
@@ -220,7 +237,16 @@ class Cluster:
             for r, amount in enumerate(vector):
                 used[r][i] += amount
             pods.append(
-                RunningPod(pod["name"], i, vector, pod.get("priority", 0), pod.get("group"), pod.get("start", ""))
+                RunningPod(
+                    pod["name"],
+                    i,
+                    vector,
+                    pod.get("priority", 0),
+                    pod.get("group"),
+                    pod.get("start", ""),
+                    pod.get("namespace") or "default",
+                    pod.get("labels") or {},
+                )
             )
         schedulable = [bool(node.get("schedulable", True)) for node in nodes]
         return cls(
@@ -233,23 +259,31 @@ class Cluster:
             pools,
             pods,
             running_groups,
+            priority_classes,
+            disruption_budgets,
         )
 
     @classmethod
-    def from_kubectl(cls, nodes_json: Any, pods_json: Any = None, groups_json: Any = None) -> Cluster:
+    def from_kubectl(
+        cls, nodes_json: Any, pods_json: Any = None, groups_json: Any = None, policies_json: Any = None
+    ) -> Cluster:
         """A cluster from ``kubectl get nodes -o json`` and ``kubectl get pods -A -o json`` output.
 
         Each argument may be the JSON text, the parsed ``List`` or a list of
         items. ``groups_json`` (``kubectl get podgroups,compositepodgroups -A
         -o json``) tells preemption each running group's priority, disruption
         mode and parent; without it a running pod's group is ``single``.
+        ``policies_json`` (``kubectl get priorityclasses,poddisruptionbudgets
+        -A -o json``) gives the PriorityClasses that running pods' and groups'
+        ``priorityClassName`` resolve through (when ``spec.priority`` is
+        absent) and the PodDisruptionBudgets preemption counts.
 
         Raises:
             AggregateError: every malformed node or pod, each at its path.
         """
         from workloadbuilder.placement.ingest import cluster_from_kubectl
 
-        return cluster_from_kubectl(nodes_json, pods_json, groups_json)
+        return cluster_from_kubectl(nodes_json, pods_json, groups_json, policies_json)
 
     @classmethod
     def from_yaml(cls, source: Any) -> Cluster:
@@ -278,13 +312,15 @@ class Cluster:
     # -- free capacity -------------------------------------------------------
 
     def _intern_free_vectors(self) -> list[int]:
-        """Give every node the id of its free vector; cordoned nodes get an all-zero vector."""
+        """Give every node the id of its free vector; cordoned nodes get an all-zero vector.
+
+        Free capacity is signed: a node whose running pods take more than its
+        allocatable (a kubelet that admitted them before a resize, static
+        pods) has a debt, and evicting less than the debt frees nothing.
+        """
         ids: dict[tuple[int, ...], int] = {}
         vectors = self.vectors
-        # An over-committed node (used above allocatable) has nothing free, not a debt.
-        columns = [
-            [a - u if a > u else 0 for a, u in zip(alloc, used)] for alloc, used in zip(self.allocatable, self.used)
-        ]
+        columns = [[a - u for a, u in zip(alloc, used)] for alloc, used in zip(self.allocatable, self.used)]
         zero = (0,) * len(self.resources)
         out = []
         for vector, ok in zip(zip(*columns), self.schedulable):
@@ -306,7 +342,7 @@ class Cluster:
         return self._columns
 
     def free(self, i: int) -> tuple[int, ...]:
-        """Node ``i``'s free capacity per resource (all zero if it is cordoned)."""
+        """Node ``i``'s free capacity per resource, negative where it is over-committed (all zero if cordoned)."""
         return self.vectors[self.vector_of[i]]
 
     # -- topology ------------------------------------------------------------

@@ -1,25 +1,38 @@
 """``place``: run a strategy over every root of a request, with optional preemption, and build the answer.
 
-Roots are separate scheduling cycles, in creation order: each sees what the
-earlier ones placed (and evicted). A root short of its quorum is not tried,
-as kube-scheduler's queue would not admit it.
+Roots are separate scheduling cycles, in kube-scheduler's queue order
+(higher priority first, then creation order; ``priorities.queue_order``):
+each sees what the earlier ones placed (and evicted). Priorities are
+resolved first, from the cluster's PriorityClasses and any given here. A
+root short of its quorum is not tried, as kube-scheduler's queue would not
+admit it. The answer lists roots in request order.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from workloadbuilder.errors import InvalidArgumentError
+from workloadbuilder.field import ErrorList
 from workloadbuilder.placement.answer import ClaimPlacement, GroupPlacement, Placement, PodPlacement, Victim
 from workloadbuilder.placement.cluster import Cluster, Domain
 from workloadbuilder.placement.complete import DEFAULT_TIMEOUT, Complete
-from workloadbuilder.placement.explain import RootReport, admissible, count_of, explain_root
+from workloadbuilder.placement.explain import RootReport, admissible, explain_root
 from workloadbuilder.placement.kube_scheduler import KubeScheduler, needed
 from workloadbuilder.placement.outcome import Outcome
-from workloadbuilder.placement.preemption import Unit, preempt, units_below
+from workloadbuilder.placement.preemption import Unit, Victims, preempt, units_below
+from workloadbuilder.placement.preemption_report import report as preemption_report
+from workloadbuilder.placement.priorities import (
+    PREEMPT_NEVER,
+    PriorityClass,
+    queue_order,
+    read_priority_classes,
+    resolve_request,
+)
 from workloadbuilder.placement.quantity import format_millis
-from workloadbuilder.placement.request import PlacementRequest
-from workloadbuilder.placement.snapshot import Snapshot
+from workloadbuilder.placement.request import GroupRequest, PlacementRequest
+from workloadbuilder.placement.snapshot import Shape, Snapshot
 
 __all__ = ["STRATEGIES", "place"]
 
@@ -32,6 +45,7 @@ def place(
     strategy: str = "kube-scheduler",
     preempt: bool = False,
     timeout: float = DEFAULT_TIMEOUT,
+    priority_classes: Iterable[PriorityClass | Mapping[str, Any]] = (),
 ) -> Placement:
     """Where ``request`` lands on ``cluster``, or why it does not.
 
@@ -47,9 +61,14 @@ def place(
         timeout: seconds the complete strategy's exact search may spend in
             this call, over every root and preemption attempt; a search cut
             short says so and proves nothing.
+        priority_classes: PriorityClasses beyond the cluster's (``PriorityClass``
+            records or ``scheduling.k8s.io/v1`` objects), for the groups'
+            ``priorityClassName``.
 
     Raises:
         InvalidArgumentError: an unknown strategy or a timeout that is not positive.
+        AggregateError: a malformed PriorityClass, at ``priorityClasses[i]``.
+        PriorityError: a group's priority that admission would reject (an unknown class).
         MissingDependencyError: the complete strategy has to search and
             OR-tools (the ``solver`` extra) is not installed.
     """
@@ -57,34 +76,55 @@ def place(
         raise InvalidArgumentError(f"unknown strategy {strategy!r}: use one of {', '.join(STRATEGIES)}")
     if not timeout > 0:
         raise InvalidArgumentError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    resolve_request(request, cluster.priority_classes.with_classes(_classes(priority_classes)))
     snap = Snapshot(cluster)
     runner = _Runner(snap, strategy, timeout)
-    reports: list[RootReport] = []
+    reports: dict[str, RootReport] = {}
     gone: set[str] = set()
-    for root in request.roots:
-        if not admissible(root):
-            reports.append(RootReport(root, Outcome(False)))
-            continue
-        report = runner.attempt(root)
-        if report.outcome.success:
-            reports.append(report)
-            continue
-        candidates = units_below(cluster, root.priority, gone)
-        if preempt:
-            evicted = _preempt(snap, runner, root, candidates)
-            if evicted is not None:
-                # the first attempt's trace and search describe a cluster without the evictions
-                report = RootReport(root, evicted[0], victims=evicted[1])
-                gone.update(unit.name for unit in evicted[1])
-            else:
-                report.preemption = _would_help(None, candidates, asked=True)
-        else:
-            mark = snap.mark()
-            probe = _preempt(snap, runner, root, candidates)
-            snap.revert(mark)
-            report.preemption = _would_help(probe, candidates, asked=False)
-        reports.append(report)
-    return _answer(request, cluster, snap, strategy, reports, runner.kube)
+    for root in queue_order(request.roots):
+        reports[root.name] = report = _cycle(snap, runner, root, preempt, gone)
+        if report.victims:
+            gone.update(unit.name for unit in report.victims)
+    ordered = [reports[root.name] for root in request.roots]
+    return _answer(request, cluster, snap, strategy, ordered, runner.kube)
+
+
+def _classes(given: Iterable[PriorityClass | Mapping[str, Any]]) -> list[PriorityClass]:
+    """``place``'s extra PriorityClasses as records; malformed objects raise together."""
+    items = list(given)
+    records = [item for item in items if isinstance(item, PriorityClass)]
+    objects = [item for item in items if not isinstance(item, PriorityClass)]
+    errors = ErrorList()
+    records += read_priority_classes(objects, "priorityClasses", errors)
+    errors.raise_if_any()
+    return records
+
+
+def _cycle(snap: Snapshot, runner: _Runner, root: Any, asked: bool, gone: set[str]) -> RootReport:
+    """One root's scheduling cycle, then (when it fails) its PodGroupPostFilter: preemption, or whether it helps."""
+    if not admissible(root):
+        return RootReport(root, Outcome(False))
+    report = runner.attempt(root)
+    if report.outcome.success:
+        return report
+    candidates = units_below(snap.cluster, root.priority, gone)
+    if root.preemption_policy == PREEMPT_NEVER:
+        report.preemption = preemption_report(None, candidates, asked, root.priority, snap.cluster, never=True)
+        return report
+    if asked:
+        evicted = _preempt(snap, runner, root, candidates)
+        if evicted is not None:
+            # the first attempt's trace and search describe a cluster without the evictions
+            report = RootReport(root, evicted.outcome, victims=evicted.units)
+            report.preemption = preemption_report(evicted, candidates, asked, root.priority, snap.cluster)
+            return report
+        report.preemption = preemption_report(None, candidates, asked, root.priority, snap.cluster)
+        return report
+    mark = snap.mark()
+    probe = _preempt(snap, runner, root, candidates)
+    snap.revert(mark)
+    report.preemption = preemption_report(probe, candidates, asked, root.priority, snap.cluster)
+    return report
 
 
 class _Runner:
@@ -105,37 +145,15 @@ class _Runner:
         return self.attempt(root).outcome
 
 
-def _preempt(snap: Snapshot, runner: _Runner, root: Any, candidates: list[Unit]) -> tuple[Outcome, list[Unit]] | None:
-    result = preempt(snap, candidates, lambda: runner.outcome(root))
-    return None if result is None else (result.outcome, result.units)
+def _preempt(snap: Snapshot, runner: _Runner, root: Any, candidates: list[Unit]) -> Victims | None:
+    return preempt(
+        snap, root, candidates, lambda: runner.outcome(root), _shapes(runner.kube), snap.cluster.disruption_budgets
+    )
 
 
-def _would_help(probe: tuple[Outcome, list[Unit]] | None, candidates: list[Unit], asked: bool) -> dict[str, Any]:
-    if not candidates:
-        return {
-            "wouldHelp": False,
-            "victims": [],
-            "pods": 0,
-            "text": "preemption cannot help: nothing of lower priority runs",
-        }
-    if probe is None:
-        return {
-            "wouldHelp": False,
-            "victims": [],
-            "pods": 0,
-            "text": "preemption would not help: even evicting every lower-priority unit "
-            f"({count_of(len(candidates), 'unit')}) leaves it unplaceable",
-        }
-    units = probe[1]
-    pods = sum(len(unit.pods) for unit in units)
-    top = max((unit.priority for unit in units), default=0)
-    verb = "evicts" if asked else "would help: evicting"
-    return {
-        "wouldHelp": True,
-        "victims": [unit.name for unit in units],
-        "pods": pods,
-        "text": f"preemption {verb} {count_of(len(units), 'unit')} ({count_of(pods, 'pod')}, priority up to {top})",
-    }
+def _shapes(kube: KubeScheduler) -> Callable[[GroupRequest], list[tuple[Shape, int]]]:
+    """Each PodGroup's pod shapes with their counts, in placement order (one shape per PodGroup here)."""
+    return lambda group: [(kube.shape(group), group.count)]
 
 
 def _answer(

@@ -29,6 +29,14 @@ from workloadbuilder.field import (
     type_invalid,
 )
 from workloadbuilder.placement.cluster import Cluster, DevicePool, RunningGroup
+from workloadbuilder.placement.disruption import DisruptionBudget, read_budgets
+from workloadbuilder.placement.priorities import (
+    PriorityClasses,
+    PriorityError,
+    PrioritySpec,
+    read_priority_classes,
+    running_priority,
+)
 from workloadbuilder.placement.resources import pod_requests, read_resource_list
 
 __all__ = ["cluster_from_kubectl", "cluster_from_yaml"]
@@ -37,10 +45,10 @@ _DONE_PHASES = frozenset({"Succeeded", "Failed"})
 _NODE_FIELDS = frozenset({"name", "labels", "allocatable", "used", "unschedulable"})
 _POOL_FIELDS = frozenset({"name", "deviceClass", "count", "allocated", "node", "domain"})
 _RUNNING_FIELDS = frozenset(
-    {"name", "kind", "priority", "disruptionMode", "parent", "startTime", "pods", "node", "requests"}
+    {"name", "kind", "priority", "disruptionMode", "parent", "startTime", "pods", "node", "requests", "labels"}
 )
-_RUNNING_POD_FIELDS = frozenset({"name", "node", "requests"})
-_TOP_FIELDS = frozenset({"nodes", "devicePools", "running"})
+_RUNNING_POD_FIELDS = frozenset({"name", "node", "requests", "labels", "startTime"})
+_TOP_FIELDS = frozenset({"nodes", "devicePools", "running", "priorityClasses", "podDisruptionBudgets"})
 _KINDS = ("PodGroup", "CompositePodGroup", "Pod")
 _MODES = ("single", "all")
 
@@ -64,33 +72,50 @@ def quiet_gc() -> Iterator[None]:
             gc.enable()
 
 
-def cluster_from_kubectl(nodes_json: Any, pods_json: Any = None, groups_json: Any = None) -> Cluster:
+def cluster_from_kubectl(
+    nodes_json: Any, pods_json: Any = None, groups_json: Any = None, policies_json: Any = None
+) -> Cluster:
     """See ``Cluster.from_kubectl``."""
     with quiet_gc():
-        return _from_kubectl(nodes_json, pods_json, groups_json)
+        return _from_kubectl(nodes_json, pods_json, groups_json, policies_json)
 
 
-def _from_kubectl(nodes_json: Any, pods_json: Any, groups_json: Any) -> Cluster:
+def _from_kubectl(nodes_json: Any, pods_json: Any, groups_json: Any, policies_json: Any) -> Cluster:
     errors = ErrorList()
+    policies = _items(policies_json, "policies")
+    classes = PriorityClasses(read_priority_classes(policies, "policies", errors))
     seen: dict[tuple[Any, ...], dict[str, int]] = {}
     nodes = [_kubectl_node(item, i, errors, seen) for i, item in enumerate(_items(nodes_json, "nodes"))]
     _check_unique(nodes, "nodes", errors)
     names = {node["name"] for node in nodes if node}
     groups: dict[str, RunningGroup] = {}
     for i, item in enumerate(_items(groups_json, "groups")):
-        group = _kubectl_group(item, FieldPath("groups").index(i), errors)
+        group = _kubectl_group(item, FieldPath("groups").index(i), classes, errors)
         if group is not None:
             groups[group.name] = group
     pods = []
     for i, item in enumerate(_items(pods_json, "pods")):
-        pod = _kubectl_pod(item, i, errors)
+        pod = _kubectl_pod(item, i, classes, errors)
         if pod is not None and pod["node"] in names:
             pods.append(pod)
             group = pod.get("group")
             if group is not None and group not in groups:
                 groups[group] = RunningGroup(group, priority=pod["priority"])
+    budgets = _budgets(policies, "policies", pods, errors)
     errors.raise_if_any()
-    return Cluster.build([node for node in nodes if node], (), pods, groups.values())
+    return Cluster.build(
+        [node for node in nodes if node],
+        (),
+        pods,
+        groups.values(),
+        priority_classes=classes.values(),
+        disruption_budgets=budgets,
+    )
+
+
+def _budgets(items: list[Any], section: str, pods: list[dict[str, Any]], errors: ErrorList) -> list[DisruptionBudget]:
+    """The PodDisruptionBudgets among ``items``, counted against the running pods read so far."""
+    return read_budgets(items, section, pods, errors)
 
 
 def _items(data: Any, section: str) -> list[Any]:
@@ -170,7 +195,7 @@ def _kubectl_node_slowly(item: Any, i: int, errors: ErrorList) -> dict[str, Any]
     return {}
 
 
-def _kubectl_pod(item: Any, i: int, errors: ErrorList) -> dict[str, Any] | None:
+def _kubectl_pod(item: Any, i: int, classes: PriorityClasses, errors: ErrorList) -> dict[str, Any] | None:
     """A running pod (bound to a node, not finished), or ``None`` for any other."""
     if not isinstance(item, dict) and not isinstance(item, Mapping):
         errors.append(type_invalid(FieldPath("pods").index(i), item, "must be of type object"))
@@ -181,24 +206,40 @@ def _kubectl_pod(item: Any, i: int, errors: ErrorList) -> dict[str, Any] | None:
         return None
     metadata = item.get("metadata") or {}
     namespace = metadata.get("namespace") or "default"
-    priority = spec.get("priority") or 0
-    if isinstance(priority, bool) or not isinstance(priority, int):
-        errors.append(
-            type_invalid(FieldPath("pods").index(i).child("spec", "priority"), priority, "must be of type integer")
-        )
-        priority = 0
+    priority = _running_priority(spec, classes, "pods", metadata.get("name") or "", FieldPath("pods").index(i), errors)
     group = _get(spec, "schedulingGroup", "podGroupName")
+    labels = metadata.get("labels")
     return {
         "name": f"{namespace}/{metadata.get('name') or ''}",
         "node": node,
         "requests": pod_requests(spec, lambda: FieldPath("pods").index(i).child("spec"), errors),
         "priority": priority,
         "group": f"{namespace}/{group}" if group else None,
-        "start": _get(item, "status", "startTime") or metadata.get("creationTimestamp") or "",
+        "start": _get(item, "status", "startTime") or "",
+        "namespace": namespace,
+        "labels": labels if isinstance(labels, Mapping) else {},
     }
 
 
-def _kubectl_group(item: Any, path: FieldPath, errors: ErrorList) -> RunningGroup | None:
+def _running_priority(
+    spec: Mapping[str, Any], classes: PriorityClasses, resource: str, name: str, path: FieldPath, errors: ErrorList
+) -> int:
+    """A running object's ``spec.priority``, or its class's value, or 0; a bad one is an error at ``path``."""
+    priority = spec.get("priority")
+    if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int)):
+        errors.append(type_invalid(path.child("spec", "priority"), priority, "must be of type integer"))
+        return 0
+    class_name = spec.get("priorityClassName")
+    try:
+        return running_priority(
+            classes, PrioritySpec(class_name if isinstance(class_name, str) else None, priority), resource, name
+        )
+    except PriorityError as problem:
+        errors.append(invalid(path.child("spec", "priorityClassName"), class_name, str(problem)))
+        return 0
+
+
+def _kubectl_group(item: Any, path: FieldPath, classes: PriorityClasses, errors: ErrorList) -> RunningGroup | None:
     if not isinstance(item, Mapping) or item.get("kind") not in ("PodGroup", "CompositePodGroup"):
         return None
     namespace = _get(item, "metadata", "namespace") or "default"
@@ -211,7 +252,14 @@ def _kubectl_group(item: Any, path: FieldPath, errors: ErrorList) -> RunningGrou
     return RunningGroup(
         name=f"{namespace}/{name}",
         kind=item["kind"],
-        priority=_get(spec, "priority") or 0,
+        priority=_running_priority(
+            spec if isinstance(spec, Mapping) else {},
+            classes,
+            "podgroups.scheduling.k8s.io" if item["kind"] == "PodGroup" else "compositepodgroups.scheduling.k8s.io",
+            name,
+            path,
+            errors,
+        ),
         disruption_mode="all" if _get(spec, "disruptionMode", "all") is not None else "single",
         parent=f"{namespace}/{parent}" if parent else None,
         start=_get(item, "metadata", "creationTimestamp") or "",
@@ -257,8 +305,33 @@ def _from_yaml(data: Any) -> Cluster:
     pods: list[dict[str, Any]] = []
     for i, entry in enumerate(_seq(data, "running", errors)):
         _yaml_running(entry, FieldPath("running").index(i), names, groups, pods, errors)
+    classes = PriorityClasses(
+        read_priority_classes(_objects(data, "priorityClasses", "PriorityClass", errors), "priorityClasses", errors)
+    )
+    budgets = _budgets(
+        _objects(data, "podDisruptionBudgets", "PodDisruptionBudget", errors), "podDisruptionBudgets", pods, errors
+    )
     errors.raise_if_any()
-    return Cluster.build([node for node in nodes if node], [pool for pool in pools if pool], pods, groups)
+    return Cluster.build(
+        [node for node in nodes if node],
+        [pool for pool in pools if pool],
+        pods,
+        groups,
+        priority_classes=classes.values(),
+        disruption_budgets=budgets,
+    )
+
+
+def _objects(data: Mapping[str, Any], name: str, kind: str, errors: ErrorList) -> list[Any]:
+    """A section of Kubernetes objects of one kind (``kind`` may be left out); another kind is an error."""
+    out: list[Any] = []
+    for i, item in enumerate(_seq(data, name, errors)):
+        if isinstance(item, Mapping) and item.get("kind", kind) == kind:
+            out.append({**item, "kind": kind})
+        else:
+            errors.append(type_invalid(FieldPath(name).index(i), item, f"must be a {kind}"))
+            out.append(None)
+    return out
 
 
 def _load_yaml(source: Any) -> Any:
@@ -427,6 +500,7 @@ def _yaml_pod(
         return None
     if group is not None:
         _unknown(entry, _RUNNING_POD_FIELDS, path, errors)
+        start = str(entry.get("startTime", start))  # a member's own start, else its group's
     name = _name(entry, path, errors)
     node = entry.get("node")
     if node not in nodes:
@@ -435,6 +509,18 @@ def _yaml_pod(
         )
         return None
     requests = read_resource_list(entry.get("requests"), path.child("requests"), errors)
+    labels = entry.get("labels") or {}
+    if not isinstance(labels, Mapping) or not all(isinstance(v, str) for v in labels.values()):
+        errors.append(type_invalid(path.child("labels"), labels, "must map label keys to strings"))
+        labels = {}
     if name is None:
         return None
-    return {"name": name, "node": node, "requests": requests, "priority": priority, "group": group, "start": start}
+    return {
+        "name": name,
+        "node": node,
+        "requests": requests,
+        "priority": priority,
+        "group": group,
+        "start": start,
+        "labels": {str(k): v for k, v in labels.items()},
+    }

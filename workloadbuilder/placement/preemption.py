@@ -1,95 +1,137 @@
-"""Workload-aware preemption (KEP-5710): which running groups and pods a gang would evict.
+"""Workload-aware preemption (KEP-5710): which running groups and pods a gang would evict, as kube-scheduler picks them.
 
-Victims are running units of lower priority than the preemptor. A unit is
-a pod on its own, a PodGroup with ``disruptionMode: all``, or, when a
-CompositePodGroup ancestor has ``all``, the highest such ancestor with
-everything under it; the pods of ``single`` groups are units one by one.
+Follows ``PodGroupEvaluator.selectVictimsOnDomain``
+(pkg/scheduler/framework/preemption/podgrouppreemption.go), whose domain
+is the whole cluster:
 
-As upstream: remove every candidate, run the placement once, then reprieve
-candidates from the most to the least important (priority, then
-CompositePodGroup over PodGroup over pod, then more pods, then started
-earlier, then name), keeping a reprieve whenever everything placed still
-fits. The placement is not searched again for fewer victims (upstream's
-documented trade-off).
+* **Units.** A pod on its own; or, when its PodGroup or a CompositePodGroup
+  above it has ``disruptionMode: all``, the highest such group with every
+  pod under it (``getHighestAllAncestor``, types.go). A unit's priority is
+  that of the root of its hierarchy (``GetPodPriority``, util.go).
+* **Candidates** are the units of lower priority than the preemptor
+  (``isPreemptionAllowed``): never one of equal or higher priority.
+* **Remove all, place once.** Every candidate is removed and the gang is
+  placed once; if it still does not fit, preemption cannot help.
+* **Reprieve.** Candidates are sorted from the most important
+  (``MoreImportantVictim``: priority, then CompositePodGroup over PodGroup
+  over pod, where a pod of a ``single`` group ranks as a PodGroup, then
+  more pods, then the earliest start, then identity), split into those
+  that would violate a PodDisruptionBudget and the rest
+  (``FilterVictimsWithPDBViolation``), and re-added one by one, violating
+  ones first; a unit is reprieved when every placed pod of the gang still
+  passes its node's resource check, else it is a victim.
+
+Capacity is signed, so putting back a pod on a node that was over-committed
+before preemption makes it over-committed again, and evicting less than a
+node's debt frees nothing there. Pods on cordoned nodes are never removed:
+no preemptor pod can land there (NodeUnschedulable), so evicting them
+cannot help. The placement is not searched again for fewer victims
+(upstream's documented trade-off).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from workloadbuilder.placement.cluster import Cluster, RunningGroup, RunningPod
+from workloadbuilder.placement.disruption import DisruptionBudget, split_violating
 from workloadbuilder.placement.outcome import Outcome
-from workloadbuilder.placement.snapshot import Snapshot
+from workloadbuilder.placement.request import GroupRequest
+from workloadbuilder.placement.snapshot import Shape, Snapshot
 
 __all__ = ["Unit", "Victims", "preempt", "units_below"]
 
-_KIND_RANK = {"CompositePodGroup": 0, "PodGroup": 1, "Pod": 2}
+_RANK = {"CompositePodGroup": 3, "PodGroup": 2, "Pod": 1}
+_NOT_STARTED = "\uffff"  # sorts after every timestamp: an unstarted pod counts as started now
 
 
 @dataclass(frozen=True)
 class Unit:
-    """What preemption evicts at once."""
+    """What preemption evicts at once: its name, kind (``CompositePodGroup``, ``PodGroup`` or ``Pod``) and pods.
+
+    ``rank`` is upstream's victim rank (3, 2, 1), in which a pod of a
+    ``single`` group counts as a PodGroup; ``start`` is the earliest
+    ``status.startTime`` of its pods (empty when none has started).
+    """
 
     name: str
     kind: str
     priority: int
     pods: tuple[RunningPod, ...]
+    rank: int = 1
     start: str = ""
 
     def importance(self) -> tuple[object, ...]:
-        """Sort key, most important first."""
-        return (-self.priority, _KIND_RANK[self.kind], -len(self.pods), self.start == "", self.start, self.name)
+        """Sort key, most important first (``MoreImportantVictim``)."""
+        return (-self.priority, -self.rank, -len(self.pods), self.start or _NOT_STARTED, self.pods[0].name)
+
+    @property
+    def nodes(self) -> list[int]:
+        """The nodes its pods run on, each once, in order."""
+        return list(dict.fromkeys(pod.node for pod in self.pods))
 
 
 @dataclass
 class Victims:
-    """The outcome of preemption: the placement found and the units it evicts."""
+    """The outcome of preemption: the placement found, the units it evicts, and how many of them violate a budget."""
 
     outcome: Outcome
     units: list[Unit]
+    violating: list[Unit]
 
 
 def units_below(cluster: Cluster, priority: int, gone: Iterable[str] = ()) -> list[Unit]:
-    """Every running unit of lower priority than ``priority``, except those in ``gone``."""
+    """Every running unit of lower priority than ``priority``, except those named in ``gone``, in cluster order."""
     members: dict[str, list[RunningPod]] = {}
-    heads: dict[str, tuple[str, int, str]] = {}
+    heads: dict[str, tuple[str, int, int]] = {}
     for pod in cluster.running_pods:
         group = cluster.running_groups.get(pod.group) if pod.group else None
-        top = _all_mode_ancestor(cluster, group)
-        if top is not None:
-            key = top.name
-            heads[key] = (top.kind, top.priority, top.start)
+        chain = _ancestry(cluster, group)
+        top_all = next((g for g in reversed(chain) if g.disruption_mode == "all"), None)
+        priority_of = chain[-1].priority if chain else pod.priority
+        if top_all is not None:
+            key = top_all.name
+            heads[key] = (top_all.kind, priority_of, _RANK[top_all.kind])
         else:
             key = pod.name
-            heads[key] = ("Pod", group.priority if group is not None else pod.priority, pod.start)
+            heads[key] = ("Pod", priority_of, _RANK["PodGroup"] if group is not None else _RANK["Pod"])
         members.setdefault(key, []).append(pod)
     skip = set(gone)
     out = []
     for name, pods in members.items():
-        kind, unit_priority, start = heads[name]
+        kind, unit_priority, rank = heads[name]
         if unit_priority < priority and name not in skip:
-            out.append(Unit(name, kind, unit_priority, tuple(pods), start))
+            start = min((pod.start for pod in pods if pod.start), default="")
+            out.append(Unit(name, kind, unit_priority, tuple(pods), rank, start))
     return out
 
 
-def _all_mode_ancestor(cluster: Cluster, group: RunningGroup | None) -> RunningGroup | None:
-    """The highest group at or above ``group`` whose disruption mode is ``all``."""
-    top = None
+def _ancestry(cluster: Cluster, group: RunningGroup | None) -> list[RunningGroup]:
+    """``group`` and its ancestors, nearest first (stopping at a missing parent or a cycle)."""
+    chain: list[RunningGroup] = []
     seen: set[str] = set()
     while group is not None and group.name not in seen:
         seen.add(group.name)
-        if group.disruption_mode == "all":
-            top = group
+        chain.append(group)
         group = cluster.running_groups.get(group.parent) if group.parent else None
-    return top
+    return chain
 
 
-def preempt(snap: Snapshot, candidates: list[Unit], place: Callable[[], Outcome]) -> Victims | None:
-    """Evict what ``place`` needs from ``candidates``; ``None`` (and nothing changed) if even all of them do not help.
+def preempt(
+    snap: Snapshot,
+    root: GroupRequest,
+    candidates: list[Unit],
+    place: Callable[[], Outcome],
+    shapes_of: Callable[[GroupRequest], list[tuple[Shape, int]]],
+    budgets: Sequence[DisruptionBudget] = (),
+) -> Victims | None:
+    """Evict what placing ``root`` needs from ``candidates``; ``None`` (and nothing changed) if even all do not help.
 
-    On success the placement stays assumed and the victims stay removed in
-    the snapshot.
+    ``shapes_of`` gives each PodGroup's pod shapes with their pod counts, in
+    the order its pods are placed; the reprieve checks their resources. On success the placement stays assumed and the victims
+    stay removed in the snapshot; ``Victims.units`` is ordered from the most
+    important.
     """
     if not candidates:
         return None
@@ -100,17 +142,50 @@ def preempt(snap: Snapshot, candidates: list[Unit], place: Callable[[], Outcome]
     if not outcome.success:
         snap.revert(mark)
         return None
-    victims = []
-    for unit in sorted(candidates, key=Unit.importance):
+    checked = _checked_resources(root, outcome, shapes_of)
+    ordered = sorted(candidates, key=Unit.importance)
+    violating, other = split_violating(ordered, budgets)
+    victims: list[Unit] = []
+    for unit in [*violating, *other]:
         reprieve = snap.mark()
         _give_back(snap, unit, 1)
-        if any(min(snap.free(i)) < 0 for i in {pod.node for pod in unit.pods}):
+        if not _still_fits(snap, unit, checked):
             snap.revert(reprieve)
             victims.append(unit)
-    return Victims(outcome, victims)
+    victims.sort(key=Unit.importance)
+    evicted = {unit.name for unit in victims}
+    return Victims(outcome, victims, [unit for unit in violating if unit.name in evicted])
+
+
+def _checked_resources(
+    root: GroupRequest, outcome: Outcome, shapes_of: Callable[[GroupRequest], list[tuple[Shape, int]]]
+) -> dict[int, set[int]]:
+    """Per node holding placed pods, the resources NodeResourcesFit checks there (those the pods request)."""
+    checked: dict[int, set[int]] = {}
+    for group in root.walk():
+        result = outcome.results.get(group.name)
+        if result is None or not group.is_leaf or not result.nodes:
+            continue
+        per_pod = [{r for r, _ in shape.terms} for shape, count in shapes_of(group) for _ in range(count)]
+        for i, terms in zip(result.nodes, per_pod):
+            checked.setdefault(i, set()).update(terms)
+    return checked
+
+
+def _still_fits(snap: Snapshot, unit: Unit, checked: dict[int, set[int]]) -> bool:
+    """Whether every placed pod still passes with ``unit`` back: no checked resource of its nodes goes negative."""
+    for i in unit.nodes:
+        resources = checked.get(i)
+        if resources:
+            free = snap.free(i)
+            if any(free[r] < 0 for r in resources):
+                return False
+    return True
 
 
 def _give_back(snap: Snapshot, unit: Unit, sign: int) -> None:
-    """Add (``sign=1``) or remove (``-1``) a unit's pods on their nodes."""
+    """Add (``sign=1``) or remove (``-1``) a unit's pods on their nodes; pods on cordoned nodes stay."""
+    schedulable = snap.cluster.schedulable
     for pod in unit.pods:
-        snap.add(pod.node, pod.requests, sign)
+        if schedulable[pod.node]:
+            snap.add(pod.node, pod.requests, sign)

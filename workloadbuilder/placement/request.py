@@ -25,15 +25,19 @@ from workloadbuilder.field import (
     FieldPath,
     invalid,
     not_found,
+    not_supported,
     required,
     too_many,
     type_invalid,
 )
 from workloadbuilder.manifests import to_dict
 from workloadbuilder.objpath import elements_of, get_in
+from workloadbuilder.placement.priorities import PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER, PrioritySpec
 from workloadbuilder.placement.resources import pod_requests, read_resource_list
 
 __all__ = ["ClaimRef", "DeviceRequest", "GroupRequest", "PlacementRequest", "Pods"]
+
+_PREEMPTION_POLICIES = (PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER)
 
 MAX_DEPTH = 4
 """kube-scheduler leaves deeper runtime hierarchies unscheduled (``WorkloadMaxTreeDepth``)."""
@@ -91,6 +95,10 @@ class GroupRequest:
         requests: each pod's requests in millis (PodGroups only).
         pod_names: the pods' names, ``count`` of them.
         children: child groups in creation order.
+        priority_spec: what the object says of its priority (``priorityClassName``,
+            ``priority``, ``preemptionPolicy``); ``pod_priority`` what its pod
+            template says. ``place`` resolves them into ``priority`` and, on
+            roots, ``preemption_policy`` (see ``priorities.resolve_request``).
     """
 
     name: str
@@ -108,6 +116,9 @@ class GroupRequest:
     claims: tuple[ClaimRef, ...] = ()
     children: list[GroupRequest] = field(default_factory=list)
     order: tuple[str, int] = ("", 0)
+    priority_spec: PrioritySpec = field(default_factory=PrioritySpec)
+    pod_priority: PrioritySpec | None = None
+    preemption_policy: str = PREEMPT_LOWER_PRIORITY
 
     @property
     def is_leaf(self) -> bool:
@@ -203,10 +214,10 @@ class PlacementRequest:
             if given is not None:
                 spec: dict[str, Any] = {"count": assignment.count, "requests": given}
             elif assignment.stamp_path is not None:
-                spec = {
-                    "count": assignment.count,
-                    "template": get_in(compiled.source, elements_of(assignment.stamp_path)),
-                }
+                template = getattr(assignment, "pod_template", None)  # a TrainJob's pods come from its runtime
+                if template is None:
+                    template = get_in(compiled.source, elements_of(assignment.stamp_path))
+                spec = {"count": assignment.count, "template": template}
             else:
                 continue
             previous = pods.get(name)
@@ -233,6 +244,22 @@ def _shape_of(spec: Mapping[str, Any]) -> dict[str, int]:
         template = spec["template"]
         return pod_requests(template.get("spec", template), FieldPath("template"), errors)
     return read_resource_list(spec.get("requests"), FieldPath("requests"), errors)
+
+
+def _priority_spec(spec: Mapping[str, Any], path: FieldPath, errors: ErrorList) -> PrioritySpec:
+    """``priorityClassName``, ``priority`` and ``preemptionPolicy`` of a group or pod spec, as written."""
+    name = spec.get("priorityClassName") or None
+    if name is not None and not isinstance(name, str):
+        errors.append(type_invalid(path.child("priorityClassName"), name, "must be of type string"))
+        name = None
+    priority = spec.get("priority")
+    if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int)):
+        priority = None  # reported where the priority itself is read
+    policy = spec.get("preemptionPolicy") or None
+    if policy is not None and policy not in _PREEMPTION_POLICIES:
+        errors.append(not_supported(path.child("preemptionPolicy"), policy, _PREEMPTION_POLICIES))
+        policy = None
+    return PrioritySpec(name, priority, policy)
 
 
 class _Reader:
@@ -304,6 +331,7 @@ class _Reader:
             priority=priority,
             disruption_mode="all" if disruption.get("all") is not None else "single",
             order=(str(metadata.get("creationTimestamp") or ""), position),
+            priority_spec=_priority_spec(spec, spec_path, self.errors),
         )
         if kind == "PodGroup":
             group.claims = self._group_claims(name, spec.get("resourceClaims") or [], spec_path.child("resourceClaims"))
@@ -410,6 +438,7 @@ class _Reader:
                 self.errors.append(type_invalid(path.child("template"), template, "must be a pod template or pod spec"))
                 return
             group.requests = pod_requests(pod_spec, path.child("template", "spec"), self.errors)
+            group.pod_priority = _priority_spec(pod_spec, path.child("template", "spec"), self.errors)
         else:
             group.requests = read_resource_list(spec.requests, path.child("requests"), self.errors)
         names = tuple(spec.names) if spec.names is not None else tuple(f"{group.name}-{i}" for i in range(spec.count))

@@ -236,15 +236,15 @@ class Snapshot:
         return tuple(sums)
 
     def free_sum(self, domain: Domain) -> tuple[int, ...]:
-        """``domain``'s free capacity now, per resource, added over its nodes."""
+        """``domain``'s free capacity now, per resource, added over its nodes (a node's debt counts as 0)."""
         vectors = self.cluster.vectors
         sums = [0] * len(self.cluster.resources)
         for v, count in domain.classes:
             for r, amount in enumerate(vectors[v]):
-                sums[r] += amount * count
+                sums[r] += max(0, amount) * count
         for i in self.changed_in(domain):
             for r, (now, base) in enumerate(zip(self.free(i), vectors[self.cluster.vector_of[i]])):
-                sums[r] += now - base
+                sums[r] += max(0, now) - max(0, base)
         return tuple(sums)
 
 
@@ -255,7 +255,8 @@ def _fits_per_vector(cluster: Cluster, shape: Shape) -> list[int]:
         return [0] * n
     columns = cluster.vector_columns()
     per_resource = [map(floordiv, columns[r], repeat(q)) for r, q in shape.terms]
-    # Free vectors are never negative, so neither is any count here.
+    # A free vector is negative where its nodes are over-committed: no pod fits there.
+    zero = repeat(0)
     if len(per_resource) == 1:
-        return list(per_resource[0])
-    return list(map(min, *per_resource))
+        return list(map(max, per_resource[0], zero))
+    return list(map(max, map(min, *per_resource), zero))

@@ -52,14 +52,15 @@ BlockValidator = Callable[[FieldPath | None, Any, Any], ErrorList]
 """``(path, block, old_block)``: a block's errors at ``path`` (``None`` renders ``<nil>``), ``old_block`` for update."""
 
 _Rules = Callable[[Op, FieldPath | None, Struct, Struct | None], ErrorList]
-_ALL_GATES = FeatureGates.all()  # the building blocks have no gated fields
+# The building blocks have no gated fields, so one create and one update operation serve every call.
+_CREATE, _UPDATE = Op(update=False, gates=FeatureGates.all()), Op(update=True, gates=FeatureGates.all())
 
 
 def _block(type_name: str, rules: _Rules) -> BlockValidator:
     def validate(path: FieldPath | None, obj: Any, old: Any = None) -> ErrorList:
         value = canonical(type_name, to_json_dict(obj))
         old_value = None if old is None else canonical(type_name, to_json_dict(old))
-        return rules(Op(update=old is not None, gates=_ALL_GATES), path, value, old_value)
+        return rules(_CREATE if old is None else _UPDATE, path, value, old_value)
 
     validate.__doc__ = f"``Validate_{type_name}``: the block's rules at ``path``; ``old`` makes it an update."
     return validate

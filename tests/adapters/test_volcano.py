@@ -1,0 +1,163 @@
+"""The Volcano Job adapter: gang sizes from minAvailable, per-task gangs under composites, field errors, warnings."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from workloadbuilder.adapters import VolcanoJobAdapter, plan_object
+from workloadbuilder.adapters.volcano import JOB_NAME_LABEL, TASK_SPEC_LABEL
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "upstream" / "volcano"
+
+
+def upstream(name: str) -> dict[str, Any]:
+    return next(doc for doc in yaml.safe_load_all((DATA / name).read_text()) if doc)
+
+
+def job(**spec: Any) -> dict[str, Any]:
+    """A small Volcano Job of two tasks (``a`` of 2 pods, ``b`` of 3), with ``spec`` fields replaced."""
+
+    def task(name: str, replicas: int) -> dict[str, Any]:
+        pod = {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}
+        return {"name": name, "replicas": replicas, "template": pod}
+
+    body = {"tasks": [task("a", 2), task("b", 3)], **spec}
+    return {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {"name": "v", "uid": "u"},
+        "spec": body,
+    }
+
+
+def with_task(obj: dict[str, Any], index: int, **fields: Any) -> dict[str, Any]:
+    out = copy.deepcopy(obj)
+    out["spec"]["tasks"][index].update(fields)
+    return out
+
+
+def gangs(plan: Any) -> list[tuple[str, Any]]:
+    compiled = plan.compile()
+    return [
+        (group.metadata.name.rsplit("-", 1)[0].removeprefix(f"{compiled.workload.metadata.name}-"), _policy(group))
+        for group in compiled.hierarchy.objects()
+    ]
+
+
+def _policy(group: Any) -> Any:
+    policy = group.spec.scheduling_policy
+    if policy.gang is not None:
+        return ("gang", getattr(policy.gang, "min_count", None) or getattr(policy.gang, "min_group_count", None))
+    return "basic"
+
+
+@pytest.mark.parametrize(
+    ("obj", "composite", "expected"),
+    [
+        (upstream("vcjob.yaml"), False, [("test-job", ("gang", 3))]),
+        (upstream("gang-mpi-example.yaml"), False, [("lm-mpi-job", ("gang", 4))]),
+        (job(), False, [("v", ("gang", 5))]),
+        (job(minAvailable=0), False, [("v", "basic")]),
+        (with_task(job(), 1, minAvailable=1), False, [("v", ("gang", 3))]),
+        (job(), True, [("v", ("gang", 2)), ("a", ("gang", 2)), ("b", ("gang", 3))]),
+        (with_task(job(), 1, minAvailable=1), True, [("v", ("gang", 2)), ("a", ("gang", 2)), ("b", ("gang", 1))]),
+    ],
+    ids=[
+        "upstream-vcjob",
+        "upstream-mpi",
+        "defaults-to-every-pod",
+        "zero-is-basic",
+        "task-minimum-sums-into-the-job",
+        "composite-one-gang-per-task",
+        "composite-task-minimum",
+    ],
+)
+def test_gang_sizes(obj: dict[str, Any], composite: bool, expected: list[tuple[str, Any]]):
+    assert gangs(VolcanoJobAdapter(composite_pod_groups=composite).plan(obj)) == expected
+
+
+def test_pods_are_assigned_by_volcano_labels():
+    compiled = plan_object(job()).compile()
+    assert [(p.selector, p.count, p.stamp_path) for p in compiled.pods] == [
+        ({JOB_NAME_LABEL: "v", TASK_SPEC_LABEL: "a"}, 2, "spec.tasks[0].template"),
+        ({JOB_NAME_LABEL: "v", TASK_SPEC_LABEL: "b"}, 3, "spec.tasks[1].template"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("obj", "expected"),
+    [
+        (
+            job(minAvailable=6),
+            ["spec.minAvailable: Invalid value: 6: must not be greater than the total replicas of the tasks (5)"],
+        ),
+        (
+            with_task(job(), 0, minAvailable=3),
+            ["spec.tasks[0].minAvailable: Invalid value: 3: must not be greater than the task's replicas (2)"],
+        ),
+        (job(minAvailable=-1), ["spec.minAvailable: Invalid value: -1: must be greater than or equal to 0"]),
+        (with_task(job(), 1, name="a"), ['spec.tasks[1].name: Duplicate value: "a"']),
+        (
+            with_task(job(), 0, name=None),
+            ["spec.tasks[0].name: Required value: every task's pods and group are named after it"],
+        ),
+        (job(tasks=[]), ["spec.tasks: Required value: a Volcano Job runs at least one task"]),
+        (with_task(job(), 0, replicass=2), ["spec.tasks[0].replicass: unknown field"]),
+        (job(minAvailable="3"), ['spec.minAvailable: Invalid value: "3": must be of type integer']),
+    ],
+    ids=[
+        "more-than-every-pod",
+        "task-minimum-above-replicas",
+        "negative",
+        "duplicate-task",
+        "task-without-name",
+        "no-task",
+        "typo",
+        "wrong-type",
+    ],
+)
+def test_errors(obj: dict[str, Any], expected: list[str]):
+    assert [str(f.error) for f in plan_object(obj).validate()] == expected
+
+
+def test_what_has_no_native_equivalent_is_a_warning():
+    obj = with_task(job(queue="research", schedulerName="volcano"), 1, minAvailable=1, dependsOn={"name": ["a"]})
+    warnings = [str(f.error) for f in plan_object(obj).warnings]
+    assert warnings == [
+        (
+            "spec.tasks[1].minAvailable: Unsupported value: 1: one PodGroup holds every task's pods and its gang counts "
+            "pods across tasks (spec.minAvailable): a per-task minimum has no equivalent there; plan with "
+            "CompositePodGroups for one gang per task"
+        ),
+        (
+            'spec.queue: Unsupported value: "research": Volcano\'s queue has no equivalent in the Workload API: quota and '
+            "queueing are Kueue's (a LocalQueue and the kueue.x-k8s.io/queue-name label)"
+        ),
+        (
+            'spec.schedulerName: Unsupported value: "volcano": the Workload and its groups are read by kube-scheduler; '
+            "pods this scheduler places ignore them: remove schedulerName to schedule the pods natively"
+        ),
+        (
+            "spec.tasks[1].dependsOn: Unsupported value: Volcano starts this task after the tasks it depends on; the "
+            "Workload's groups do not order tasks, and a gang over tasks started one after another waits for pods not "
+            "yet created"
+        ),
+    ]
+
+
+def test_priority_class_name_is_the_groups():
+    compiled = plan_object(job(priorityClassName="high")).compile()
+    assert compiled.workload.spec.pod_group_templates[0].priority_class_name == "high"
+
+
+def test_kueue_required_topology_is_the_gangs_constraint():
+    obj = job()
+    for task in obj["spec"]["tasks"]:
+        task["template"]["metadata"] = {"annotations": {"kueue.x-k8s.io/podset-required-topology": "rack"}}
+    templates = plan_object(obj).compile().workload.spec.pod_group_templates
+    assert [[c.key for c in t.scheduling_constraints.topology] for t in templates] == [["rack"]]

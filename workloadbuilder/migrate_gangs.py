@@ -1,0 +1,237 @@
+"""Migration from other gang schedulers to the native Workload and PodGroup: Volcano, coscheduling and Kueue.
+
+Users of Volcano (``scheduling.volcano.sh/v1beta1`` PodGroup), of the
+scheduler-plugins coscheduling plugin (``scheduling.x-k8s.io/v1alpha1``
+PodGroup) and of Kueue's plain-Pod groups (Pods labelled
+``kueue.x-k8s.io/pod-group-name`` with a ``pod-group-total-count``) describe a
+gang with their scheduler's own objects. Each becomes a
+``scheduling.k8s.io/v1beta1`` Workload with one gang template and a PodGroup
+of that template, named as the old group was; the pods then join it through
+``spec.schedulingGroup.podGroupName``. Every field with no native
+equivalent (``minResources``, ``queue``, ``scheduleTimeoutSeconds``,
+``minTaskMember``, ...) is reported, at its path, as dropped.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from workloadbuilder import kinds
+from workloadbuilder.field import FieldPath
+from workloadbuilder.gofmt import go_quote
+
+__all__ = [
+    "COSCHEDULING_GROUP",
+    "KUEUE_POD_GROUP_NAME",
+    "KUEUE_POD_GROUP_TOTAL_COUNT",
+    "VOLCANO_GROUP",
+    "GangMigration",
+    "is_foreign_pod_group",
+    "is_kueue_pod",
+    "migrate_kueue_pods",
+    "migrate_pod_group",
+]
+
+VOLCANO_GROUP = "scheduling.volcano.sh"
+COSCHEDULING_GROUP = "scheduling.x-k8s.io"
+KUEUE_POD_GROUP_NAME = "kueue.x-k8s.io/pod-group-name"
+KUEUE_POD_GROUP_TOTAL_COUNT = "kueue.x-k8s.io/pod-group-total-count"
+
+_NO_EQUIVALENT = {
+    "minResources": "kube-scheduler's gang waits for pods, not for an amount of resources",
+    "queue": "queueing and quota are Kueue's: a LocalQueue and the kueue.x-k8s.io/queue-name label",
+    "scheduleTimeoutSeconds": "a native gang waits until its pods fit; kube-scheduler has no gang timeout",
+    "minTaskMember": "per-task minimums need one PodGroup per task (a CompositePodGroup over them)",
+    "networkTopology": "a native topology constraint names a node label key (schedulingConstraints.topology), "
+    "not HyperNode tiers",
+    "subGroupPolicy": "subgroups are native CompositePodGroups over PodGroups, made by the workload's controller",
+}
+
+
+@dataclass
+class GangMigration:
+    """The native objects a foreign gang becomes, and what happened on the way.
+
+    Attributes:
+        objects: the new Workload and PodGroup (and, for Kueue pod groups,
+            the Pods rewritten to join it), ready for ``kubectl apply``.
+        rewrites: each field carried over, at its path in the old object.
+        dropped: each field with no native equivalent, left out, at its path.
+    """
+
+    objects: list[dict[str, Any]] = field(default_factory=list)
+    rewrites: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _group_of(obj: Mapping[str, Any]) -> str:
+    return str(obj.get("apiVersion") or "").partition("/")[0]
+
+
+def is_foreign_pod_group(obj: Any) -> bool:
+    """Whether ``obj`` is a Volcano or coscheduling PodGroup.
+
+    Examples:
+        >>> is_foreign_pod_group({"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup"})
+        True
+    """
+    return (
+        isinstance(obj, Mapping)
+        and obj.get("kind") == "PodGroup"
+        and _group_of(obj)
+        in (
+            VOLCANO_GROUP,
+            COSCHEDULING_GROUP,
+        )
+    )
+
+
+def is_kueue_pod(obj: Any) -> bool:
+    """Whether ``obj`` is a ``v1`` Pod of a Kueue pod group (it has the ``pod-group-name`` label)."""
+    if not isinstance(obj, Mapping) or (obj.get("apiVersion"), obj.get("kind")) != ("v1", "Pod"):
+        return False
+    labels = (obj.get("metadata") or {}).get("labels") if isinstance(obj.get("metadata"), Mapping) else None
+    return isinstance(labels, Mapping) and isinstance(labels.get(KUEUE_POD_GROUP_NAME), str)
+
+
+def _native(name: str, namespace: str | None, gang: Mapping[str, Any], priority: Any) -> list[dict[str, Any]]:
+    """A Workload with one template, and its PodGroup, both called ``name``."""
+    metadata: dict[str, Any] = {"name": name, **({"namespace": namespace} if namespace else {})}
+    template: dict[str, Any] = {"name": name, "schedulingPolicy": copy.deepcopy(dict(gang))}
+    spec: dict[str, Any] = {"schedulingPolicy": copy.deepcopy(dict(gang))}
+    if isinstance(priority, str) and priority:
+        template["priorityClassName"] = priority
+        spec["priorityClassName"] = priority
+    workload = {
+        "apiVersion": kinds.PREFERRED_VERSION[kinds.WORKLOAD],
+        "kind": kinds.WORKLOAD,
+        "metadata": copy.deepcopy(metadata),
+        "spec": {"podGroupTemplates": [template]},
+    }
+    pod_group = {
+        "apiVersion": kinds.PREFERRED_VERSION[kinds.POD_GROUP],
+        "kind": kinds.POD_GROUP,
+        "metadata": copy.deepcopy(metadata),
+        "spec": {"workloadRef": {"workloadName": name, "templateName": name}, **spec},
+    }
+    return [workload, pod_group]
+
+
+def _gang(count: Any) -> dict[str, Any]:
+    """A gang of ``count`` pods; a minimum of 0 or 1 (no gang at all) is Basic."""
+    if isinstance(count, int) and not isinstance(count, bool) and count > 1:
+        return {"gang": {"minCount": count}}
+    return {"basic": {}}
+
+
+def migrate_pod_group(obj: Mapping[str, Any]) -> GangMigration:
+    """A Volcano or coscheduling PodGroup as a native Workload and PodGroup of the same name.
+
+    ``spec.minMember`` becomes the gang's ``minCount`` (a minimum of 1 or
+    less, no gang at all, is Basic); Volcano's ``spec.priorityClassName``
+    the groups' priority class. The rest has no native equivalent and is
+    reported as dropped, each at its path; ``status`` is the old
+    scheduler's and is left out.
+
+    Raises:
+        TypeError: ``obj`` is not a Volcano or coscheduling PodGroup.
+
+    Examples:
+        >>> result = migrate_pod_group({"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
+        ...     "metadata": {"name": "nginx"}, "spec": {"minMember": 3, "scheduleTimeoutSeconds": 10}})
+        >>> [obj["kind"] for obj in result.objects], result.objects[1]["spec"]["schedulingPolicy"]
+        (['Workload', 'PodGroup'], {'gang': {'minCount': 3}})
+        >>> print(*(note[:59] for note in result.dropped), sep="\\n")
+        spec.scheduleTimeoutSeconds: no native equivalent: a native
+    """
+    if not is_foreign_pod_group(obj):
+        raise TypeError("migrate_pod_group reads a Volcano or coscheduling PodGroup")
+    result = GangMigration()
+    metadata = _mapping(obj.get("metadata"))
+    name = str(metadata.get("name") or metadata.get("generateName") or "")
+    spec = _mapping(obj.get("spec"))
+    path = FieldPath("spec")
+    gang = _gang(spec.get("minMember"))
+    where = f"the native Workload and PodGroup {go_quote(name)}"
+    if "minMember" in spec:
+        detail = f"gang.minCount {spec['minMember']}" if "gang" in gang else "Basic (no gang below 2 pods)"
+        result.rewrites.append(f"{path.child('minMember')}: now {detail} of {where}")
+    priority = spec.get("priorityClassName")
+    if priority is not None:
+        result.rewrites.append(f"{path.child('priorityClassName')}: now the priorityClassName of {where}")
+    for key in spec:
+        if key in ("minMember", "priorityClassName"):
+            continue
+        reason = _NO_EQUIVALENT.get(key, "the native PodGroup has no such field")
+        result.dropped.append(f"{path.child(key)}: no native equivalent: {reason}")
+    result.objects = _native(name, metadata.get("namespace"), gang, priority)
+    result.rewrites.append(
+        f"pods join it by spec.schedulingGroup.podGroupName: {go_quote(name)} (the "
+        + (
+            "scheduling.k8s.io/group-name annotation"
+            if _group_of(obj) == VOLCANO_GROUP
+            else "scheduling.x-k8s.io/pod-group label"
+        )
+        + " no longer does)"
+    )
+    return result
+
+
+def migrate_kueue_pods(pods: Sequence[Mapping[str, Any]]) -> GangMigration:
+    """Kueue pod groups (plain Pods with the pod-group labels) as native Workloads and PodGroups, and their Pods.
+
+    Each ``kueue.x-k8s.io/pod-group-name`` becomes a Workload and a PodGroup
+    of that name, a gang of ``kueue.x-k8s.io/pod-group-total-count`` pods
+    (read from the annotation Kueue documents, or a label); each Pod gets
+    ``spec.schedulingGroup.podGroupName``. The Kueue labels stay: Kueue
+    still admits the Pods. A group whose Pods disagree on the count, or give
+    none, is reported and sized by the number of its Pods in the input.
+    """
+    result = GangMigration()
+    groups: dict[tuple[str, str], list[tuple[int, dict[str, Any]]]] = {}
+    for i, pod in enumerate(pods):
+        metadata = _mapping(pod.get("metadata"))
+        key = (str(metadata.get("namespace") or ""), str((metadata.get("labels") or {})[KUEUE_POD_GROUP_NAME]))
+        groups.setdefault(key, []).append((i, copy.deepcopy(dict(pod))))
+    for (namespace, name), members in groups.items():
+        counts = {_total_count(pod) for _, pod in members}
+        counts.discard(None)
+        if len(counts) == 1:
+            count = counts.pop()
+            result.rewrites.append(
+                f"pod group {go_quote(name)}: {KUEUE_POD_GROUP_TOTAL_COUNT} {count} is now gang.minCount"
+            )
+        else:
+            count = len(members)
+            why = "disagree on" if counts else "do not give"
+            result.dropped.append(
+                f"pod group {go_quote(name)}: its Pods {why} {KUEUE_POD_GROUP_TOTAL_COUNT}: sized by its {count} Pods "
+                "in the input"
+            )
+        result.objects.extend(_native(name, namespace or None, _gang(count), None))
+        for _, pod in members:
+            spec = pod.setdefault("spec", {})
+            if isinstance(spec, dict):
+                spec["schedulingGroup"] = {"podGroupName": name}
+            result.objects.append(pod)
+        result.rewrites.append(
+            f"pod group {go_quote(name)}: its {len(members)} Pods now set spec.schedulingGroup.podGroupName"
+        )
+    return result
+
+
+def _total_count(pod: Mapping[str, Any]) -> int | None:
+    metadata = _mapping(pod.get("metadata"))
+    for where in ("annotations", "labels"):
+        values = metadata.get(where)
+        raw = values.get(KUEUE_POD_GROUP_TOTAL_COUNT) if isinstance(values, Mapping) else None
+        if isinstance(raw, str) and raw.isdigit():
+            return int(raw)
+    return None
