@@ -23,9 +23,8 @@ form (a mapping with camelCase keys).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
@@ -38,32 +37,36 @@ LEAF_LIST = "podGroupTemplates"
 COMPOSITE_LIST = "compositePodGroupTemplates"
 """The JSON name of the list of composite templates."""
 
-_ATTRIBUTES = {LEAF_LIST: "pod_group_templates", COMPOSITE_LIST: "composite_pod_group_templates"}
-
-
-@dataclass(frozen=True)
-class TemplateNode:
-    """One template of a tree and where it sits.
+class TemplateNode(NamedTuple):
+    """One template of a tree and where it sits (an immutable record).
 
     Attributes:
-        path: its field path, e.g. ``spec.compositePodGroupTemplates[0].podGroupTemplates[1]``.
-        list_path: the path of the list it is an entry of (siblings share it).
         list_name: the list it is an entry of (``podGroupTemplates`` or ``compositePodGroupTemplates``).
-        index: its index in that list.
+        position: its index in that list.
         depth: 1 for a top-level template, 2 for a child of one, and so on.
         composite: whether it is a composite template (it holds templates).
         parent: the composite template it sits in, ``None`` at the top level.
         node: the template itself, a client model or a mapping as given.
+        root: the path of the spec the walk started from.
     """
 
-    path: FieldPath
-    list_path: FieldPath
     list_name: str
-    index: int
+    position: int
     depth: int
     composite: bool
-    parent: TemplateNode | None = field(repr=False)
-    node: Any = field(repr=False, compare=False)
+    parent: TemplateNode | None
+    node: Any
+    root: FieldPath
+
+    @property
+    def list_path(self) -> FieldPath:
+        """The path of the list it is an entry of; siblings share it."""
+        return (self.parent.path if self.parent is not None else self.root).child(self.list_name)
+
+    @property
+    def path(self) -> FieldPath:
+        """Its field path, e.g. ``spec.compositePodGroupTemplates[0].podGroupTemplates[1]``."""
+        return self.list_path.index(self.position)
 
     def lineage(self) -> tuple[TemplateNode, ...]:
         """The templates from its top-level ancestor down to itself."""
@@ -77,7 +80,7 @@ class TemplateNode:
     @property
     def json_pointer(self) -> str:
         """Its RFC 6901 pointer below the spec, e.g. ``/compositePodGroupTemplates/0/podGroupTemplates/1``."""
-        return "".join(f"/{record.list_name}/{record.index}" for record in self.lineage())
+        return "".join(f"/{record.list_name}/{record.position}" for record in self.lineage())
 
 
 def walk(spec: object, path: FieldPath | None = None, *, max_depth: int | None = None) -> Iterator[TemplateNode]:
@@ -90,32 +93,42 @@ def walk(spec: object, path: FieldPath | None = None, *, max_depth: int | None =
         max_depth: the deepest depth to visit; templates below it are not
             visited (their composite is, so a caller can report the excess).
     """
-    root = path if path is not None else FieldPath("spec")
-    pending = list(reversed(list(_children(spec, root, None))))
+    root = path if path is not None else _SPEC
+    pending = _children(spec, root, None)
     while pending:
         record = pending.pop()
         yield record
         if record.composite and (max_depth is None or record.depth < max_depth):
-            pending.extend(reversed(list(_children(record.node, record.path, record))))
+            pending.extend(_children(record.node, root, record))
 
 
-def _children(holder: object, path: FieldPath, parent: TemplateNode | None) -> Iterator[TemplateNode]:
+_SPEC = FieldPath("spec")
+
+
+def _children(holder: object, root: FieldPath, parent: TemplateNode | None) -> list[TemplateNode]:
+    """The templates directly under ``holder``, last first (the walk pops from the end)."""
     depth = parent.depth + 1 if parent is not None else 1
-    for list_name in (LEAF_LIST, COMPOSITE_LIST):
-        entries = _entries(holder, list_name)
-        list_path = path.child(list_name)
-        for i, entry in enumerate(entries):
-            if isinstance(entry, Mapping | BaseModel):
-                yield TemplateNode(
-                    list_path.index(i), list_path, list_name, i, depth, list_name == COMPOSITE_LIST, parent, entry
-                )
-
-
-def _entries(holder: object, list_name: str) -> Sequence[Any]:
-    if isinstance(holder, Mapping):
-        entries = holder.get(list_name)
-    elif isinstance(holder, BaseModel):
-        entries = getattr(holder, _ATTRIBUTES[list_name], None)
+    if isinstance(holder, BaseModel):
+        # A client model's lists hold client models, or None, which names no template.
+        leaves = getattr(holder, "pod_group_templates", None)
+        composites = getattr(holder, "composite_pod_group_templates", None)
+        is_template: Callable[[object], bool] = _is_not_none
+    elif isinstance(holder, Mapping):
+        leaves, composites, is_template = holder.get(LEAF_LIST), holder.get(COMPOSITE_LIST), _is_object
     else:
-        return ()
-    return entries if isinstance(entries, list | tuple) else ()
+        return []
+    out: list[TemplateNode] = []
+    for list_name, entries, composite in ((COMPOSITE_LIST, composites, True), (LEAF_LIST, leaves, False)):
+        if entries and isinstance(entries, list | tuple):
+            for i in range(len(entries) - 1, -1, -1):
+                if is_template(entries[i]):
+                    out.append(TemplateNode(list_name, i, depth, composite, parent, entries[i], root))
+    return out
+
+
+def _is_not_none(entry: object) -> bool:
+    return entry is not None
+
+
+def _is_object(entry: object) -> bool:
+    return isinstance(entry, Mapping | BaseModel)

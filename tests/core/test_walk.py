@@ -115,7 +115,7 @@ def test_records_know_their_parent_and_list() -> None:
     assert [_name(r.node) for r in d.lineage()] == ["c1", "c2", "d"]
     assert d.parent is records[3]
     assert str(d.list_path) == "spec.compositePodGroupTemplates[0].compositePodGroupTemplates[0].podGroupTemplates"
-    assert (d.list_name, d.index) == ("podGroupTemplates", 0)
+    assert (d.list_name, d.position) == ("podGroupTemplates", 0)
 
 
 def test_deep_tree_does_not_exhaust_the_stack() -> None:

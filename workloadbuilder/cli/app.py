@@ -27,6 +27,7 @@ from workloadbuilder.adapters.strict import has_schema, schema_errors
 from workloadbuilder.cli.inputs import Document, UsageError, parse_gates, read_inputs
 from workloadbuilder.cli.place import add_options as add_place_options
 from workloadbuilder.cli.place import explain_command, place_command
+from workloadbuilder.cli.planning import add_capacity_options, add_simulate_options, capacity_command, simulate_command
 from workloadbuilder.cli.report import Verdict, render
 from workloadbuilder.field import AggregateError, ErrorList
 from workloadbuilder.migrate import migrate
@@ -118,6 +119,12 @@ def _parser() -> argparse.ArgumentParser:
     explain.add_argument("files", nargs="+", metavar="FILE", help="YAML or JSON manifests; - reads stdin")
     explain.add_argument("--mapping", help="a CRD mapping file, for custom resources")
     add_place_options(explain, render=False)
+    capacity = command("capacity", capacity_command, "how many copies of the input fit, per domain, and what to add")
+    add_capacity_options(capacity)
+    capacity.add_argument("--mapping", help="a CRD mapping file, for custom resources")
+    simulate = command("simulate", simulate_command, "a queue of workloads played out over time on a cluster")
+    add_simulate_options(simulate)
+    simulate.add_argument("--mapping", help="a CRD mapping file, for custom resources")
     diff = command("diff", _diff, "the errors an apiserver would return for updating OLD to NEW")
     diff.add_argument("old", metavar="OLD")
     diff.add_argument("new", metavar="NEW")

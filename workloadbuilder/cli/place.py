@@ -50,6 +50,7 @@ from workloadbuilder.placement.priorities import PriorityClass, PriorityError, r
 from workloadbuilder.placement.render import render_html, render_svg
 
 __all__ = [
+    "add_cluster_options",
     "add_options",
     "explain_command",
     "parse_claims",
@@ -59,6 +60,28 @@ __all__ = [
 
 def add_options(sub: argparse.ArgumentParser, render: bool) -> None:
     """The cluster, strategy and output options shared by ``place`` and ``explain`` (``--render`` for place)."""
+    add_cluster_options(sub)
+    sub.add_argument(
+        "--strategy", default="kube-scheduler", help=" or ".join(STRATEGIES) + " (default: kube-scheduler)"
+    )
+    sub.add_argument("--preempt", action="store_true", help="evict lower-priority work when that is what it takes")
+    sub.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"wall-clock bound of the complete strategy's exact search (default: {DEFAULT_TIMEOUT:g})",
+    )
+    sub.add_argument("--output", default="text", help="text (default) or json")
+    if render:
+        sub.add_argument(
+            "--render", metavar="FILE", help="draw the placement: FILE.svg, or FILE.html with the SVG inline"
+        )
+
+
+def add_cluster_options(sub: argparse.ArgumentParser) -> None:
+    """The options that say which cluster to place on (``--cluster``/``--pods``/``--groups`` or ``--generate``)
+    and ``--claim``, shared by every command that places."""
     cluster = sub.add_argument_group("cluster (one of --cluster and --generate)")
     cluster.add_argument(
         "--cluster", metavar="FILE", help="`kubectl get nodes -o json` output, or the compact YAML cluster format"
@@ -81,22 +104,6 @@ def add_options(sub: argparse.ArgumentParser, render: bool) -> None:
         metavar="NAME=DEVICECLASS[:COUNT]",
         help="what a group resource claim (or claim template) NAME needs; repeatable",
     )
-    sub.add_argument(
-        "--strategy", default="kube-scheduler", help=" or ".join(STRATEGIES) + " (default: kube-scheduler)"
-    )
-    sub.add_argument("--preempt", action="store_true", help="evict lower-priority work when that is what it takes")
-    sub.add_argument(
-        "--timeout",
-        type=float,
-        default=DEFAULT_TIMEOUT,
-        metavar="SECONDS",
-        help=f"wall-clock bound of the complete strategy's exact search (default: {DEFAULT_TIMEOUT:g})",
-    )
-    sub.add_argument("--output", default="text", help="text (default) or json")
-    if render:
-        sub.add_argument(
-            "--render", metavar="FILE", help="draw the placement: FILE.svg, or FILE.html with the SVG inline"
-        )
 
 
 def place_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -206,6 +206,31 @@ class Cluster:
         self._keys: dict[str, _KeyIndex] = {}
         self._partitions: dict[tuple[int, str], list[Domain]] = {}
 
+    def replace(self, **changes: Any) -> Cluster:
+        """A new cluster with this one's constructor arguments, but for ``changes`` (by argument name).
+
+        Every argument of ``__init__`` is carried over; a per-node argument
+        changed for one node list must be changed for all of them (see
+        ``placement.derive``).
+        """
+        arguments: dict[str, Any] = {
+            "names": self.names,
+            "labels": self.labels,
+            "resources": self.resources,
+            "allocatable": self.allocatable,
+            "used": self.used,
+            "schedulable": self.schedulable,
+            "pools": self.pools,
+            "running_pods": self.running_pods,
+            "running_groups": self.running_groups.values(),
+            "priority_classes": self.priority_classes.values(),
+            "disruption_budgets": self.disruption_budgets,
+        }
+        unknown = set(changes) - set(arguments)
+        if unknown:
+            raise TypeError(f"Cluster.replace: unknown arguments {sorted(unknown)}")
+        return Cluster(**{**arguments, **changes})
+
     @classmethod
     def build(
         cls,

@@ -1,0 +1,81 @@
+"""Capacity planning and simulation benchmark: one run prints every figure.
+
+Usage::
+
+    python benchmarks/bench_planning.py                # 10,000 gangs on 5,000 nodes
+    python benchmarks/bench_planning.py 2000 1000      # gangs, nodes
+
+The cluster is generated (8 GPUs per node, 20% of the nodes partly used).
+The queue mixes four gang shapes (8 pods of 8 GPUs in one rack, 16 pods of 4
+GPUs, 4 pods of 2 GPUs in one block, 1 pod of 1 GPU) at two priorities,
+arriving uniformly over a window that keeps the cluster about full, each
+running 10 to 120 minutes. Times are CPU seconds of one run (a shared
+machine makes wall time noisy); the ratio divides the time per placement
+attempt by one ``place`` of the first shape on the empty cluster (the cost of
+a single scheduling cycle), so it says how much the simulation adds around
+the engine. Nothing here asserts: the script prints figures.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+
+from workloadbuilder.placement import Cluster, PlacementRequest, place
+from workloadbuilder.placement.capacity import capacity
+from workloadbuilder.placement.generate import BLOCK_KEY, RACK_KEY
+from workloadbuilder.placement.simulate import Workload, simulate
+
+
+def _gang(name: str, pods: int, gpus: int, key: str | None) -> PlacementRequest:
+    spec: dict[str, object] = {"schedulingPolicy": {"gang": {"minCount": pods}}}
+    if key:
+        spec["schedulingConstraints"] = {"topology": [{"key": key}]}
+    group = {"kind": "PodGroup", "metadata": {"name": name}, "spec": spec}
+    return PlacementRequest.from_groups([group], {name: (pods, {"nvidia.com/gpu": str(gpus), "cpu": "4"})})
+
+
+def main(gangs: int, nodes: int) -> None:
+    cluster = Cluster.generate(nodes, seed=1)
+    shapes = [
+        _gang("rack8", 8, 8, RACK_KEY),
+        _gang("wide16", 16, 4, None),
+        _gang("block4", 4, 2, BLOCK_KEY),
+        _gang("one", 1, 1, None),
+    ]
+    rng = random.Random(0)
+    mean_gpus = sum(g.count * int(g.requests["nvidia.com/gpu"] // 1000) for s in shapes for g in s.roots) / 4
+    window = gangs * mean_gpus * 3900 / (nodes * 8 * 0.8)  # arrivals that keep the cluster about full
+    queue = [
+        Workload(f"w{i}", shapes[i % 4], rng.uniform(0, window), rng.uniform(600, 7200), priority=rng.choice([0, 100]))
+        for i in range(gangs)
+    ]
+    start = time.process_time()
+    place(shapes[0], cluster)
+    one_cycle = time.process_time() - start
+
+    start = time.process_time()
+    answer = capacity(shapes[0], cluster)
+    capacity_time = time.process_time() - start
+
+    start = time.process_time()
+    result = simulate(queue, cluster)
+    spent = time.process_time() - start
+    waits = sorted(run.wait for run in result.workloads if run.wait is not None)
+    print(f"cluster: {nodes} nodes; one scheduling cycle (rack8 on the empty cluster): {one_cycle * 1000:.1f} ms")
+    print(
+        f"capacity of rack8: {answer.copies} copies in {capacity_time:.2f} s "
+        f"({capacity_time / max(1, answer.copies + 1) / one_cycle:.1f}x one cycle per copy)"
+    )
+    print(
+        f"simulate: {gangs} gangs in {spent:.1f} s CPU ({spent / 60:.1f} min); "
+        f"{spent / gangs * 1000:.1f} ms per gang = {spent / gangs / one_cycle:.1f}x one cycle; "
+        f"makespan {result.makespan}; median wait {waits[len(waits) // 2] if waits else None:.0f} s; "
+        f"preemptions {sum(run.preempted for run in result.workloads)}"
+    )
+
+
+if __name__ == "__main__":
+    numbers = [int(arg) for arg in sys.argv[1:]]
+    main(numbers[0] if numbers else 10_000, numbers[1] if len(numbers) > 1 else 5_000)

@@ -1,0 +1,139 @@
+"""``workloadbuilder capacity`` and ``simulate``: outputs, exit codes and one-line errors for bad queue files."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from workloadbuilder.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+JOBSET = str(ROOT / "examples" / "jobset-training.yaml")
+QUEUE = str(ROOT / "examples" / "planning" / "queue.yaml")
+GEN = "zones=1,racks=2,hosts=8,gpus=8"
+
+CLUSTER = {
+    "nodes": [
+        {"name": "a1", "labels": {"rack": "rack-a"}, "allocatable": {"cpu": "8", "nvidia.com/gpu": "8", "pods": "110"}},
+        {"name": "b1", "labels": {"rack": "rack-b"}, "allocatable": {"cpu": "8", "nvidia.com/gpu": "4", "pods": "110"}},
+    ]
+}
+GANG = """
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: workers, namespace: ml}
+spec:
+  schedulingPolicy: {gang: {minCount: 2}}
+  schedulingConstraints: {topology: [{key: rack}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: w-0, namespace: ml}
+spec:
+  schedulingGroup: {podGroupName: workers}
+  containers: [{name: c, image: x, resources: {requests: {cpu: "1", nvidia.com/gpu: "2"}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: w-1, namespace: ml}
+spec:
+  schedulingGroup: {podGroupName: workers}
+  containers: [{name: c, image: x, resources: {requests: {cpu: "1", nvidia.com/gpu: "2"}}}]
+"""
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "cluster.yaml").write_text(yaml.safe_dump(CLUSTER))
+    (tmp_path / "gang.yaml").write_text(GANG)
+    return tmp_path
+
+
+def test_capacity_json(files):
+    code, out, _ = run(
+        "capacity", str(files / "gang.yaml"), "--cluster", str(files / "cluster.yaml"),
+        "--add-nodes-like", "b1", "--target", "4", "--output", "json",
+    )  # fmt: skip
+    # rack-a: 8 GPUs, two copies of 2x2; rack-b: 4 GPUs, one copy; a fourth copy needs one more b1 (4 GPUs).
+    assert (code, json.loads(out)) == (
+        0,
+        {
+            "copies": 3,
+            "perDomain": {"rack": {"rack-a": 2, "rack-b": 1}},
+            "stranded": {"cpu": "10", "nvidia.com/gpu": "0", "pods": "214"},
+            "toAdd": {"like": "b1", "count": 1, "target": 4},
+        },
+    )
+
+
+def test_capacity_of_the_bundled_example_on_a_generated_cluster():
+    code, out, _ = run("capacity", JOBSET, "--generate", GEN)
+    assert code == 0
+    assert out.splitlines()[1].startswith("copies that fit: ")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--add-nodes-like", "nope"], "error: --add-nodes-like: no node named 'nope' in the cluster\n"),
+        (["--target", "3"], "error: --target goes with --add-nodes-like NODE\n"),
+        (["--add-nodes-like", "a1", "--target", "0"], "error: --target: must be at least 1, got 0\n"),
+        (["--output", "xml"], "error: --output: 'xml' is not one of text, json\n"),
+    ],
+    ids=["unknown-node", "target-alone", "target-zero", "bad-output"],
+)
+def test_capacity_usage_errors(files, argv, message):
+    code, _, err = run("capacity", str(files / "gang.yaml"), "--cluster", str(files / "cluster.yaml"), *argv)
+    assert (code, err) == (2, message)
+
+
+def test_simulate_the_bundled_queue_json():
+    code, out, _ = run("simulate", QUEUE, "--generate", GEN, "--output", "json")
+    data = json.loads(out)
+    assert code == 0
+    assert [run["name"] for run in data["workloads"]] == [
+        "llm-pretrain-0-1", "llm-pretrain-0-2", "llm-pretrain-0-3", "llm-pretrain-1", "eval",
+    ]  # fmt: skip
+    assert set(data) == {"workloads", "makespan", "utilization"}
+    assert data["makespan"] == max(run["end"] for run in data["workloads"])
+    assert all(run["wait"] == run["start"] - run["arrival"] for run in data["workloads"])
+
+
+def test_simulate_is_deterministic_for_a_seed():
+    first = run("simulate", QUEUE, "--generate", GEN, "--seed", "3", "--output", "json")
+    assert first == run("simulate", QUEUE, "--generate", GEN, "--seed", "3", "--output", "json")
+
+
+@pytest.mark.parametrize(
+    ("queue", "message"),
+    [
+        ({"jobs": []}, "a queue file is one mapping with one key, workloads (a list)"),
+        ({"workloads": []}, "workloads: a non-empty list of entries"),
+        ({"workloads": [{"file": "gang.yaml", "arrival": 0, "duration": 1, "cout": 2}]}, "workloads[0].cout: unknown field"),
+        ({"workloads": [{"arrival": 0, "duration": 1}]}, "workloads[0]: give one of file and object"),
+        ({"workloads": [{"file": "gang.yaml", "duration": 1}]}, "workloads[0].arrival: Required value"),
+        ({"workloads": [{"file": "gang.yaml", "arrival": -1, "duration": 1}]}, "workloads[0].arrival: must be at least 0, got -1"),
+        ({"workloads": [{"file": "gang.yaml", "arrival": 0, "duration": 1, "count": 1.5}]}, "workloads[0].count: must be an integer"),
+        (
+            {"workloads": [{"file": "gang.yaml", "arrival": 0, "duration": 1, "priorityClassName": "high"}]},
+            'workloads[0] (workers): podgroups.scheduling.k8s.io "workers" is forbidden: '
+            "no PriorityClass with name high was found",
+        ),
+    ],
+    ids=["no-workloads-key", "empty", "unknown-field", "neither-file-nor-object", "no-arrival", "negative-arrival",
+         "fractional-count", "unknown-priority-class"],
+)  # fmt: skip
+def test_simulate_bad_queue_files(files, queue, message):
+    (files / "queue.yaml").write_text(yaml.safe_dump(queue))
+    code, _, err = run("simulate", str(files / "queue.yaml"), "--cluster", str(files / "cluster.yaml"))
+    assert (code, err) == (2, f"error: {files / 'queue.yaml'}: {message}\n")
