@@ -13,7 +13,10 @@ the Workload and every runtime object through the core library.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -33,7 +36,7 @@ from workloadbuilder import (
     build_forest,
     materialize,
 )
-from workloadbuilder.adapters.kit import to_json_dict
+from workloadbuilder.adapters.kit import read_count, to_json_dict, type_error
 
 __all__ = [
     "GENERATED_NAME_SUFFIX",
@@ -43,13 +46,16 @@ __all__ = [
     "Plan",
     "PlanError",
     "PodAssignment",
+    "Registry",
     "adapter_for",
     "as_dict",
+    "current_registry",
     "job_pod_count",
     "plan_object",
     "planned_name",
     "register",
     "registered",
+    "scoped_registry",
 ]
 
 
@@ -256,23 +262,78 @@ class Adapter(Protocol):
         ...
 
 
-_REGISTRY: dict[tuple[str, str], Adapter] = {}
+class Registry:
+    """Adapters by ``apiVersion`` and ``kind``: which adapter plans which manifest.
+
+    One registry is current in each thread (and asyncio task): the default
+    one, which the bundled adapters join on import, unless ``scoped_registry``
+    made another current. Two CRD mappings for one kind are used side by
+    side, from any threads, each in a registry of its own.
+    """
+
+    def __init__(self, adapters: Iterable[Adapter] = ()) -> None:
+        self._adapters: dict[tuple[str, str], Adapter] = {}
+        self._lock = threading.Lock()
+        for adapter in adapters:
+            self.register(adapter)
+
+    def register(self, adapter: Adapter) -> Adapter:
+        """Make ``adapter`` the one for its ``apiVersion``/``kind`` here; returns it."""
+        with self._lock:
+            self._adapters = {**self._adapters, (adapter.api_version, adapter.kind): adapter}
+        return adapter
+
+    def registered(self) -> list[Adapter]:
+        """Every adapter of this registry, in registration order."""
+        return list(self._adapters.values())
+
+    def adapter_for(self, api_version: str, kind: str) -> Adapter | None:
+        """The adapter for a manifest's ``apiVersion`` and ``kind``, or ``None``."""
+        return self._adapters.get((api_version, kind))
+
+    def copy(self) -> Registry:
+        """A registry with the same adapters, to add to without changing this one."""
+        return Registry(self.registered())
+
+
+_DEFAULT = Registry()
+_CURRENT: ContextVar[Registry] = ContextVar("workloadbuilder_adapters", default=_DEFAULT)
+
+
+def current_registry() -> Registry:
+    """The registry ``register``, ``adapter_for`` and ``plan_object`` use in this thread or task."""
+    return _CURRENT.get()
+
+
+@contextmanager
+def scoped_registry(registry: Registry | None = None) -> Iterator[Registry]:
+    """Make ``registry`` (by default a copy of the current one) current inside the block, in this thread only.
+
+    Example:
+        >>> with scoped_registry() as mine:
+        ...     current_registry() is mine
+        True
+    """
+    token = _CURRENT.set(registry if registry is not None else current_registry().copy())
+    try:
+        yield _CURRENT.get()
+    finally:
+        _CURRENT.reset(token)
 
 
 def register(adapter: Adapter) -> Adapter:
-    """Make ``adapter`` the one for its ``apiVersion``/``kind``; returns it, to be usable as a decorator target."""
-    _REGISTRY[(adapter.api_version, adapter.kind)] = adapter
-    return adapter
+    """Make ``adapter`` the one for its ``apiVersion``/``kind`` in the current registry; returns it."""
+    return current_registry().register(adapter)
 
 
 def registered() -> list[Adapter]:
-    """Every registered adapter, in registration order."""
-    return list(_REGISTRY.values())
+    """Every adapter of the current registry, in registration order."""
+    return current_registry().registered()
 
 
 def adapter_for(api_version: str, kind: str) -> Adapter | None:
-    """The adapter for a manifest's ``apiVersion`` and ``kind``, or ``None``."""
-    return _REGISTRY.get((api_version, kind))
+    """The current registry's adapter for a manifest's ``apiVersion`` and ``kind``, or ``None``."""
+    return current_registry().adapter_for(api_version, kind)
 
 
 def plan_object(obj: Mapping[str, Any] | BaseModel, related: Iterable[Mapping[str, Any]] = ()) -> Plan:
@@ -309,11 +370,19 @@ def job_pod_count(job_spec: Mapping[str, Any]) -> int:
     ``parallelism`` defaults to 1; unset ``completions`` (a work queue) means
     ``parallelism`` pods. Never a framework's per-node process count.
 
+    Raises:
+        AggregateError: a count that is not a non-negative ``int32``, or a
+            spec that is not a mapping, at its path inside the spec.
+
     Examples:
         >>> job_pod_count({"parallelism": 8, "completions": 4}), job_pod_count({"parallelism": 3}), job_pod_count({})
         (4, 3, 1)
     """
-    parallelism = job_spec.get("parallelism")
-    parallelism = 1 if parallelism is None else int(parallelism)
-    completions = job_spec.get("completions")
-    return parallelism if completions is None else min(parallelism, int(completions))
+    errors = ErrorList()
+    if not isinstance(job_spec, Mapping):
+        errors.append(type_error(None, job_spec, "object"))
+    counts = {key: read_count(job_spec, (key,), errors, minimum=0) for key in ("parallelism", "completions")}
+    errors.raise_if_any()
+    parallelism = 1 if counts["parallelism"] is None else counts["parallelism"]
+    completions = counts["completions"]
+    return parallelism if completions is None else min(parallelism, completions)

@@ -29,7 +29,6 @@ import re
 from pathlib import Path
 from typing import Annotated, Any
 
-import yaml
 from jsonpath_ng import jsonpath
 from jsonpath_ng.ext.parser import parse as parse_extended
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -46,6 +45,7 @@ from workloadbuilder import (
     SchedulingConfig,
     SchedulingPolicyOption,
     WorkloadInput,
+    manifests,
 )
 from workloadbuilder.adapters.kit import composite_fields, elements_of, given_blocks, leaf_fields
 
@@ -370,9 +370,10 @@ class CRDMapping(_Model):
 
         Raises:
             pydantic.ValidationError: the mapping is not valid, with the place of each problem.
+            ManifestError: the text is not YAML (or not UTF-8), with the line.
         """
-        text = Path(source).read_text() if isinstance(source, Path) or _is_file(source) else source
-        return cls.model_validate(yaml.safe_load(text))
+        data = manifests.read_data(Path(source) if isinstance(source, Path) or _is_file(source) else source)
+        return cls.model_validate(data)
 
 
 def _is_file(text: str) -> bool:

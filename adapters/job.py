@@ -61,8 +61,8 @@ from workloadbuilder.adapters.kit import (
     as_model,
     forbidden,
     go_quote,
-    is_int,
     parse_group,
+    read_count,
     required,
     walk,
 )
@@ -167,7 +167,7 @@ class JobAdapter:
                     "makes the Workload and the PodGroup, the Job controller makes neither"
                 )
                 warnings.append(forbidden(FieldPath("metadata", "ownerReferences").index(owner_index), detail))
-        plan.errors = [Finding(ident.ref, err) for err in with_schema_errors(job, errors)]
+        plan.errors = [Finding(ident.ref, err) for err in with_schema_errors(job, errors)] + plan.errors
         plan.warnings = [Finding(ident.ref, err) for err in warnings] + plan.warnings
         return plan
 
@@ -188,7 +188,7 @@ class JobAdapter:
             PodAssignment(group.name, selector, count, _POD_TEMPLATE, group.template_name)
             for group in hierarchy.pod_groups()
         ]
-        live = _live_workload(related, plan.options.name, plan.options.namespace)
+        live = _live_workload(workloads_in(related, plan.errors), plan.options.name, plan.options.namespace)
         if live is not None:
             uid = live["metadata"]["uid"]
             plan.make_groups = lambda workload: _linked_groups(workload, uid, plan.options)
@@ -218,7 +218,10 @@ class JobAdapter:
             warnings.append(
                 forbidden(SCHEDULING_PATH, "ignored: a delegated Job's PodGroup is made from its parent's Workload")
             )
-        parent = _parent_workload(related, owner, ident.namespace)
+        refused = len(plan.errors)
+        parent = _parent_workload(workloads_in(related, plan.errors), owner, ident.namespace)
+        if parent is None and len(plan.errors) > refused:
+            return  # a related Workload could not be read: its own errors say why, not a missing parent
         if parent is None:
             errors.append(
                 FieldError(
@@ -260,8 +263,12 @@ def _template_name(ident: Identity) -> str:
 def _pod_count(job: Mapping[str, Any]) -> int:
     """``job_pod_count`` of the Job's valid counts (a bad one is already an error, and counts as unset)."""
     counts = {key: at(job, ("spec", key)) for key in ("parallelism", "completions")}
-    valid = {key: value for key, value in counts.items() if is_int(value)}
+    valid = {key: value for key, value in counts.items() if _is_count(key, value)}
     return job_pod_count(valid)
+
+
+def _is_count(key: str, value: Any) -> bool:
+    return read_count({key: value}, (key,), ErrorList(), minimum=0) is not None
 
 
 def _selector(ident: Identity) -> dict[str, str]:
@@ -272,11 +279,9 @@ def _selector(ident: Identity) -> dict[str, str]:
     return selector
 
 
-def _live_workload(
-    related: Sequence[Mapping[str, Any] | BaseModel], name: str, namespace: str
-) -> dict[str, Any] | None:
-    """The root Job's own Workload among the related objects, once it exists (has a uid)."""
-    for workload in workloads_in(related):
+def _live_workload(workloads: Sequence[dict[str, Any]], name: str, namespace: str) -> dict[str, Any] | None:
+    """The root Job's own Workload among the related ones, once it exists (has a uid)."""
+    for workload in workloads:
         metadata = workload.get("metadata") or {}
         if metadata.get("name") == name and (metadata.get("namespace") or "") == namespace and metadata.get("uid"):
             return workload
@@ -292,11 +297,11 @@ def _linked_groups(workload: V1beta1Workload | None, uid: str, options: BuildOpt
 
 
 def _parent_workload(
-    related: Sequence[Mapping[str, Any] | BaseModel], owner: Mapping[str, Any], namespace: str
+    workloads: Sequence[dict[str, Any]], owner: Mapping[str, Any], namespace: str
 ) -> V1beta1Workload | None:
     """The first related Workload whose ``spec.controllerRef`` is the Job's controller, as ``findParentWorkload``."""
     group = parse_group(str(owner.get("apiVersion", "")))
-    for workload in workloads_in(related):
+    for workload in workloads:
         ref = at(workload, ("spec", "controllerRef")) or {}
         same_namespace = not namespace or at(workload, ("metadata", "namespace")) in (None, namespace)
         if same_namespace and (ref.get("apiGroup") or "", ref.get("kind"), ref.get("name")) == (

@@ -38,6 +38,7 @@ from workloadbuilder import (
 from workloadbuilder.adapters.common import ALLOWED_DISRUPTION_MODES, ALLOWED_POLICIES, block_input
 from workloadbuilder.adapters.kit import (
     IMMUTABLE,
+    MAX_PODS,
     MAX_RESOURCE_CLAIMS,
     NO_SET_UNSET,
     Op,
@@ -53,7 +54,7 @@ from workloadbuilder.adapters.kit import (
     unique_names,
     unknown_field,
 )
-from workloadbuilder.adapters.reading import at, read_int
+from workloadbuilder.adapters.reading import PODS_BOUND, at, read_int
 
 __all__ = [
     "ALLOWED_DISRUPTION_MODES",
@@ -165,7 +166,7 @@ def validate_job(job: Mapping[str, Any], old: Mapping[str, Any] | None = None) -
     spec = job.get("spec")
     if spec is not None and not isinstance(spec, Mapping):
         return ErrorList([type_invalid(FieldPath("spec"), spec, "must be of type object")])
-    parallelism = read_int(job, ("spec", "parallelism"), errors, minimum=0)
+    parallelism = read_int(job, ("spec", "parallelism"), errors, minimum=0, maximum=MAX_PODS, why=PODS_BOUND)
     sized = not errors  # a bad parallelism is reported once, not again as a gang too large for it
     read_int(job, ("spec", "completions"), errors, minimum=0)
     scheduling = scheduling_of(job)

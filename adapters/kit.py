@@ -27,7 +27,11 @@ same. Everything here is stable API for adapter authors:
   its ``TemplateNode`` records (every template of a tree, with its path and depth),
   ``parse_group`` (the API group of an ``apiVersion``) and
   ``leaf_fields``/``composite_fields`` (which building blocks a leaf or a
-  composite item was given).
+  composite item was given);
+- ``read_field`` and ``read_count``: a nested field of the user's object
+  with the type it must have, or a field error at its path
+  (``must be of type integer``, ``must be less than or equal to``), and the
+  bounds of ``workloadbuilder.limits`` (``INT32_MAX``, ``MAX_PODS``...).
 """
 
 from workloadbuilder.compile import parse_group
@@ -45,9 +49,11 @@ from workloadbuilder.field import (
     too_many,
     type_invalid,
 )
+from workloadbuilder.fields_read import read_count, read_field, type_error
 from workloadbuilder.gofmt import go_quote
 from workloadbuilder.groups import TemplateIndex
 from workloadbuilder.kinds import MAX_RESOURCE_CLAIMS, MAX_TEMPLATES
+from workloadbuilder.limits import INT32_MAX, MAX_INDEXED_COMPLETIONS, MAX_LWS_REPLICAS, MAX_PODS, MAX_RUNTIME_GROUPS
 from workloadbuilder.mapping import composite_fields, leaf_fields
 from workloadbuilder.objpath import elements_of, field_path_of
 from workloadbuilder.tree import GivenBlock, given_blocks
@@ -63,7 +69,12 @@ from workloadbuilder.walk import TemplateNode, walk
 
 __all__ = [
     "IMMUTABLE",
+    "INT32_MAX",
+    "MAX_INDEXED_COMPLETIONS",
+    "MAX_LWS_REPLICAS",
+    "MAX_PODS",
     "MAX_RESOURCE_CLAIMS",
+    "MAX_RUNTIME_GROUPS",
     "MAX_TEMPLATES",
     "NO_SET_UNSET",
     "OMIT_VALUE",
@@ -96,10 +107,13 @@ __all__ = [
     "max_items",
     "nested",
     "parse_group",
+    "read_count",
+    "read_field",
     "required",
     "short_name_errors",
     "to_json_dict",
     "too_many",
+    "type_error",
     "type_invalid",
     "unique_names",
     "unknown_field",

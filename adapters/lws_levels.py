@@ -28,8 +28,17 @@ from workloadbuilder.adapters.common import (
     mapping_at,
     unknown_keys,
 )
-from workloadbuilder.adapters.kit import OMIT_VALUE, forbidden, invalid, is_int, unknown_field
-from workloadbuilder.adapters.reading import at, read_int
+from workloadbuilder.adapters.kit import (
+    MAX_PODS,
+    MAX_RUNTIME_GROUPS,
+    OMIT_VALUE,
+    forbidden,
+    invalid,
+    is_int,
+    read_field,
+    unknown_field,
+)
+from workloadbuilder.adapters.reading import GROUPS_BOUND, PODS_BOUND, at, read_int
 
 __all__ = ["REPLICA", "SCHEDULING", "SUBGROUP_SIZE", "TEMPLATE", "Levels", "Shape", "read_shape"]
 
@@ -100,17 +109,22 @@ class Shape:
 
 def read_shape(lws: Mapping[str, Any], name: str, errors: ErrorList) -> Shape:
     """The LeaderWorkerSet's shape; a count out of range or of the wrong type is an error (LWS's webhook words)."""
-    replicas = read_int(lws, ("spec", "replicas"), errors)
+    replicas = read_int(lws, ("spec", "replicas"), errors, maximum=MAX_RUNTIME_GROUPS, why=GROUPS_BOUND)
     if replicas is not None and replicas < 0:
         errors.append(invalid(FieldPath("spec", "replicas"), replicas, "replicas must be equal or greater than 0"))
         replicas = 0
-    size = read_int(lws, (*TEMPLATE.elements(), "size"), errors)
+    size = read_int(lws, (*TEMPLATE.elements(), "size"), errors, maximum=MAX_PODS, why=PODS_BOUND)
     if size is not None and size < 1:
         errors.append(invalid(TEMPLATE.child("size"), size, "size must be equal or greater than 1"))
         size = 1
+    if replicas is not None and size is not None and replicas * size > MAX_PODS:
+        errors.append(invalid(TEMPLATE.child("size"), size, f"replicas × size must be at most {MAX_PODS}{PODS_BOUND}"))
+        size = None
     size = 1 if size is None else size
     worker = TEMPLATE.child("workerTemplate")
     leader = TEMPLATE.child("leaderTemplate") if at(lws, (*TEMPLATE.elements(), "leaderTemplate")) else worker
+    for template in (worker,) if leader == worker else (leader, worker):
+        read_field(lws, (*template.elements(), "spec"), "object", errors)
     excluded = at(lws, (*TEMPLATE.elements(), "subGroupPolicy", "subGroupPolicyType")) == "LeaderExcluded"
     return Shape(
         name=name,

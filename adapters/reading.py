@@ -12,27 +12,34 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kubernetes.client import V1OwnerReference
+from kubernetes.client import V1beta1Workload, V1OwnerReference
 from pydantic import BaseModel
 
 from workloadbuilder import ErrorList, FieldPath
-from workloadbuilder.adapters.base import GENERATED_NAME_SUFFIX, as_dict, planned_name
+from workloadbuilder.adapters.base import GENERATED_NAME_SUFFIX, Finding, as_dict, planned_name
 from workloadbuilder.adapters.kit import (
+    INT32_MAX,
+    MAX_PODS,
+    MAX_RUNTIME_GROUPS,
+    decode,
     duplicate,
-    field_path_of,
+    errors_at,
     go_quote,
     invalid,
     is_dns1123_label,
     is_dns1123_subdomain,
-    is_int,
     long_name_errors,
+    read_count,
+    read_field,
     required,
     type_invalid,
 )
 
 __all__ = [
     "GENERATED_NAME_SUFFIX",
+    "GROUPS_BOUND",
     "INT32_MAX",
+    "PODS_BOUND",
     "Identity",
     "at",
     "identity_of",
@@ -41,9 +48,6 @@ __all__ = [
     "read_int",
     "workloads_in",
 ]
-
-INT32_MAX = 2**31 - 1
-"""The largest count a controller's API holds: replicas, parallelism, size and numNodes are all ``int32``."""
 
 Element = str | int
 
@@ -98,33 +102,35 @@ def member_name(
     return name
 
 
-def read_int(obj: Any, elements: Sequence[Element], errors: ErrorList, minimum: int | None = None) -> int | None:
-    """The integer at ``elements``, or ``None`` when absent or not an integer (then an error is appended).
+PODS_BOUND = f" (workloadbuilder plans at most {MAX_PODS} pods per object)"
+"""What a count above ``MAX_PODS`` is told."""
+GROUPS_BOUND = f" (workloadbuilder plans at most {MAX_RUNTIME_GROUPS} runtime groups per object)"
+"""What a count above ``MAX_RUNTIME_GROUPS`` is told."""
+
+
+def read_int(
+    obj: Any,
+    elements: Sequence[Element],
+    errors: ErrorList,
+    minimum: int | None = None,
+    maximum: int = INT32_MAX,
+    why: str = "",
+) -> int | None:
+    """The integer at ``elements``, or ``None`` when absent or not a valid one (then an error is appended).
 
     Args:
         obj: the object to read.
         elements: where the integer is.
-        errors: receives ``must be of type integer`` for a wrong type and,
-            with ``minimum``, Kubernetes' ``must be greater than or equal to``,
-            and above ``INT32_MAX``, ``must be less than or equal to``.
+        errors: receives ``must be of type integer`` for a wrong type (of the
+            value or of an object on the way to it) and, with ``minimum``,
+            Kubernetes' ``must be greater than or equal to``, and above
+            ``INT32_MAX``, ``must be less than or equal to``.
         minimum: the smallest valid value, if any.
+        maximum: the largest (``INT32_MAX``, or an engine bound such as
+            ``MAX_PODS`` with ``why`` saying so).
+        why: appended to the maximum's message.
     """
-    value = at(obj, elements)
-    path = field_path_of(elements)
-    if value is None:
-        return None
-    if not is_int(value):
-        errors.append(type_invalid(path, value, "must be of type integer"))
-        return None
-    if minimum is not None and value < minimum:
-        errors.append(invalid(path, value, f"must be greater than or equal to {minimum}"))
-        return None
-    if value > INT32_MAX:
-        # Every count read here is an int32 in its API; a bigger one would
-        # otherwise reach range() and materialize as an OverflowError.
-        errors.append(invalid(path, value, f"must be less than or equal to {INT32_MAX}"))
-        return None
-    return value
+    return read_count(obj, elements, errors, minimum=minimum, maximum=maximum, why=why)
 
 
 @dataclass(frozen=True)
@@ -179,7 +185,7 @@ def identity_of(obj: Mapping[str, Any], errors: ErrorList, warnings: ErrorList) 
     never created carries an empty one, and says so.
     """
     raw = obj.get("metadata")
-    metadata: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+    metadata: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}  # the schema reports another type
     texts = {key: metadata.get(key) for key in ("name", "generateName", "namespace", "uid")}
     for key, value in texts.items():
         if value is not None and not isinstance(value, str):
@@ -220,11 +226,39 @@ def identity_of(obj: Mapping[str, Any], errors: ErrorList, warnings: ErrorList) 
     )
 
 
-def workloads_in(related: Iterable[Mapping[str, Any] | BaseModel]) -> list[dict[str, Any]]:
-    """The ``scheduling.k8s.io`` Workloads among related objects, as JSON dicts, in order."""
+def workloads_in(related: Iterable[Mapping[str, Any] | BaseModel], findings: list[Finding]) -> list[dict[str, Any]]:
+    """The ``scheduling.k8s.io`` Workloads among related objects that a plan can read, as JSON dicts, in order.
+
+    Only Workloads are copied (a Job planned among a thousand others copies
+    none of them). A Workload with a malformed ``metadata``, no name, or (in
+    ``v1beta1``) a field that does not decode strictly is left out, and each
+    of its problems goes to ``findings``, tagged ``Workload/<name>``.
+    """
     found = []
     for obj in related:
+        kind = obj.get("kind") if type(obj) is dict else _type_of(obj)[1]  # the common case first: a parsed manifest
+        if kind != "Workload":
+            continue
+        version = _type_of(obj)[0]
+        if not isinstance(version, str) or not version.startswith("scheduling.k8s.io/"):
+            continue
         data = as_dict(obj)
-        if data.get("kind") == "Workload" and str(data.get("apiVersion", "")).startswith("scheduling.k8s.io/"):
+        errors = ErrorList()
+        name = read_field(data, ("metadata", "name"), "string", errors)
+        for key in ("namespace", "uid"):
+            read_field(data, ("metadata", key), "string", errors)
+        if name is None and not errors:
+            errors.append(required(FieldPath("metadata", "name"), "a related Workload is found by its name"))
+        if not errors and version == "scheduling.k8s.io/v1beta1":
+            errors.extend(errors_at(None, decode(V1beta1Workload, data)[1]))
+        if errors:
+            findings.extend(Finding(f"Workload/{name or ''}", err) for err in errors)
+        else:
             found.append(data)
     return found
+
+
+def _type_of(obj: Mapping[str, Any] | BaseModel) -> tuple[Any, Any]:
+    if isinstance(obj, Mapping):
+        return obj.get("apiVersion"), obj.get("kind")
+    return getattr(obj, "api_version", None), getattr(obj, "kind", None)

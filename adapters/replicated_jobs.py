@@ -19,8 +19,8 @@ from typing import Any
 
 from workloadbuilder import ErrorList, FieldPath, Hierarchy, WorkloadItem
 from workloadbuilder.adapters.base import PodAssignment, job_pod_count
-from workloadbuilder.adapters.kit import go_quote, type_invalid
-from workloadbuilder.adapters.reading import at, member_name, read_int
+from workloadbuilder.adapters.kit import INT32_MAX, MAX_PODS, MAX_RUNTIME_GROUPS, go_quote, read_field, type_invalid
+from workloadbuilder.adapters.reading import GROUPS_BOUND, PODS_BOUND, at, member_name, read_int
 
 __all__ = [
     "JOBSET_NAME_LABEL",
@@ -102,11 +102,12 @@ def read_replicated_jobs(obj: Mapping[str, Any], base: FieldPath, errors: ErrorL
 
 def _replicated_job(obj: Mapping[str, Any], index: int, name: str, path: FieldPath, errors: ErrorList) -> ReplicatedJob:
     elements = path.elements()
-    replicas = read_int(obj, (*elements, "replicas"), errors, minimum=0)
+    replicas = read_int(obj, (*elements, "replicas"), errors, minimum=0, maximum=MAX_RUNTIME_GROUPS, why=GROUPS_BOUND)
     counts = {
-        key: read_int(obj, (*elements, "template", "spec", key), errors, minimum=0)
-        for key in ("parallelism", "completions")
+        key: read_int(obj, (*elements, "template", "spec", key), errors, minimum=0, maximum=bound, why=why)
+        for key, bound, why in (("parallelism", MAX_PODS, PODS_BOUND), ("completions", INT32_MAX, ""))
     }
+    read_field(obj, (*elements, "template", "spec", "template", "spec"), "object", errors)
     depends = at(obj, (*elements, "dependsOn"))
     names = tuple(
         entry["name"]

@@ -47,8 +47,8 @@ from workloadbuilder.adapters.common import (
     scheduler_warnings,
 )
 from workloadbuilder.adapters.jobset_levels import Dialect, plan_scheduling
-from workloadbuilder.adapters.kit import OMIT_VALUE, ErrorType, forbidden, invalid, required
-from workloadbuilder.adapters.reading import at, identity_of, read_int
+from workloadbuilder.adapters.kit import MAX_PODS, OMIT_VALUE, ErrorType, forbidden, invalid, required
+from workloadbuilder.adapters.reading import PODS_BOUND, at, identity_of, read_int
 from workloadbuilder.adapters.replicated_jobs import (
     Group,
     Layout,
@@ -213,10 +213,10 @@ def _runtime_of(
 
 def _nodes(job: Mapping[str, Any], runtime: Mapping[str, Any], errors: ErrorList, runtime_errors: ErrorList) -> _Nodes:
     """``spec.trainer.numNodes``, else the runtime's ``spec.mlPolicy.numNodes``, else 1."""
-    count = read_int(job, NUM_NODES.elements(), errors, minimum=0)
+    count = read_int(job, NUM_NODES.elements(), errors, minimum=0, maximum=MAX_PODS, why=PODS_BOUND)
     if count is not None:
         return _Nodes(count, NUM_NODES, True)
-    count = read_int(runtime, POLICY_NUM_NODES.elements(), runtime_errors, minimum=0)
+    count = read_int(runtime, POLICY_NUM_NODES.elements(), runtime_errors, minimum=0, maximum=MAX_PODS, why=PODS_BOUND)
     if count is not None:
         return _Nodes(count, POLICY_NUM_NODES, False)
     return _Nodes(1, NUM_NODES, True)

@@ -32,6 +32,7 @@ from pydantic import BaseModel
 from workloadbuilder.decode import as_model
 from workloadbuilder.errors import BuildError
 from workloadbuilder.field import ErrorList, extend_path, invalid
+from workloadbuilder.fields_read import read_field
 from workloadbuilder.gofmt import go_quote
 from workloadbuilder.groups import TemplateIndex, new_pod_group
 from workloadbuilder.kinds import KubeObject
@@ -188,12 +189,18 @@ def delegated_pod_group(
 
 def _controller_ref(obj: Any) -> V1OwnerReference:
     if isinstance(obj, MutableMapping):
-        metadata = obj.get("metadata") or {}
-        api_version, kind, name, uid = obj.get("apiVersion"), obj.get("kind"), metadata.get("name"), metadata.get("uid")
+        given = obj.get("metadata")
+        metadata: Any = given if isinstance(given, MutableMapping) else {}
+        parts = (obj.get("apiVersion"), obj.get("kind"), metadata.get("name"), metadata.get("uid"))
     else:
-        metadata = getattr(obj, "metadata", None)
-        api_version, kind = getattr(obj, "api_version", None), getattr(obj, "kind", None)
-        name, uid = getattr(metadata, "name", None), getattr(metadata, "uid", None)
+        meta = getattr(obj, "metadata", None)
+        parts = (
+            getattr(obj, "api_version", None),
+            getattr(obj, "kind", None),
+            getattr(meta, "name", None),
+            getattr(meta, "uid", None),
+        )
+    api_version, kind, name, uid = (part if isinstance(part, str) else "" for part in parts)
     if not (api_version and kind and name and uid):
         raise BuildError(
             f"cannot make an owner reference to the given {_kind(obj)}: it needs apiVersion, kind, "
@@ -241,7 +248,9 @@ def stamp_pod_template(pod_template: KubeObject, pod_group_name: str, path: Loca
     Returns:
         No error, or one: the template already names another group (a user
         bringing their own PodGroup), ``Invalid`` at
-        ``<path>.spec.schedulingGroup.podGroupName``; nothing is changed then.
+        ``<path>.spec.schedulingGroup.podGroupName``, or its
+        ``schedulingGroup`` or ``podGroupName`` has the wrong type
+        (``must be of type ...``); nothing is changed then.
 
     Raises:
         BuildError: ``pod_group_name`` is not a DNS subdomain, ``path`` names
@@ -256,7 +265,14 @@ def stamp_pod_template(pod_template: KubeObject, pod_group_name: str, path: Loca
     template = get_in(pod_template, elements)
     spec = _spec_of(template, elements)
     field = extend_path(field_path_of(elements), ["spec", "schedulingGroup", "podGroupName"])
-    current = _current_group(spec)
+    if isinstance(spec, MutableMapping):
+        shape = ErrorList()
+        base = extend_path(field_path_of(elements), ["spec"])
+        current = read_field(spec, ("schedulingGroup", "podGroupName"), "string", shape, base)
+        if shape:
+            return shape
+    else:
+        current = _current_group(spec)
     if current and current != pod_group_name:
         detail = f"already names another PodGroup; cannot make the pods members of {go_quote(pod_group_name)}"
         return ErrorList([invalid(field, current, detail)])
@@ -292,9 +308,7 @@ def _spec_of(template: Any, elements: tuple[str | int, ...]) -> Any:
 
 
 def _current_group(spec: Any) -> str | None:
-    if isinstance(spec, MutableMapping):
-        group = spec.get("schedulingGroup")
-        return group.get("podGroupName") if isinstance(group, MutableMapping) else None
+    """The group a client model's pod spec already names."""
     return spec.scheduling_group.pod_group_name if spec.scheduling_group is not None else None
 
 

@@ -14,9 +14,11 @@ import decimal
 import enum
 import json
 import math
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from workloadbuilder._isprint import BOUNDS as _PRINT_BOUNDS
+from workloadbuilder.limits import MAX_MESSAGE_VALUE
 
 __all__ = ["go_float", "go_is_print", "go_json", "go_quote", "go_sprint", "render_bad_value"]
 
@@ -26,21 +28,39 @@ class _NotJSON(Exception):
 
 
 def render_bad_value(value: Any) -> str:
-    """Render a bad value as ``field.Error`` does: strings quoted, numbers and bools bare, the rest as JSON."""
+    """Render a bad value as ``field.Error`` does: strings quoted, numbers and bools bare, the rest as JSON.
+
+    Capped at ``limits.MAX_MESSAGE_VALUE`` characters (then ``...``): a message
+    never renders, nor walks, more of a huge value than it shows.
+    """
     if isinstance(value, str):
-        return go_quote(value)
+        return go_quote(value) if len(value) <= MAX_MESSAGE_VALUE else go_quote(value[:MAX_MESSAGE_VALUE]) + "..."
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
-        return str(value)
+        return _capped(_int_text(value))
     if isinstance(value, float):
         return go_float(value)
     if isinstance(value, BaseException):
         return "{}"  # Go marshals an error value as an empty JSON object
     try:
-        return go_json(value)
+        text = ""
+        for piece in _pieces(value):  # stop reading once the cap is reached: a value may be huge
+            text += piece
+            if len(text) > MAX_MESSAGE_VALUE:
+                return _html_escape(text[:MAX_MESSAGE_VALUE]) + "..."
+        return _html_escape(text)
     except _NotJSON:
-        return str(value)
+        return _capped(str(value))
+
+
+def _int_text(value: int) -> str:
+    """An integer's digits; one too long for Python to print (past 4,300 digits) is described instead."""
+    return str(value) if value.bit_length() <= 10_000 else f"<an integer of {value.bit_length()} bits>"
+
+
+def _capped(text: str) -> str:
+    return text if len(text) <= MAX_MESSAGE_VALUE else text[:MAX_MESSAGE_VALUE] + "..."
 
 
 def go_sprint(value: Any) -> str:
@@ -141,30 +161,45 @@ def go_json(value: Any) -> str:
 
 
 def _encode(value: Any) -> str:
+    return "".join(_pieces(value))
+
+
+def _pieces(value: Any) -> Iterator[str]:
+    """The JSON text of ``value`` piece by piece, so a reader may stop early (a capped message)."""
     if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return _json_float(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, enum.Enum):
-        return _encode(value.value)
-    if isinstance(value, datetime.datetime):
-        return json.dumps(_rfc3339(value))
-    if isinstance(value, dict):
-        items = sorted((str(k), v) for k, v in value.items())
-        return "{" + ",".join(f"{json.dumps(k, ensure_ascii=False)}:{_encode(v)}" for k, v in items) + "}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ",".join(_encode(v) for v in value) + "]"
-    dump = getattr(value, "model_dump", None)
-    if callable(dump):
-        fields = dump(by_alias=True, exclude_none=True)
-        return "{" + ",".join(f"{json.dumps(k, ensure_ascii=False)}:{_encode(v)}" for k, v in fields.items()) + "}"
-    raise _NotJSON(value)
+        yield "null"
+    elif isinstance(value, bool):
+        yield "true" if value else "false"
+    elif isinstance(value, int):
+        yield _int_text(value)
+    elif isinstance(value, float):
+        yield _json_float(value)
+    elif isinstance(value, str):
+        yield json.dumps(value, ensure_ascii=False)
+    elif isinstance(value, enum.Enum):
+        yield from _pieces(value.value)
+    elif isinstance(value, datetime.datetime):
+        yield json.dumps(_rfc3339(value))
+    elif isinstance(value, dict):
+        yield from _members(sorted((str(k), v) for k, v in value.items()))
+    elif isinstance(value, (list, tuple)):
+        yield "["
+        for i, item in enumerate(value):
+            yield "," if i else ""
+            yield from _pieces(item)
+        yield "]"
+    elif callable(getattr(value, "model_dump", None)):
+        yield from _members(value.model_dump(by_alias=True, exclude_none=True).items())
+    else:
+        raise _NotJSON(value)
+
+
+def _members(items: Iterable[tuple[str, Any]]) -> Iterator[str]:
+    yield "{"
+    for i, (key, item) in enumerate(items):
+        yield ("," if i else "") + json.dumps(key, ensure_ascii=False) + ":"
+        yield from _pieces(item)
+    yield "}"
 
 
 def _rfc3339(moment: datetime.datetime) -> str:

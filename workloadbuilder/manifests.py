@@ -14,7 +14,6 @@ out, as ``kubectl`` would show them.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -24,13 +23,25 @@ from typing import IO, Any
 import yaml
 from pydantic import BaseModel
 
-from workloadbuilder import kinds
+from workloadbuilder import kinds, textread
 from workloadbuilder.decode import decode, duplicate_field, errors_at, to_json_dict
 from workloadbuilder.errors import WorkloadBuilderError
 from workloadbuilder.field import ErrorList, FieldPath, extend_path, index_path
 from workloadbuilder.kinds import KubeObject
+from workloadbuilder.textread import TextError, decode_utf8, json_document
 
-__all__ = ["DocumentProblem", "ManifestError", "dump", "list_items", "load", "read_documents", "to_dict", "to_yaml"]
+__all__ = [
+    "DocumentProblem",
+    "ManifestError",
+    "dump",
+    "list_items",
+    "load",
+    "read_data",
+    "read_documents",
+    "read_documents_text",
+    "to_dict",
+    "to_yaml",
+]
 
 Source = str | os.PathLike[str] | IO[str] | IO[bytes]
 _SUFFIXES = (".yaml", ".yml", ".json")
@@ -128,7 +139,31 @@ def read_documents(source: Source) -> list[Any]:
     Raises:
         ManifestError: a document does not parse.
     """
+    return read_documents_text(*_read(source))
+
+
+def read_data(source: Source) -> Any:
+    """The plain data of a source of one document (a cluster file, a CRD mapping); ``None`` when it is empty.
+
+    Read with the same bounds and errors as ``load``: aliases, nesting and
+    tags are checked, bytes are UTF-8.
+
+    Raises:
+        ManifestError: the text does not parse, or holds more than one document.
+    """
     name, text = _read(source)
+    found = read_documents_text(name, text)
+    if len(found) > 1:
+        raise ManifestError([DocumentProblem(name, 0, message=f"expected one document, found {len(found)}")], [])
+    return found[0] if found else None
+
+
+def read_documents_text(name: str, text: str) -> list[Any]:
+    """The parsed documents of ``text`` (named ``name`` in messages), as plain data.
+
+    Raises:
+        ManifestError: a document does not parse.
+    """
     documents, problems = [], []
     for _, data, problem in _documents(name, text):
         if problem is not None:
@@ -206,39 +241,41 @@ def _dump(data: dict[str, Any]) -> str:
     return yaml.dump(data, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True)
 
 
-class _Loader(yaml.SafeLoader):
-    """YAML's safe subset, with timestamps left as strings as Kubernetes' YAML-to-JSON step leaves them."""
-
-
-_Loader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-
-
 def _read(source: Source) -> tuple[str, str]:
-    """The source's display name and its text (bytes decoded as UTF-8)."""
+    """The source's display name and its text (bytes decoded as UTF-8 whatever the locale).
+
+    Raises:
+        ManifestError: the file cannot be read, or its bytes are not UTF-8.
+    """
     looks_like_path = (
         isinstance(source, str) and "\n" not in source and (_is_file(source) or source.endswith(_SUFFIXES))
     )
     if isinstance(source, os.PathLike) or (isinstance(source, str) and looks_like_path):
         path = Path(source)
         try:
-            return str(path), path.read_bytes().decode("utf-8", "replace")
+            data = path.read_bytes()
         except OSError as err:
             raise ManifestError(
                 [DocumentProblem(str(path), 0, message=f"cannot read: {err.strerror or err}")], []
             ) from None
+        return str(path), _text(str(path), data)
     if isinstance(source, str):
         return "<string>", source
     read = getattr(source, "read", None)
     if not callable(read):
         raise TypeError(f"a manifest source is a path, a string or a stream, not {type(source).__name__}")
-    text = read()
+    buffer = getattr(source, "buffer", None)  # a text stream such as stdin: read its bytes, not the locale's text
     name = getattr(source, "name", None)
-    return (name if isinstance(name, str) else "<stream>"), (
-        text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
-    )
+    name = name if isinstance(name, str) and not name.startswith("<") else "<stdin>" if buffer else "<stream>"
+    raw = buffer.read() if buffer is not None and callable(getattr(buffer, "read", None)) else read()
+    return name, _text(name, raw) if isinstance(raw, bytes) else str(raw)
+
+
+def _text(name: str, data: bytes) -> str:
+    try:
+        return decode_utf8(data, name)
+    except TextError as err:
+        raise ManifestError([DocumentProblem(name, 0, message=err.message)], []) from None
 
 
 def _is_file(text: str) -> bool:
@@ -251,43 +288,29 @@ def _is_file(text: str) -> bool:
 def _documents(name: str, text: str) -> Iterator[tuple[int, Any, DocumentProblem | None]]:
     """Each non-empty document: ``(number, data, None)``, or ``(number, None, problem)`` when it is broken.
 
-    JSON text is read as JSON; anything else as YAML, node by node so that a
-    key given twice is reported (``kubectl`` refuses it too).
+    JSON text is read as JSON; anything else (and JSON with a key given
+    twice) as YAML, node by node so that a key given twice is reported
+    (``kubectl`` refuses it too). Reading stops at the first document that
+    does not parse.
     """
-    if text.lstrip().startswith(("{", "[")):
-        try:
-            yield 1, json.loads(text, object_pairs_hook=_no_repeated_keys), None
-            return
-        except (ValueError, RecursionError):
-            pass  # not plain JSON after all (or a key given twice): the YAML reader says where
-    number = 0
-    loader: _Loader | None = None
     try:
-        loader = _Loader(text)
-        while loader.check_node():
-            number += 1
-            node = loader.get_node()
+        if text.lstrip().startswith(("{", "[")):
+            data = json_document(text)
+            if data is not None:
+                yield 1, data, None
+                return
+        for number, node in textread.documents(text):
             if node is None:
                 continue
             duplicates = _duplicate_keys(node, None)
-            data = loader.construct_document(node)
+            data = textread.construct(text, number, node)
             if duplicates:
                 yield number, None, _document_error(name, number, data, duplicates)
             elif data is not None:
                 yield number, data, None
-    except yaml.YAMLError as err:
-        yield number or 1, None, DocumentProblem(name, number or 1, message=_yaml_problem(err))
-    except (RecursionError, ValueError, TypeError, OverflowError) as err:
-        yield number or 1, None, DocumentProblem(name, number or 1, message=f"invalid YAML: {err}")
-    finally:
-        if loader is not None:
-            loader.dispose()
-
-
-def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    if len({key for key, _ in pairs}) != len(pairs):
-        raise ValueError("a key given twice")
-    return dict(pairs)
+    except TextError as err:
+        number = err.document or 1
+        yield number, None, DocumentProblem(name, number, message=err.message)
 
 
 def _duplicate_keys(node: yaml.Node, path: FieldPath | None) -> ErrorList:
@@ -386,14 +409,3 @@ def _str(value: Any) -> str | None:
 
 def _name(data: Any) -> str | None:
     return _str(_get(_get(data, "metadata"), "name"))
-
-
-def _yaml_problem(err: yaml.YAMLError) -> str:
-    """``invalid YAML at line L, column C: <problem>``, from PyYAML's error."""
-    mark = getattr(err, "problem_mark", None)
-    problem = getattr(err, "problem", None) or str(err)
-    context = getattr(err, "context", None)
-    text = f"{context}, {problem}" if context else problem
-    if mark is None:
-        return f"invalid YAML: {text}"
-    return f"invalid YAML at line {mark.line + 1}, column {mark.column + 1}: {text}"

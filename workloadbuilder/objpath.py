@@ -114,14 +114,20 @@ def _kind_of(obj: Any) -> str:
 
 
 def annotations_of(obj: Any) -> dict[str, str]:
-    """The object's annotations, read only (empty when it has none)."""
+    """The object's annotations, read only (empty when it has none).
+
+    Only string values are kept: Kubernetes' annotations are strings, and
+    the object's own validation reports any other value at its path.
+    """
     if isinstance(obj, MutableMapping):
         metadata = obj.get("metadata")
         annotations = metadata.get("annotations") if isinstance(metadata, MutableMapping) else None
     else:
         metadata = getattr(obj, "metadata", None)
         annotations = getattr(metadata, "annotations", None)
-    return dict(annotations) if isinstance(annotations, MutableMapping) else {}
+    if not isinstance(annotations, MutableMapping):
+        return {}
+    return {key: value for key, value in annotations.items() if isinstance(key, str) and isinstance(value, str)}
 
 
 def writable_annotations(obj: Any) -> MutableMapping[str, str]:

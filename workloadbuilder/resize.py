@@ -189,7 +189,7 @@ def _workload_patch(obj: KubeObject, new_min_count: int, template: str | None) -
     gangs = [(top, t) for top, t in _leaves(spec) if (t.get("schedulingPolicy") or {}).get("gang") is not None]
     if template is None:
         if len(gangs) != 1:
-            names = " ".join(t.get("name", "") for _, t in gangs)
+            names = " ".join(t.get("name") or "" for _, t in gangs)
             raise ResizeError(f"name the template to resize: the Workload has {len(gangs)} gang templates ({names})")
         top, target = gangs[0]
     else:

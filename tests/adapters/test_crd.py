@@ -11,7 +11,7 @@ import pydantic
 import pytest
 import yaml
 from plan_summary import golden_documents
-from workloadbuilder.adapters import PlanError, adapter_for, base, plan_object
+from workloadbuilder.adapters import PlanError, adapter_for, plan_object, scoped_registry
 from workloadbuilder.adapters.crd import CRDAdapter, register_mapping
 from workloadbuilder.adapters.crd_mapping import CRDMapping, GroupMapping, PodsMapping
 
@@ -317,13 +317,14 @@ def test_typed_resource_plans_like_its_dict():
     assert [to_dict(o) for o in from_model.objects()] == [to_dict(o) for o in from_dict.objects()]
 
 
-def test_registered_on_demand(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))  # leave the registry as other tests expect it
+def test_registered_on_demand():
+    with scoped_registry():  # leave the registry as other tests expect it
+        assert adapter_for("training.example.com/v1", "TrainingCluster") is None
+        adapter = register_mapping(EXAMPLE / "mapping.yaml")
+        assert adapter_for("training.example.com/v1", "TrainingCluster") is adapter
+        _, obj = load("training-cluster")
+        assert [root.name for root in plan_object(obj).roots] == ["cluster"]
     assert adapter_for("training.example.com/v1", "TrainingCluster") is None
-    adapter = register_mapping(EXAMPLE / "mapping.yaml")
-    assert adapter_for("training.example.com/v1", "TrainingCluster") is adapter
-    _, obj = load("training-cluster")
-    assert [root.name for root in plan_object(obj).roots] == ["cluster"]
 
 
 def test_mapping_built_in_python_equals_its_yaml():

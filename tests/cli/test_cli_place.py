@@ -525,7 +525,7 @@ def test_compile_output_places_as_the_object_does(workdir):
         ("place train.yaml --cluster missing.json", "missing.json: no such file"),
         (
             "place train.yaml --cluster train.yaml",
-            "train.yaml: not JSON or YAML: expected a single document in the stream",
+            "train.yaml: expected one document, found 9",
         ),
         (
             "place train.yaml --cluster old.yaml",

@@ -20,7 +20,7 @@ import yaml
 
 import workloadbuilder.adapters as adapters  # noqa: F401 - importing the package registers the built-in adapters
 from workloadbuilder import BuildError, MissingDependencyError, check_update, kinds, manifests
-from workloadbuilder.adapters import Plan, adapter_for
+from workloadbuilder.adapters import Plan, adapter_for, scoped_registry
 from workloadbuilder.adapters.crd import register_mapping
 from workloadbuilder.adapters.diff import update_findings
 from workloadbuilder.adapters.strict import has_schema, schema_errors
@@ -56,9 +56,10 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     parser = _parser()
     args = parser.parse_args(argv)
     try:
-        if args.mapping:
-            _register_mapping(args.mapping)
-        return int(args.run(args, out, err))
+        with scoped_registry():  # a --mapping is this run's alone, whatever other threads run
+            if args.mapping:
+                _register_mapping(args.mapping)
+            return int(args.run(args, out, err))
     except (
         UsageError,
         manifests.ManifestError,

@@ -11,19 +11,18 @@ that its constraints mean something on it.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from workloadbuilder import manifests
 from workloadbuilder.cli.inputs import UsageError
 from workloadbuilder.cli.messages import summarize
 from workloadbuilder.cli.progress import Progress
 from workloadbuilder.field import AggregateError
+from workloadbuilder.limits import MAX_NODES
 from workloadbuilder.placement import Cluster, PlacementRequest
 from workloadbuilder.placement.explain import count_of, short_key
 from workloadbuilder.placement.generate import BLOCK_KEY, HOST_KEY, RACK_KEY, ZONE_KEY
@@ -37,10 +36,11 @@ __all__ = [
     "parse_generate",
 ]
 
-MAX_GENERATED_NODES = 200_000
-"""The largest cluster ``--generate`` makes."""
+MAX_GENERATED_NODES = MAX_NODES
+"""The largest cluster ``--generate`` makes (``limits.MAX_NODES``)."""
 
-_MEMORY = re.compile(r"^[1-9][0-9]*Gi$")
+_MEMORY = re.compile(r"^[1-9][0-9]{0,8}Gi$")
+_COUNT = re.compile(r"[0-9]{1,9}")  # ASCII digits only ("²" is a digit to str.isdigit, not to int), int32-sized
 
 
 @dataclass(frozen=True)
@@ -193,7 +193,7 @@ def _generate_value(key: str, raw: str) -> Any:
             raise UsageError(f"--generate: used must be a share between 0 and 1, got {raw!r}")
         return share
     lowest = 0 if key in ("gpus", "seed") else 1
-    if not raw.isdigit() or int(raw) < lowest:
+    if not _COUNT.fullmatch(raw) or int(raw) < lowest:
         raise UsageError(f"--generate: {key} must be an integer of at least {lowest}, got {raw!r}")
     return int(raw)
 
@@ -219,22 +219,16 @@ def _generated_keys(request: PlacementRequest) -> dict[str, str]:
 
 
 def _read_data(path: str) -> Any:
-    """A JSON or YAML file, parsed (JSON directly: kubectl dumps of large clusters are big)."""
+    """A JSON or YAML file, parsed with the manifests' bounds (JSON directly: kubectl dumps of large clusters are big).
+
+    Raises:
+        UsageError: no such file.
+        ManifestError: it is not JSON or YAML (the document and line in the message).
+    """
     file = Path(path)
     if not file.is_file():
         raise UsageError(f"{path}: no such file")
-    try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as problem:
-        raise UsageError(f"{path}: cannot read: {problem}") from None
-    try:
-        if text.lstrip()[:1] in ("{", "["):
-            return json.loads(text)
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        return yaml.load(text, Loader=loader)
-    except (ValueError, yaml.YAMLError) as problem:
-        first = str(problem).strip().splitlines()[0] if str(problem).strip() else type(problem).__name__
-        raise UsageError(f"{path}: not JSON or YAML: {first}") from None
+    return manifests.read_data(file)
 
 
 def _read_cluster(source: str, read: Callable[[], Cluster]) -> Cluster:

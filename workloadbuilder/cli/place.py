@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,6 +79,7 @@ def add_options(sub: argparse.ArgumentParser, render: bool) -> None:
         sub.add_argument(
             "--render", metavar="FILE", help="draw the placement: FILE.svg, or FILE.html with the SVG inline"
         )
+        sub.add_argument("--force", action="store_true", help="let --render overwrite an existing file")
 
 
 def add_cluster_options(sub: argparse.ArgumentParser) -> None:
@@ -108,7 +111,7 @@ def add_cluster_options(sub: argparse.ArgumentParser) -> None:
 
 def place_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``workloadbuilder place``: where each group lands, capacity left, and why an input cannot be placed."""
-    render = _render_writer(args.render)
+    render = _render_writer(args.render, args.force)
     session = _Session.start(args, err)
     if args.output == "json":
         out.write(session.placement.to_json() + "\n")
@@ -145,7 +148,8 @@ def parse_claims(specs: Sequence[str]) -> dict[str, DeviceRequest]:
     for spec in specs:
         name, sep, rest = spec.partition("=")
         device_class, _, count = rest.partition(":")
-        if not sep or not name or not device_class or (count and (not count.isdigit() or int(count) < 1)):
+        bad_count = bool(count) and (not re.fullmatch(r"[0-9]{1,9}", count) or int(count) < 1)  # ASCII digits only
+        if not sep or not name or not device_class or bad_count:
             raise UsageError(f"--claim: expected NAME=DEVICECLASS or NAME=DEVICECLASS:COUNT, got {spec!r}")
         claims[name] = DeviceRequest(device_class, int(count) if count else 1)
     return claims
@@ -208,8 +212,12 @@ def _priority_classes(documents: Sequence[Document]) -> list[PriorityClass]:
     return out
 
 
-def _render_writer(path: str | None) -> Callable[[_Session], None] | None:
-    """What ``--render PATH`` writes, chosen (and checked) before any work is done."""
+def _render_writer(path: str | None, force: bool = False) -> Callable[[_Session], None] | None:
+    """What ``--render PATH`` writes, chosen (and checked) before any work is done.
+
+    An existing file is kept unless ``--force``; a symbolic link is never
+    followed (not even with ``--force``): the drawing goes to PATH itself.
+    """
     if path is None:
         return None
     suffix = Path(path).suffix.lower()
@@ -217,13 +225,26 @@ def _render_writer(path: str | None) -> Callable[[_Session], None] | None:
         raise UsageError(f"--render: {path}: the file name must end in .svg or .html")
     if not Path(path).parent.is_dir():
         raise UsageError(f"--render: {path}: no such directory")
+    _check_target(path, force)
     draw = render_svg if suffix == ".svg" else render_html
 
     def write(session: _Session) -> None:
         text = draw(session.request, session.cluster, session.placement)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | (0 if force else os.O_EXCL)
         try:
-            Path(path).write_text(text, encoding="utf-8")
+            descriptor = os.open(path, flags, 0o644)
         except OSError as problem:
+            _check_target(path, force)  # the path changed since the start: say what it is now
             raise UsageError(f"--render: cannot write {path}: {problem.strerror or problem}") from None
+        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+            file.write(text)
 
     return write
+
+
+def _check_target(path: str, force: bool) -> None:
+    """Refuse a symbolic link always, and an existing file unless ``force``."""
+    if Path(path).is_symlink():
+        raise UsageError(f"--render: {path} is a symbolic link; it is not followed: give the file itself")
+    if Path(path).exists() and not force:
+        raise UsageError(f"--render: {path} exists; --force overwrites it")

@@ -20,6 +20,7 @@ from workloadbuilder.adapters import Compiled, PlanError, adapter_for
 from workloadbuilder.cli.inputs import Document, UsageError
 from workloadbuilder.cli.messages import first_few, summarize
 from workloadbuilder.field import AggregateError, ErrorList, FieldPath
+from workloadbuilder.fields_read import read_field
 from workloadbuilder.objpath import elements_of, get_in
 from workloadbuilder.placement import DeviceRequest, PlacementRequest, Pods
 from workloadbuilder.placement.resources import pod_requests
@@ -81,7 +82,10 @@ def placement_inputs(
             )
     for doc in documents:
         if doc.kind == "Pod" and doc.api_version == "v1":
-            target = ((doc.data.get("spec") or {}).get("schedulingGroup") or {}).get("podGroupName")
+            shape = ErrorList()
+            target = read_field(doc.data, ("spec", "schedulingGroup", "podGroupName"), "string", shape)
+            if shape:
+                raise UsageError(f"{doc.where()}: Pod {doc.name!r}: {shape[0]}")
             if target is not None and target not in planned:
                 offered.setdefault(target, []).append(_Member(doc.where(), doc.name, doc.data.get("spec") or {}))
     inputs += _runtime_inputs(documents, planned, offered, claims)

@@ -15,7 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from workloadbuilder.field import ErrorList, FieldPath
+from workloadbuilder.field import ErrorList, FieldPath, invalid
+from workloadbuilder.fields_read import read_count
+from workloadbuilder.limits import MAX_NODES
 from workloadbuilder.placement.cluster import Cluster, RunningGroup
 from workloadbuilder.placement.ingest import quiet_gc
 from workloadbuilder.placement.resources import read_resource_list
@@ -81,6 +83,7 @@ def generate(
         keys: label keys to use instead of the defaults, by level:
             ``{"zone": ..., "block": ..., "rack": ..., "host": ...}``.
     """
+    _check_shape(nodes, hosts_per_rack, racks_per_block, blocks_per_zone, used_fraction, running_groups)
     label = {"zone": ZONE_KEY, "block": BLOCK_KEY, "rack": RACK_KEY, "host": HOST_KEY, **(keys or {})}
     rng = random.Random(seed)
     alloc = dict(allocatable or DEFAULT_ALLOCATABLE)
@@ -120,6 +123,22 @@ def generate(
             group = groups[k % running_groups]
             pod["group"], pod["priority"] = group.name, group.priority
     return GeneratedCluster(out_nodes, pods, groups)
+
+
+def _check_shape(nodes: int, hosts: int, racks: int, blocks: int, used: float, groups: int) -> None:
+    """Refuse a shape the generator cannot make, each argument at its name, before anything is made."""
+    errors = ErrorList()
+    for name, value, lowest, highest in (
+        ("nodes", nodes, 0, MAX_NODES),
+        ("hosts_per_rack", hosts, 1, MAX_NODES),
+        ("racks_per_block", racks, 1, MAX_NODES),
+        ("blocks_per_zone", blocks, 1, MAX_NODES),
+        ("running_groups", groups, 0, MAX_NODES),
+    ):
+        read_count({name: value}, (name,), errors, minimum=lowest, maximum=highest)
+    if isinstance(used, bool) or not isinstance(used, (int, float)) or not 0 <= used <= 1:
+        errors.append(invalid(FieldPath("used_fraction"), used, "must be a share between 0 and 1"))
+    errors.raise_if_any()
 
 
 def generate_cluster(nodes: int = 1000, *, seed: int = 0, **shape: Any) -> Cluster:

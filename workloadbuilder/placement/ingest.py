@@ -9,14 +9,13 @@ Node paths start at ``nodes[i]``, pod paths at ``pods[i]``, group paths at
 from __future__ import annotations
 
 import gc
-import json
+import io
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from workloadbuilder import manifests
 from workloadbuilder.field import (
     AggregateError,
     ErrorList,
@@ -28,6 +27,7 @@ from workloadbuilder.field import (
     required,
     type_invalid,
 )
+from workloadbuilder.fields_read import read_field, type_error
 from workloadbuilder.placement.cluster import Cluster, DevicePool, RunningGroup
 from workloadbuilder.placement.disruption import DisruptionBudget, read_budgets
 from workloadbuilder.placement.priorities import (
@@ -123,7 +123,7 @@ def _items(data: Any, section: str) -> list[Any]:
     if data is None:
         return []
     if isinstance(data, (str, bytes)):
-        data = json.loads(data)
+        data = _load_yaml(data)
     if isinstance(data, Mapping):
         data = data.get("items") or []
     if not isinstance(data, list):
@@ -167,14 +167,29 @@ def _kubectl_node(item: Any, i: int, errors: ErrorList, seen: dict[tuple[Any, ..
         )
         if len(errors) == before and key is not None:
             seen[key] = parsed
-    labels = metadata.get("labels") or {}
+    labels = _string_map(metadata.get("labels"), FieldPath("nodes").index(i).child("metadata", "labels"), errors)
     spec = item.get("spec")
     return {
         "name": name,
-        "labels": labels if isinstance(labels, dict) else {},
+        "labels": labels,
         "allocatable": parsed,
         "schedulable": not (spec.get("unschedulable") if isinstance(spec, dict) else False),
     }
+
+
+def _string_map(value: Any, path: FieldPath, errors: ErrorList) -> dict[str, str]:
+    """Labels: a map of strings to strings; any other value is an error at its key, and left out."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        errors.append(type_error(path, value, "object"))
+        return {}
+    if all(isinstance(v, str) for v in value.values()):
+        return value
+    for key, item in value.items():
+        if not isinstance(item, str):
+            errors.append(type_error(path.key(str(key)), item, "string"))
+    return {key: item for key, item in value.items() if isinstance(item, str)}
 
 
 def _kubectl_node_slowly(item: Any, i: int, errors: ErrorList) -> dict[str, Any]:
@@ -200,14 +215,15 @@ def _kubectl_pod(item: Any, i: int, classes: PriorityClasses, errors: ErrorList)
     if not isinstance(item, dict) and not isinstance(item, Mapping):
         errors.append(type_invalid(FieldPath("pods").index(i), item, "must be of type object"))
         return None
-    spec = item.get("spec")
-    node = _get(spec, "nodeName")
-    if not node or _get(item, "status", "phase") in _DONE_PHASES or not isinstance(spec, Mapping):
+    path = FieldPath("pods").index(i)
+    spec = read_field(item, ("spec",), "object", errors, path)
+    node = read_field(spec, ("nodeName",), "string", errors, path.child("spec")) if spec is not None else None
+    if not node or read_field(item, ("status", "phase"), "string", errors, path) in _DONE_PHASES or spec is None:
         return None
-    metadata = item.get("metadata") or {}
-    namespace = metadata.get("namespace") or "default"
+    metadata = read_field(item, ("metadata",), "object", errors, path) or {}
+    namespace = read_field(metadata, ("namespace",), "string", errors, path.child("metadata")) or "default"
     priority = _running_priority(spec, classes, "pods", metadata.get("name") or "", FieldPath("pods").index(i), errors)
-    group = _get(spec, "schedulingGroup", "podGroupName")
+    group = read_field(spec, ("schedulingGroup", "podGroupName"), "string", errors, path.child("spec"))
     labels = metadata.get("labels")
     return {
         "name": f"{namespace}/{metadata.get('name') or ''}",
@@ -335,12 +351,13 @@ def _objects(data: Mapping[str, Any], name: str, kind: str, errors: ErrorList) -
 
 
 def _load_yaml(source: Any) -> Any:
+    """A path's, a text's or bytes' one document (bounded and checked as manifests are); data as it is."""
     if isinstance(source, Path) or (
         isinstance(source, str) and "\n" not in source and source.endswith((".yaml", ".yml"))
     ):
-        return yaml.safe_load(Path(source).read_text())
+        return manifests.read_data(Path(source))
     if isinstance(source, (str, bytes)):
-        return yaml.safe_load(source)
+        return manifests.read_data(io.BytesIO(source) if isinstance(source, bytes) else source)
     return source
 
 
@@ -419,6 +436,8 @@ def _yaml_pool(entry: Any, path: FieldPath, nodes: set[str], errors: ErrorList) 
     node, domain = entry.get("node"), entry.get("domain")
     if (node is None) == (domain is None):
         errors.append(invalid(path, "", "must set exactly one of `node`, `domain`"))
+    elif node is not None and not isinstance(node, str):
+        errors.append(type_error(path.child("node"), node, "string"))
     elif node is not None and node not in nodes:
         errors.append(invalid(path.child("node"), node, "no such node"))
     elif domain is not None and (not isinstance(domain, Mapping) or len(domain) != 1):
@@ -503,6 +522,9 @@ def _yaml_pod(
         start = str(entry.get("startTime", start))  # a member's own start, else its group's
     name = _name(entry, path, errors)
     node = entry.get("node")
+    if node is not None and not isinstance(node, str):
+        errors.append(type_error(path.child("node"), node, "string"))
+        return None
     if node not in nodes:
         errors.append(
             required(path.child("node")) if node is None else invalid(path.child("node"), node, "no such node")

@@ -19,12 +19,15 @@ cores, ``6.4Ti``), for the command line and the placement drawing.
 
 from __future__ import annotations
 
+from typing import Any
+
 from workloadbuilder.errors import WorkloadBuilderError
 
 __all__ = [
     "ERR_FORMAT_WRONG",
     "ERR_NUMERIC",
     "ERR_SUFFIX",
+    "MAX_CACHED",
     "QuantityError",
     "cached_millis",
     "clear_cache",
@@ -183,11 +186,15 @@ def parse_nanos(text: str) -> int:
     """
     nanos = _NANOS.get(text)
     if nanos is None:
-        nanos = _NANOS[text] = _parse(text)
+        nanos = _parse(text)
+        _remember(_NANOS, text, nanos)
     return nanos
 
 
 _MILLIS: dict[tuple[bool, str], int] = {}
+
+MAX_CACHED = 65_536
+"""Distinct quantity strings each cache keeps: its memory stays a few MB whatever the input holds."""
 
 
 def resource_millis(resource: str, text: str) -> int:
@@ -213,13 +220,20 @@ def resource_millis(resource: str, text: str) -> int:
             millis = _ceil_up(nanos, 10**6)
         else:
             millis = _ceil_up(nanos, _NANO) * 1000
-        _MILLIS[key] = millis
+        _remember(_MILLIS, key, millis)
     return millis
 
 
 def cached_millis(resource: str, text: str) -> int | None:
     """``resource_millis`` if that string was read before, else ``None`` (a dictionary lookup, no parsing)."""
     return _MILLIS.get((resource == "cpu", text))
+
+
+def _remember(cache: dict[Any, int], key: Any, value: int) -> None:
+    """Memoize, within ``MAX_CACHED`` entries: a full cache starts afresh (real clusters repeat a few hundred)."""
+    if len(cache) >= MAX_CACHED:
+        cache.clear()
+    cache[key] = value
 
 
 def clear_cache() -> None:

@@ -1,0 +1,78 @@
+"""How input cost grows: the bounded reader against PyYAML's loaders, and compile time per document count.
+
+Prints, from one run, (a) reading a ~5 MB manifest with ``textread`` (the
+bounded reader every manifest, cluster and mapping goes through) against
+PyYAML's pure ``SafeLoader`` and libyaml's ``CSafeLoader``, as ratios; and
+(b) ``compile`` of N root Jobs in one file for N = 250, 1000, 2000, as the
+time per Job relative to N = 250 (1.0 everywhere means linear). Run:
+
+    python benchmarks/bench_input.py
+"""
+
+from __future__ import annotations
+
+import io
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import yaml
+
+from workloadbuilder import textread
+from workloadbuilder.cli.app import main
+
+JOB = """apiVersion: batch/v1
+kind: Job
+metadata: {{name: trainer{i}, namespace: training, uid: 6f1c2a34-8b9d-4e5f-a1b2-c3d4e5f6{i:04d}}}
+spec:
+  parallelism: 8
+  completions: 8
+  completionMode: Indexed
+  scheduling:
+    schedulingPolicy: {{gang: {{}}}}
+    schedulingConstraints: {{topology: [{{key: topology.kubernetes.io/zone}}]}}
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{{name: trainer, image: training-image:latest, resources: {{requests: {{cpu: "4"}}}}}}]
+"""
+
+
+def _seconds(work: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    work()
+    return time.perf_counter() - start
+
+
+def _big_manifest() -> str:
+    lines = ["apiVersion: scheduling.k8s.io/v1beta1", "kind: Workload", "metadata:", "  name: big", "  annotations:"]
+    lines += [f'    example.com/key-{i}: "value number {i} with some padding to make it longer"' for i in range(60_000)]
+    lines += ["spec:", "  podGroupTemplates:", "  - {name: a, schedulingPolicy: {gang: {minCount: 2}}}"]
+    return "\n".join(lines) + "\n"
+
+
+def _compile(count: int, folder: Path) -> float:
+    path = folder / f"jobs-{count}.yaml"
+    path.write_text("---\n".join(JOB.format(i=i) for i in range(count)), encoding="utf-8")
+    return _seconds(lambda: main(["compile", str(path)], io.StringIO(), io.StringIO()))
+
+
+def main_() -> None:
+    text = _big_manifest()
+    ours = _seconds(lambda: [textread.construct(text, n, node) for n, node in textread.documents(text) if node])
+    pure = _seconds(lambda: yaml.load(text, Loader=yaml.SafeLoader))
+    print(f"(a) {len(text) / 1e6:.1f} MB manifest: pure SafeLoader / textread = {pure / ours:.1f}x", end="")
+    if getattr(yaml, "__with_libyaml__", False):
+        libyaml = _seconds(lambda: yaml.load(text, Loader=yaml.CSafeLoader))
+        print(f", textread / CSafeLoader = {ours / libyaml:.2f}x")
+    else:
+        print(" (libyaml not installed)")
+    with tempfile.TemporaryDirectory() as folder:
+        base = _compile(250, Path(folder)) / 250
+        ratios = {n: _compile(n, Path(folder)) / n / base for n in (1000, 2000)}
+    print("(b) compile, time per Job relative to 250 Jobs: " + ", ".join(f"{n}: {r:.2f}" for n, r in ratios.items()))
+
+
+if __name__ == "__main__":
+    main_()
