@@ -309,7 +309,7 @@ def current_registry() -> Registry:
 def scoped_registry(registry: Registry | None = None) -> Iterator[Registry]:
     """Make ``registry`` (by default a copy of the current one) current inside the block, in this thread only.
 
-    Example:
+    Examples:
         >>> with scoped_registry() as mine:
         ...     current_registry() is mine
         True

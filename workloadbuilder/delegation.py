@@ -20,12 +20,9 @@ from kubernetes.client import (
     V1beta1PodGroup,
     V1beta1PodGroupTemplate,
     V1beta1Workload,
-    V1CronJob,
-    V1Job,
     V1OwnerReference,
     V1PodResourceClaim,
     V1PodSchedulingGroup,
-    V1PodTemplate,
 )
 from pydantic import BaseModel
 
@@ -230,7 +227,9 @@ _TEMPLATE_PATHS: dict[str, tuple[str, ...]] = {
     "CronJob": ("spec", "jobTemplate", "spec", "template"),
     "PodTemplate": ("template",),
 }
-_TEMPLATE_KINDS: dict[type[BaseModel], str] = {V1Job: "Job", V1CronJob: "CronJob", V1PodTemplate: "PodTemplate"}
+# The client models of those kinds, by class name: naming the classes themselves would import the whole pod
+# spec's models with this module, for every program that never stamps a Job model.
+_TEMPLATE_KINDS: dict[str, str] = {"V1Job": "Job", "V1CronJob": "CronJob", "V1PodTemplate": "PodTemplate"}
 
 
 def stamp_pod_template(pod_template: KubeObject, pod_group_name: str, path: Location | None = None) -> ErrorList:
@@ -290,7 +289,7 @@ def stamp_pod_template(pod_template: KubeObject, pod_group_name: str, path: Loca
 
 
 def _default_template_path(obj: Any) -> tuple[str, ...]:
-    kind = obj.get("kind") if isinstance(obj, MutableMapping) else _TEMPLATE_KINDS.get(type(obj))
+    kind = obj.get("kind") if isinstance(obj, MutableMapping) else _TEMPLATE_KINDS.get(type(obj).__name__)
     return _TEMPLATE_PATHS.get(kind, ()) if isinstance(kind, str) else ()
 
 

@@ -1,7 +1,7 @@
 """The library's exceptions: every one of them is a ``WorkloadBuilderError``.
 
 Catch ``WorkloadBuilderError`` to tell input the library refuses from a bug
-(anything else). The hierarchy::
+(anything else). The hierarchy:
 
     WorkloadBuilderError
     ├── BuildError            build or materialization failed (the Go message)
@@ -23,6 +23,7 @@ problem without being raised (``DocumentProblem``, ``HierarchyProblem``,
 
 __all__ = [
     "BuildError",
+    "InternalError",
     "InvalidArgumentError",
     "MissingDependencyError",
     "NoAdapterError",
@@ -49,6 +50,13 @@ class InvalidArgumentError(WorkloadBuilderError, ValueError):
 
 class NoAdapterError(WorkloadBuilderError, LookupError):
     """No registered adapter handles the object's ``apiVersion`` and ``kind``."""
+
+
+class InternalError(WorkloadBuilderError, RuntimeError):
+    """A broken invariant of the library itself: a bug to report, not bad input.
+
+    For example an adapter's plan whose pod assignment points where it has no pod template.
+    """
 
 
 class MissingDependencyError(WorkloadBuilderError, ImportError):

@@ -174,7 +174,7 @@ def model_for(
     if version in REMOVED_VERSIONS:
         detail = (
             f"{kind} {version} is not served by Kubernetes 1.37: "
-            f"workloadbuilder.migrate rewrites it to {PREFERRED_VERSION[kind]}"
+            f"the workloadbuilder migrate command rewrites it to {PREFERRED_VERSION[kind]}"
         )
         return None, ErrorList([invalid(FieldPath("apiVersion"), version, detail)])
     return None, ErrorList([not_supported(FieldPath("apiVersion"), version, versions_of(kind))])

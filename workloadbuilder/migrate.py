@@ -70,17 +70,18 @@ def migrate(manifest: Mapping[str, Any]) -> Migration:
     Raises:
         TypeError: ``manifest`` is not a mapping.
 
-    >>> ref = {"workload": {"workloadName": "w", "podGroupTemplateName": "t"}}
-    >>> spec = {"podGroupTemplateRef": ref, "schedulingPolicy": {"basic": {}}, "disruptionMode": "Pod"}
-    >>> result = migrate({"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup", "spec": spec})
-    >>> spec = result.manifest["spec"]
-    >>> spec["disruptionMode"], spec["workloadRef"]
-    ({'single': {}}, {'workloadName': 'w', 'templateName': 't'})
-    >>> for note in result.rewrites:
-    ...     print(note)
-    apiVersion: scheduling.k8s.io/v1alpha2 is now scheduling.k8s.io/v1beta1
-    spec.podGroupTemplateRef: now spec.workloadRef, with podGroupTemplateName as templateName
-    spec.disruptionMode: "Pod" is now {single: {}}
+    Examples:
+        >>> ref = {"workload": {"workloadName": "w", "podGroupTemplateName": "t"}}
+        >>> spec = {"podGroupTemplateRef": ref, "schedulingPolicy": {"basic": {}}, "disruptionMode": "Pod"}
+        >>> result = migrate({"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup", "spec": spec})
+        >>> spec = result.manifest["spec"]
+        >>> spec["disruptionMode"], spec["workloadRef"]
+        ({'single': {}}, {'workloadName': 'w', 'templateName': 't'})
+        >>> for note in result.rewrites:
+        ...     print(note)
+        apiVersion: scheduling.k8s.io/v1alpha2 is now scheduling.k8s.io/v1beta1
+        spec.podGroupTemplateRef: now spec.workloadRef, with podGroupTemplateName as templateName
+        spec.disruptionMode: "Pod" is now {single: {}}
     """
     if not isinstance(manifest, Mapping):
         raise TypeError(f"migrate rewrites one manifest (a mapping), not {type(manifest).__name__}")

@@ -75,8 +75,9 @@ def safe_encode_string(text: str) -> str:
     bytes but fills it per character, so a multi-byte character leaves NUL
     bytes at the end; that is reproduced, though names only encode digits.
 
-    >>> safe_encode_string("3877741753")
-    '7dccc85c97'
+    Examples:
+        >>> safe_encode_string("3877741753")
+        '7dccc85c97'
     """
     require_str(text=text)
     encoded = "".join(SAFE_ENCODE_ALPHABET[ord(ch) % len(SAFE_ENCODE_ALPHABET)] for ch in text)
@@ -94,8 +95,9 @@ def workload_name(owner_name: str, owner_uid: str) -> str:
     for a new owner that reuses a deleted owner's name. An empty owner name
     gives the hash alone, as upstream's ``GenerateWorkloadName`` does.
 
-    >>> workload_name("trainer", "job-uid")
-    'trainer-7dccc85c97'
+    Examples:
+        >>> workload_name("trainer", "job-uid")
+        'trainer-7dccc85c97'
 
     Raises:
         BuildError: ``owner_name`` is not a DNS subdomain, so no valid name can carry it.
@@ -115,8 +117,9 @@ def pod_group_name(workload_name: str, template_name: str) -> str:
     still differ. Either name may be empty (upstream ``GeneratePodGroupName``):
     the other one and the hash remain.
 
-    >>> pod_group_name("trainer-7dccc85c97", "trainer-pgt-0")
-    'trainer-7dccc85c97-trainer-pgt-0-5bbdf84755'
+    Examples:
+        >>> pod_group_name("trainer-7dccc85c97", "trainer-pgt-0")
+        'trainer-7dccc85c97-trainer-pgt-0-5bbdf84755'
 
     Raises:
         BuildError: the names cannot make a DNS subdomain (an upper-case letter, say).
@@ -139,8 +142,9 @@ def runtime_group_name(workload_name: str, template_name: str, indices: Sequence
     ``a`` get different hashes). Truncation is ``pod_group_name``'s, with
     ``<template>-<i>...`` in the template's place.
 
-    >>> runtime_group_name("wl", "replica", [0])
-    'wl-replica-0-548b7f657b'
+    Examples:
+        >>> runtime_group_name("wl", "replica", [0])
+        'wl-replica-0-548b7f657b'
 
     Raises:
         BuildError: a negative index, or names that cannot make a DNS subdomain.
@@ -169,8 +173,9 @@ def template_name(base: str, suffix: str = "") -> str:
     an invalid template (and so an invalid Workload) for Job names of 58 to
     63 characters or with a dot.
 
-    >>> template_name("trainer", "pgt-0"), template_name("my.job", "pgt-0")
-    ('trainer-pgt-0', 'my-job-7475d6f46f-pgt-0')
+    Examples:
+        >>> template_name("trainer", "pgt-0"), template_name("my.job", "pgt-0")
+        ('trainer-pgt-0', 'my-job-7475d6f46f-pgt-0')
 
     Raises:
         BuildError: ``base`` is not a DNS subdomain, or ``suffix`` cannot end a DNS label.

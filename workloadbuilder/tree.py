@@ -167,22 +167,31 @@ def given_blocks(given: WorkloadInput, path: FieldPath | None, composite: bool) 
 
     A claims value that is not a list is one block with no index.
     """
+    for name, elements, data, model, index in _set_blocks(given, composite):
+        block_path = extend_path(path, elements)
+        yield GivenBlock(name, block_path if index is None else index_path(block_path, index), data, model, index)
+
+
+def _set_blocks(
+    given: WorkloadInput, composite: bool
+) -> Iterator[tuple[str, list[str], Any, type[BaseModel], int | None]]:
+    """``given_blocks`` before paths: each set block's name, path elements, data, model and claim index."""
     data_attr = "composite_pod_group_data" if composite else "pod_group_data"
     for name in ("policy", "constraints", "disruption_mode"):
         block = getattr(given, name)
         data = getattr(block, data_attr)
         if data is not None:
-            yield GivenBlock(name, extend_path(path, block.path_elements), data, BLOCK_MODELS[(name, composite)])
+            yield name, block.path_elements, data, BLOCK_MODELS[(name, composite)], None
     claims_block = given.resource_claims
     claims = claims_block.pod_group_data
     if composite or not claims:
         return
-    model, claims_path = BLOCK_MODELS[("resource_claims", False)], extend_path(path, claims_block.path_elements)
+    model = BLOCK_MODELS[("resource_claims", False)]
     if not isinstance(claims, list):
-        yield GivenBlock("resource_claims", claims_path, claims, model)
+        yield "resource_claims", claims_block.path_elements, claims, model, None
         return
     for i, claim in enumerate(claims):
-        yield GivenBlock("resource_claims", index_path(claims_path, i), claim, model, i)
+        yield "resource_claims", claims_block.path_elements, claim, model, i
 
 
 def undecodable_input_errors(item: WorkloadItem) -> ErrorList:
@@ -190,9 +199,16 @@ def undecodable_input_errors(item: WorkloadItem) -> ErrorList:
 
     A block given as a dict with an unknown field or a wrong type is kept
     as given (see ``types``); this reports it, in block order, claims by index.
+    A tree whose blocks all decoded builds no path.
     """
+    composite = item.is_composite
+    if all(
+        isinstance(data, model) and not (name == "resource_claims" and index is None)
+        for name, _, data, model, index in _set_blocks(item.input, composite)
+    ):
+        return ErrorList()
     errs = ErrorList()
-    for block in given_blocks(item.input, item.path, item.is_composite):
+    for block in given_blocks(item.input, item.path, composite):
         errs.extend(block.decode_errors())
     return errs
 

@@ -335,6 +335,7 @@ def test_mapping_built_in_python_equals_its_yaml():
             GroupMapping(
                 name="cluster",
                 scheduling="$.spec.scheduling",
+                priority_class_name="$.spec.roles[0].template.spec.priorityClassName",
                 groups=[
                     GroupMapping(
                         for_each="$.spec.roles[*]",

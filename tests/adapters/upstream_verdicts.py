@@ -81,9 +81,9 @@ def _inputs(case: str, scratch: Path) -> list[str]:
 
 
 def _validate(files: list[str]) -> str:
-    code, out, _ = _run(["validate", "--output", "json", *files])
+    code, out, err = _run(["validate", "--allow-unknown", "--output", "json", *files])  # a mixed file, as in CI
     if code == 2:
-        return "bad input"
+        return "exit 2: nothing checked (no adapter)" if "no object was checked" in err else "bad input"
     records = yaml.safe_load(out) or []
     invalid = [r for r in records if r["errors"]]
     if invalid:

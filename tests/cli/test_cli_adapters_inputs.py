@@ -61,7 +61,8 @@ def test_generate_name_validates_and_compiles_with_a_placeholder():
     names = [doc["metadata"]["name"] for doc in yaml.safe_load_all(out) if doc["kind"] in ("Workload", "PodGroup")]
     assert [name.startswith("sample-job-xxxxx-") for name in names] == [True, True]
     assert err.splitlines()[0] == (
-        'Warning: Job/sample-job-xxxxx: metadata.generateName: Invalid value: "sample-job-": planned as '
+        f"Warning: {UPSTREAM / 'kueue' / 'sample-job.yaml'} (document 1) Job/sample-job-xxxxx: metadata.generateName: "
+        'Invalid value: "sample-job-": planned as '
         '"sample-job-xxxxx": the apiserver appends a random suffix, so the real names of the object, its Workload '
         "and its groups follow the generated name; plan the object as read back from the cluster to get them"
     )
@@ -92,7 +93,8 @@ def test_a_runtime_alone_has_its_fields_checked(tmp_path: Path):
     assert (code, out) == (
         1,
         (
-            f"Warning: {path} (document 1): no object in the input uses this ClusterTrainingRuntime: only its fields "
+            f"Warning: {path} (document 1) ClusterTrainingRuntime/jax-distributed: no object in the input uses this "
+            "ClusterTrainingRuntime: only its fields "
             'were checked\nThe ClusterTrainingRuntime "jax-distributed" is invalid: spec.mlPolicy.numNodez: unknown field\n'
         ),
     )

@@ -313,7 +313,7 @@ def test_json_output_is_the_documented_answer_format(workdir):
     code, out, _ = run("place", "train.yaml", "--cluster", "cluster.yaml", "--strategy", "complete", "--output", "json")
     answer = json.loads(out)
     assert code == 0
-    assert list(answer) == ["feasible", "strategy", "groups", "victims", "explanation", "text"]
+    assert list(answer) == ["feasible", "strategy", "groups", "victims", "explanation", "text", "warnings"]
     assert [(g["name"], g["domains"], [p["node"] for p in g["pods"]], g["required"]) for g in answer["groups"]] == [
         ("train", {"topology.example.com/block": "block-A"}, [], 2),
         ("workers-0", {"topology.example.com/block": "block-A", "topology.example.com/rack": "rack-A1"}, ["a1"] * 2, 2),
@@ -579,13 +579,6 @@ def test_compile_output_places_as_the_object_does(workdir):
             "stray-pod.yaml (document 1): 'p' goes to PodGroup 'elsewhere', which is not in the input",
         ),
         (
-            "place mixed.yaml --generate zones=1",
-            (
-                "mixed.yaml (document 3): 'b' requests other resources than 'a': "
-                "one pod shape per PodGroup ('g') is modelled"
-            ),
-        ),
-        (
             "place train.yaml train.yaml --generate zones=1",
             "train.yaml (document 1): CompositePodGroup 'train' is also in train.yaml (document 1)",
         ),
@@ -643,7 +636,6 @@ def test_compile_output_places_as_the_object_does(workdir):
         "nothing-to-place",
         "podgroup-without-pods",
         "pod-of-a-missing-group",
-        "pods-of-two-shapes",
         "the-same-runtime-group-twice",
         "the-same-object-twice",
         "invalid-pod-group-of-a-jobset",
@@ -662,7 +654,6 @@ def test_bad_input_is_one_line_and_exit_2(workdir, argv, message):
         "---\n{apiVersion: v1, kind: Pod, metadata: {name: %s}, spec: {schedulingGroup: {podGroupName: g}, "
         'containers: [{name: c, resources: {requests: {cpu: "%s"}}}]}}\n'
     )
-    (workdir / "mixed.yaml").write_text(group + pod % ("a", "1") + pod % ("b", "2"))
     (workdir / "orphan.yaml").write_text(
         "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\n"
         "spec: {parentCompositePodGroupName: nope, schedulingPolicy: {gang: {minCount: 0}}}\n"
@@ -672,6 +663,24 @@ def test_bad_input_is_one_line_and_exit_2(workdir, argv, message):
     *warnings, last = err.splitlines()
     assert (code, out, last) == (2, "", f"error: {message}")
     assert all(warning.startswith("Warning: ") for warning in warnings)
+
+
+def test_a_pod_group_of_two_pod_shapes_places_each_pod_by_its_own_spec(workdir):
+    group = "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {schedulingPolicy: {gang: {minCount: 2}}}\n"
+    pod = (
+        "---\n{apiVersion: v1, kind: Pod, metadata: {name: %s}, spec: {schedulingGroup: {podGroupName: g}, "
+        'containers: [{name: c, resources: {requests: {cpu: "%s"}}}]}}\n'
+    )
+    (workdir / "mixed.yaml").write_text(group + pod % ("a", "1") + pod % ("b", "63"))
+    code, out, _ = run(
+        "place", "mixed.yaml", "--generate", "zones=1,blocks=1,racks=1,hosts=2,used=0", "--output", "json"
+    )
+    answer = json.loads(out)
+    assert code == 0
+    assert [(pod["name"], pod["node"]) for pod in answer["groups"][0]["pods"]] == [
+        ("a", "node-00000"),
+        ("b", "node-00001"),
+    ]
 
 
 # -- the drawing --------------------------------------------------------------------------------------
@@ -687,7 +696,8 @@ def test_render_writes_the_drawing_and_prints_the_same_answer(workdir, name):
     targets = [(g.get("class"), g.get("data-target")) for g in root.iter() if g.get("class") in ("chosen", "shortfall")]
     assert targets == [("chosen", "block-A"), ("chosen", "rack-A1"), ("chosen", "rack-A2")]
     if name.endswith(".html"):
-        assert text.startswith("<!DOCTYPE html>") and "<pre>feasible (complete)\n" in text
+        assert text.startswith("<!DOCTYPE html>") and '<pre class="answer">cluster: 2 nodes from cluster.yaml\n' in text
+        assert "capacity left in block block-A, rack rack-A1: pods 108" in text
 
 
 def test_render_of_an_infeasible_input_shows_the_shortfall(workdir):
@@ -805,3 +815,22 @@ def test_place_reports_each_long_step(workdir, monkeypatch):
         "generating 128 nodes",
         "placing on 128 nodes (kube-scheduler)",
     ]
+
+
+def test_a_mixed_kubectl_list_is_one_cluster_file_and_explain_quotes_kube_scheduler(workdir):
+    examples = Path(__file__).resolve().parents[2] / "examples" / "gpu_cluster"
+    nodes = json.loads((examples / "nodes.json").read_text())["items"]
+    pods = json.loads((examples / "pods.json").read_text())["items"]
+    (workdir / "dump.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [*pods, *nodes]}))
+    lws = yaml.safe_load((examples / "lws-cpu-leader-gpu-workers.yaml").read_text())
+    lws["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]["containers"][0]["resources"]["limits"] = {
+        "nvidia.com/gpu": "9"
+    }
+    (workdir / "lws.yaml").write_text(yaml.safe_dump(lws))
+    code, out, _ = run("explain", "lws.yaml", "--cluster", "dump.json")
+    assert code == 1
+    assert (
+        "    `vllm-66c7999b94-replica-0-77b5f8766c` pod `vllm-66c7999b94-replica-0-77b5f8766c-1`: 0/9 nodes are "
+        "available: 1 node(s) had untolerated taint {dedicated: inference}, 1 node(s) had untolerated taint "
+        "{node.kubernetes.io/not-ready: }, 1 node(s) were unschedulable, 6 Insufficient nvidia.com/gpu."
+    ) in out.splitlines()

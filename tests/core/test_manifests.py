@@ -71,7 +71,7 @@ def test_every_bad_document_is_reported_kubectl_style():
         f'{source} (document 3): The PodGroup "old" is invalid:',
         (
             '* apiVersion: Invalid value: "scheduling.k8s.io/v1alpha2": PodGroup scheduling.k8s.io/v1alpha2 is not served by '
-            "Kubernetes 1.37: workloadbuilder.migrate rewrites it to scheduling.k8s.io/v1beta1"
+            "Kubernetes 1.37: the workloadbuilder migrate command rewrites it to scheduling.k8s.io/v1beta1"
         ),
         f'{source} (document 4): The ConfigMap "settings" is invalid:',
         '* kind: Unsupported value: "ConfigMap": supported values: "CompositePodGroup", "PodGroup", "Workload"',

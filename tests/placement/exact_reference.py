@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from ortools.sat.python import cp_model
 
 from workloadbuilder.placement import Cluster, DevicePool, Placement
-from workloadbuilder.placement.request import GroupRequest
+from workloadbuilder.placement.request import GroupRequest, PodSet
 
 POD = 1000
 
@@ -29,11 +29,8 @@ class State:
 
 
 def initial(cl: Cluster) -> State:
-    """The cluster as it stands: signed free capacity (cordoned nodes hold nothing)."""
-    free = []
-    for i in range(len(cl)):
-        row = [cl.allocatable[r][i] - cl.used[r][i] for r in range(len(cl.resources))]
-        free.append(row if cl.schedulable[i] else [min(0, f) for f in row])
+    """The cluster as it stands: signed free capacity."""
+    free = [[cl.allocatable[r][i] - cl.used[r][i] for r in range(len(cl.resources))] for i in range(len(cl))]
     return State(free, {pool.name: pool.count - pool.allocated for pool in cl.pools})
 
 
@@ -52,10 +49,9 @@ def replay(cl: Cluster, state: State, root: GroupRequest, answer: Placement) -> 
     nodes = {name: i for i, name in enumerate(cl.names)}
     for group in root.walk():
         placed = answer.group(group.name)
-        vector = _vector(cl, group)
         for pod in placed.pods:
             row = state.free[nodes[pod.node]]
-            for r, q in enumerate(vector):
+            for r, q in enumerate(_vector(cl, _sets(group)[_set_index(group, pod.name)])):
                 row[r] -= q
         refs = {ref.name: ref for ref in group.claims}
         for claim in placed.claims:
@@ -71,8 +67,21 @@ def _need(group: GroupRequest) -> int:
     return group.minimum if group.gang else 1
 
 
-def _vector(cl: Cluster, group: GroupRequest) -> list[int]:
-    requests = {**group.requests, "pods": group.requests.get("pods", 0) + POD}
+def _sets(group: GroupRequest) -> tuple[PodSet, ...]:
+    return group.pod_sets or (PodSet(group.count, group.requests),)
+
+
+def _set_index(group: GroupRequest, pod: str) -> int:
+    k = group.pod_names.index(pod)
+    for s, pod_set in enumerate(_sets(group)):
+        if k < pod_set.count:
+            return s
+        k -= pod_set.count
+    raise IndexError(pod)
+
+
+def _vector(cl: Cluster, pod_set: PodSet) -> list[int]:
+    requests = {**pod_set.requests, "pods": pod_set.requests.get("pods", 0) + POD}
     return [requests.get(resource, 0) for resource in cl.resources]
 
 
@@ -102,6 +111,7 @@ def exists(cl: Cluster, state: State, root: GroupRequest) -> bool:
         if not group.is_leaf:
             model.Add(sum(chosen[child.name] for child in group.children) >= _need(group) * chosen[group.name])
     pods: dict[str, list[cp_model.IntVar]] = {}
+    loads: dict[int, dict[int, list[tuple[cp_model.IntVar, int]]]] = {}
     for leaf in (group for group in groups if group.is_leaf):
         need = _need(leaf)
         if leaf.count < need:
@@ -113,30 +123,33 @@ def exists(cl: Cluster, state: State, root: GroupRequest) -> bool:
                 keyed.append(current)
             current = by_name.get(current.parent) if current.parent else None
         row = []
-        for i in range(len(cl)):
-            x = model.NewIntVar(0, need, f"{leaf.name}@{i}")
-            row.append(x)
-            for group in keyed:
-                value = cl.labels[i].get(group.topology_key)  # type: ignore[arg-type]
-                if value is None:
+        every = []
+        for s, pod_set in enumerate(_sets(leaf)):
+            vector = _vector(cl, pod_set)
+            missing = any(q > 0 and r not in cl.resource_index for r, q in pod_set.requests.items())
+            in_set = []
+            for i in range(len(cl)):
+                x = model.NewIntVar(0, need, f"{leaf.name}/{s}@{i}")
+                in_set.append(x)
+                if missing or cl.rejection(pod_set.constraints, i) is not None:
                     model.Add(x == 0)
-                else:
-                    model.Add(x <= need * domain[group.name][value])
-        model.Add(sum(row) == need * chosen[leaf.name])
+                for group in keyed:
+                    value = cl.labels[i].get(group.topology_key)  # type: ignore[arg-type]
+                    if value is None:
+                        model.Add(x == 0)
+                    else:
+                        model.Add(x <= need * domain[group.name][value])
+                for r, q in enumerate(vector):
+                    if q > 0:
+                        loads.setdefault(i, {}).setdefault(r, []).append((x, q))
+            model.Add(sum(in_set) <= pod_set.count)
+            every += in_set
+            row = in_set if not row else [a + b for a, b in zip(row, in_set)]
+        model.Add(sum(every) == need * chosen[leaf.name])
         pods[leaf.name] = row
-    leaves = [group for group in groups if group.is_leaf]
-    vectors = {leaf.name: _vector(cl, leaf) for leaf in leaves}
-    for leaf in leaves:
-        if any(q > 0 and r not in cl.resource_index for r, q in leaf.requests.items()):
-            model.Add(sum(pods[leaf.name]) == 0)
-    for i in range(len(cl)):
-        for r in range(len(cl.resources)):
-            terms = [(pods[leaf.name][i], vectors[leaf.name][r]) for leaf in leaves if vectors[leaf.name][r] > 0]
-            if terms:
-                model.Add(sum(x * q for x, q in terms) <= max(state.free[i][r], 0))
-        if not cl.schedulable[i]:
-            for leaf in leaves:
-                model.Add(pods[leaf.name][i] == 0)
+    for i, per_resource in loads.items():
+        for r, terms in per_resource.items():
+            model.Add(sum(x * q for x, q in terms) <= max(state.free[i][r], 0))
     _claims(model, cl, state, groups, chosen, pods)
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1

@@ -12,7 +12,7 @@ from workloadbuilder.placement import Cluster, PlacementRequest, place
 def test_to_dict_shape(kep_cluster: Cluster, kep_request: PlacementRequest) -> None:
     answer = checked(kep_request, kep_cluster, place(kep_request, kep_cluster))
     data = answer.to_dict()
-    assert list(data) == ["feasible", "strategy", "groups", "victims", "explanation", "text"]
+    assert list(data) == ["feasible", "strategy", "groups", "victims", "explanation", "text", "warnings"]
     assert [list(group) for group in data["groups"]] == [
         ["name", "kind", "template", "parent", "domains", "pods", "required", "claims", "capacityLeft"]
     ] * 3
@@ -39,6 +39,7 @@ def test_to_dict_shape(kep_cluster: Cluster, kep_request: PlacementRequest) -> N
         "preemption",
         "search",
         "greedyGap",
+        "fitErrors",
         "text",
     ]
 

@@ -142,3 +142,29 @@ def test_the_cluster_is_not_changed():
     before = [list(column) for column in given.used]
     capacity(_gang(2, 4), given, add_nodes_like="b1")
     assert given.used == before and len(given) == 3
+
+
+def test_derived_clusters_keep_taints():
+    # b1 is tainted: a CPU pod that does not tolerate it fits only a1 (8 CPUs: 4 copies of 2); nodes added
+    # like b1 carry the taint too, so they never help, while nodes like a1 do.
+    tainted = cluster(
+        node("a1", 0, cpu="8", rack="rack-a"),
+        {**node("b1", 0, cpu="8", rack="rack-b"), "taints": [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]},
+    )
+    cpu_pod = request([pod_group("w", 1)], {"w": (1, {"cpu": "2"})})
+    assert capacity(cpu_pod, tainted, add_nodes_like="b1", target=5).to_dict()["toAdd"] == {
+        "like": "b1", "count": None, "target": 5,
+    }  # fmt: skip
+    assert capacity(cpu_pod, tainted, add_nodes_like="a1", target=5).to_add == NodesToAdd("a1", 1, 5)
+    assert capacity(cpu_pod, tainted).copies == 4
+
+
+def test_mixed_shapes_count_each_pod_with_its_own_requests():
+    # One PodGroup of a CPU leader (4 CPUs, no GPU) and two GPU workers (1 CPU, 8 GPUs): on three 8-GPU,
+    # 8-CPU nodes one copy fits (the workers take two nodes, the leader the third or beside a worker);
+    # what stays free is 24 - 6 = 18 CPUs and 24 - 16 = 8 GPUs.
+    three = cluster(*(node(f"n{i}", 8, cpu="8") for i in range(3)))
+    group = pod_group("lws", 3)
+    pods = {"lws": [{"count": 1, "requests": {"cpu": "4"}}, {"count": 2, "requests": {"cpu": "1", "nvidia.com/gpu": "8"}}]}
+    answer = capacity(request([group], pods), three)
+    assert (answer.copies, answer.stranded) == (1, {"cpu": "18", "nvidia.com/gpu": "8", "pods": "327"})

@@ -10,7 +10,7 @@ from placement_helpers import BLOCK, RACK, ZONE, cluster, node
 
 from workloadbuilder.field import AggregateError, ErrorList, ErrorType, FieldPath
 from workloadbuilder.placement import Cluster
-from workloadbuilder.placement.generate import generate_cluster, generate_kubectl
+from workloadbuilder.placement.generate import generate_kubectl
 from workloadbuilder.placement.resources import pod_requests
 
 GI = 2**30
@@ -32,7 +32,8 @@ nodes:
     assert cl.names == ["gpu-001", "gpu-002"]
     assert cl.resources == ("cpu", "memory", "pods", "nvidia.com/gpu")
     assert cl.free(0) == (56_000, 512 * GI * 1000, 110_000, 6000)
-    assert cl.free(1) == (0, 0, 0, 0)  # cordoned
+    assert cl.free(1) == (64_000, 512 * GI * 1000, 110_000, 8000)  # cordoning is a filter, not a lack of room
+    assert cl.schedulable == [True, False]
     assert cl.schedulable == [True, False]
 
 
@@ -215,10 +216,10 @@ def test_cordoned_node() -> None:
 
 
 def test_generated_cluster_is_reproducible_and_matches_its_kubectl_form() -> None:
-    a = generate_cluster(300, seed=7, hosts_per_rack=4, racks_per_block=5, blocks_per_zone=3)
-    b = generate_cluster(300, seed=7, hosts_per_rack=4, racks_per_block=5, blocks_per_zone=3)
+    a = Cluster.generate(300, seed=7, hosts_per_rack=4, racks_per_block=5, blocks_per_zone=3)
+    b = Cluster.generate(300, seed=7, hosts_per_rack=4, racks_per_block=5, blocks_per_zone=3)
     assert [a.free(i) for i in range(300)] == [b.free(i) for i in range(300)]
-    assert [a.free(i) for i in range(300)] != [generate_cluster(300, seed=8).free(i) for i in range(300)]
+    assert [a.free(i) for i in range(300)] != [Cluster.generate(300, seed=8).free(i) for i in range(300)]
     nodes, pods, groups = generate_kubectl(300, seed=7, hosts_per_rack=4, racks_per_block=5, blocks_per_zone=3)
     ingested = Cluster.from_kubectl(nodes, pods, groups)
     assert [ingested.free(i) for i in range(300)] == [a.free(i) for i in range(300)]
@@ -232,7 +233,7 @@ def test_generated_cluster_is_reproducible_and_matches_its_kubectl_form() -> Non
 
 
 def test_generated_running_groups() -> None:
-    cl = generate_cluster(200, seed=1, running_groups=4)
+    cl = Cluster.generate(200, seed=1, running_groups=4)
     assert [(g.name, g.priority, g.disruption_mode) for g in cl.running_groups.values()] == [
         ("running-00000", 0, "all"),
         ("running-00001", 100, "single"),

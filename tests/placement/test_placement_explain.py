@@ -87,7 +87,8 @@ def test_a_resource_no_node_has() -> None:
     req = request([pod_group("fpga", 2)], {"fpga": (2, {"example.com/fpga": "1"})})
     (root,) = place(req, cl).explanation["roots"]
     assert root["resources"] == [{"group": "fpga", "resource": "example.com/fpga", "nodes": 2, "of": 2}]
-    assert root["text"][1:3] == [
+    assert root["text"][1:4] == [
+        "`fpga` pod `fpga-0`: 0/2 nodes are available: 2 Insufficient example.com/fpga.",
         "`fpga`: the cluster fits 0 of 2 pods",
         "`fpga`: example.com/fpga rules out the most nodes (2 of 2 lack room for one pod)",
     ]

@@ -246,6 +246,8 @@ def test_the_legend_says_where_each_group_went_or_how_short_it_fell():
         "evicted",
         "free",
         "cordoned",
+        "NotReady",
+        "tainted",
         "cpg-root (CompositePodGroup): 10 pods in block block-B",
         "pg-1 (PodGroup): 5 pods in block block-B, rack rack-B1",
         "pg-2 (PodGroup): 5 pods in block block-B, rack rack-B2",
@@ -327,7 +329,15 @@ def test_the_drawing_is_deterministic_and_html_wraps_it():
     assert page.startswith("<!DOCTYPE html>\n") and page.endswith("</html>\n")
     inline = re.search(r"<svg .*</svg>", page, re.DOTALL)
     assert inline is not None and inline.group(0) + "\n" == svg.split("\n", 1)[1]
-    assert f"<pre>{answer.text}</pre>" in page
+    assert '<pre class="answer">feasible (kube-scheduler)\n- <code>cpg-root</code>: placed 10 pods' in page
+    assert page.count("feasible (kube-scheduler)") == 3  # the tab title, the legend's first line, the answer
+    assert "<h1>" not in page and "`" not in page
+
+
+def test_html_carries_the_text_it_is_given():
+    cl, req = two_blocks(), two_racks_gang()
+    page = render_html(req, cl, place(req, cl), text="cluster: 4 nodes\n`pg-1` <went> somewhere\n")
+    assert '<pre class="answer">cluster: 4 nodes\n<code>pg-1</code> &lt;went&gt; somewhere\n</pre>' in page
 
 
 def test_max_cells_must_be_positive():
@@ -368,6 +378,108 @@ def test_generated_1024_node_cluster_places_and_draws_a_gang_legibly():
         ("rack-00-0-04", ["slice-3"]),
         ("rack-00-0-05", ["slice-1"]),
     ]
-    assert int(root.get("width")) <= 1800 and int(root.get("height")) <= 900
+    _, _, width, height = (int(number) for number in root.get("viewBox").split())
+    assert (root.get("width"), width <= 1800, height <= 900) == ("100%", True, True)
     placed = [r for r in root.iter(f"{SVG}rect") if r.get("class") == "placed"]
     assert {r.get("fill") for r in placed} == {PLACED_COLOUR}
+
+
+# -- names, states and scaling ---------------------------------------------------------------------
+
+
+def test_the_drawing_scales_with_its_viewbox():
+    root = parse(render_svg(two_racks_gang(), two_blocks(), place(two_racks_gang(), two_blocks())))
+    _, _, width, height = (int(number) for number in root.get("viewBox").split())
+    assert (root.get("width"), root.get("height"), root.get("style")) == ("100%", None, f"max-width:{3 * width // 2}px")
+    assert width > 0 and height > 0
+
+
+def test_small_clusters_name_their_nodes_in_the_cells():
+    root = parse(render_svg(two_racks_gang(), two_blocks(), place(two_racks_gang(), two_blocks())))
+    names = [t.text for cell in groups_of(root, "cell") for t in cell.iter(f"{SVG}text") if t.get("class") == "name"]
+    assert names == ["a1", "a2", "b1", "b2"]
+
+
+def test_large_clusters_name_their_nodes_in_the_tooltips_only():
+    cl = generated(512, hosts_per_rack=16, racks_per_block=8)
+    req = rack_gang(4)
+    root = parse(render_svg(req, cl, place(req, cl)))
+    cells = groups_of(root, "cell")
+    assert len(cells) == 512
+    assert [t for cell in cells for t in cell.iter(f"{SVG}text")] == []
+    assert cells[0].find(f"{SVG}title").text.split(":")[0] == "node-00000"
+
+
+def test_a_node_tooltip_gives_every_resources_used_and_free_capacity():
+    cl = two_blocks(a1_used="2")
+    req = rack_gang(4)
+    root = parse(render_svg(req, cl, place(req, cl)))
+    tips = {tip.split(":")[0]: tip for tip in (cell.find(f"{SVG}title").text for cell in groups_of(root, "cell"))}
+    assert tips["a2"] == (
+        "a2: 1 node; nvidia.com/gpu: 0 of 5 used before, 4 placed now, 1 free\n"
+        "cpu 0 used, 64 free of 64; memory 0 used, 256Gi free of 256Gi; pods 4 used, 106 free of 110; "
+        "nvidia.com/gpu 4 used, 1 free of 5"
+    )
+    assert tips["a1"].endswith("pods 0 used, 110 free of 110; nvidia.com/gpu 2 used, 1 free of 3")
+
+
+def test_a_cordoned_node_is_hatched_and_said_so():
+    cl = cluster(
+        node("a1", 4, rack="r1"),
+        {**node("a2", 4, rack="r1"), "unschedulable": True},
+        node("b1", 4, rack="r2"),
+    )
+    req = rack_gang(4)
+    root = parse(render_svg(req, cl, place(req, cl)))
+    hatched = {
+        cell.find(f"{SVG}title").text.split(":")[0]
+        for cell in groups_of(root, "cell")
+        if any(r.get("class") == "cordoned" for r in cell.iter(f"{SVG}rect"))
+    }
+    tip = next(
+        cell.find(f"{SVG}title").text
+        for cell in groups_of(root, "cell")
+        if cell.find(f"{SVG}title").text.startswith("a2")
+    )
+    rack = next(g.find(f"{SVG}title").text for g in groups_of(root, "domain") if g.get("data-value") == "r1")
+    assert hatched == {"a2"}
+    assert tip.splitlines()[1].startswith("cordoned; cpu 0 used")
+    assert rack.startswith("rack r1: 2 nodes (1 cordoned); ")
+    assert "cordoned" in texts(groups_of(root, "legend")[0])
+
+
+def test_the_drawing_shows_no_backticks():
+    req = rack_gang(6)
+    svg = render_svg(req, two_blocks(), place(req, two_blocks()), title="can `w` run?")
+    assert texts(groups_of(parse(svg), "legend")[0])[0] == "can w run?"
+    assert "`" not in svg
+
+
+def test_not_ready_and_tainted_nodes_are_marked_and_said_so():
+    not_ready = [{"key": "node.kubernetes.io/not-ready", "effect": "NoExecute"}]
+    tainted = [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
+    cl = cluster(
+        node("a1", 4, rack="r1"),
+        {**node("a2", 4, rack="r1"), "taints": not_ready},
+        {**node("b1", 4, rack="r2"), "taints": tainted},
+    )
+    req = rack_gang(4)
+    root = parse(render_svg(req, cl, place(req, cl)))
+    cells = {cell.find(f"{SVG}title").text.split(":")[0]: cell for cell in groups_of(root, "cell")}
+    marked = {
+        name: sorted(e.get("class") for e in cell.iter() if e.get("class") in ("cordoned", "not-ready", "tainted"))
+        for name, cell in cells.items()
+    }
+    assert marked == {"a1": [], "a2": ["not-ready"], "b1": ["tainted"]}
+    assert (
+        cells["b1"]
+        .find(f"{SVG}title")
+        .text.splitlines()[1]
+        .startswith("tainted; taints nvidia.com/gpu=present:NoSchedule; cpu 0 used")
+    )
+    assert (
+        cells["a2"]
+        .find(f"{SVG}title")
+        .text.splitlines()[1]
+        .startswith("NotReady; taints node.kubernetes.io/not-ready:NoExecute; ")
+    )

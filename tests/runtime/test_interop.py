@@ -524,7 +524,7 @@ BAD_INPUT: dict[str, tuple[Callable[[dict[str, Any]], Any], str]] = {
         (
             f'<apply> (document 2): The CompositePodGroup "{REPLICA_0}" is invalid:\n'
             '* apiVersion: Invalid value: "scheduling.k8s.io/v1alpha2": CompositePodGroup scheduling.k8s.io/v1alpha2 '
-            "is not served by Kubernetes 1.37: workloadbuilder.migrate rewrites it to scheduling.k8s.io/v1alpha3"
+            "is not served by Kubernetes 1.37: the workloadbuilder migrate command rewrites it to scheduling.k8s.io/v1alpha3"
         ),
     ),
     "not-an-object": (

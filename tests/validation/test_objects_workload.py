@@ -511,7 +511,7 @@ DECODING_CASES: list[tuple[str, dict[str, Any], list[str]]] = [
         [
             (
                 'apiVersion: Invalid value: "scheduling.k8s.io/v1alpha2": Workload scheduling.k8s.io/v1alpha2 is not served by '
-                "Kubernetes 1.37: workloadbuilder.migrate rewrites it to scheduling.k8s.io/v1beta1"
+                "Kubernetes 1.37: the workloadbuilder migrate command rewrites it to scheduling.k8s.io/v1beta1"
             )
         ],
     ),

@@ -1,24 +1,38 @@
-"""Reading the command's inputs: files (or stdin) into documents, and documents into adapter plans.
+"""Reading the command's inputs: files, directories and standard input into documents that know where they are from.
 
-The only place besides ``main`` that touches files: every manifest is read
-once, each document remembers where it came from, and a document that no
-adapter claims is either a scheduling object (kept for validation) or an
-error naming its kind.
+The only place besides ``main`` that touches files. Inputs follow kubectl's
+``-f``: a file, a directory (its ``.yaml``, ``.yml`` and ``.json`` files in
+name order; with ``-R`` its subdirectories' too) or ``-`` for standard
+input. Every file is read once; each document remembers its file, its
+number in the file and the file's text, so a message can name
+``file (document N) Kind/name`` and an annotation the line of a field.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from workloadbuilder import kinds, manifests
+from workloadbuilder.cli.app import one_line
 from workloadbuilder.errors import WorkloadBuilderError
+from workloadbuilder.textread import TextError, decode_utf8
 from workloadbuilder.validation.gates import GATES, FeatureGates
 
-__all__ = ["Document", "UsageError", "parse_gates", "read_inputs"]
+__all__ = ["Document", "UsageError", "about", "expand_paths", "parse_gates", "read_inputs"]
+
+STDIN = "-"
+"""The path that means standard input."""
+
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+"""The files a directory contributes, as kubectl reads them."""
+
+CLUSTER_SCOPED = frozenset({"ClusterTrainingRuntime", "Namespace", "Node", "PriorityClass", "DeviceClass"})
+"""Kinds that have no namespace, so ``--namespace`` does not apply to them."""
 
 
 class UsageError(WorkloadBuilderError):
@@ -27,13 +41,22 @@ class UsageError(WorkloadBuilderError):
 
 @dataclass(frozen=True)
 class Document:
-    """One parsed document and where it came from."""
+    """One parsed document and where it came from.
+
+    Attributes:
+        source: the file name (``<stdin>`` for standard input).
+        number: the document's number in its file, from 1.
+        data: the parsed document.
+        text: the whole file's text (for positions of fields).
+    """
 
     source: str
     number: int
     data: Any
     item: int | None = None
     """The object's position in its document's ``List`` (from 1), if the document is a list."""
+    text: str = ""
+    """The whole file's text (for positions of fields)."""
 
     @property
     def kind(self) -> str:
@@ -61,43 +84,128 @@ class Document:
         inside = "" if self.item is None else f", item {self.item}"
         return f"{self.source} (document {self.number}{inside})"
 
+    def about(self) -> str:
+        """``file (document N) Kind/name``: the document and the object it holds, for messages about it."""
+        what = f"{self.kind or 'object'}/{self.name}" if self.name else self.kind or "object"
+        return f"{self.where()} {what}"
 
-def read_inputs(paths: Sequence[str]) -> list[Document]:
-    """Every object of every file, in order; ``-`` reads standard input.
 
-    A ``List`` or ``<Kind>List`` document contributes its items
-    (``manifests.list_items``), each remembering its position.
+@contextmanager
+def about(doc: Document) -> Iterator[None]:
+    """Turn the library's refusal of one document's object into a usage error that names the document.
 
     Raises:
-        UsageError: a file that does not exist or cannot be read, a document
-            that is not a mapping, or no document at all.
+        UsageError: ``file (document N) Kind/name: <the library's message>``.
+    """
+    try:
+        yield
+    except UsageError:
+        raise
+    except WorkloadBuilderError as problem:
+        raise UsageError(f"{doc.about()}: {one_line(problem)}") from problem
+
+
+def expand_paths(paths: Sequence[str], recursive: bool) -> list[str]:
+    """The files the paths name: a file as given, a directory's manifests in name order, ``-`` as is.
+
+    Raises:
+        UsageError: a path that does not exist, or a directory without a manifest.
+    """
+    files: list[str] = []
+    for path in paths:
+        if path == STDIN or Path(path).is_file():
+            files.append(path)
+            continue
+        if not Path(path).is_dir():
+            raise UsageError(f"{path}: no such file or directory")
+        found = sorted(_manifests_in(Path(path), recursive))
+        if not found:
+            raise UsageError(
+                f"{path}: no .yaml, .yml or .json file in the directory"
+                + ("" if recursive else " (-R reads its subdirectories)")
+            )
+        files.extend(str(file) for file in found)
+    return files
+
+
+def _manifests_in(directory: Path, recursive: bool) -> Iterator[Path]:
+    for entry in directory.iterdir():
+        if entry.is_dir() and recursive:
+            yield from _manifests_in(entry, recursive)
+        elif entry.is_file() and entry.suffix.lower() in MANIFEST_SUFFIXES:
+            yield entry
+
+
+def read_inputs(paths: Sequence[str], recursive: bool = False, namespace: str | None = None) -> list[Document]:
+    """Every document of every input, in order; ``-`` reads standard input, a directory its manifests.
+
+    Args:
+        paths: files, directories and ``-``.
+        recursive: whether a directory's subdirectories are read too (``-R``).
+        namespace: ``-n``: the namespace of every namespaced object that names none.
+
+    Raises:
+        UsageError: a path that does not exist or cannot be read, a document
+            that is not a mapping, an object whose namespace is not
+            ``namespace``, or no document at all.
         ManifestError: a document that is not YAML or JSON.
     """
     documents: list[Document] = []
-    for path in paths:
-        if path == "-":
-            name, parsed = "<stdin>", manifests.read_documents(sys.stdin)
-        else:
-            if not Path(path).is_file():
-                raise UsageError(f"{path}: no such file")
-            name, parsed = path, manifests.read_documents(Path(path))
-        for number, data in enumerate(parsed, start=1):
+    for path in expand_paths(paths, recursive):
+        name, text = _read(path)
+        for number, data in enumerate(manifests.read_documents_text(name, text), start=1):
             if data is None:
                 continue
             items = manifests.list_items(data)
             if items is None:
                 if not isinstance(data, dict):
                     raise UsageError(f"{name} (document {number}): a manifest is a mapping, not {_json_type(data)}")
-                documents.append(Document(name, number, data))
+                documents.append(_in_namespace(Document(name, number, data, text=text), namespace))
                 continue
             for position, item in enumerate(items, start=1):
                 if not isinstance(item, dict):
                     where = f"{name} (document {number}, item {position})"
                     raise UsageError(f"{where}: a manifest is a mapping, not {_json_type(item)}")
-                documents.append(Document(name, number, item, position))
+                documents.append(_in_namespace(Document(name, number, item, position, text), namespace))
     if not documents:
         raise UsageError(f"{', '.join(paths)}: no object in the input")
     return documents
+
+
+def _read(path: str) -> tuple[str, str]:
+    """The input's name in messages and its text: bytes decoded as UTF-8, whatever the locale (stdin's too)."""
+    if path == STDIN:
+        name, buffer = "<stdin>", getattr(sys.stdin, "buffer", None)
+        data: bytes | str = buffer.read() if buffer is not None else sys.stdin.read()
+    else:
+        name = path
+        try:
+            data = Path(path).read_bytes()
+        except OSError as problem:
+            raise UsageError(f"{path}: cannot read: {problem.strerror or problem}") from None
+    if isinstance(data, str):
+        return name, data
+    try:
+        return name, decode_utf8(data, name)
+    except TextError as problem:
+        raise UsageError(f"{name}: {problem.message}") from None
+
+
+def _in_namespace(doc: Document, namespace: str | None) -> Document:
+    """The document with ``namespace`` filled in where it names none (kubectl's ``-n``); a different one is an error."""
+    metadata = doc.data.get("metadata")
+    if namespace is None or doc.kind in CLUSTER_SCOPED or not isinstance(metadata, dict):
+        return doc
+    current = metadata.get("namespace")
+    if current in (None, ""):
+        data = {**doc.data, "metadata": {**metadata, "namespace": namespace}}
+        return Document(doc.source, doc.number, data, doc.item, doc.text)
+    if current != namespace:
+        raise UsageError(
+            f"{doc.about()}: the namespace from the provided object {current!r} does not match the namespace "
+            f"{namespace!r} (--namespace): leave the flag out, or pass --namespace={current}"
+        )
+    return doc
 
 
 def _json_type(data: Any) -> str:

@@ -1,17 +1,27 @@
-"""Field errors as one line of a usage message, for the ``place`` and ``explain`` inputs.
+"""What the commands say besides their results: field errors in one line, and warnings with a kind.
 
 A manifest or cluster dump that fails validation can carry hundreds of
 field errors (one per node, say); a usage error is one line on stderr, so
 only the first few distinct ones are shown, with a count of the rest.
+
+Every warning has a stable kind id (``WARNING_KINDS``), so a user can
+silence one kind (``-W no-uid``), all of them (``--quiet``, ``-W ignore``)
+or make them fail the command (``--strict``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from workloadbuilder.cli.inputs import UsageError
 from workloadbuilder.field import AggregateError
 
-__all__ = ["first_few", "summarize"]
+if TYPE_CHECKING:
+    from workloadbuilder.adapters import Finding
+
+__all__ = ["WARNING_KINDS", "Notice", "WarningPolicy", "first_few", "plan_notices", "summarize"]
 
 
 def summarize(problem: AggregateError) -> str:
@@ -24,3 +34,84 @@ def first_few(texts: Sequence[str], limit: int = 3) -> str:
     unique = list(dict.fromkeys(texts))
     more = f" (and {len(unique) - limit} more)" if len(unique) > limit else ""
     return "; ".join(unique[:limit]) + more
+
+
+WARNING_KINDS = {
+    "uid": "an object without metadata.uid (a manifest never created): the names are not the controller's",
+    "lossy": "an adapter mapped something with loss (an annotation it cannot express, say)",
+    "unknown-kind": "an object no adapter knows, skipped by --allow-unknown",
+    "unused": "an object nothing in the input uses (a runtime without its TrainJob): only its fields were checked",
+}
+"""The kind of every warning the commands print, by its stable id (``-W no-<id>`` silences one)."""
+
+
+@dataclass(frozen=True)
+class Notice:
+    """One warning: its kind (a key of ``WARNING_KINDS``), its text, and the field it is about (``()``: the object)."""
+
+    kind: str
+    text: str
+    loc: tuple[str | int, ...] = ()
+
+
+@dataclass(frozen=True)
+class WarningPolicy:
+    """Which warnings are shown (``--quiet``, ``-W ignore``, ``-W no-<kind>``) and whether they fail (``--strict``)."""
+
+    silenced: frozenset[str] = frozenset()
+    strict: bool = False
+
+    @classmethod
+    def parse(cls, specs: Sequence[str], quiet: bool = False, strict: bool = False) -> WarningPolicy:
+        """The policy of ``-W`` options (``ignore``, ``error``, ``no-<kind>``), ``--quiet`` and ``--strict``.
+
+        Raises:
+            UsageError: a ``-W`` value that is none of these.
+        """
+        silenced = set(WARNING_KINDS) if quiet else set()
+        for spec in specs:
+            if spec == "ignore":
+                silenced |= set(WARNING_KINDS)
+            elif spec == "error":
+                strict = True
+            elif spec.startswith("no-") and spec[3:] in WARNING_KINDS:
+                silenced.add(spec[3:])
+            else:
+                choices = ", ".join(["ignore", "error", *(f"no-{kind}" for kind in WARNING_KINDS)])
+                raise UsageError(f"-W: {spec!r} is not one of {choices}")
+        return cls(frozenset(silenced), strict)
+
+    def shown(self, notices: Iterable[Notice]) -> list[Notice]:
+        """The notices not silenced, each text once, in order."""
+        return list({n.text: n for n in notices if n.kind not in self.silenced}.values())
+
+
+def plan_notices(where: str, findings: Iterable[Finding], object_ref: str) -> list[Notice]:
+    """An adapter's warnings about one planned object, in words a user can act on.
+
+    ``where`` is ``file (document N)``, ``object_ref`` the planned object's
+    ``Kind/name``. A missing uid on the object itself becomes one plain
+    ``uid`` notice; the warning that the Workload does not exist yet (a root
+    Job's PodGroups are then owned by the Job alone) is left out: offline, no
+    Workload ever exists, and the object's own uid is all a manifest can
+    carry. Every other warning is ``lossy``.
+    """
+    about = f"{where} {object_ref}"
+    notices = []
+    for finding in findings:
+        mine = finding.object == object_ref
+        if str(finding.error.field) == "metadata.uid":
+            if mine:
+                notices.append(Notice("uid", _no_uid(about, *object_ref.split("/", 1)), ("metadata",)))
+            continue
+        text = f"{about}: {finding.error if mine else finding}"
+        notices.append(Notice("lossy", text, finding.error.loc() if mine else ()))
+    return notices
+
+
+def _no_uid(about: str, kind: str, name: str) -> str:
+    return (
+        f"{about}: no metadata.uid (the object was never created), so the Workload and group names are not the "
+        f"ones the controller will use; for those, run on the object as the cluster returns it "
+        f"(kubectl get {kind.lower()} {name} -o yaml); -W no-uid hides this warning"
+    )

@@ -87,7 +87,10 @@ def add_cluster_options(sub: argparse.ArgumentParser) -> None:
     and ``--claim``, shared by every command that places."""
     cluster = sub.add_argument_group("cluster (one of --cluster and --generate)")
     cluster.add_argument(
-        "--cluster", metavar="FILE", help="`kubectl get nodes -o json` output, or the compact YAML cluster format"
+        "--cluster",
+        metavar="FILE",
+        help="`kubectl get nodes -o json` output (or one mixed List of nodes, pods, priority classes, budgets, "
+        "groups and resource slices), or the compact YAML cluster format",
     )
     cluster.add_argument(
         "--pods", metavar="FILE", help="`kubectl get pods -A -o json` output (with a kubectl --cluster)"
@@ -180,7 +183,7 @@ class _Session:
         if not args.timeout > 0:
             raise UsageError(f"--timeout: must be a positive number of seconds, got {args.timeout:g}")
         progress = Progress(err)
-        documents = read_inputs(args.files)
+        documents = read_inputs(args.files, namespace=args.namespace)
         classes = _priority_classes(documents)
         inputs = placement_inputs(documents, parse_claims(args.claim or []), err)
         request = merge_requests(inputs)
@@ -226,10 +229,13 @@ def _render_writer(path: str | None, force: bool = False) -> Callable[[_Session]
     if not Path(path).parent.is_dir():
         raise UsageError(f"--render: {path}: no such directory")
     _check_target(path, force)
-    draw = render_svg if suffix == ".svg" else render_html
 
     def write(session: _Session) -> None:
-        text = draw(session.request, session.cluster, session.placement)
+        drawn = (session.request, session.cluster, session.placement)
+        if suffix == ".svg":
+            text = render_svg(*drawn)
+        else:  # the page carries the whole text answer beside the drawing
+            text = render_html(*drawn, text=place_text(session.inputs, session.placement, session.cluster_line))
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | (0 if force else os.O_EXCL)
         try:
             descriptor = os.open(path, flags, 0o644)

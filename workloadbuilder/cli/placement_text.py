@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
 from workloadbuilder.cli.placement_inputs import PlacementInput
 from workloadbuilder.placement import GroupPlacement, GroupRequest, Placement, resource_millis
 from workloadbuilder.placement.explain import count_of, short_key
+from workloadbuilder.placement.explanation import ResourceShortage, RootExplanation, SearchSummary
 from workloadbuilder.placement.quantity import readable_quantity
 
 __all__ = ["explain_text", "place_text"]
@@ -31,14 +31,14 @@ def place_text(inputs: Sequence[PlacementInput], placement: Placement, cluster_l
     by_name = {group.name: group for group in placement.groups}
     for item in inputs:
         roots = [explained[root.name] for root in item.request.roots]
-        lines.append(f"{item.label}: {'placed' if all(r['feasible'] for r in roots) else 'not placed'}")
+        lines.append(f"{item.label}: {'placed' if all(r.feasible for r in roots) else 'not placed'}")
         for root in item.request.roots:
             for group, depth in _walk(root, 1):
                 lines += _group_lines(group, by_name[group.name], depth)
             entry = explained[root.name]
-            notes = entry["text"][1:] if entry["feasible"] else entry["text"]
+            notes = entry.text[1:] if entry.feasible else entry.text
             if notes:
-                lines.append("  why:" if not entry["feasible"] else "  notes:")
+                lines.append("  why:" if not entry.feasible else "  notes:")
                 lines += [f"    {note}" for note in notes]
         lines.append("")
     lines += _victim_lines(placement)
@@ -52,7 +52,7 @@ def explain_text(inputs: Sequence[PlacementInput], placement: Placement, cluster
     lines = [cluster_line, ""]
     for item in inputs:
         entries = [explained[root.name] for root in item.request.roots]
-        verdict = "placed" if all(entry["feasible"] for entry in entries) else "not placed"
+        verdict = "placed" if all(entry.feasible for entry in entries) else "not placed"
         lines.append(f"{item.label}: {verdict} ({placement.strategy})")
         for entry in entries:
             lines += _explanation_lines(entry)
@@ -61,14 +61,14 @@ def explain_text(inputs: Sequence[PlacementInput], placement: Placement, cluster
     return "\n".join(lines) + "\n"
 
 
-def _explained(placement: Placement) -> dict[str, dict[str, Any]]:
+def _explained(placement: Placement) -> dict[str, RootExplanation]:
     """The explanation's entries by root group name: inputs name their roots, the explanation lists them."""
-    return {entry["group"]: entry for entry in placement.explanation["roots"]}
+    return {entry.group: entry for entry in placement.explained}
 
 
-def _summary(inputs: Sequence[PlacementInput], placement: Placement, explained: Mapping[str, Mapping[str, Any]]) -> str:
+def _summary(inputs: Sequence[PlacementInput], placement: Placement, explained: Mapping[str, RootExplanation]) -> str:
     """The last line: the verdict, and how many input objects (not groups) were placed."""
-    placed = sum(all(explained[root.name]["feasible"] for root in item.request.roots) for item in inputs)
+    placed = sum(all(explained[root.name].feasible for root in item.request.roots) for item in inputs)
     verdict = "feasible" if placement.feasible else "not feasible"
     return f"{verdict} ({placement.strategy}): {placed} of {count_of(len(inputs), 'object')} placed"
 
@@ -131,53 +131,54 @@ def _victim_lines(placement: Placement) -> list[str]:
     return [*lines, ""]
 
 
-def _explanation_lines(entry: dict[str, Any]) -> list[str]:
+def _explanation_lines(entry: RootExplanation) -> list[str]:
     """One root's explanation, section by section; a placed root says where and what it took."""
-    lines = [f"  {entry['text'][0]}"]
-    if entry["feasible"]:
-        lines += [f"  {line}" for line in entry["text"][1:]]
+    lines = [f"  {entry.text[0]}"]
+    if entry.feasible:
+        lines += [f"  {line}" for line in entry.text[1:]]
     else:
-        if entry["quorum"]:
+        if entry.fit_errors:
+            lines.append("  kube-scheduler (FailedScheduling):")
+            lines += [f"    `{line.group}` pod `{line.pod}`: {line.message}" for line in entry.fit_errors]
+        if entry.quorum:
             lines.append("  quorum:")
-            for quorum in entry["quorum"]:
-                field_name = "minCount" if quorum["unit"] == "pods" else "minGroupCount"
-                state = "met" if quorum["ok"] else "short"
+            for quorum in entry.quorum:
+                field_name = "minCount" if quorum.unit == "pods" else "minGroupCount"
+                state = "met" if quorum.ok else "short"
                 lines.append(
-                    f"    `{quorum['group']}`: {quorum['have']} {quorum['unit']} for a {field_name} of "
-                    f"{quorum['need']}: {state}"
+                    f"    `{quorum.group}`: {quorum.have} {quorum.unit} for a {field_name} of {quorum.need}: {state}"
                 )
-        if entry["levels"]:
+        if entry.levels:
             lines.append("  levels, outermost first:")
-            lines += [f"    [{short_key(level['topologyKey'])}] {level['text']}" for level in entry["levels"]]
-        if entry["resources"]:
+            lines += [f"    [{short_key(level.topology_key)}] {level.text}" for level in entry.levels]
+        if entry.resources:
             lines.append("  resources:")
-            lines += [f"    {_resource_text(resource)}" for resource in entry["resources"]]
-        if entry["claims"]:
+            lines += [f"    {_resource_text(resource)}" for resource in entry.resources]
+        if entry.claims:
             lines.append("  claims:")
-            lines += [f"    {claim['text']}" for claim in entry["claims"]]
-        if entry["preemption"] is not None:
-            lines.append(f"  preemption: {entry['preemption']['text']}")
-            lines += [f"    {reason['text']}" for reason in entry["preemption"]["reasons"]]
-    search = entry["search"]
-    if search is not None:
-        lines.append(f"  search: {_search_text(search, entry['feasible'])}")
+            lines += [f"    {claim.text}" for claim in entry.claims]
+        if entry.preemption is not None:
+            lines.append(f"  preemption: {entry.preemption['text']}")
+            lines += [f"    {reason['text']}" for reason in entry.preemption["reasons"]]
+    if entry.search is not None:
+        lines.append(f"  search: {_search_text(entry.search, entry.feasible)}")
     return lines
 
 
-def _resource_text(entry: Mapping[str, Any]) -> str:
+def _resource_text(entry: ResourceShortage) -> str:
     """One resource shortfall: how many nodes it rules out (a cordoned node is a shortfall of its own)."""
-    if entry["resource"] == "unschedulable":
-        return f"`{entry['group']}`: {entry['nodes']:,} of {entry['of']:,} nodes are cordoned"
-    nodes = f"{entry['nodes']:,} of {entry['of']:,} nodes"
-    return f"`{entry['group']}`: {entry['resource']} leaves {nodes} without room for one pod"
+    if entry.resource == "unschedulable":
+        return f"`{entry.group}`: {entry.nodes:,} of {entry.of:,} nodes are cordoned"
+    nodes = f"{entry.nodes:,} of {entry.of:,} nodes"
+    return f"`{entry.group}`: {entry.resource} leaves {nodes} without room for one pod"
 
 
-def _search_text(search: Mapping[str, Any], feasible: bool) -> str:
+def _search_text(search: SearchSummary, feasible: bool) -> str:
     """What the complete search did: a search cut short by its time bound proves nothing, so it says so."""
-    if search["greedy"]:
+    if search.greedy:
         return "kube-scheduler's answer, kept by the complete strategy"
-    if search["timedOut"]:
-        return f"the complete search reached its time bound ({search['timeout']:g} s): no placement found, none ruled out"
+    if search.timed_out:
+        return f"the complete search reached its time bound ({search.timeout:g} s): no placement found, none ruled out"
     if not feasible:
         return "no placement exists (proved by the complete search)"
     return "found by the complete search (exact)"

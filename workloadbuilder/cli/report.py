@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from workloadbuilder.cli.messages import Notice
+from workloadbuilder.cli.positions import Positions
 from workloadbuilder.field import ErrorList, FieldError
 from workloadbuilder.gofmt import render_bad_value
 
@@ -22,8 +24,10 @@ class Verdict:
     kind: str
     name: str
     errors: ErrorList = field(default_factory=ErrorList)
-    warnings: list[str] = field(default_factory=list)
+    notices: list[Notice] = field(default_factory=list)
     checked: bool = True
+    item: int | None = None
+    """The object's position in its document's ``List`` (from 1), if the document is a list."""
 
     def kubectl(self) -> str:
         """kubectl's message for a rejected object (``MultilineError`` layout), or ``""`` when valid."""
@@ -45,7 +49,7 @@ class Verdict:
             "valid": not self.errors,
             "checked": self.checked,
             "errors": [_error_dict(err) for err in self.errors],
-            "warnings": list(self.warnings),
+            "warnings": [notice.text for notice in self.notices],
         }
 
 
@@ -60,25 +64,38 @@ def _error_dict(err: FieldError) -> dict[str, Any]:
     }
 
 
-def render(verdicts: Sequence[Verdict], output: str) -> str:
-    """All verdicts in one of the formats ``text``, ``json`` or ``github``."""
+def render(verdicts: Sequence[Verdict], output: str, positions: Mapping[str, Positions] | None = None) -> str:
+    """All verdicts in one of the formats ``text``, ``json`` or ``github``.
+
+    ``positions`` (by source) gives GitHub annotations the line and column
+    of each offending field; without it they name only the file.
+    """
     if output == "json":
         return json.dumps([v.as_dict() for v in verdicts], indent=2) + "\n"
     if output == "github":
-        lines = []
-        for verdict in verdicts:
-            title = _gh_property(f"{verdict.kind} {verdict.name} is invalid")
-            for err in verdict.errors:
-                lines.append(f"::error file={_gh_property(verdict.source)},title={title}::{_gh_data(str(err))}")
-            for warning in verdict.warnings:
-                lines.append(f"::warning file={_gh_property(verdict.source)}::{_gh_data(warning)}")
-        return "".join(line + "\n" for line in lines)
-    out = []
+        return "".join(line + "\n" for verdict in verdicts for line in _annotations(verdict, positions or {}))
+    out: list[str] = []
     for verdict in verdicts:
-        out.extend(f"Warning: {warning}\n" for warning in verdict.warnings)
+        out.extend(f"Warning: {notice.text}\n" for notice in verdict.notices)
         if verdict.checked:
             out.append(verdict.kubectl() or f'{verdict.kind} "{verdict.name}" is valid\n')
     return "".join(out)
+
+
+def _annotations(verdict: Verdict, positions: Mapping[str, Positions]) -> list[str]:
+    """GitHub workflow commands for one verdict: ``::error file=F,line=L,col=C,title=T::message`` and warnings."""
+    found = positions.get(verdict.source)
+
+    def where(loc: Sequence[str | int]) -> str:
+        path = loc if verdict.item is None else ("items", verdict.item - 1, *loc)
+        place = found.find(verdict.document, path) if found is not None else None
+        at = f",line={place[0]},col={place[1]}" if place is not None else ""
+        return f"file={_gh_property(verdict.source)}{at}"
+
+    title = _gh_property(f"{verdict.kind} {verdict.name} is invalid")
+    lines = [f"::error {where(err.loc())},title={title}::{_gh_data(str(err))}" for err in verdict.errors]
+    lines += [f"::warning {where(notice.loc)}::{_gh_data(notice.text)}" for notice in verdict.notices]
+    return lines
 
 
 def _gh_data(text: str) -> str:

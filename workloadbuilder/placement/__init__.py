@@ -1,6 +1,6 @@
 """The reference placement engine: will this gang be placed, where, and if not, why.
 
-Model a cluster, describe the runtime groups to place, and ask::
+Model a cluster, describe the runtime groups to place, and ask:
 
     cluster = Cluster.from_kubectl(nodes_json, pods_json)      # or from_yaml / generate
     request = PlacementRequest.from_groups(groups, {"workers": Pods(8, requests={"nvidia.com/gpu": "1"})})
@@ -19,10 +19,11 @@ tree; see docs/placement.md.
 from workloadbuilder.placement.answer import ClaimPlacement, GroupPlacement, Placement, PodPlacement, Victim
 from workloadbuilder.placement.cluster import Cluster, DevicePool, Domain, RunningGroup, RunningPod
 from workloadbuilder.placement.complete import DEFAULT_TIMEOUT
+from workloadbuilder.placement.constraints import PodConstraints, Taint, Toleration
 from workloadbuilder.placement.engine import STRATEGIES, place
 from workloadbuilder.placement.priorities import PriorityClass, PriorityError
 from workloadbuilder.placement.quantity import QuantityError, format_millis, parse_nanos, resource_millis
-from workloadbuilder.placement.request import ClaimRef, DeviceRequest, GroupRequest, PlacementRequest, Pods
+from workloadbuilder.placement.request import ClaimRef, DeviceRequest, GroupRequest, PlacementRequest, Pods, PodSet
 from workloadbuilder.placement.verify import verify
 
 __all__ = [
@@ -38,13 +39,17 @@ __all__ = [
     "GroupRequest",
     "Placement",
     "PlacementRequest",
+    "PodConstraints",
     "PodPlacement",
+    "PodSet",
     "Pods",
     "PriorityClass",
     "PriorityError",
     "QuantityError",
     "RunningGroup",
     "RunningPod",
+    "Taint",
+    "Toleration",
     "Victim",
     "format_millis",
     "parse_nanos",

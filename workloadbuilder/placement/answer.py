@@ -1,6 +1,6 @@
 """The one answer format both strategies return: ``Placement``, with a documented, stable ``to_dict()``.
 
-``to_dict()`` (and ``to_json()``) give, in this key order::
+``to_dict()`` (and ``to_json()``) give, in this key order:
 
     {
       "feasible": bool,            # every root hierarchy's gang is satisfied
@@ -27,6 +27,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from typing import Any
+
+from workloadbuilder.placement.explanation import RootExplanation
 
 __all__ = ["ClaimPlacement", "GroupPlacement", "Placement", "PodPlacement", "Victim"]
 
@@ -113,6 +115,10 @@ class Placement:
     victims: list[Victim]
     explanation: dict[str, Any]
     text: str
+    warnings: list[str] = field(default_factory=list)
+    """What the model noticed but does not model, or that kube-scheduler would treat differently, for this answer."""
+    explained: list[RootExplanation] = field(default_factory=list)
+    """``explanation["roots"]`` as typed records, root by root (their ``to_dict()`` is what the JSON holds)."""
 
     def group(self, name: str) -> GroupPlacement:
         """The placement of the group of that name."""
@@ -130,6 +136,7 @@ class Placement:
             "victims": [victim.to_dict() for victim in self.victims],
             "explanation": self.explanation,
             "text": self.text,
+            "warnings": list(self.warnings),
         }
 
     def to_json(self, indent: int | None = 2) -> str:

@@ -25,12 +25,11 @@ from typing import Any
 
 from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.placement.cluster import Cluster, RunningPod
-from workloadbuilder.placement.copies import copies_of, leaves, placed_roots
+from workloadbuilder.placement.copies import as_running, copies_of, leaves, placed_roots, pod_sets
 from workloadbuilder.placement.derive import add_running, nodes_like, restrict
 from workloadbuilder.placement.engine import place
 from workloadbuilder.placement.quantity import format_millis
 from workloadbuilder.placement.request import PlacementRequest
-from workloadbuilder.placement.resources import POD_MILLIS
 
 __all__ = ["MAX_COPIES", "Capacity", "NodesToAdd", "capacity", "count_copies"]
 
@@ -179,9 +178,7 @@ def _running(answer: Any, run: PlacementRequest, cluster: Cluster, roots: int) -
     out: list[RunningPod] = []
     by_name = {group.name: group for group in answer.groups}
     for group in leaves(run.roots[:roots]):
-        vector = tuple(group.requests.get(r, 0) + (POD_MILLIS if r == "pods" else 0) for r in cluster.resources)
-        for pod in by_name[group.name].pods:
-            out.append(RunningPod(pod.name, cluster.node_index[pod.node], vector, group.priority, group.name))
+        out += as_running(group, by_name[group.name].pods, cluster, group.priority)
     return out
 
 
@@ -219,7 +216,8 @@ def _stranded(request: PlacementRequest, cluster: Cluster) -> dict[str, str]:
     """Free capacity of schedulable nodes per resource the request's pods ask for (``pods`` included)."""
     wanted: list[str] = []
     for group in leaves(request.roots):
-        wanted += [resource for resource, amount in group.requests.items() if amount > 0 and resource not in wanted]
+        for pods in pod_sets(group):
+            wanted += [r for r, amount in pods.requests.items() if amount > 0 and r not in wanted]
     if "pods" not in wanted:
         wanted.append("pods")
     out: dict[str, str] = {}

@@ -5,8 +5,9 @@ key the root uses, reach the same device pools, and offer the same free
 capacity *as far as the root can use it*: each resource is counted up to
 what the whole minimum of the root could ask for (beyond that it never
 binds), and for a root of one pod shape only the number of its pods a node
-holds matters. Cordoned nodes and nodes where no pod of the root fits are
-left out. Classes come out in the order of their first node, so the search
+holds matters. A pod shape holds no pods on a node its filters reject
+(``Shape.allowed``: cordons, taints, affinity); nodes where no pod of the
+root fits are left out. Classes come out in the order of their first node, so the search
 sees the cluster's order.
 """
 
@@ -27,7 +28,8 @@ class NodeClass:
 
     ``free`` is the capped free vector of the class's first node (all nodes
     agree on it when the root has several shapes); ``fits`` maps each
-    shape's uid to the pods of that shape one node of the class holds.
+    shape's uid to the pods of that shape one node of the class holds (0
+    where the shape's filters reject the nodes).
     ``pool_node`` is the node's name when it has node-local devices.
     """
 
@@ -81,21 +83,22 @@ def node_classes(
     one_shape = distinct[0] if len(distinct) == 1 else None
     cached: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
     classes: dict[tuple[object, ...], NodeClass] = {}
-    names, schedulable, vector_of, delta = cluster.names, cluster.schedulable, cluster.vector_of, snap.delta
+    names, vector_of, delta = cluster.names, cluster.vector_of, snap.delta
+    masks = [shape.allowed for shape in distinct]
     for i in nodes:
-        if not schedulable[i]:
-            continue
         entry = cached.get(vector_of[i]) if i not in delta else None
         if entry is None:
             entry = _capacity(snap.free(i), cap, distinct, one_shape, pods)
             if i not in delta:
                 cached[vector_of[i]] = entry
         free, fits = entry
+        if any(mask is not None and not mask[i] for mask in masks):
+            fits = tuple(0 if mask is not None and not mask[i] else n for mask, n in zip(masks, fits, strict=True))
         if not any(fits):
             continue
         labels = tuple(column[i] for column in columns)
         pool_node = names[i] if names[i] in pool_nodes else None
-        key = (labels, pool_node, free if one_shape is None else fits)
+        key = (labels, pool_node, fits) if one_shape is not None else (labels, pool_node, free, fits)
         node_class = classes.get(key)
         if node_class is None:
             present = {k: v for k, v in zip(all_keys, labels, strict=True) if v is not None}

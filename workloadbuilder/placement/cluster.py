@@ -22,73 +22,51 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from workloadbuilder.placement import generate, ingest
+from workloadbuilder.placement.constraints import AffinityTerm, HostPort, PodConstraints, Taint
 from workloadbuilder.placement.disruption import DisruptionBudget
+from workloadbuilder.placement.filters import Rejection, interpodaffinity, static_rejection
 from workloadbuilder.placement.priorities import PriorityClass, PriorityClasses
+from workloadbuilder.placement.records import ClusterParts, DevicePool, RunningGroup, RunningPod
 from workloadbuilder.placement.resources import POD_MILLIS
 
 __all__ = [
+    "ANTI_AFFINITY_PREFIX",
+    "HOST_PORT_PREFIX",
     "SCORE_RESOURCES",
     "Cluster",
     "DevicePool",
+    "DisruptionBudget",
     "Domain",
+    "PriorityClass",
     "RunningGroup",
     "RunningPod",
+    "host_port_resource",
+    "is_slot",
 ]
 
 BASE_RESOURCES = ("cpu", "memory", "pods")
 SCORE_RESOURCES = (("cpu", 1), ("memory", 1))
 """Resources (and weights) kube-scheduler's resource scoring reads by default."""
 
+HOST_PORT_PREFIX = "hostport:"
+"""Host ports are modelled as resources of one slot per node, named ``hostport:<protocol>/<port>``."""
 
-@dataclass(frozen=True)
-class DevicePool:
-    """Devices of one class that pods on some nodes can reach.
+ANTI_AFFINITY_PREFIX = "podantiaffinity:"
+"""A per-node anti-affinity term the pods being placed match themselves is a one-slot resource too."""
 
-    Exactly one of ``node`` (devices local to one node) and ``domain`` (a
-    ``(topology key, value)`` pair: devices shared by every node of that
-    domain, such as the NICs of a rack) says who can reach them.
-    """
-
-    name: str
-    device_class: str
-    count: int
-    allocated: int = 0
-    node: str | None = None
-    domain: tuple[str, str] | None = None
+SLOT_PREFIXES = (HOST_PORT_PREFIX, ANTI_AFFINITY_PREFIX)
+"""Resources that are not resources: one slot per node, for rules among the pods being placed."""
 
 
-@dataclass(frozen=True)
-class RunningPod:
-    """A pod already bound to a node, holding ``requests`` (aligned to ``Cluster.resources``).
-
-    ``priority`` is its effective ``spec.priority``; ``namespace`` and
-    ``labels`` are what PodDisruptionBudgets select it by.
-    """
-
-    name: str
-    node: int
-    requests: tuple[int, ...]
-    priority: int = 0
-    group: str | None = None
-    start: str = ""
-    namespace: str = "default"
-    labels: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
+def host_port_resource(port: HostPort) -> str:
+    """The one-slot resource that stands for a host port (the address is not told apart)."""
+    return f"{HOST_PORT_PREFIX}{port.protocol}/{port.port}"
 
 
-@dataclass(frozen=True)
-class RunningGroup:
-    """A running PodGroup or CompositePodGroup, for workload-aware preemption.
-
-    ``disruption_mode`` is ``"single"`` or ``"all"``; ``parent`` names the
-    parent CompositePodGroup, if any.
-    """
-
-    name: str
-    kind: str = "PodGroup"
-    priority: int = 0
-    disruption_mode: str = "single"
-    parent: str | None = None
-    start: str = ""
+def is_slot(resource: str) -> bool:
+    """Whether ``resource`` is one of the one-slot stand-ins (host ports, per-node anti-affinity)."""
+    return resource.startswith(SLOT_PREFIXES)
 
 
 _EMPTY: dict[str, int] = {}
@@ -151,7 +129,7 @@ class _KeyIndex:
 
 
 class Cluster:
-    """Nodes with labels, allocatable and used resources, device pools and running groups.
+    """Nodes with labels, taints, allocatable and used resources, device pools and running groups.
 
     Build one with ``Cluster.from_kubectl``, ``Cluster.from_yaml``,
     ``Cluster.generate`` or ``Cluster.build``; all amounts are millis.
@@ -159,7 +137,9 @@ class Cluster:
     Attributes:
         names: node names, in input order (ties between equal nodes go to the earlier one).
         labels: each node's labels.
-        resources: resource names; ``cpu``, ``memory`` and ``pods`` come first.
+        taints: each node's taints, in the node's order.
+        resources: resource names; ``cpu``, ``memory`` and ``pods`` come first,
+            host-port slots (``hostport:TCP/8080``) last.
         allocatable: ``allocatable[r][i]``, node ``i``'s allocatable amount of resource ``r``.
         used: ``used[r][i]``, what running pods (and ``used`` in YAML) already take.
         schedulable: ``False`` for cordoned nodes (``spec.unschedulable``).
@@ -167,6 +147,8 @@ class Cluster:
         running_pods / running_groups: what workload-aware preemption may evict.
         priority_classes: the cluster's PriorityClasses by name (the system ones included).
         disruption_budgets: the PodDisruptionBudgets preemption counts.
+        warnings: what the readers noticed that changes placement (a NotReady
+            node without its taint), for every answer on this cluster.
     """
 
     def __init__(
@@ -180,11 +162,14 @@ class Cluster:
         pools: Iterable[DevicePool] = (),
         running_pods: Iterable[RunningPod] = (),
         running_groups: Iterable[RunningGroup] = (),
+        taints: list[tuple[Taint, ...]] | None = None,
         priority_classes: Iterable[PriorityClass] = (),
         disruption_budgets: Iterable[DisruptionBudget] = (),
+        warnings: Iterable[str] = (),
     ) -> None:
         self.names = names
         self.labels = labels
+        self.taints = taints if taints is not None else [()] * len(names)
         self.resources = tuple(resources)
         self.resource_index = {name: r for r, name in enumerate(self.resources)}
         self.allocatable = allocatable
@@ -196,6 +181,7 @@ class Cluster:
         self.running_groups = {group.name: group for group in running_groups}
         self.priority_classes = PriorityClasses(priority_classes)
         self.disruption_budgets = tuple(disruption_budgets)
+        self.warnings = tuple(warnings)
         self.node_index = {name: i for i, name in enumerate(names)}
         self.score_index = tuple(self.resource_index[name] for name, _ in SCORE_RESOURCES)
         self._uids = itertools.count()
@@ -205,6 +191,11 @@ class Cluster:
         self.root = Domain(self, None, None, list(range(len(names))), next(self._uids))
         self._keys: dict[str, _KeyIndex] = {}
         self._partitions: dict[tuple[int, str], list[Domain]] = {}
+        self._restricted = any(self.taints) or not all(self.schedulable)
+        self.has_preferences = any(t.effect == "PreferNoSchedule" for taints in self.taints for t in taints)
+        self._allowed: dict[PodConstraints, list[bool] | None] = {}
+        self._affinity_domains: dict[PodConstraints, tuple[list[frozenset[str]], list[frozenset[str]]]] = {}
+        self._parts: ClusterParts | None = None
 
     def replace(self, **changes: Any) -> Cluster:
         """A new cluster with this one's constructor arguments, but for ``changes`` (by argument name).
@@ -223,8 +214,10 @@ class Cluster:
             "pools": self.pools,
             "running_pods": self.running_pods,
             "running_groups": self.running_groups.values(),
+            "taints": self.taints,
             "priority_classes": self.priority_classes.values(),
             "disruption_budgets": self.disruption_budgets,
+            "warnings": self.warnings,
         }
         unknown = set(changes) - set(arguments)
         if unknown:
@@ -239,26 +232,40 @@ class Cluster:
         running_pods: Iterable[Mapping[str, Any]] = (),
         running_groups: Iterable[RunningGroup] = (),
         *,
+        slots: Iterable[str] = (),
         priority_classes: Iterable[PriorityClass] = (),
         disruption_budgets: Iterable[DisruptionBudget] = (),
+        warnings: Iterable[str] = (),
     ) -> Cluster:
-        """A cluster from already-parsed nodes: ``{"name", "labels", "allocatable", "used", "schedulable"}``.
+        """A cluster from already-parsed nodes: ``{"name", "labels", "allocatable", "used", "schedulable", "taints"}``.
 
         ``allocatable`` and ``used`` map resource names to millis. Each running
-        pod is ``{"name", "node" (a name), "requests" (millis), "priority", "group", "start",
-        "namespace", "labels"}``; its requests, and one pod slot, add to its node's ``used``.
+        pod is ``{"name", "node" (a name), "requests" (millis), "priority",
+        "group", "start", "namespace", "labels", "host_ports"}``; its
+        requests, one pod slot and its host ports add to its node's ``used``.
+        ``slots`` names more one-slot resources than the running pods' host
+        ports (those the pods to place want), so that each has its column.
         """
         nodes = list(nodes)
+        running_pods = list(running_pods)
         names = [node["name"] for node in nodes]
-        extra = sorted({r for node in nodes for r in node["allocatable"]} - set(BASE_RESOURCES))
-        resources = (*BASE_RESOURCES, *extra)
+        ports = {host_port_resource(port) for pod in running_pods for port in pod.get("host_ports", ())}
+        ports.update(slots)
+        extra = sorted({r for node in nodes for r in node["allocatable"]} - set(BASE_RESOURCES) - ports)
+        resources = (*BASE_RESOURCES, *extra, *sorted(ports))
         allocatable = _columns(resources, [node["allocatable"] for node in nodes])
+        for resource in ports:
+            allocatable[resources.index(resource)] = [POD_MILLIS] * len(nodes)
         used = _columns(resources, [node.get("used") or _EMPTY for node in nodes])
         index = {name: i for i, name in enumerate(names)}
         pods: list[RunningPod] = []
         for pod in running_pods:
             i = index[pod["node"]]
-            vector = tuple(pod["requests"].get(r, 0) + (POD_MILLIS if r == "pods" else 0) for r in resources)
+            held = dict(pod["requests"])
+            held["pods"] = held.get("pods", 0) + POD_MILLIS
+            for port in pod.get("host_ports", ()):
+                held[host_port_resource(port)] = POD_MILLIS
+            vector = tuple(held.get(r, 0) for r in resources)
             for r, amount in enumerate(vector):
                 used[r][i] += amount
             pods.append(
@@ -269,12 +276,13 @@ class Cluster:
                     pod.get("priority", 0),
                     pod.get("group"),
                     pod.get("start", ""),
-                    pod.get("namespace") or "default",
+                    pod.get("namespace", "default"),
                     pod.get("labels") or {},
+                    tuple(pod.get("host_ports", ())),
                 )
             )
         schedulable = [bool(node.get("schedulable", True)) for node in nodes]
-        return cls(
+        cluster = cls(
             names,
             [node.get("labels", {}) for node in nodes],
             resources,
@@ -284,8 +292,52 @@ class Cluster:
             pools,
             pods,
             running_groups,
+            [tuple(node.get("taints", ())) for node in nodes],
             priority_classes,
             disruption_budgets,
+            warnings,
+        )
+        cluster._parts = ClusterParts(
+            [dict(n) for n in nodes],
+            list(cluster.pools),
+            [dict(p) for p in running_pods],
+            list(cluster.running_groups.values()),
+        )
+        return cluster
+
+    @classmethod
+    def from_parts(cls, parts: ClusterParts) -> Cluster:
+        """A cluster from what a reader found (``ingest``, ``generate``)."""
+        return cls.build(
+            parts.nodes,
+            parts.pools,
+            parts.pods,
+            parts.groups,
+            priority_classes=parts.priority_classes,
+            disruption_budgets=parts.disruption_budgets,
+            warnings=parts.warnings,
+        )
+
+    def with_slots(self, slots: Iterable[str]) -> Cluster:
+        """This cluster, or a copy that also has each of the one-slot resources ``slots`` it lacks.
+
+        ``place`` calls it with the slots the pods to place use (host ports,
+        per-node anti-affinity), so that two pods holding one slot never
+        share a node.
+        """
+        missing = set(slots) - set(self.resources)
+        if not missing or self._parts is None:
+            return self
+        parts = self._parts
+        return Cluster.build(
+            parts.nodes,
+            parts.pools,
+            parts.pods,
+            parts.groups,
+            slots=missing,
+            priority_classes=self.priority_classes.values(),
+            disruption_budgets=self.disruption_budgets,
+            warnings=self.warnings,
         )
 
     @classmethod
@@ -301,14 +353,13 @@ class Cluster:
         ``policies_json`` (``kubectl get priorityclasses,poddisruptionbudgets
         -A -o json``) gives the PriorityClasses that running pods' and groups'
         ``priorityClassName`` resolve through (when ``spec.priority`` is
-        absent) and the PodDisruptionBudgets preemption counts.
+        absent) and the PodDisruptionBudgets preemption counts; a mixed
+        ``nodes_json`` List may hold all of these itself.
 
         Raises:
             AggregateError: every malformed node or pod, each at its path.
         """
-        from workloadbuilder.placement.ingest import cluster_from_kubectl
-
-        return cluster_from_kubectl(nodes_json, pods_json, groups_json, policies_json)
+        return cls.from_parts(ingest.read_kubectl(nodes_json, pods_json, groups_json, policies_json))
 
     @classmethod
     def from_yaml(cls, source: Any) -> Cluster:
@@ -317,16 +368,70 @@ class Cluster:
         Raises:
             AggregateError: every malformed entry, each at its path (``nodes[3].allocatable[cpu]``).
         """
-        from workloadbuilder.placement.ingest import cluster_from_yaml
-
-        return cluster_from_yaml(source)
+        return cls.from_parts(ingest.read_yaml(source))
 
     @classmethod
     def generate(cls, nodes: int = 1000, *, seed: int = 0, **shape: Any) -> Cluster:
-        """A synthetic zone → block → rack → host cluster; see ``generate.generate_cluster``."""
-        from workloadbuilder.placement.generate import generate_cluster
+        """A synthetic zone → block → rack → host cluster; see ``generate.generate``."""
+        return cls.from_parts(generate.generate_parts(nodes, seed=seed, **shape))
 
-        return generate_cluster(nodes, seed=seed, **shape)
+    # -- filters -------------------------------------------------------------
+
+    def allowed(self, pod: PodConstraints) -> list[bool] | None:
+        """Which nodes pass the pod-and-node filters for ``pod`` (``None``: every node does).
+
+        Computed once per kind of pod; nodes with the same taints and cordon
+        share one verdict when the pod selects no nodes by label or name.
+        """
+        if pod in self._allowed:
+            return self._allowed[pod]
+        mask: list[bool] | None = None
+        if self._restricted or pod.selects_nodes:
+            verdicts: dict[tuple[tuple[Taint, ...], bool], bool] = {}
+            mask = []
+            for i, taints in enumerate(self.taints):
+                if pod.selects_nodes:
+                    ok = (
+                        self.rejection(pod, i) is None
+                        and self.pod_affinity_reason(pod, i) is None
+                        and all(c.topology_key in self.labels[i] for c in pod.spread)
+                    )
+                else:
+                    key = (taints, self.schedulable[i])
+                    cached = verdicts.get(key)
+                    if cached is None:
+                        cached = verdicts[key] = self.rejection(pod, i) is None
+                    ok = cached
+                mask.append(ok)
+            if all(mask):
+                mask = None
+        self._allowed[pod] = mask
+        return mask
+
+    def pod_affinity_reason(self, pod: PodConstraints, i: int) -> str | None:
+        """InterPodAffinity's reason to reject node ``i`` for ``pod``, counting running pods (``None``: it passes)."""
+        if not pod.pod_affinity and not pod.pod_anti_affinity:
+            return None
+        domains = self._affinity_domains.get(pod)
+        if domains is None:
+            domains = self._affinity_domains[pod] = (
+                [self._term_domains(term) for term in pod.pod_affinity],
+                [self._term_domains(term) for term in pod.pod_anti_affinity],
+            )
+        return interpodaffinity.check(pod, self.labels[i], domains[0], domains[1])
+
+    def _term_domains(self, term: AffinityTerm) -> frozenset[str]:
+        """The values of the term's topology key where a running pod the term matches runs."""
+        values = set()
+        for running in self.running_pods:
+            value = self.labels[running.node].get(term.topology_key)
+            if value is not None and term.matches(running.namespace, running.labels):
+                values.add(value)
+        return frozenset(values)
+
+    def rejection(self, pod: PodConstraints, i: int) -> Rejection | None:
+        """The first pod-and-node filter that rejects node ``i`` for ``pod``, with its reasons."""
+        return static_rejection(pod, self.names[i], self.labels[i], self.taints[i], not self.schedulable[i])
 
     def __len__(self) -> int:
         return len(self.names)
@@ -337,7 +442,7 @@ class Cluster:
     # -- free capacity -------------------------------------------------------
 
     def _intern_free_vectors(self) -> list[int]:
-        """Give every node the id of its free vector; cordoned nodes get an all-zero vector.
+        """Give every node the id of its free vector (cordons are a filter, not a lack of room).
 
         Free capacity is signed: a node whose running pods take more than its
         allocatable (a kubelet that admitted them before a resize, static
@@ -346,11 +451,8 @@ class Cluster:
         ids: dict[tuple[int, ...], int] = {}
         vectors = self.vectors
         columns = [[a - u for a, u in zip(alloc, used)] for alloc, used in zip(self.allocatable, self.used)]
-        zero = (0,) * len(self.resources)
         out = []
-        for vector, ok in zip(zip(*columns), self.schedulable):
-            if not ok:
-                vector = zero
+        for vector in zip(*columns):
             vid = ids.get(vector)
             if vid is None:
                 vid = ids[vector] = len(vectors)
@@ -367,7 +469,7 @@ class Cluster:
         return self._columns
 
     def free(self, i: int) -> tuple[int, ...]:
-        """Node ``i``'s free capacity per resource, negative where it is over-committed (all zero if cordoned)."""
+        """Node ``i``'s free capacity per resource, negative where it is over-committed."""
         return self.vectors[self.vector_of[i]]
 
     # -- topology ------------------------------------------------------------
@@ -404,10 +506,10 @@ class Cluster:
         if parent.key == key:
             return [parent]
         child = self._key(key)
-        nested = child.nested_in.get(parent.key, False)
-        if nested is False:
-            nested = child.nested_in[parent.key] = self._nesting(child, parent.key)
-        if nested is not None and self.domains(parent.key).get(parent.value) is parent:
+        if parent.key not in child.nested_in:
+            child.nested_in[parent.key] = self._nesting(child, parent.key)
+        nested = child.nested_in[parent.key]
+        if nested is not None and self.domains(parent.key).get(parent.value or "") is parent:
             return nested.get(parent.value or "", [])
         return self._partition(parent, key)
 

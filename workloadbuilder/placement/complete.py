@@ -3,12 +3,11 @@
 It first runs kube-scheduler's cycle: when that succeeds its placement is
 the answer (so both strategies agree wherever kube-scheduler succeeds, at
 kube-scheduler's cost). Otherwise an exact solver (``solver``: OR-tools
-CP-SAT over classes of equal nodes) runs in each of the root's candidate
-domains in turn (each a separate problem: every pod of the root lands in
-one of them) and chooses, all at once, which children make up each
-``minGroupCount``, every group's domain, where each gang's ``minCount``
-pods go and which devices each new group claim takes. A cheap necessary
-condition skips the domains where some gang cannot fit even alone. Then
+CP-SAT over classes of equal nodes), run in each of the root's candidate
+domains in turn (each is a separate problem: every pod of the root lands
+in one of them), chooses, all at once, which children
+make up each ``minGroupCount``, every group's domain, where each gang's
+``minCount`` pods go and which devices each new group claim takes. Then
 pods beyond ``minCount`` and optional children are added where they fit,
 by kube-scheduler's rules.
 
@@ -28,7 +27,7 @@ from workloadbuilder.placement.kube_scheduler import KubeScheduler, needed
 from workloadbuilder.placement.outcome import GroupResult, GroupTrace, Outcome
 from workloadbuilder.placement.request import GroupRequest
 from workloadbuilder.placement.scoring import assign_pods
-from workloadbuilder.placement.snapshot import Snapshot
+from workloadbuilder.placement.snapshot import Shape, Snapshot
 from workloadbuilder.placement.solver import Solution, solve
 
 __all__ = ["DEFAULT_TIMEOUT", "Complete", "SearchReport"]
@@ -52,7 +51,7 @@ class SearchReport:
 
 
 class Complete:
-    """Runs kube-scheduler's cycle, and the exact search when it fails, until ``timeout`` seconds from now."""
+    """Runs kube-scheduler's cycle, and the exact search when it fails, until ``deadline``."""
 
     name = "complete"
 
@@ -93,7 +92,8 @@ class Complete:
         if cached is None:
             need = needed(group)
             if group.is_leaf:
-                cached = group.count >= need and self.snap.fit(self.kube.shape(group), domain) >= need
+                sets = self.kube.shapes(group)
+                cached = group.count >= need and sum(min(n, self.snap.fit(shape, domain)) for shape, n in sets) >= need
             else:
                 able = sum(
                     any(self._fits_in(child, inner, memo) for inner in self.kube.candidates(child, domain))
@@ -112,6 +112,7 @@ class _Materializer:
         self.kube = kube
         self.solution = solution
         self.scopes: dict[str, tuple[Domain, dict[str, str]]] = {}
+        self.placed: dict[str, list[list[int]]] = {}
 
     def run(self, root: GroupRequest) -> Outcome:
         snap, solution = self.snap, self.solution
@@ -127,23 +128,46 @@ class _Materializer:
                 domain, domains = self.scopes[group.name]
                 outcome.results[group.name] = GroupResult(domains, domain)
         for leaf in leaves:
-            shape = self.kube.shape(leaf)
-            nodes: list[int] = []
-            for i, n in sorted(solution.pods[leaf.name].items()):
-                snap.add(i, shape.vector, n)
-                nodes += [i] * n
-            claims = {ref.name: allocations.get(ref.identity) or snap.allocations[ref.identity] for ref in leaf.claims}
             domain, domains = self.scopes[leaf.name]
-            outcome.results[leaf.name] = GroupResult(domains, domain, nodes, claims)
+            claims = {ref.name: allocations.get(ref.identity) or snap.allocations[ref.identity] for ref in leaf.claims}
+            outcome.results[leaf.name] = GroupResult(domains, domain, [], claims, [] if leaf.mixed else None)
+            self._minimum(leaf)
         for leaf in leaves:
-            extra = leaf.count - needed(leaf)
-            if extra > 0:
-                result = outcome.results[leaf.name]
-                allowed = reaching(snap.cluster, result.claims.values(), result.domain.nodes)
-                result.nodes += assign_pods(snap, self.kube.shape(leaf), allowed, extra)
+            self._beyond_minimum(leaf, outcome.results[leaf.name])
         self._optional_children(root, outcome)
         outcome.placed = sum(len(result.nodes) for result in outcome.results.values())
         return outcome
+
+    def _sets(self, leaf: GroupRequest) -> list[tuple[Shape, int, tuple[str, ...]]]:
+        """Each pod set of a PodGroup: its shape, its pod count and its pods' names."""
+        out, start = [], 0
+        for shape, count in self.kube.shapes(leaf):
+            out.append((shape, count, leaf.pod_names[start : start + count]))
+            start += count
+        return out
+
+    def _minimum(self, leaf: GroupRequest) -> None:
+        """The solution's pods of every pod set, assumed."""
+        per_set = self.placed[leaf.name] = []
+        for (shape, _, _), per_node in zip(self._sets(leaf), self.solution.pods[leaf.name], strict=True):
+            nodes: list[int] = []
+            for i, n in sorted(per_node.items()):
+                self.snap.add(i, shape.vector, n)
+                nodes += [i] * n
+            per_set.append(nodes)
+
+    def _beyond_minimum(self, leaf: GroupRequest, result: GroupResult) -> None:
+        """The rest of each pod set where it fits, by kube-scheduler's scoring, set by set; then every pod in set order.
+
+        Each set's placed pods are its first ones, so a pod's position in
+        ``result.nodes`` says its set, as for kube-scheduler's own answer.
+        """
+        allowed = reaching(self.snap.cluster, result.claims.values(), result.domain.nodes)
+        for (shape, count, names), nodes in zip(self._sets(leaf), self.placed[leaf.name], strict=True):
+            nodes += assign_pods(self.snap, shape, self.snap.allowed_nodes(shape, allowed), count - len(nodes))
+            result.nodes += nodes
+            if result.names is not None:
+                result.names += names[: len(nodes)]
 
     def _domains(self, group: GroupRequest, scope: Domain, inherited: dict[str, str]) -> None:
         """Each selected group's domain, found among kube-scheduler's candidates inside its parent's."""

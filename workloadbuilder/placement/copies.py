@@ -13,10 +13,13 @@ import copy
 import dataclasses
 from collections.abc import Iterable
 
-from workloadbuilder.placement.answer import Placement
-from workloadbuilder.placement.request import ClaimRef, GroupRequest, PlacementRequest
+from workloadbuilder.placement.answer import Placement, PodPlacement
+from workloadbuilder.placement.cluster import Cluster
+from workloadbuilder.placement.records import RunningPod
+from workloadbuilder.placement.request import ClaimRef, GroupRequest, PlacementRequest, PodSet
+from workloadbuilder.placement.resources import POD_MILLIS
 
-__all__ = ["copies_of", "copy_name", "leaves", "placed_roots"]
+__all__ = ["as_running", "copies_of", "copy_name", "leaves", "placed_roots", "pod_sets"]
 
 
 def copy_name(name: str, tag: str) -> str:
@@ -48,6 +51,9 @@ def _renamed(group: GroupRequest, k: str) -> GroupRequest:
     out.name = copy_name(group.name, k)
     out.parent = None if group.parent is None else copy_name(group.parent, k)
     out.pod_names = tuple(copy_name(pod, k) for pod in group.pod_names)
+    out.pod_sets = tuple(
+        dataclasses.replace(pods, names=tuple(copy_name(name, k) for name in pods.names)) for pods in group.pod_sets
+    )
     out.claims = tuple(_claim(claim, k) for claim in group.claims)
     out.children = [_renamed(child, k) for child in group.children]
     return out
@@ -63,3 +69,37 @@ def leaves(roots: Iterable[GroupRequest]) -> Iterable[GroupRequest]:
         for group in root.walk():
             if group.is_leaf:
                 yield group
+
+
+def pod_sets(group: GroupRequest) -> tuple[PodSet, ...]:
+    """A PodGroup's pods by shape (one set of ``requests`` for a group read without pod sets)."""
+    return group.pod_sets or (PodSet(group.count, group.requests, names=group.pod_names),)
+
+
+def as_running(
+    group: GroupRequest, placed: Iterable[PodPlacement], cluster: Cluster, priority: int, start: str = ""
+) -> list[RunningPod]:
+    """The placed pods of ``group`` as running pods of ``cluster``, each with its own pod set's requests and identity.
+
+    A pod's set is the one its place in ``group.pod_names`` falls in.
+    """
+    position = {name: k for k, name in enumerate(group.pod_names)}
+    out = []
+    for pod in placed:
+        pods = group.set_of(position[pod.name]) if group.pod_sets else pod_sets(group)[0]
+        vector = tuple(pods.requests.get(r, 0) + (POD_MILLIS if r == "pods" else 0) for r in cluster.resources)
+        constraints = pods.constraints
+        out.append(
+            RunningPod(
+                pod.name,
+                cluster.node_index[pod.node],
+                vector,
+                priority,
+                group.name,
+                start,
+                constraints.namespace,
+                dict(constraints.labels),
+                constraints.host_ports,
+            )
+        )
+    return out

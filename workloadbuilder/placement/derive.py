@@ -9,6 +9,7 @@ cordon) and every pool and running pod that still applies is carried over.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 
 from workloadbuilder.errors import InvalidArgumentError
@@ -34,6 +35,7 @@ def restrict(cluster: Cluster, nodes: Sequence[int]) -> Cluster:
     return cluster.replace(
         names=names,
         labels=[cluster.labels[i] for i in keep],
+        taints=[cluster.taints[i] for i in keep],
         allocatable=[[column[i] for i in keep] for column in cluster.allocatable],
         used=[[column[i] for i in keep] for column in cluster.used],
         schedulable=[cluster.schedulable[i] for i in keep],
@@ -43,7 +45,7 @@ def restrict(cluster: Cluster, nodes: Sequence[int]) -> Cluster:
 
 
 def nodes_like(cluster: Cluster, name: str, count: int) -> Cluster:
-    """The cluster plus ``count`` empty, schedulable nodes with the labels and allocatable of node ``name``.
+    """The cluster plus ``count`` empty, schedulable nodes with the labels, taints and allocatable of node ``name``.
 
     The new nodes are named ``<name>-new-1`` ... and carry copies of the
     node's local device pools (empty of allocations).
@@ -67,6 +69,7 @@ def nodes_like(cluster: Cluster, name: str, count: int) -> Cluster:
     return cluster.replace(
         names=[*cluster.names, *added],
         labels=[*cluster.labels, *(dict(cluster.labels[i]) for _ in added)],
+        taints=[*cluster.taints, *([cluster.taints[i]] * count)],
         allocatable=[[*column, *([column[i]] * count)] for column in cluster.allocatable],
         used=[[*column, *([0] * count)] for column in cluster.used],
         schedulable=[*cluster.schedulable, *([True] * count)],
@@ -105,4 +108,4 @@ def with_usage(
 
 
 def _moved(pod: RunningPod, node: int) -> RunningPod:
-    return RunningPod(pod.name, node, pod.requests, pod.priority, pod.group, pod.start)
+    return dataclasses.replace(pod, node=node)

@@ -32,7 +32,7 @@ from workloadbuilder.placement.priorities import (
 )
 from workloadbuilder.placement.quantity import format_millis
 from workloadbuilder.placement.request import GroupRequest, PlacementRequest
-from workloadbuilder.placement.snapshot import Shape, Snapshot
+from workloadbuilder.placement.snapshot import Shape, Snapshot, slots_of
 
 __all__ = ["STRATEGIES", "place"]
 
@@ -77,6 +77,7 @@ def place(
     if not timeout > 0:
         raise InvalidArgumentError(f"timeout must be a positive number of seconds, got {timeout!r}")
     resolve_request(request, cluster.priority_classes.with_classes(_classes(priority_classes)))
+    cluster = cluster.with_slots(slot for pod in request.pod_constraints() for slot in slots_of(pod))
     snap = Snapshot(cluster)
     runner = _Runner(snap, strategy, timeout)
     reports: dict[str, RootReport] = {}
@@ -175,9 +176,8 @@ def _answer(
             result = results.get(group.name)
             if result is not None:
                 placement.domains = dict(result.domains)
-                placement.pods = [
-                    PodPlacement(group.pod_names[k], cluster.names[i]) for k, i in enumerate(result.nodes)
-                ]
+                names = result.names if result.names is not None else group.pod_names
+                placement.pods = [PodPlacement(names[k], cluster.names[i]) for k, i in enumerate(result.nodes)]
                 placement.claims = [
                     ClaimPlacement(name, allocation.devices) for name, allocation in sorted(result.claims.items())
                 ]
@@ -190,10 +190,12 @@ def _answer(
     feasible = all(report.outcome.success for report in reports)
     lines = [f"{'feasible' if feasible else 'not feasible'} ({strategy})"]
     for entry in explained:
-        lines += [f"- {line}" for line in entry["text"]]
-    summary = lines[0] + ": " + "; ".join(entry["text"][0] for entry in explained if entry["text"])
-    explanation = {"summary": summary, "roots": explained}
-    return Placement(feasible, strategy, groups, victims, explanation, "\n".join(lines))
+        lines += [f"- {line}" for line in entry.text]
+    summary = lines[0] + ": " + "; ".join(entry.text[0] for entry in explained if entry.text)
+    explanation = {"summary": summary, "roots": [entry.to_dict() for entry in explained]}
+    warnings = list(dict.fromkeys([*cluster.warnings, *request.warnings]))
+    lines += [f"warning: {warning}" for warning in warnings]
+    return Placement(feasible, strategy, groups, victims, explanation, "\n".join(lines), warnings, explained)
 
 
 def _left(

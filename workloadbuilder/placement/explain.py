@@ -25,8 +25,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from workloadbuilder.placement.claims import devices_free
-from workloadbuilder.placement.cluster import Domain
+from workloadbuilder.placement.cluster import Domain, is_slot
 from workloadbuilder.placement.complete import SearchReport
+from workloadbuilder.placement.explanation import RootExplanation
+from workloadbuilder.placement.fiterror import fit_error
 from workloadbuilder.placement.kube_scheduler import KubeScheduler, needed
 from workloadbuilder.placement.outcome import GroupTrace, Outcome
 from workloadbuilder.placement.preemption import Unit
@@ -62,8 +64,8 @@ def admissible(group: GroupRequest) -> bool:
     return sum(admissible(child) for child in group.children) >= needed(group)
 
 
-def explain_root(report: RootReport, snap: Snapshot, kube: KubeScheduler) -> dict[str, Any]:
-    """The structured explanation of one root, with its ``text`` lines."""
+def explain_root(report: RootReport, snap: Snapshot, kube: KubeScheduler) -> RootExplanation:
+    """The structured explanation of one root, with its ``text`` lines (``to_dict()`` is its JSON form)."""
     root = report.root
     out: dict[str, Any] = {
         "group": root.name,
@@ -75,6 +77,7 @@ def explain_root(report: RootReport, snap: Snapshot, kube: KubeScheduler) -> dic
         "preemption": report.preemption,
         "search": None,
         "greedyGap": None,
+        "fitErrors": [],
     }
     if report.search is not None:
         out["search"] = {
@@ -83,7 +86,7 @@ def explain_root(report: RootReport, snap: Snapshot, kube: KubeScheduler) -> dic
             "timedOut": report.search.timed_out,
         }
     out["text"] = _success(report, out) if report.outcome.success else _failure(report, out, snap, kube)
-    return out
+    return RootExplanation.from_dict(out)
 
 
 def _success(report: RootReport, out: dict[str, Any]) -> list[str]:
@@ -105,6 +108,8 @@ def _failure(report: RootReport, out: dict[str, Any], snap: Snapshot, kube: Kube
     else:
         short = [entry for entry in out["quorum"] if not entry["ok"]]
         lines = [f"`{root.name}` waits for its quorum: " + "; ".join(_quorum_text(entry) for entry in short)]
+    out["fitErrors"] = _fit_errors(root, snap, kube)
+    lines += [f"`{entry['group']}` pod `{entry['pod']}`: {entry['message']}" for entry in out["fitErrors"]]
     if report.trace is not None:
         out["levels"] = _levels(report.trace, snap, kube)
         reported = {level["group"] for level in out["levels"]}
@@ -125,6 +130,21 @@ def _failure(report: RootReport, out: dict[str, Any], snap: Snapshot, kube: Kube
     if report.preemption is not None:
         lines.append(report.preemption["text"])
     return lines
+
+
+def _fit_errors(root: GroupRequest, snap: Snapshot, kube: KubeScheduler) -> list[dict[str, str]]:
+    """kube-scheduler's FitError line for every pod shape of the root that no node can take now."""
+    out = []
+    for group in root.walk():
+        if not group.is_leaf:
+            continue
+        first = 0
+        for shape, count in kube.shapes(group):
+            message = fit_error(snap, shape) if count else None
+            if message is not None:
+                out.append({"group": group.name, "pod": group.pod_names[first], "message": message})
+            first += count
+    return out
 
 
 # -- quorum --------------------------------------------------------------------------
@@ -192,20 +212,24 @@ def _levels(root_trace: GroupTrace, snap: Snapshot, kube: KubeScheduler) -> list
         alike[signature] = level
         levels.append(level)
     for level in levels:
-        if level["alike"]:
-            name = f"`{level['group']}`"
-            level["text"] = level["text"].replace(
-                f"{name}:", f"{name} (and {count_of(len(level['alike']), 'sibling')} like it):", 1
-            )
+        alike = level.pop("alike")
+        level["text"] = _subject(level["group"], len(alike)) + level.pop("says")
+        level["alike"] = alike
     # PodGroups never simulated (their parent's candidates were ruled out by
     # capacity alone) are reported when they fit nowhere even on their own.
     for group, keys in _walk_with_keys(root_trace.group, ()):
         if group.is_leaf and group.name not in by_group:
             level = _leaf_level(group, keys, snap, kube, [])
             if not level["fitting"]:
+                level["text"] = _subject(group.name, 0) + level.pop("says")
                 level["alike"] = []
                 levels.append(level)
     return levels
+
+
+def _subject(group: str, alike: int) -> str:
+    """How a level's line starts: the group, and how many identical siblings fail the same way."""
+    return f"`{group}` (and {count_of(alike, 'sibling')} like it): " if alike else f"`{group}`: "
 
 
 def _walk_with_keys(group: GroupRequest, keys: tuple[str, ...]) -> Iterable[tuple[GroupRequest, tuple[str, ...]]]:
@@ -227,11 +251,13 @@ def _traces_with_keys(trace: GroupTrace, keys: tuple[str, ...]) -> Iterable[tupl
 def _leaf_level(
     group: GroupRequest, keys: tuple[str, ...], snap: Snapshot, kube: KubeScheduler, traces: list[GroupTrace]
 ) -> dict[str, Any]:
-    cluster, need, shape = snap.cluster, needed(group), kube.shape(group)
+    cluster, need = snap.cluster, needed(group)
     key = keys[-1] if keys else None
     notes: dict[int, str] = {}
-    if group.claims:
-        # where the claims fit depends on the first pod's node: only the simulation knows
+    simulated_fits = [fit for trace in traces for fit in trace.fits]
+    if group.claims or (group.simulated_only and simulated_fits):
+        # where the claims fit depends on the first pod's node, and one pod
+        # shape changes the room left for the next: only the simulation knows
         simulated: dict[int, tuple[Domain, int]] = {}
         for trace in traces:
             for domain, placed, note in trace.fits:
@@ -241,7 +267,7 @@ def _leaf_level(
         domains = [domain for domain, _ in fits]
     else:
         domains = list(cluster.domains(key).values()) if key is not None else [cluster.root]
-        fits = [(domain, min(group.count, snap.fit(shape, domain))) for domain in domains]
+        fits = [(domain, _fit_alone(group, domain, snap, kube)) for domain in domains]
     fitting = sum(1 for _, placed in fits if placed >= need)
     entry: dict[str, Any] = {
         "group": group.name,
@@ -253,7 +279,7 @@ def _leaf_level(
         "best": None,
     }
     if not domains:
-        entry["text"] = f"`{group.name}`: no node has the label `{key}`"
+        entry["says"] = f"no node has the label `{key}`"
         return entry
     domain, placed = max(fits, key=lambda pair: pair[1])
     outer = keys[-2] if len(keys) > 1 else None
@@ -265,15 +291,20 @@ def _leaf_level(
         context = f" in {short_key(outer)} {value}"
     entry["best"] = {"domain": where, "fits": placed}
     what = f"{short_key(key)} {domain.value}{context}" if key is not None else "the cluster"
-    text = f"`{group.name}`: {what} fits {placed} of {need} pods"
+    text = f"{what} fits {placed} of {need} pods"
     if notes.get(domain.uid):
         text += f" ({notes[domain.uid]})"
     if key is not None:
         text += f"; {fitting} of {count_of(len(domains), short_key(key))} fit {need}"
-    if fitting and not group.claims:
+    if fitting and not group.claims and not group.simulated_only:
         text += ", but none once the groups placed before it took their share"
-    entry["text"] = text
+    entry["says"] = text
     return entry
+
+
+def _fit_alone(group: GroupRequest, domain: Domain, snap: Snapshot, kube: KubeScheduler) -> int:
+    """How many of the PodGroup's pods fit ``domain``, each pod shape on its own (an upper bound for mixed shapes)."""
+    return min(group.count, sum(min(count, snap.fit(shape, domain)) for shape, count in kube.shapes(group)))
 
 
 def _composite_level(group: GroupRequest, traces: list[GroupTrace]) -> dict[str, Any]:
@@ -296,14 +327,14 @@ def _composite_level(group: GroupRequest, traces: list[GroupTrace]) -> dict[str,
         "best": None,
     }
     if not candidates:
-        entry["text"] = f"`{group.name}`: no node has the label `{group.topology_key}`"
+        entry["says"] = f"no node has the label `{group.topology_key}`"
         return entry
     domain, scope, placed = max(candidates, key=lambda c: c[2])
     entry["best"] = {"domain": _where(domain, scope), "fits": placed}
-    text = f"`{group.name}`: {_describe(domain, scope)} fits {placed} of {need} child groups"
+    text = f"{_describe(domain, scope)} fits {placed} of {need} child groups"
     if group.topology_key is not None:
         text += f"; {fitting} of {count_of(len(candidates), short_key(group.topology_key))} fit {need}"
-    entry["text"] = text
+    entry["says"] = text
     return entry
 
 
@@ -345,13 +376,15 @@ def _resources(groups: list[GroupRequest], snap: Snapshot, kube: KubeScheduler) 
         for resource in shape.missing:
             counts[resource] = total
         for r, q in shape.terms:
+            if is_slot(cluster.resources[r]):
+                continue
             short = 0
             for v, count in cluster.root.classes:
                 if cluster.vectors[v][r] < q:
                     short += count
             for i in snap.changed_in(cluster.root):
                 short += (snap.free(i)[r] < q) - (cluster.vectors[cluster.vector_of[i]][r] < q)
-            counts[cluster.resources[r]] = short - cordoned
+            counts[cluster.resources[r]] = short
         entries = [
             {"group": group.name, "resource": resource, "nodes": n, "of": total}
             for resource, n in sorted(counts.items(), key=lambda item: (-item[1], item[0]))

@@ -18,8 +18,8 @@ from typing import Any
 from workloadbuilder.field import ErrorList, FieldPath, invalid
 from workloadbuilder.fields_read import read_count
 from workloadbuilder.limits import MAX_NODES
-from workloadbuilder.placement.cluster import Cluster, RunningGroup
 from workloadbuilder.placement.ingest import quiet_gc
+from workloadbuilder.placement.records import ClusterParts, RunningGroup
 from workloadbuilder.placement.resources import read_resource_list
 
 __all__ = [
@@ -30,8 +30,8 @@ __all__ = [
     "ZONE_KEY",
     "GeneratedCluster",
     "generate",
-    "generate_cluster",
     "generate_kubectl",
+    "generate_parts",
 ]
 
 ZONE_KEY = "topology.kubernetes.io/zone"
@@ -141,13 +141,13 @@ def _check_shape(nodes: int, hosts: int, racks: int, blocks: int, used: float, g
     errors.raise_if_any()
 
 
-def generate_cluster(nodes: int = 1000, *, seed: int = 0, **shape: Any) -> Cluster:
-    """A ``Cluster`` from ``generate(nodes, seed=seed, **shape)``."""
+def generate_parts(nodes: int = 1000, *, seed: int = 0, **shape: Any) -> ClusterParts:
+    """``generate(nodes, seed=seed, **shape)`` parsed for ``Cluster.from_parts`` (what ``Cluster.generate`` builds)."""
     with quiet_gc():
-        return _build(generate(nodes, seed=seed, **shape))
+        return _parse(generate(nodes, seed=seed, **shape))
 
 
-def _build(data: GeneratedCluster) -> Cluster:
+def _parse(data: GeneratedCluster) -> ClusterParts:
     errors = ErrorList()
     parsed_alloc: dict[int, dict[str, int]] = {}
     parsed_nodes = []
@@ -162,7 +162,7 @@ def _build(data: GeneratedCluster) -> Cluster:
         {**pod, "requests": read_resource_list(pod["requests"], FieldPath("requests"), errors)} for pod in data.pods
     ]
     errors.raise_if_any()
-    return Cluster.build(parsed_nodes, (), pods, data.groups)
+    return ClusterParts(parsed_nodes, [], pods, list(data.groups))
 
 
 def generate_kubectl(

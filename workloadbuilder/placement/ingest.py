@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 import io
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,8 @@ from workloadbuilder.field import (
     type_invalid,
 )
 from workloadbuilder.fields_read import read_field, type_error
-from workloadbuilder.placement.cluster import Cluster, DevicePool, RunningGroup
+from workloadbuilder.placement import objects
+from workloadbuilder.placement.constraints import HostPort, read_host_ports, read_taints
 from workloadbuilder.placement.disruption import DisruptionBudget, read_budgets
 from workloadbuilder.placement.priorities import (
     PriorityClasses,
@@ -37,17 +38,45 @@ from workloadbuilder.placement.priorities import (
     read_priority_classes,
     running_priority,
 )
+from workloadbuilder.placement.records import ClusterParts, DevicePool, RunningGroup
 from workloadbuilder.placement.resources import pod_requests, read_resource_list
 
-__all__ = ["cluster_from_kubectl", "cluster_from_yaml"]
+__all__ = ["CLUSTER_KINDS", "NOT_READY_TAINTS", "quiet_gc", "read_kubectl", "read_yaml"]
+
+CLUSTER_KINDS = (
+    "Node",
+    "Pod",
+    "PodGroup",
+    "CompositePodGroup",
+    "PriorityClass",
+    "PodDisruptionBudget",
+    "ResourceSlice",
+)
+"""The kinds ``--cluster`` reads from one mixed ``List`` (what ``kubectl get nodes,pods,... -A -o json`` prints)."""
+
+NOT_READY_TAINTS = frozenset({"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"})
+"""The taints the node lifecycle controller puts on a node whose Ready condition is False or Unknown."""
 
 _DONE_PHASES = frozenset({"Succeeded", "Failed"})
-_NODE_FIELDS = frozenset({"name", "labels", "allocatable", "used", "unschedulable"})
+_NODE_FIELDS = frozenset({"name", "labels", "allocatable", "used", "unschedulable", "taints"})
 _POOL_FIELDS = frozenset({"name", "deviceClass", "count", "allocated", "node", "domain"})
 _RUNNING_FIELDS = frozenset(
-    {"name", "kind", "priority", "disruptionMode", "parent", "startTime", "pods", "node", "requests", "labels"}
+    {
+        "name",
+        "kind",
+        "priority",
+        "disruptionMode",
+        "parent",
+        "startTime",
+        "pods",
+        "node",
+        "requests",
+        "namespace",
+        "labels",
+        "hostPorts",
+    }
 )
-_RUNNING_POD_FIELDS = frozenset({"name", "node", "requests", "labels", "startTime"})
+_RUNNING_POD_FIELDS = frozenset({"name", "node", "requests", "namespace", "labels", "hostPorts", "startTime"})
 _TOP_FIELDS = frozenset({"nodes", "devicePools", "running", "priorityClasses", "podDisruptionBudgets"})
 _KINDS = ("PodGroup", "CompositePodGroup", "Pod")
 _MODES = ("single", "all")
@@ -72,50 +101,93 @@ def quiet_gc() -> Iterator[None]:
             gc.enable()
 
 
-def cluster_from_kubectl(
+def read_kubectl(
     nodes_json: Any, pods_json: Any = None, groups_json: Any = None, policies_json: Any = None
-) -> Cluster:
-    """See ``Cluster.from_kubectl``."""
+) -> ClusterParts:
+    """What ``Cluster.from_kubectl`` builds from: nodes, running pods, groups, priority classes and budgets.
+
+    Raises:
+        AggregateError: every malformed node or pod, each at its path.
+    """
     with quiet_gc():
         return _from_kubectl(nodes_json, pods_json, groups_json, policies_json)
 
 
-def _from_kubectl(nodes_json: Any, pods_json: Any, groups_json: Any, policies_json: Any) -> Cluster:
+def _from_kubectl(nodes_json: Any, pods_json: Any, groups_json: Any, policies_json: Any) -> ClusterParts:
     errors = ErrorList()
+    parts = ClusterParts()
+    items = _items(nodes_json, "nodes")
+    mixed = any(isinstance(item, Mapping) and item.get("kind") not in (None, "Node") for item in items)
+    section = "items" if mixed else "nodes"
+    by_kind = _by_kind(items, section, errors)
     policies = _items(policies_json, "policies")
-    classes = PriorityClasses(read_priority_classes(policies, "policies", errors))
+    listed = items if mixed else []  # the readers below skip the items of other kinds, so indexes stay the List's
+    classes = PriorityClasses(
+        [*read_priority_classes(policies, "policies", errors), *read_priority_classes(listed, section, errors)]
+    )
     seen: dict[tuple[Any, ...], dict[str, int]] = {}
-    nodes = [_kubectl_node(item, i, errors, seen) for i, item in enumerate(_items(nodes_json, "nodes"))]
-    _check_unique(nodes, "nodes", errors)
+    nodes = [_kubectl_node(item, i, errors, seen, section) for i, item in by_kind.get("Node", [])]
+    _check_unique(nodes, section, errors)
     names = {node["name"] for node in nodes if node}
     groups: dict[str, RunningGroup] = {}
-    for i, item in enumerate(_items(groups_json, "groups")):
-        group = _kubectl_group(item, FieldPath("groups").index(i), classes, errors)
+    group_items = [
+        *_indexed(groups_json, "groups"),
+        *by_kind.get("PodGroup", []),
+        *by_kind.get("CompositePodGroup", []),
+    ]
+    for i, item, where in _sections(group_items, groups_json, "groups", section):
+        group = _kubectl_group(item, FieldPath(where).index(i), classes, errors)
         if group is not None:
             groups[group.name] = group
     pods = []
-    for i, item in enumerate(_items(pods_json, "pods")):
-        pod = _kubectl_pod(item, i, classes, errors)
+    for i, item, where in _sections(
+        [*_indexed(pods_json, "pods"), *by_kind.get("Pod", [])], pods_json, "pods", section
+    ):
+        pod = _kubectl_pod(item, i, classes, errors, where)
         if pod is not None and pod["node"] in names:
             pods.append(pod)
             group = pod.get("group")
             if group is not None and group not in groups:
                 groups[group] = RunningGroup(group, priority=pod["priority"])
-    budgets = _budgets(policies, "policies", pods, errors)
+    parts.priority_classes = list(classes.values())
+    parts.disruption_budgets = [*_budgets(policies, "policies", pods, errors), *_budgets(listed, section, pods, errors)]
+    for i, item in by_kind.get("ResourceSlice", []):
+        parts.pools += objects.device_pools(item, FieldPath(section).index(i), names, errors)
     errors.raise_if_any()
-    return Cluster.build(
-        [node for node in nodes if node],
-        (),
-        pods,
-        groups.values(),
-        priority_classes=classes.values(),
-        disruption_budgets=budgets,
-    )
+    kept = [node for node in nodes if node]
+    parts.warnings = [node.pop("warning") for node in kept if "warning" in node]
+    parts.nodes, parts.pods, parts.groups = kept, pods, list(groups.values())
+    return parts
 
 
 def _budgets(items: list[Any], section: str, pods: list[dict[str, Any]], errors: ErrorList) -> list[DisruptionBudget]:
     """The PodDisruptionBudgets among ``items``, counted against the running pods read so far."""
     return read_budgets(items, section, pods, errors)
+
+
+def _indexed(data: Any, section: str) -> list[tuple[int, Any]]:
+    return list(enumerate(_items(data, section)))
+
+
+def _sections(
+    entries: list[tuple[int, Any]], own: Any, own_section: str, list_section: str
+) -> list[tuple[int, Any, str]]:
+    """Each entry with the section its index counts in: its own file's, or the mixed List's."""
+    mine = len(_items(own, own_section)) if own is not None else 0
+    return [(i, item, own_section if n < mine else list_section) for n, (i, item) in enumerate(entries)]
+
+
+def _by_kind(items: list[Any], section: str, errors: ErrorList) -> dict[str, list[tuple[int, Any]]]:
+    """A ``kubectl get ... -o json`` List sorted by kind, each item with its index; an item without kind is a Node."""
+    out: dict[str, list[tuple[int, Any]]] = {}
+    for i, item in enumerate(items):
+        kind = item.get("kind") if isinstance(item, Mapping) else None
+        kind = kind or "Node"
+        if kind not in CLUSTER_KINDS:
+            errors.append(not_supported(FieldPath(section).index(i).child("kind"), kind, CLUSTER_KINDS))
+            continue
+        out.setdefault(kind, []).append((i, item))
+    return out
 
 
 def _items(data: Any, section: str) -> list[Any]:
@@ -140,7 +212,9 @@ def _get(obj: Any, *names: str) -> Any:
     return obj
 
 
-def _kubectl_node(item: Any, i: int, errors: ErrorList, seen: dict[tuple[Any, ...], dict[str, int]]) -> dict[str, Any]:
+def _kubectl_node(
+    item: Any, i: int, errors: ErrorList, seen: dict[tuple[Any, ...], dict[str, int]], section: str = "nodes"
+) -> dict[str, Any]:
     """One node: name, labels, allocatable (in millis) and whether it is cordoned.
 
     Nodes of one type repeat the same allocatable map: each distinct map is
@@ -152,49 +226,71 @@ def _kubectl_node(item: Any, i: int, errors: ErrorList, seen: dict[tuple[Any, ..
         allocatable = item["status"]["allocatable"]
         key: tuple[Any, ...] | None = tuple(allocatable.items())
     except (KeyError, TypeError, AttributeError):
-        return _kubectl_node_slowly(item, i, errors)
+        return _kubectl_node_slowly(item, i, errors, section)
     if not isinstance(name, str) or not name:
-        errors.append(required(FieldPath("nodes").index(i).child("metadata", "name")))
+        errors.append(required(FieldPath(section).index(i).child("metadata", "name")))
         return {}
     try:
-        parsed = seen.get(key)
+        parsed = seen.get(key) if key is not None else None
     except TypeError:  # a quantity that is a list or a map: never cached, read_resource_list reports it
         key, parsed = None, None
     if parsed is None:
         before = len(errors)
         parsed = read_resource_list(
-            allocatable, lambda: FieldPath("nodes").index(i).child("status", "allocatable"), errors
+            allocatable, lambda: FieldPath(section).index(i).child("status", "allocatable"), errors
         )
         if len(errors) == before and key is not None:
             seen[key] = parsed
-    labels = _string_map(metadata.get("labels"), FieldPath("nodes").index(i).child("metadata", "labels"), errors)
+    labels = _labels(metadata.get("labels"), lambda: FieldPath(section).index(i).child("metadata", "labels"), errors)
     spec = item.get("spec")
-    return {
+    spec = spec if isinstance(spec, Mapping) else {}
+    taints = read_taints(spec.get("taints"), lambda: FieldPath(section).index(i).child("spec", "taints"), errors)
+    node: dict[str, Any] = {
         "name": name,
         "labels": labels,
         "allocatable": parsed,
-        "schedulable": not (spec.get("unschedulable") if isinstance(spec, dict) else False),
+        "schedulable": not spec.get("unschedulable"),
+        "taints": taints,
     }
+    ready = _ready(item)
+    if ready != "True" and not any(taint.key in NOT_READY_TAINTS for taint in taints):
+        node["warning"] = (
+            f"node {name} reports Ready={ready} but has no node.kubernetes.io/not-ready or unreachable taint: "
+            "kube-scheduler still places pods on it, and so does this model"
+        )
+    return node
 
 
-def _string_map(value: Any, path: FieldPath, errors: ErrorList) -> dict[str, str]:
-    """Labels: a map of strings to strings; any other value is an error at its key, and left out."""
-    if value is None:
+def _labels(raw: Any, path: Callable[[], FieldPath], errors: ErrorList) -> dict[str, str]:
+    """A node's labels; a value that is not a string is an error at its key (label values are strings)."""
+    if raw is None:
         return {}
-    if not isinstance(value, dict):
-        errors.append(type_error(path, value, "object"))
+    if not isinstance(raw, Mapping):
+        errors.append(type_invalid(path(), raw, "must be of type object"))
         return {}
-    if all(isinstance(v, str) for v in value.values()):
-        return value
-    for key, item in value.items():
-        if not isinstance(item, str):
-            errors.append(type_error(path.key(str(key)), item, "string"))
-    return {key: item for key, item in value.items() if isinstance(item, str)}
+    if all(type(value) is str for value in raw.values()):
+        return raw if isinstance(raw, dict) else dict(raw)
+    out = {}
+    for key, value in raw.items():
+        if isinstance(value, str):
+            out[str(key)] = value
+        else:
+            errors.append(type_invalid(path().key(str(key)), value, "must be of type string"))
+    return out
 
 
-def _kubectl_node_slowly(item: Any, i: int, errors: ErrorList) -> dict[str, Any]:
+def _ready(item: Mapping[str, Any]) -> str:
+    """The status of a node's Ready condition (``Unknown`` when it reports none)."""
+    conditions = _get(item, "status", "conditions")
+    for condition in conditions if isinstance(conditions, list) else []:
+        if isinstance(condition, Mapping) and condition.get("type") == "Ready":
+            return str(condition.get("status") or "Unknown")
+    return "Unknown" if isinstance(conditions, list) else "True"
+
+
+def _kubectl_node_slowly(item: Any, i: int, errors: ErrorList, section: str) -> dict[str, Any]:
     """The error path: say exactly what is missing."""
-    path = FieldPath("nodes").index(i)
+    path = FieldPath(section).index(i)
     if not isinstance(item, Mapping):
         errors.append(type_invalid(path, item, "must be of type object"))
     elif not isinstance(_get(item, "metadata", "name"), str) or not _get(item, "metadata", "name"):
@@ -210,30 +306,33 @@ def _kubectl_node_slowly(item: Any, i: int, errors: ErrorList) -> dict[str, Any]
     return {}
 
 
-def _kubectl_pod(item: Any, i: int, classes: PriorityClasses, errors: ErrorList) -> dict[str, Any] | None:
+def _kubectl_pod(
+    item: Any, i: int, classes: PriorityClasses, errors: ErrorList, section: str = "pods"
+) -> dict[str, Any] | None:
     """A running pod (bound to a node, not finished), or ``None`` for any other."""
     if not isinstance(item, dict) and not isinstance(item, Mapping):
-        errors.append(type_invalid(FieldPath("pods").index(i), item, "must be of type object"))
+        errors.append(type_invalid(FieldPath(section).index(i), item, "must be of type object"))
         return None
-    path = FieldPath("pods").index(i)
+    path = FieldPath(section).index(i)
     spec = read_field(item, ("spec",), "object", errors, path)
     node = read_field(spec, ("nodeName",), "string", errors, path.child("spec")) if spec is not None else None
     if not node or read_field(item, ("status", "phase"), "string", errors, path) in _DONE_PHASES or spec is None:
         return None
     metadata = read_field(item, ("metadata",), "object", errors, path) or {}
     namespace = read_field(metadata, ("namespace",), "string", errors, path.child("metadata")) or "default"
-    priority = _running_priority(spec, classes, "pods", metadata.get("name") or "", FieldPath("pods").index(i), errors)
+    priority = _running_priority(spec, classes, "pods", metadata.get("name") or "", path, errors)
     group = read_field(spec, ("schedulingGroup", "podGroupName"), "string", errors, path.child("spec"))
     labels = metadata.get("labels")
     return {
         "name": f"{namespace}/{metadata.get('name') or ''}",
         "node": node,
-        "requests": pod_requests(spec, lambda: FieldPath("pods").index(i).child("spec"), errors),
+        "requests": pod_requests(spec, lambda: FieldPath(section).index(i).child("spec"), errors),
         "priority": priority,
         "group": f"{namespace}/{group}" if group else None,
         "start": _get(item, "status", "startTime") or "",
         "namespace": namespace,
-        "labels": labels if isinstance(labels, Mapping) else {},
+        "labels": dict(labels) if isinstance(labels, Mapping) else {},
+        "host_ports": read_host_ports(spec, lambda: FieldPath(section).index(i).child("spec"), errors),
     }
 
 
@@ -295,14 +394,18 @@ def _check_unique(nodes: list[dict[str, Any]], section: str, errors: ErrorList) 
 # -- compact YAML ------------------------------------------------------------------
 
 
-def cluster_from_yaml(source: Any) -> Cluster:
-    """See ``Cluster.from_yaml``."""
+def read_yaml(source: Any) -> ClusterParts:
+    """What ``Cluster.from_yaml`` builds from: the compact YAML description, parsed.
+
+    Raises:
+        AggregateError: every malformed entry, each at its path.
+    """
     data = _load_yaml(source)
     with quiet_gc():
         return _from_yaml(data)
 
 
-def _from_yaml(data: Any) -> Cluster:
+def _from_yaml(data: Any) -> ClusterParts:
     errors = ErrorList()
     if not isinstance(data, Mapping):
         errors.append(type_invalid(None, data, "a cluster description must be a mapping with `nodes`"))
@@ -328,13 +431,13 @@ def _from_yaml(data: Any) -> Cluster:
         _objects(data, "podDisruptionBudgets", "PodDisruptionBudget", errors), "podDisruptionBudgets", pods, errors
     )
     errors.raise_if_any()
-    return Cluster.build(
+    return ClusterParts(
         [node for node in nodes if node],
         [pool for pool in pools if pool],
         pods,
         groups,
-        priority_classes=classes.values(),
-        disruption_budgets=budgets,
+        list(classes.values()),
+        budgets,
     )
 
 
@@ -409,6 +512,10 @@ def _yaml_node(entry: Any, path: FieldPath, errors: ErrorList) -> dict[str, Any]
     for resource, amount in used.items():
         if amount > allocatable.get(resource, 0):
             errors.append(invalid(path.child("used").key(resource), entry["used"][resource], "exceeds allocatable"))
+    unschedulable = entry.get("unschedulable", False)
+    if not isinstance(unschedulable, bool):
+        errors.append(type_invalid(path.child("unschedulable"), unschedulable, "must be of type boolean"))
+    taints = read_taints(entry.get("taints"), path.child("taints"), errors)
     if name is None:
         return {}
     return {
@@ -416,7 +523,8 @@ def _yaml_node(entry: Any, path: FieldPath, errors: ErrorList) -> dict[str, Any]
         "labels": {str(k): v for k, v in labels.items()},
         "allocatable": allocatable,
         "used": used,
-        "schedulable": not entry.get("unschedulable", False),
+        "schedulable": unschedulable is not True,
+        "taints": taints,
     }
 
 
@@ -531,10 +639,15 @@ def _yaml_pod(
         )
         return None
     requests = read_resource_list(entry.get("requests"), path.child("requests"), errors)
+    namespace = entry.get("namespace", "default")
+    if not isinstance(namespace, str) or not namespace:
+        errors.append(type_invalid(path.child("namespace"), namespace, "must be a non-empty string"))
+        namespace = "default"
     labels = entry.get("labels") or {}
     if not isinstance(labels, Mapping) or not all(isinstance(v, str) for v in labels.values()):
         errors.append(type_invalid(path.child("labels"), labels, "must map label keys to strings"))
         labels = {}
+    ports = _yaml_ports(entry.get("hostPorts"), path.child("hostPorts"), errors)
     if name is None:
         return None
     return {
@@ -544,5 +657,25 @@ def _yaml_pod(
         "priority": priority,
         "group": group,
         "start": start,
+        "namespace": namespace,
         "labels": {str(k): v for k, v in labels.items()},
+        "host_ports": ports,
     }
+
+
+def _yaml_ports(raw: Any, path: FieldPath, errors: ErrorList) -> tuple[HostPort, ...]:
+    """``hostPorts``: port numbers, or ``{hostPort, protocol, hostIP}`` objects as in a container's ``ports``."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        errors.append(type_invalid(path, raw, "must be of type array"))
+        return ()
+    entries = [
+        {"hostPort": entry} if isinstance(entry, int) and not isinstance(entry, bool) else entry for entry in raw
+    ]
+    spec = {"containers": [{"ports": entries}]}
+    found = ErrorList()
+    ports = read_host_ports(spec, FieldPath("hostPorts"), found)
+    for error in found:
+        errors.append(invalid(path, raw, error.detail or "must list host ports"))
+    return ports

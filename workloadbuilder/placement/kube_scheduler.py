@@ -33,6 +33,7 @@ from workloadbuilder.placement.outcome import CandidateTrace, GroupResult, Group
 from workloadbuilder.placement.request import GroupRequest
 from workloadbuilder.placement.scoring import assign_pods, most_allocated, node_score
 from workloadbuilder.placement.snapshot import Allocation, Shape, Snapshot
+from workloadbuilder.placement.spread import SpreadTracker
 
 __all__ = ["KubeScheduler", "needed"]
 
@@ -61,16 +62,24 @@ class KubeScheduler:
     def __init__(self, snap: Snapshot) -> None:
         self.snap = snap
         self.cluster = snap.cluster
-        self._shapes: dict[str, Shape] = {}
+        self._shapes: dict[str, list[tuple[Shape, int]]] = {}
         self._signatures: dict[str, tuple[Any, ...]] = {}
         self._requests: dict[str, tuple[int, list[int]]] = {}
 
     def shape(self, group: GroupRequest) -> Shape:
-        """The pod shape of a PodGroup."""
-        shape = self._shapes.get(group.name)
-        if shape is None:
-            shape = self._shapes[group.name] = self.snap.shape(group.requests)
-        return shape
+        """The pod shape of a PodGroup (of its first pod set, when it has several)."""
+        return self.shapes(group)[0][0]
+
+    def shapes(self, group: GroupRequest) -> list[tuple[Shape, int]]:
+        """A PodGroup's pod shapes with their pod counts, in creation order."""
+        shapes = self._shapes.get(group.name)
+        if shapes is None:
+            if group.pod_sets:
+                shapes = [(self.snap.shape(dict(s.requests), s.constraints), s.count) for s in group.pod_sets]
+            else:
+                shapes = [(self.snap.shape(group.requests), group.count)]
+            self._shapes[group.name] = shapes
+        return shapes
 
     def schedule(self, root: GroupRequest, scope: Domain | None = None) -> tuple[Outcome, GroupTrace]:
         """One scheduling cycle for ``root``: on success its placement stays assumed in the snapshot."""
@@ -93,6 +102,8 @@ class KubeScheduler:
     # -- PodGroup --------------------------------------------------------------
 
     def _leaf(self, group: GroupRequest, scope: Domain, domains: dict[str, str], trace: GroupTrace) -> Outcome:
+        if group.simulated_only and not group.claims:
+            return self._mixed(group, scope, domains, trace)
         snap, shape, need = self.snap, self.shape(group), needed(group)
         fits = trace.fits
         top = -1
@@ -128,8 +139,51 @@ class KubeScheduler:
         own = dict(domains)
         if group.topology_key is not None:
             own[group.topology_key] = domain.value or ""
-        request = tuple(len(nodes) * q for q in shape.score_request)
-        return Outcome(True, len(nodes), {group.name: GroupResult(own, domain, nodes, claims)}, request)
+        score_request = tuple(len(nodes) * q for q in shape.score_request)
+        return Outcome(True, len(nodes), {group.name: GroupResult(own, domain, nodes, claims)}, score_request)
+
+    def _mixed(self, group: GroupRequest, scope: Domain, domains: dict[str, str], trace: GroupTrace) -> Outcome:
+        """A PodGroup of several pod shapes: its pods one by one, set by set, in every candidate domain.
+
+        Each pod is filtered and fitted with its own shape; the candidate is
+        simulated (and reverted), since one shape's pods change what is left
+        for the next.
+        """
+        snap, need = self.snap, needed(group)
+        best: tuple[int, int, int, Domain] | None = None
+        for index, domain in enumerate(self.candidates(group, scope)):
+            mark = snap.mark()
+            placed = sum(1 for node in self._assign_sets(group, domain) if node is not None)
+            used = snap.used_sum(domain)
+            snap.revert(mark)
+            trace.fits.append((domain, placed, ""))
+            if placed < need:
+                continue
+            key = (placed, most_allocated(used, domain.alloc_sum), -index)
+            if best is None or key > best[:3]:
+                best = (*key, domain)
+        if best is None:
+            return Outcome(False)
+        domain = best[3]
+        trace.chosen = domain
+        before = snap.used_sum(domain)
+        per_pod = self._assign_sets(group, domain)
+        nodes = [node for node in per_pod if node is not None]
+        names = [name for name, node in zip(group.pod_names, per_pod) if node is not None]
+        own = dict(domains)
+        if group.topology_key is not None:
+            own[group.topology_key] = domain.value or ""
+        request = tuple(u - b for u, b in zip(snap.used_sum(domain), before))
+        return Outcome(True, len(nodes), {group.name: GroupResult(own, domain, nodes, {}, names)}, request)
+
+    def _assign_sets(self, group: GroupRequest, domain: Domain) -> list[int | None]:
+        """Each pod's node (``None`` where it does not fit), placing the pod sets in creation order, assumed."""
+        out: list[int | None] = []
+        tracker = SpreadTracker(self.cluster)
+        for shape, count in self.shapes(group):
+            nodes = assign_pods(self.snap, shape, domain.nodes, count, tracker)
+            out += [*nodes, *([None] * (count - len(nodes)))]
+        return out
 
     def _claimed(
         self, group: GroupRequest, shape: Shape, domain: Domain, commit: bool
@@ -142,7 +196,7 @@ class KubeScheduler:
         snap, cluster = self.snap, self.cluster
         mark = snap.mark()
         claims = {ref.name: snap.allocations[ref.identity] for ref in group.claims if ref.identity in snap.allocations}
-        allowed = reaching(cluster, claims.values(), domain.nodes)
+        allowed = reaching(cluster, claims.values(), snap.allowed_nodes(shape, domain.nodes))
         pending = [ref for ref in group.claims if ref.identity not in snap.allocations]
         nodes: list[int] = []
         if pending and group.count > 0:
@@ -259,7 +313,7 @@ class KubeScheduler:
         if cached is not None:
             return cached
         if group.is_leaf:
-            pods = min(group.count, self.snap.fit(self.shape(group), domain))
+            pods = sum(min(count, self.snap.fit(shape, domain)) for shape, count in self.shapes(group))
             result = (1 if pods >= needed(group) else 0, pods)
         else:
             able = pods = 0
@@ -280,7 +334,8 @@ class KubeScheduler:
             for member in group.walk():
                 if member.is_leaf:
                     pods += member.count
-                    total = [t + member.count * q for t, q in zip(total, self.shape(member).score_request)]
+                    for shape, count in self.shapes(member):
+                        total = [t + count * q for t, q in zip(total, shape.score_request)]
             cached = self._requests[group.name] = (pods, total)
         return cached
 
@@ -289,7 +344,8 @@ class KubeScheduler:
         signature = self._signatures.get(group.name)
         if signature is None:
             if group.is_leaf:
-                signature = ("pg", self.shape(group).uid, group.count, needed(group), group.topology_key, group.claims)
+                kinds = tuple((shape.uid, count) for shape, count in self.shapes(group))
+                signature = ("pg", kinds, group.count, needed(group), group.topology_key, group.claims)
             else:
                 children = tuple(self.signature(child) for child in group.children)
                 signature = ("cpg", needed(group), group.topology_key, children)

@@ -29,6 +29,8 @@ class GroupResult:
     domain: Domain
     nodes: list[int] = field(default_factory=list)
     claims: dict[str, Allocation] = field(default_factory=dict)
+    names: list[str] | None = None
+    """The placed pods' names, one per node, when they are not the group's first pods in order (mixed shapes)."""
 
 
 @dataclass

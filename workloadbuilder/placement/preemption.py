@@ -167,6 +167,9 @@ def _checked_resources(
         if result is None or not group.is_leaf or not result.nodes:
             continue
         per_pod = [{r for r, _ in shape.terms} for shape, count in shapes_of(group) for _ in range(count)]
+        if result.names is not None:  # mixed shapes: the placed pods are not the first ones in order
+            position = {name: k for k, name in enumerate(group.pod_names)}
+            per_pod = [per_pod[position[name]] for name in result.names]
         for i, terms in zip(result.nodes, per_pod):
             checked.setdefault(i, set()).update(terms)
     return checked

@@ -1,6 +1,6 @@
 """The ``preemption`` part of an explanation: whether evicting lower-priority work helps, which victims and why.
 
-``report`` gives, in this key order::
+``report`` gives, in this key order:
 
     {"wouldHelp": bool,          # evicting the victims lets the root be placed
      "eligible": bool,           # False when the preemptor's preemptionPolicy is Never

@@ -4,7 +4,7 @@ A pod or group names a ``priorityClassName``; admission turns it into the
 integer ``spec.priority`` (and the class's ``preemptionPolicy``). With no
 name, the ``globalDefault`` class applies (the lowest value if several claim
 it), else priority 0. The two system classes exist in every cluster. An
-unknown name is rejected with admission's own message::
+unknown name is rejected with admission's own message:
 
     podgroups.scheduling.k8s.io "workers" is forbidden: no PriorityClass with name high was found
 
@@ -105,7 +105,7 @@ class PriorityError(WorkloadBuilderError, ValueError):
 class PriorityClasses(Mapping[str, PriorityClass]):
     """The PriorityClasses of a cluster by name, the system classes included.
 
-    Example:
+    Examples:
         >>> classes = PriorityClasses([PriorityClass("batch", 100, global_default=True)])
         >>> classes.resolve(None, "pods", "p"), classes.resolve("system-node-critical", "pods", "p")[0]
         ((100, 'PreemptLowerPriority'), 2000001000)

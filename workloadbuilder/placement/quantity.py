@@ -179,10 +179,11 @@ def parse_nanos(text: str) -> int:
     Raises:
         QuantityError: the string is not a quantity; the message is apimachinery's.
 
-    >>> parse_nanos("1.5Gi") == 1536 * 2**20 * 10**9
-    True
-    >>> parse_nanos("0.1n")  # anything above zero rounds up to one nano
-    1
+    Examples:
+        >>> parse_nanos("1.5Gi") == 1536 * 2**20 * 10**9
+        True
+        >>> parse_nanos("0.1n")  # anything above zero rounds up to one nano
+        1
     """
     nanos = _NANOS.get(text)
     if nanos is None:
@@ -208,8 +209,9 @@ def resource_millis(resource: str, text: str) -> int:
     Raises:
         QuantityError: the string is not a quantity.
 
-    >>> resource_millis("cpu", "1.5"), resource_millis("memory", "1.5"), resource_millis("cpu", "1n")
-    (1500, 2000, 1)
+    Examples:
+        >>> resource_millis("cpu", "1.5"), resource_millis("memory", "1.5"), resource_millis("cpu", "1n")
+        (1500, 2000, 1)
     """
     is_cpu = resource == "cpu"
     key = (is_cpu, text)
@@ -254,8 +256,11 @@ def format_millis(resource: str, millis: int) -> str:
     binary suffix that divides them exactly, as Kubernetes canonicalizes
     binary SI quantities; other resources are plain counts.
 
-    >>> format_millis("cpu", 1500), format_millis("memory", 512 * 2**30 * 1000), format_millis("nvidia.com/gpu", 8000)
-    ('1500m', '512Gi', '8')
+    Examples:
+        >>> format_millis("cpu", 1500), format_millis("memory", 512 * 2**30 * 1000)
+        ('1500m', '512Gi')
+        >>> format_millis("nvidia.com/gpu", 8000)
+        '8'
     """
     if millis % 1000:
         return f"{millis}m"
@@ -270,10 +275,11 @@ def format_millis(resource: str, millis: int) -> str:
 def readable_quantity(resource: str, millis: int) -> str:
     """An amount for people: CPU in cores, bytes with a binary suffix (one decimal), counts as they are.
 
-    >>> readable_quantity("cpu", 852600), readable_quantity("memory", 6682368 * 2**20 * 1000)
-    ('852.6', '6.4Ti')
-    >>> readable_quantity("pods", 1749000), readable_quantity("cpu", 100)
-    ('1749', '0.1')
+    Examples:
+        >>> readable_quantity("cpu", 852600), readable_quantity("memory", 6682368 * 2**20 * 1000)
+        ('852.6', '6.4Ti')
+        >>> readable_quantity("pods", 1749000), readable_quantity("cpu", 100)
+        ('1749', '0.1')
     """
     if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
         amount = millis / 1000

@@ -1,20 +1,32 @@
 """A placement drawn as nested boxes: zones holding blocks holding racks holding hosts, as SVG text.
 
 ``render_svg(request, cluster, placement)`` returns one self-contained SVG
-document (no dependency, no file written: the caller saves it):
+document (no dependency, no file written: the caller saves it) whose
+``viewBox`` scales it to the width of the window or page that shows it:
 
 * every topology domain is a box (``<g class="domain">``) inside the box of
   the domain that holds it, labelled with its value; every node is a *cell*
   (``<g class="cell">``), a bar filled by how much of one resource was used
   before (grey), what the placed gang takes (orange) and what preemption
   evicts (a red stripe); each box's header carries the same bar for the
-  whole domain;
+  whole domain; up to ``NAMED_CELLS`` (256) nodes, each cell carries the
+  node's name; every cell's tooltip (``<title>``) names the node, its state
+  and the free and used capacity of every resource it has;
+* a cordoned node is hatched, a NotReady node (one with the
+  ``node.kubernetes.io/not-ready`` or ``unreachable`` taint) outlined red,
+  and a node with any other ``NoSchedule`` or ``NoExecute`` taint marked
+  with a corner, each said in the legend;
 * each placed group's chosen domain is outlined in the group's colour and
   tagged with its name (``<g class="chosen">``); a group without a topology
   constraint outlines the nodes its pods went to (the first 64 cells);
 * for a group that could not be placed, the explanation's best candidate
   domain is outlined dashed and tagged with its shortfall
-  (``<g class="shortfall">``: "best for `workers`: 8 of 20 pods, 12 short").
+  (``<g class="shortfall">``: "best for workers: 8 of 20 pods, 12 short");
+* a legend: the answer's first line, what the bars show, the colours and
+  marks, and one line per group (where it went, or how short it fell).
+
+``render_html`` puts the drawing beside the whole text answer (the
+command's output, when the caller gives it), on one page.
 
 The levels drawn are the request's topology keys and the well-known zone,
 block and rack keys found on the nodes, coarsest first, as long as each
@@ -31,6 +43,7 @@ boxes) whatever the cluster's size.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,8 +53,10 @@ from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.placement.answer import GroupPlacement, Placement
 from workloadbuilder.placement.cluster import Cluster
 from workloadbuilder.placement.explain import count_of, short_key
+from workloadbuilder.placement.ingest import NOT_READY_TAINTS
 from workloadbuilder.placement.quantity import readable_quantity
 from workloadbuilder.placement.request import PlacementRequest
+from workloadbuilder.placement.resources import POD_MILLIS
 
 __all__ = [
     "BEST_COLOUR",
@@ -50,7 +65,10 @@ __all__ = [
     "FREE_COLOUR",
     "GROUP_COLOURS",
     "MAX_CELLS",
+    "NAMED_CELLS",
+    "NOT_READY_COLOUR",
     "PLACED_COLOUR",
+    "TAINTED_COLOUR",
     "USED_COLOUR",
     "render_html",
     "render_svg",
@@ -59,11 +77,16 @@ __all__ = [
 MAX_CELLS = 2048
 """Nodes drawn one by one up to this many; above it, cells aggregate whole domains."""
 
+NAMED_CELLS = 256
+"""Node cells carry the node's name up to this many nodes (above it, only their tooltips do)."""
+
 USED_COLOUR = "#9e9e9e"
 PLACED_COLOUR = "#f28e2b"
 EVICTED_COLOUR = "#e15759"
 FREE_COLOUR = "#ffffff"
 CORDONED_COLOUR = "#424242"
+NOT_READY_COLOUR = "#d32f2f"
+TAINTED_COLOUR = "#6a1b9a"
 NONE_COLOUR = "#eeeeee"
 BEST_COLOUR = "#c2185b"
 GROUP_COLOURS = ("#1f77b4", "#7b3294", "#1a9850", "#17becf", "#8c564b", "#bcbd22", "#393b79", "#e377c2")
@@ -77,11 +100,13 @@ WELL_KNOWN_LEVELS = (
     "topology.example.com/rack",
 )
 _BASE = frozenset({"cpu", "memory", "pods", "ephemeral-storage"})
+_REPELLING = frozenset({"NoSchedule", "NoExecute"})  # taint effects that keep a pod without its toleration off
 _LEGEND_GROUPS = 20
 _NODE_OUTLINES = 64  # nodes outlined for a group without a topology constraint
 
 # geometry, in pixels
 _CELL_W, _CELL_H, _CELL_GAP = 40, 7, 1
+_NAMED_CELL_H, _NAME_FONT = 12, 8
 _PAD, _HEADER, _GAP, _TAG = 4, 14, 4, 12
 _ASPECT = 1.6
 _FONT, _CHAR = 9, 5.4
@@ -97,7 +122,7 @@ class _Usage:
     placed: int = 0
     evicted: int = 0
     nodes: int = 0
-    cordoned: int = 0
+    states: dict[str, int] = field(default_factory=dict)  # nodes per state (a key of _STATES)
 
     def add(self, other: _Usage) -> None:
         self.alloc += other.alloc
@@ -105,7 +130,16 @@ class _Usage:
         self.placed += other.placed
         self.evicted += other.evicted
         self.nodes += other.nodes
-        self.cordoned += other.cordoned
+        for state, count in other.states.items():
+            self.states[state] = self.states.get(state, 0) + count
+
+
+_STATES = {
+    "cordoned": ("cordoned", CORDONED_COLOUR),
+    "not-ready": ("NotReady", NOT_READY_COLOUR),
+    "tainted": ("tainted", TAINTED_COLOUR),
+}
+"""The node states drawn, by id: their legend text and colour."""
 
 
 @dataclass(frozen=True)
@@ -135,6 +169,7 @@ class _Element:
     is_cell: bool = False
     usage: _Usage = field(default_factory=_Usage)
     tags: list[_Tag] = field(default_factory=list)
+    details: str = ""  # a node cell's tooltip after its usage: state and every resource's capacity
     grid: Any = None  # cells: (columns, per column); boxes: (column widths, row heights)
     x: int = 0
     y: int = 0
@@ -174,29 +209,70 @@ def render_svg(
     chosen_levels = list(levels) if levels is not None else _levels(request, cluster, placement)
     usage = _node_usage(request, cluster, placement, resource)
     root, note = _tree(cluster, chosen_levels, usage, max_cells)
+    cells = list(_cells(root))
+    if all(cell.key is None and len(cell.nodes) == 1 for cell in cells):
+        details = _node_details(request, cluster, placement)
+        for cell in cells:
+            cell.details = details[cell.nodes[0]]
     legend = _mark_groups(request, cluster, placement, root)
-    _layout(root)
+    _layout(root, named=len(cells) <= NAMED_CELLS and all(cell.details for cell in cells))
     lines = [
-        title or placement.text.splitlines()[0],
+        _plain(title or placement.text.splitlines()[0]),
         f"{len(cluster):,} nodes; bars show {resource}{note}",
     ]
     return _document(root, lines, legend, resource)
 
 
-def render_html(request: PlacementRequest, cluster: Cluster, placement: Placement, **options: Any) -> str:
-    """A standalone HTML page: the SVG of ``render_svg`` inline, then the answer's text."""
+def render_html(
+    request: PlacementRequest, cluster: Cluster, placement: Placement, *, text: str | None = None, **options: Any
+) -> str:
+    """A standalone HTML page: the SVG of ``render_svg`` beside the whole text answer.
+
+    Args:
+        request: what was placed, as for ``render_svg``.
+        cluster: the cluster it was placed on.
+        placement: the answer.
+        text: the answer in words (``workloadbuilder place`` passes its
+            whole output: groups, nodes, capacity left, explanation);
+            default: the answer's own ``text``.
+        options: ``render_svg``'s keyword arguments.
+
+    The drawing's legend carries the title; the page adds none of its own.
+    The text's `code` spans are set as code, not left with their backticks.
+    """
     svg = render_svg(request, cluster, placement, **options)
     body = svg.split("\n", 1)[1]  # drop the XML declaration
-    heading = escape(options.get("title") or placement.text.splitlines()[0])
+    heading = escape(_plain(options.get("title") or placement.text.splitlines()[0]))
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{heading}</title>\n"
-        "<style>body{font-family:sans-serif;margin:1em}pre{font-size:13px}</style>\n"
-        "</head>\n<body>\n"
-        f"<h1>{heading}</h1>\n{body}"
-        f"<pre>{escape(placement.text)}</pre>\n</body>\n</html>\n"
+        f"<style>{_PAGE_STYLE}</style>\n"
+        "</head>\n<body>\n<main>\n"
+        f'<figure class="drawing">\n{body}</figure>\n'
+        f'<pre class="answer">{_html_text(text if text is not None else placement.text)}</pre>\n'
+        "</main>\n</body>\n</html>\n"
     )
+
+
+_PAGE_STYLE = (
+    "body{font-family:sans-serif;margin:1em}"
+    "main{display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start}"
+    ".drawing{flex:3 1 40em;margin:0;min-width:0}.drawing svg{display:block;width:100%;height:auto}"
+    ".answer{flex:2 1 28em;margin:0;min-width:0;font-size:13px;white-space:pre-wrap;overflow-wrap:anywhere}"
+    "code{background:#f0f0f0;border-radius:3px;padding:0 2px}"
+)
+
+
+def _html_text(text: str) -> str:
+    """Plain text as HTML: escaped, its `code` spans as ``<code>``."""
+    return re.sub(r"`([^`\n]+)`", r"<code>\1</code>", escape(text))
+
+
+def _plain(text: str) -> str:
+    """Text for the drawing: its `code` spans without the backticks."""
+    return re.sub(r"`([^`\n]+)`", r"\1", text)
 
 
 # -- what to draw ---------------------------------------------------------------------
@@ -256,7 +332,7 @@ def _node_usage(request: PlacementRequest, cluster: Cluster, placement: Placemen
     r = cluster.resource_index.get(resource)
     out = []
     for i in range(len(cluster)):
-        usage = _Usage(nodes=1, cordoned=0 if cluster.schedulable[i] else 1)
+        usage = _Usage(nodes=1, states=dict.fromkeys(_node_states(cluster, i), 1))
         if r is not None:
             usage.alloc, usage.used = cluster.allocatable[r][i], min(cluster.used[r][i], cluster.allocatable[r][i])
         out.append(usage)
@@ -271,6 +347,55 @@ def _node_usage(request: PlacementRequest, cluster: Cluster, placement: Placemen
         for pod in victim.pods:
             i = cluster.node_index[pod.node]
             out[i].evicted += running.get((pod.name, i), 0)
+    return out
+
+
+def _node_states(cluster: Cluster, i: int) -> list[str]:
+    """What the drawing marks on node ``i`` (keys of ``_STATES``): cordoned, NotReady, tainted.
+
+    NotReady is what the node lifecycle controller's taints say
+    (``node.kubernetes.io/not-ready``, ``unreachable``); tainted is any
+    other taint that keeps pods off (``NoSchedule``, ``NoExecute``).
+    """
+    taints = cluster.taints[i]
+    states = [] if cluster.schedulable[i] else ["cordoned"]
+    if any(taint.key in NOT_READY_TAINTS for taint in taints):
+        states.append("not-ready")
+    if any(taint.key not in NOT_READY_TAINTS and taint.effect in _REPELLING for taint in taints):
+        states.append("tainted")
+    return states
+
+
+def _taints_text(cluster: Cluster, i: int) -> list[str]:
+    """The node's taints as kubectl shows them (``key=value:Effect``)."""
+    return [f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}" for t in cluster.taints[i]]
+
+
+def _node_details(request: PlacementRequest, cluster: Cluster, placement: Placement) -> list[str]:
+    """Per node, its tooltip's tail: its state, then each resource it has, used (before and now) and free."""
+    placed: list[dict[str, int]] = [{} for _ in range(len(cluster))]
+    per_pod = {group.name: group.requests for group in request.groups}
+    for group in placement.groups:
+        for pod in group.pods:
+            taken = placed[cluster.node_index[pod.node]]
+            for name, amount in {"pods": POD_MILLIS, **per_pod.get(group.name, {})}.items():  # a pod takes a slot
+                taken[name] = taken.get(name, 0) + amount
+    out = []
+    for i in range(len(cluster)):
+        parts = [_STATES[state][0] for state in _node_states(cluster, i)]
+        taints = _taints_text(cluster, i)
+        if taints:
+            parts.append("taints " + ", ".join(taints))
+        for r, name in enumerate(cluster.resources):
+            alloc = cluster.allocatable[r][i]
+            if alloc <= 0:
+                continue
+            used = min(cluster.used[r][i] + placed[i].get(name, 0), alloc)
+            parts.append(
+                f"{name} {readable_quantity(name, used)} used, {readable_quantity(name, alloc - used)} free "
+                f"of {readable_quantity(name, alloc)}"
+            )
+        out.append("; ".join(parts))
     return out
 
 
@@ -473,25 +598,31 @@ def _label_width(text: str) -> int:
     return int(len(text) * _CHAR) + 1
 
 
-def _layout(box: _Element) -> None:
-    """Sizes bottom-up, then positions top-down, all in whole pixels."""
-    _size(box)
+def _layout(box: _Element, named: bool) -> None:
+    """Sizes bottom-up, then positions top-down, all in whole pixels; ``named`` cells are tall enough for a name."""
+    _size(box, named)
     _place(box, 0, 0)
 
 
-def _size(box: _Element) -> None:
+def _size(box: _Element, named: bool) -> None:
     for child in box.children:
         if child.is_cell:
             child.w, child.h = _CELL_W, _CELL_H
+            if named:
+                child.w = max(_CELL_W, int(len(child.label) * _NAME_FONT * 0.6) + 6)
+                child.h = _NAMED_CELL_H
         else:
-            _size(child)
+            _size(child, named)
     n = len(box.children)
     if box.children and box.children[0].is_cell:
-        per_column = max(16, math.ceil(math.sqrt(n * _CELL_W / (_CELL_H + _CELL_GAP) / _ASPECT)))
+        cell_w, cell_h = max(c.w for c in box.children), box.children[0].h
+        for cell in box.children:
+            cell.w = cell_w
+        per_column = max(16, math.ceil(math.sqrt(n * cell_w / (cell_h + _CELL_GAP) / _ASPECT)))
         columns = math.ceil(n / per_column)
         per_column = math.ceil(n / columns)
-        content_w = columns * _CELL_W + (columns - 1) * _GAP
-        content_h = per_column * (_CELL_H + _CELL_GAP) - _CELL_GAP
+        content_w = columns * cell_w + (columns - 1) * _GAP
+        content_h = per_column * (cell_h + _CELL_GAP) - _CELL_GAP
         box.grid = (columns, per_column)
     elif box.children:
         mean_w = sum(c.w for c in box.children) / n
@@ -524,7 +655,7 @@ def _place(box: _Element, x: int, y: int) -> None:
         width = (box.w - 2 * _PAD - (columns - 1) * _GAP) // columns  # cells stretch to the box's width
         for k, cell in enumerate(box.children):
             column, row = divmod(k, per_column)
-            cell.x, cell.y, cell.w = left + column * (width + _GAP), top + row * (_CELL_H + _CELL_GAP), width
+            cell.x, cell.y, cell.w = left + column * (width + _GAP), top + row * (cell.h + _CELL_GAP), width
         return
     widths, heights = box.grid
     for k, child in enumerate(box.children):
@@ -541,13 +672,14 @@ def _document(root: _Element, lines: list[str], legend: list[tuple[str, str, boo
         ("placed now", PLACED_COLOUR),
         ("evicted", EVICTED_COLOUR),
         ("free", FREE_COLOUR),
-        ("cordoned", CORDONED_COLOUR),
     ]
     head = len(lines) + 1 + len(legend)
     top = head * _LEGEND_LINE + 8
+    swatch_texts = [text for text, _ in swatches] + [text for text, _ in _STATES.values()]
     width = (
         max(
             root.w,
+            sum(16 + _label_width(text) + 18 for text in swatch_texts) * 11 // 9,
             *(_label_width(line) * 12 // 9 + 30 for line in lines),
             *(_label_width(text) * 11 // 9 + 40 for text, _, _ in legend),
         )
@@ -556,10 +688,16 @@ def _document(root: _Element, lines: list[str], legend: list[tuple[str, str, boo
     height = top + root.h + 8
     out = [
         '<?xml version="1.0" encoding="UTF-8"?>',
-        (
-            f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-            f'viewBox="0 0 {width} {height}" font-family="sans-serif" data-resource={quoteattr(resource)}>'
+        (  # no fixed size: the viewBox scales the drawing to the width that shows it, up to 1.5 times its own
+            f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="100%" '
+            f'style="max-width:{3 * width // 2}px" font-family="sans-serif" data-resource={quoteattr(resource)}>'
         ),
+        "<defs>",
+        (
+            '<pattern id="wb-cordoned" width="4" height="4" patternUnits="userSpaceOnUse" '
+            f'patternTransform="rotate(45)"><rect width="2" height="4" fill="{CORDONED_COLOUR}"/></pattern>'
+        ),
+        "</defs>",
         f'<rect class="background" x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>',
         '<g class="legend">',
     ]
@@ -574,6 +712,13 @@ def _document(root: _Element, lines: list[str], legend: list[tuple[str, str, boo
             f'<rect class="swatch" x="{x}" y="{y - 9}" width="12" height="10" fill="{colour}" stroke="#757575"/>'
             f'<text x="{x + 16}" y="{y}" font-size="11">{text}</text>'
         )
+        x += 16 + _label_width(text) + 18
+    for state, (text, _) in _STATES.items():
+        out.append(
+            f'<rect class="swatch" x="{x}" y="{y - 9}" width="12" height="10" fill="{FREE_COLOUR}" stroke="#757575"/>'
+        )
+        _marks(out, x, y - 9, 12, 10, {state: 1}, 1)
+        out.append(f'<text x="{x + 16}" y="{y}" font-size="11">{text}</text>')
         x += 16 + _label_width(text) + 18
     y += _LEGEND_LINE
     for text, colour, dashed in legend:
@@ -627,16 +772,20 @@ def _draw_cell(cell: _Element, out: list[str], resource: str) -> None:
     out.append(f'<g class="cell" data-kind="{kind}"{attrs}>')
     out.append(f"<title>{escape(_describe(cell, resource))}</title>")
     _bar(out, cell.x, cell.y, cell.w, cell.h, cell.usage)
+    if cell.h >= _NAMED_CELL_H:
+        out.append(
+            f'<text class="name" x="{cell.x + 2}" y="{cell.y + cell.h - 3}" font-size="{_NAME_FONT}" '
+            'stroke="#ffffff" stroke-width="2" stroke-opacity="0.8" paint-order="stroke">'
+            f"{escape(cell.label)}</text>"
+        )
     out.append("</g>")
 
 
 def _bar(out: list[str], x: int, y: int, w: int, h: int, usage: _Usage) -> None:
-    """A bar: used before (grey), then placed now (orange), free (white); evicted as a red stripe."""
-    if usage.nodes and usage.cordoned == usage.nodes:
-        out.append(_rect("cordoned", x, y, w, h, CORDONED_COLOUR))
-        return
+    """A bar: used before (grey), then placed now (orange), free (white); evicted as a red stripe; then node marks."""
     if usage.alloc <= 0:
         out.append(_rect("none", x, y, w, h, NONE_COLOUR, ' stroke="#bdbdbd" stroke-width="0.5"'))
+        _marks(out, x, y, w, h, usage.states, usage.nodes)
         return
     out.append(_rect("free", x, y, w, h, FREE_COLOUR, ' stroke="#bdbdbd" stroke-width="0.5"'))
     used_w = _part(w, max(usage.used - usage.evicted, 0), usage.alloc)
@@ -648,6 +797,22 @@ def _bar(out: list[str], x: int, y: int, w: int, h: int, usage: _Usage) -> None:
         out.append(_rect("placed", x + used_w, y, placed_w, h, PLACED_COLOUR))
     if evicted_w:
         out.append(_rect("evicted", x + used_w, y + h - 2, evicted_w, 2, EVICTED_COLOUR))
+    _marks(out, x, y, w, h, usage.states, usage.nodes)
+
+
+def _marks(out: list[str], x: float, y: float, w: float, h: float, states: dict[str, int], nodes: int) -> None:
+    """Node states over a bar: the cordoned share hatched, NotReady outlined red, a tainted corner marked."""
+    cordoned = states.get("cordoned", 0)
+    if cordoned:
+        share = w if cordoned >= nodes else _part(int(w), cordoned, nodes)
+        out.append(_rect("cordoned", x, y, share, h, "url(#wb-cordoned)"))
+    if states.get("not-ready"):
+        extra = f' stroke="{NOT_READY_COLOUR}" stroke-width="1.5"'
+        out.append(_rect("not-ready", x + 0.5, y + 0.5, max(w - 1, 0), max(h - 1, 0), "none", extra))
+    if states.get("tainted"):
+        corner, right = min(h, w, 6), x + w
+        triangle = f"M{_n(right - corner)},{_n(y)} L{_n(right)},{_n(y)} L{_n(right)},{_n(y + corner)} Z"
+        out.append(f'<path class="tainted" d="{triangle}" fill="{TAINTED_COLOUR}"/>')
 
 
 def _rect(kind: str, x: float, y: float, w: float, h: float, fill: str, extra: str = "") -> str:
@@ -691,8 +856,9 @@ def _describe(element: _Element, resource: str) -> str:
     if element.parent is None:
         what = "the cluster"
     text = f"{what}: {count_of(usage.nodes, 'node')}"
-    if usage.cordoned:
-        text += f" ({usage.cordoned} cordoned)"
+    states = [f"{count} {_STATES[state][0]}" for state, count in usage.states.items() if count]
+    if states and not element.details:
+        text += f" ({', '.join(states)})"
     if usage.alloc:
         free = usage.alloc - usage.used + usage.evicted - usage.placed
         text += (
@@ -702,7 +868,7 @@ def _describe(element: _Element, resource: str) -> str:
         if usage.evicted:
             text += f", {readable_quantity(resource, usage.evicted)} evicted"
         text += f", {readable_quantity(resource, max(free, 0))} free"
-    return text
+    return f"{text}\n{element.details}" if element.details else text
 
 
 def _where(domains: dict[str, str]) -> str:

@@ -14,12 +14,13 @@ runtime hierarchy and pod assignments) in one call.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
 
+from workloadbuilder.errors import BuildError, InternalError, InvalidArgumentError
 from workloadbuilder.field import (
     ErrorList,
     FieldPath,
@@ -32,10 +33,12 @@ from workloadbuilder.field import (
 )
 from workloadbuilder.manifests import to_dict
 from workloadbuilder.objpath import elements_of, get_in
+from workloadbuilder.placement.constraints import NO_CONSTRAINTS, HostPort, PodConstraints, read_constraints
 from workloadbuilder.placement.priorities import PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER, PrioritySpec
 from workloadbuilder.placement.resources import pod_requests, read_resource_list
+from workloadbuilder.placement.unmodelled import unmodelled
 
-__all__ = ["ClaimRef", "DeviceRequest", "GroupRequest", "PlacementRequest", "Pods"]
+__all__ = ["ClaimRef", "DeviceRequest", "GroupRequest", "PlacementRequest", "PodSet", "Pods"]
 
 _PREEMPTION_POLICIES = (PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER)
 
@@ -68,6 +71,22 @@ class Pods:
 
 
 @dataclass(frozen=True)
+class PodSet:
+    """Pods of one PodGroup that share one shape: how many, what each requests, which nodes may take them.
+
+    A PodGroup has one set per pod template feeding it (an LWS leader and
+    its workers are two), in pod creation order.
+    """
+
+    count: int
+    requests: Mapping[str, int]
+    constraints: PodConstraints = NO_CONSTRAINTS
+    names: tuple[str, ...] = ()
+    priority: PrioritySpec | None = None
+    """The template's ``priorityClassName``/``priority``, when the pods come from a template."""
+
+
+@dataclass(frozen=True)
 class ClaimRef:
     """One group resource claim: its name in the group, who shares it, and what it needs.
 
@@ -92,8 +111,9 @@ class GroupRequest:
         minimum: pods (``minCount``) or child groups (``minGroupCount``) that
             must be placed together; 1 for a basic policy.
         count: pods of a PodGroup that exist; 0 for a CompositePodGroup.
-        requests: each pod's requests in millis (PodGroups only).
-        pod_names: the pods' names, ``count`` of them.
+        requests: the first pod set's requests in millis (PodGroups only).
+        pod_names: the pods' names, ``count`` of them, set by set.
+        pod_sets: the pods by shape, in creation order (PodGroups only).
         children: child groups in creation order.
         priority_spec: what the object says of its priority (``priorityClassName``,
             ``priority``, ``preemptionPolicy``); ``pod_priority`` what its pod
@@ -119,6 +139,25 @@ class GroupRequest:
     priority_spec: PrioritySpec = field(default_factory=PrioritySpec)
     pod_priority: PrioritySpec | None = None
     preemption_policy: str = PREEMPT_LOWER_PRIORITY
+    pod_sets: tuple[PodSet, ...] = ()
+
+    @property
+    def mixed(self) -> bool:
+        """Whether the PodGroup's pods come in more than one shape."""
+        return len(self.pod_sets) > 1
+
+    @property
+    def simulated_only(self) -> bool:
+        """Whether where its pods fit depends on their order (several shapes, or spread constraints)."""
+        return self.mixed or any(pod_set.constraints.spread for pod_set in self.pod_sets)
+
+    def set_of(self, k: int) -> PodSet:
+        """The pod set of the group's ``k``-th pod."""
+        for pod_set in self.pod_sets:
+            if k < pod_set.count:
+                return pod_set
+            k -= pod_set.count
+        raise IndexError(k)
 
     @property
     def is_leaf(self) -> bool:
@@ -137,11 +176,21 @@ class PlacementRequest:
     """The groups to place: one or more root hierarchies, each a separate scheduling cycle, in creation order."""
 
     roots: list[GroupRequest]
+    warnings: list[str] = field(default_factory=list)
+    """What the request asks that the model does not check (named where it was found)."""
 
     @property
     def groups(self) -> list[GroupRequest]:
         """Every group, root by root, parents before children."""
         return [group for root in self.roots for group in root.walk()]
+
+    def host_ports(self) -> list[HostPort]:
+        """Every host port a pod to place binds."""
+        return [port for group in self.groups for pod_set in group.pod_sets for port in pod_set.constraints.host_ports]
+
+    def pod_constraints(self) -> list[PodConstraints]:
+        """The filter inputs of every pod set, group by group (``place`` makes room for their one-slot rules)."""
+        return [pod_set.constraints for group in self.groups for pod_set in group.pod_sets]
 
     def group(self, name: str) -> GroupRequest:
         """The group of that name."""
@@ -154,7 +203,9 @@ class PlacementRequest:
     def from_groups(
         cls,
         groups: Iterable[BaseModel | Mapping[str, Any]],
-        pods: Mapping[str, Pods | Mapping[str, Any] | tuple[int, Mapping[str, Any]]],
+        pods: Mapping[
+            str, Pods | Mapping[str, Any] | tuple[int, Mapping[str, Any]] | Sequence[Pods | Mapping[str, Any]]
+        ],
         claims: Mapping[str, DeviceRequest | Mapping[str, Any]] | None = None,
     ) -> PlacementRequest:
         """A request from runtime groups, each PodGroup's pods, and the size of each claim.
@@ -163,8 +214,11 @@ class PlacementRequest:
             groups: runtime ``CompositePodGroup`` and ``PodGroup`` objects
                 (client models or Kubernetes JSON dicts with ``kind``), linked
                 by ``spec.parentCompositePodGroupName``.
-            pods: per PodGroup name, ``Pods(count, requests=...)``, a dict with
-                the same keys, or a ``(count, requests)`` pair.
+            pods: per PodGroup name, ``Pods(count, requests=...)`` (or
+                ``template=`` a pod template, whose tolerations, selectors,
+                affinity and host ports the filters read), a dict with the
+                same keys, a ``(count, requests)`` pair, or a list of these
+                when the group's pods come in several shapes.
             claims: per ``resourceClaimName`` or ``resourceClaimTemplateName``
                 a group claim refers to, ``DeviceRequest(device_class, count)``
                 or ``{"deviceClass": ..., "count": ...}``.
@@ -181,6 +235,35 @@ class PlacementRequest:
             [('workers', 4, 4, 2000)]
         """
         return _Reader(claims or {}).read(groups, pods)
+
+    @classmethod
+    def from_documents(
+        cls,
+        docs: Sequence[Mapping[str, Any]],
+        related: Sequence[Mapping[str, Any]] = (),
+        claims: Mapping[str, DeviceRequest] | None = None,
+    ) -> PlacementRequest:
+        """What ``workloadbuilder place`` places for these manifest documents, as one request.
+
+        Controller objects go through their adapters; PodGroups and
+        CompositePodGroups are read with the Pods that name them. Every
+        object's roots are in the request, in document order; the adapters'
+        warnings are in ``warnings``. ``documents.read_documents`` gives the
+        same per object.
+
+        The adapters do the reading: ``import workloadbuilder.adapters``
+        registers them (and this reader) first.
+
+        Raises:
+            DocumentError: an invalid object, a PodGroup without pods, a group in
+                two objects, or nothing to place; the message names the document.
+            InvalidArgumentError: the adapters were never imported.
+        """
+        if _DOCUMENT_READER is None:
+            raise InvalidArgumentError(
+                "PlacementRequest.from_documents reads through the adapters: import workloadbuilder.adapters first"
+            )
+        return _DOCUMENT_READER(docs, related, claims)
 
     @classmethod
     def from_plan(
@@ -201,13 +284,15 @@ class PlacementRequest:
                 template's (needed where a child controller stamps the pods).
             claims: as in ``from_groups``.
 
+        A PodGroup fed by several pod templates (an LWS leader and its
+        workers) gets one pod set per template, each filtered and fitted with
+        its own spec.
+
         Raises:
-            AggregateError: as ``from_groups``; a PodGroup fed by pod templates
-                of different shapes is reported at ``pods[name]``.
+            AggregateError: as ``from_groups``.
         """
         compiled = plan if hasattr(plan, "hierarchy") else plan.compile()
-        pods: dict[str, Any] = {}
-        errors = ErrorList()
+        pods: dict[str, list[dict[str, Any]]] = {}
         for assignment in compiled.pods:
             name = assignment.pod_group
             given = (requests or {}).get(name)
@@ -216,34 +301,54 @@ class PlacementRequest:
             elif assignment.stamp_path is not None:
                 template = getattr(assignment, "pod_template", None)  # a TrainJob's pods come from its runtime
                 if template is None:
-                    template = get_in(compiled.source, elements_of(assignment.stamp_path))
+                    template = _template_at(compiled, assignment.stamp_path)
                 spec = {"count": assignment.count, "template": template}
             else:
                 continue
-            previous = pods.get(name)
-            if previous is None:
-                pods[name] = spec
-            elif _shape_of(previous) != _shape_of(spec):
-                errors.append(
-                    invalid(
-                        FieldPath("pods").key(name),
-                        assignment.template,
-                        "pods of different shapes in one PodGroup are not modelled",
-                    )
-                )
+            sets = pods.setdefault(name, [])
+            same = next((entry for entry in sets if _same_pods(entry, spec)), None)
+            if same is None:
+                sets.append(spec)
             else:
-                previous["count"] += spec["count"]
-        errors.raise_if_any()
-        return cls.from_groups(compiled.hierarchy.objects(), pods, claims)
+                same["count"] += spec["count"]
+        return cls.from_groups(
+            compiled.hierarchy.objects(), {name: _one_or_many(sets) for name, sets in pods.items()}, claims
+        )
 
 
-def _shape_of(spec: Mapping[str, Any]) -> dict[str, int]:
-    """The per-pod requests a ``Pods``-like dict describes (errors are left to the reader)."""
-    errors = ErrorList()
-    if spec.get("template") is not None:
-        template = spec["template"]
-        return pod_requests(template.get("spec", template), FieldPath("template"), errors)
-    return read_resource_list(spec.get("requests"), FieldPath("requests"), errors)
+DocumentReader = Callable[
+    [Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]], Mapping[str, "DeviceRequest"] | None], PlacementRequest
+]
+"""What ``from_documents`` calls: ``workloadbuilder.placement.documents`` registers it when the adapters load."""
+
+_DOCUMENT_READER: DocumentReader | None = None
+
+
+def register_document_reader(reader: DocumentReader) -> None:
+    """Make ``reader`` what ``PlacementRequest.from_documents`` calls (the adapters' layer sits above this one)."""
+    global _DOCUMENT_READER
+    _DOCUMENT_READER = reader
+
+
+def _template_at(compiled: Any, path: str) -> Any:
+    """The pod template a plan's stamp path names; a path into nothing is the adapter's bug, not the user's."""
+    try:
+        return get_in(compiled.source, elements_of(path))
+    except BuildError as bug:
+        raise InternalError(
+            f"the plan's pod assignment points at {path}, where it has no pod template: {bug}"
+        ) from None
+
+
+def _same_pods(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Whether two pod entries describe the same pods (the same template or the same requests)."""
+    if a.get("template") is not None or b.get("template") is not None:
+        return a.get("template") is b.get("template") or a.get("template") == b.get("template")
+    return a.get("requests") == b.get("requests")
+
+
+def _one_or_many(sets: list[dict[str, Any]]) -> Any:
+    return sets[0] if len(sets) == 1 else sets
 
 
 def _priority_spec(spec: Mapping[str, Any], path: FieldPath, errors: ErrorList) -> PrioritySpec:
@@ -267,6 +372,8 @@ class _Reader:
 
     def __init__(self, claims: Mapping[str, Any]) -> None:
         self.errors = ErrorList()
+        self.warnings: list[str] = []
+        self.namespaces: dict[str, str] = {}
         self.claims = self._read_claims(claims)
 
     def read(self, groups: Iterable[Any], pods: Mapping[str, Any]) -> PlacementRequest:
@@ -291,7 +398,7 @@ class _Reader:
                 self._pods(group, pods.get(group.name), FieldPath("pods").key(group.name))
         roots = self._link(nodes, by_name, paths)
         self.errors.raise_if_any()
-        return PlacementRequest(roots)
+        return PlacementRequest(roots, self.warnings)
 
     # -- one object ----------------------------------------------------------------
 
@@ -305,6 +412,7 @@ class _Reader:
             self.errors.append(invalid(path.child("kind"), kind, "must be PodGroup or CompositePodGroup"))
             return None
         metadata = self._mapping(data.get("metadata"), path.child("metadata"))
+        namespace = metadata.get("namespace")
         name = metadata.get("name")
         if not name:
             self.errors.append(required(path.child("metadata", "name")))
@@ -333,6 +441,8 @@ class _Reader:
             order=(str(metadata.get("creationTimestamp") or ""), position),
             priority_spec=_priority_spec(spec, spec_path, self.errors),
         )
+        if isinstance(namespace, str) and namespace:
+            self.namespaces[name] = namespace
         if kind == "PodGroup":
             group.claims = self._group_claims(name, spec.get("resourceClaims") or [], spec_path.child("resourceClaims"))
         return group
@@ -420,31 +530,66 @@ class _Reader:
         if spec is None:
             self.errors.append(required(path, f"how many pods PodGroup {group.name!r} has and what each requests"))
             return
+        entries = list(spec) if isinstance(spec, list) else [spec]
+        sets: list[PodSet] = []
+        for j, entry in enumerate(entries):
+            entry_path = path.index(j) if isinstance(spec, list) else path
+            pod_set = self._pod_set(entry, entry_path, self.namespaces.get(group.name, "default"))
+            if pod_set is not None:
+                self.warnings += [f"PodGroup {group.name}: {w}" for w in unmodelled(pod_set, self._spec_of(entry))]
+            if pod_set is None:
+                return
+            sets.append(pod_set)
+        count = sum(pod_set.count for pod_set in sets)
+        names: list[str] = []
+        for pod_set in sets:
+            names += pod_set.names or [f"{group.name}-{k}" for k in range(len(names), len(names) + pod_set.count)]
+        group.count = count
+        group.pod_names = tuple(names)
+        group.requests = dict(sets[0].requests) if sets else {}
+        group.pod_sets = tuple(sets)
+        group.pod_priority = sets[0].priority if sets else None
+
+    @staticmethod
+    def _spec_of(entry: Any) -> Mapping[str, Any]:
+        template = (
+            entry.template if isinstance(entry, Pods) else entry.get("template") if isinstance(entry, Mapping) else None
+        )
+        template = to_dict(template) if isinstance(template, BaseModel) else template
+        spec = template.get("spec", template) if isinstance(template, Mapping) else None
+        return spec if isinstance(spec, Mapping) else {}
+
+    def _pod_set(self, spec: Any, path: FieldPath, namespace: str) -> PodSet | None:
         if isinstance(spec, tuple) and len(spec) == 2:
             spec = Pods(spec[0], requests=spec[1])
         elif isinstance(spec, Mapping):
             spec = Pods(spec.get("count", 0), spec.get("requests"), spec.get("template"), spec.get("names"))
         elif not isinstance(spec, Pods):
             self.errors.append(type_invalid(path, spec, "must be Pods, a (count, requests) pair or an object"))
-            return
+            return None
         if isinstance(spec.count, bool) or not isinstance(spec.count, int) or spec.count < 0:
             self.errors.append(invalid(path.child("count"), spec.count, "must be a non-negative integer"))
-            return
-        group.count = spec.count
+            return None
+        constraints = NO_CONSTRAINTS
+        priority = None
         if spec.template is not None:
             template = to_dict(spec.template) if isinstance(spec.template, BaseModel) else spec.template
             pod_spec = template.get("spec", template) if isinstance(template, Mapping) else None
             if not isinstance(pod_spec, Mapping):
                 self.errors.append(type_invalid(path.child("template"), template, "must be a pod template or pod spec"))
-                return
-            group.requests = pod_requests(pod_spec, path.child("template", "spec"), self.errors)
-            group.pod_priority = _priority_spec(pod_spec, path.child("template", "spec"), self.errors)
+                return None
+            requests = pod_requests(pod_spec, path.child("template", "spec"), self.errors)
+            priority = _priority_spec(pod_spec, path.child("template", "spec"), self.errors)
+            metadata = template.get("metadata") if "spec" in template else None
+            metadata = dict(metadata) if isinstance(metadata, Mapping) else {}
+            metadata.setdefault("namespace", namespace)
+            constraints = read_constraints(pod_spec, path.child("template", "spec"), self.errors, metadata)
         else:
-            group.requests = read_resource_list(spec.requests, path.child("requests"), self.errors)
-        names = tuple(spec.names) if spec.names is not None else tuple(f"{group.name}-{i}" for i in range(spec.count))
-        if len(names) != spec.count:
+            requests = read_resource_list(spec.requests, path.child("requests"), self.errors)
+        names = tuple(spec.names) if spec.names is not None else ()
+        if spec.names is not None and len(names) != spec.count:
             self.errors.append(invalid(path.child("names"), len(names), f"must name all {spec.count} pods"))
-        group.pod_names = names
+        return PodSet(spec.count, requests, constraints, names, priority)
 
     # -- the hierarchy ---------------------------------------------------------------
 

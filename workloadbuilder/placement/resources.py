@@ -74,12 +74,16 @@ def _resolve(path: Where) -> FieldPath:
 
 
 def pod_requests(spec: Mapping[str, Any], path: Where, errors: ErrorList) -> dict[str, int]:
-    """What a pod spec asks of a node, in millis, as ``resourcehelper.PodRequests`` computes it.
+    """What a pod spec asks of a node, in millis, as ``k8s.io/component-helpers/resource.PodRequests`` computes it.
 
-    Regular containers add up; an init container needs its own requests plus
-    the sidecars (``restartPolicy: Always``) started before it; the pod needs
-    the larger of the two, plus ``overhead``. Pod-level ``resources.requests``
-    replace the container sum for the resources they name.
+    Each container's requests are first defaulted as the API server does:
+    a resource with a limit but no request requests its limit (per
+    resource, not only when ``requests`` is absent). Regular containers add
+    up; an init container needs its own requests plus the sidecars
+    (``restartPolicy: Always``) started before it; the pod needs the larger
+    of the two, plus ``overhead``. Pod-level ``resources`` (defaulted from
+    their limits the same way) replace the container sum for CPU, memory and
+    hugepages, the resources pod-level resources support.
     """
     total: dict[str, int] = {}
     for i, container in enumerate(_list(spec.get("containers"), _below(path, "containers"), errors)):
@@ -99,9 +103,8 @@ def pod_requests(spec: Mapping[str, Any], path: Where, errors: ErrorList) -> dic
             init_peak[name] = max(init_peak.get(name, 0), amount)
     for name, amount in init_peak.items():
         total[name] = max(total.get(name, 0), amount)
-    pod_resources = spec.get("resources")
-    if isinstance(pod_resources, Mapping):
-        total.update(read_resource_list(pod_resources.get("requests"), _below(path, "resources", "requests"), errors))
+    pod_level = _defaulted_requests(spec.get("resources"), _below(path, "resources"), errors)
+    total.update({name: amount for name, amount in pod_level.items() if _pod_level(name)})
     if spec.get("overhead") is not None:
         _add(total, read_resource_list(spec["overhead"], _below(path, "overhead"), errors))
     return total
@@ -119,20 +122,28 @@ def _below(path: Where, *steps: str | int) -> Callable[[], FieldPath]:
     return build
 
 
+def _pod_level(resource: str) -> bool:
+    return resource in ("cpu", "memory") or resource.startswith("hugepages-")
+
+
 def _container_requests(container: Any, path: Where, errors: ErrorList) -> dict[str, int]:
     if not isinstance(container, Mapping):
         errors.append(type_invalid(_resolve(path), container, "must be of type object"))
         return {}
-    resources = container.get("resources")
+    return _defaulted_requests(container.get("resources"), _below(path, "resources"), errors)
+
+
+def _defaulted_requests(resources: Any, path: Where, errors: ErrorList) -> dict[str, int]:
+    """``requests`` of a ``resources`` block, each missing one defaulted to its limit as the API server does."""
     if resources is None:
         return {}
     if not isinstance(resources, Mapping):
-        errors.append(type_invalid(_resolve(path).child("resources"), resources, "must be of type object"))
+        errors.append(type_invalid(_resolve(path), resources, "must be of type object"))
         return {}
-    if "requests" not in resources:
-        # The API server defaults requests to limits when only limits are set.
-        return read_resource_list(resources.get("limits"), _below(path, "resources", "limits"), errors)
-    return read_resource_list(resources.get("requests"), _below(path, "resources", "requests"), errors)
+    requests = read_resource_list(resources.get("requests"), _below(path, "requests"), errors)
+    for name, amount in read_resource_list(resources.get("limits"), _below(path, "limits"), errors).items():
+        requests.setdefault(name, amount)
+    return requests
 
 
 def _list(raw: Any, path: Where, errors: ErrorList) -> list[Any]:

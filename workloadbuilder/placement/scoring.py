@@ -2,10 +2,13 @@
 
 * A pod goes to the node with the highest ``NodeResourcesFit`` (default
   strategy ``LeastAllocated``) plus ``NodeResourcesBalancedAllocation`` score
-  over CPU and memory, both weight 1, as in the default profile. Other
-  default score plugins give every node the same score in this model (no
-  images, taints, affinity or spread constraints). Upstream breaks ties at
-  random; here the node listed first wins.
+  over CPU and memory, both weight 1, as in the default profile
+  (BalancedAllocation skipped for a pod that requests neither), plus
+  ``TaintToleration`` (``PreferNoSchedule``, weight 3) and ``NodeAffinity``
+  (preferred terms, weight 2), normalized over the nodes that fit when the
+  pods start. ImageLocality, InterPodAffinity and PodTopologySpread scores
+  are not modelled. Upstream breaks ties at random; here the node listed
+  first wins.
 * A placement (a topology domain) is scored with ``MostAllocated`` over the
   domain's summed CPU and memory after the group's pods are added: the
   tighter the fit, the higher.
@@ -20,9 +23,12 @@ import heapq
 from collections.abc import Iterable, Sequence
 
 from workloadbuilder.placement.cluster import SCORE_RESOURCES
+from workloadbuilder.placement.filters.nodeaffinity import preferred_score
+from workloadbuilder.placement.filters.tainttoleration import intolerable_preferences
 from workloadbuilder.placement.snapshot import Shape, Snapshot
+from workloadbuilder.placement.spread import SpreadTracker
 
-__all__ = ["assign_pods", "most_allocated", "node_score"]
+__all__ = ["assign_pods", "most_allocated", "node_score", "preference_scores"]
 
 _MAX_SCORE = 100
 
@@ -57,13 +63,43 @@ def node_score(snap: Snapshot, i: int, shape: Shape) -> int:
         least += (alloc - requested) * _MAX_SCORE // alloc if requested <= alloc else 0
         weights += 1
         fractions.append(requested / alloc if requested < alloc else 1.0)
+    if not any(shape.requests.get(name, 0) > 0 for name, _ in SCORE_RESOURCES):
+        # BalancedAllocation skips pods that request neither CPU nor memory.
+        return least // weights if weights else 0
     if weights == 2:
         return least // 2 + int((1 - abs(fractions[0] - fractions[1]) / 2) * _MAX_SCORE)
     return least + _MAX_SCORE if weights else _MAX_SCORE
 
 
-def assign_pods(snap: Snapshot, shape: Shape, nodes: Iterable[int], count: int) -> list[int]:
+def preference_scores(snap: Snapshot, shape: Shape, nodes: Sequence[int]) -> dict[int, int]:
+    """TaintToleration (weight 3) and NodeAffinity (weight 2) scores of ``nodes``, normalized over them as upstream.
+
+    TaintToleration counts untolerated ``PreferNoSchedule`` taints and is
+    reversed (fewest is 100); NodeAffinity adds the weights of the preferred
+    terms a node matches (the most is 100). Both are 0 for every node when
+    no node differs.
+    """
+    cluster, pod = snap.cluster, shape.constraints
+    taints = {i: intolerable_preferences(cluster.taints[i], pod.tolerations) for i in nodes}
+    affinity = {i: preferred_score(pod, cluster.labels[i], cluster.names[i]) for i in nodes} if pod.preferred else {}
+    most_taints = max(taints.values(), default=0)
+    most_affinity = max(affinity.values(), default=0)
+    out = {}
+    for i in nodes:
+        taint = _MAX_SCORE - taints[i] * _MAX_SCORE // most_taints if most_taints else _MAX_SCORE
+        preferred = affinity[i] * _MAX_SCORE // most_affinity if most_affinity else 0
+        out[i] = 3 * taint + 2 * preferred
+    return out
+
+
+def assign_pods(
+    snap: Snapshot, shape: Shape, nodes: Iterable[int], count: int, spread: SpreadTracker | None = None
+) -> list[int]:
     """Place up to ``count`` pods of ``shape`` one by one on the best-scoring node of ``nodes``, assuming each.
+
+    With ``spread``, a node the pod's spread constraints reject now is
+    passed over (and tried again after the next pod is placed), and every
+    placed pod is counted in it.
 
     Returns the chosen node of each placed pod, in placement order; fewer
     than ``count`` when the nodes run out of room.
@@ -71,14 +107,32 @@ def assign_pods(snap: Snapshot, shape: Shape, nodes: Iterable[int], count: int) 
     if count <= 0:
         return []
     node_fit = snap.node_fit
-    heap = [(-node_score(snap, i, shape), i) for i in nodes if node_fit(shape, i) > 0]
+    fitting = [i for i in nodes if node_fit(shape, i) > 0]
+    extra = preference_scores(snap, shape, fitting) if _prefers(snap, shape) else dict.fromkeys(fitting, 0)
+    heap = [(-node_score(snap, i, shape) - extra[i], i) for i in fitting]
     heapq.heapify(heap)
     placed: list[int] = []
     vector = shape.vector
+    pod = shape.constraints
+    tracker = spread if spread is not None and pod.spread else None
     while heap and len(placed) < count:
+        passed_over = []
+        while heap and tracker is not None and tracker.reason(pod, heap[0][1]) is not None:
+            passed_over.append(heapq.heappop(heap))
+        if not heap:
+            break
         _, i = heapq.heappop(heap)
         snap.add(i, vector)
         placed.append(i)
+        if tracker is not None:
+            tracker.add(i, pod)
+        for entry in passed_over:
+            heapq.heappush(heap, entry)
         if node_fit(shape, i) > 0:
-            heapq.heappush(heap, (-node_score(snap, i, shape), i))
+            heapq.heappush(heap, (-node_score(snap, i, shape) - extra[i], i))
     return placed
+
+
+def _prefers(snap: Snapshot, shape: Shape) -> bool:
+    """Whether the preference scores can tell nodes apart (some PreferNoSchedule taint, or preferred terms)."""
+    return bool(shape.constraints.preferred) or snap.cluster.has_preferences

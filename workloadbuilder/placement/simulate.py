@@ -30,7 +30,7 @@ from typing import Any
 
 from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.placement.cluster import Cluster, RunningGroup, RunningPod
-from workloadbuilder.placement.copies import copies_of, leaves
+from workloadbuilder.placement.copies import as_running, copies_of, leaves, pod_sets
 from workloadbuilder.placement.derive import with_usage
 from workloadbuilder.placement.engine import place
 from workloadbuilder.placement.priorities import PriorityClass, PriorityError, PrioritySpec, resolve_request
@@ -155,13 +155,16 @@ class _Copy:
         return (-self.priority, self.run.arrival, self.tie, self.index)
 
     def demand(self, cluster: Cluster) -> list[int]:
-        """What the copy's quorum needs in all, per resource of ``cluster`` (one pod slot per pod)."""
+        """At least what the copy's quorum needs in all, per resource of ``cluster`` (one pod slot per pod).
+
+        A PodGroup of several shapes is counted at its smallest request per resource.
+        """
         total = [0] * len(cluster.resources)
         for group in leaves(self.request.roots):
+            shapes = pod_sets(group)
             for r, resource in enumerate(cluster.resources):
-                total[r] += group.minimum * (
-                    group.requests.get(resource, 0) + (POD_MILLIS if resource == "pods" else 0)
-                )
+                least = min(pods.requests.get(resource, 0) for pods in shapes)
+                total[r] += group.minimum * (least + (POD_MILLIS if resource == "pods" else 0))
         return total
 
 
@@ -232,7 +235,15 @@ class _Player:
         self.waiting: set[int] = set()
         self.by_pod: dict[str, int] = {}
         self.resources = sorted(
-            {r for c in copies for g in leaves(c.request.roots) for r, q in g.requests.items() if q > 0} | {"pods"}
+            {
+                r
+                for c in copies
+                for g in leaves(c.request.roots)
+                for pods in pod_sets(g)
+                for r, q in pods.requests.items()
+                if q > 0
+            }
+            | {"pods"}
         )
         self.utilization: dict[str, list[list[float]]] = {r: [] for r in self.resources if r in cluster.resource_index}
         self.used = [list(column) for column in cluster.used]
@@ -384,13 +395,6 @@ def _as_running(answer: Any, c: _Copy, cluster: Cluster) -> tuple[list[RunningPo
             groups.append(
                 RunningGroup(group.name, group.kind, c.priority, group.disruption_mode, group.parent, _stamp(c.started))
             )
-            if not group.is_leaf:
-                continue
-            vector = tuple(group.requests.get(r, 0) + (POD_MILLIS if r == "pods" else 0) for r in cluster.resources)
-            for pod in placed[group.name].pods:
-                pods.append(
-                    RunningPod(
-                        pod.name, cluster.node_index[pod.node], vector, c.priority, group.name, _stamp(c.started)
-                    )
-                )
+            if group.is_leaf:
+                pods += as_running(group, placed[group.name].pods, cluster, c.priority, _stamp(c.started))
     return pods, groups

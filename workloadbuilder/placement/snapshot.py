@@ -14,34 +14,62 @@ read one by one.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from operator import floordiv, mul, sub
 from typing import Any
 
-from workloadbuilder.placement.cluster import SCORE_RESOURCES, Cluster, Domain
+from workloadbuilder.placement.cluster import ANTI_AFFINITY_PREFIX, SCORE_RESOURCES, Cluster, Domain, host_port_resource
+from workloadbuilder.placement.constraints import NO_CONSTRAINTS, PodConstraints
+from workloadbuilder.placement.filters import interpodaffinity
+from workloadbuilder.placement.filters.noderesources import is_scheduled_resource
 from workloadbuilder.placement.resources import POD_MILLIS
 
-__all__ = ["NONZERO_DEFAULTS", "Allocation", "Shape", "Snapshot"]
+__all__ = ["HOSTNAME_KEY", "NONZERO_DEFAULTS", "Allocation", "Shape", "Snapshot", "slots_of"]
+
+HOSTNAME_KEY = "kubernetes.io/hostname"
+"""The topology key whose domains are single nodes: anti-affinity over it among the pods placed is a per-node slot."""
+
+
+def slots_of(pod: PodConstraints) -> list[str]:
+    """The one-slot resources a pod holds: its host ports, and each per-node anti-affinity term that matches itself."""
+    slots = [host_port_resource(port) for port in pod.host_ports]
+    for term in pod.pod_anti_affinity:
+        if term.topology_key == HOSTNAME_KEY and interpodaffinity.self_matching(term, pod):
+            digest = hashlib.sha1(repr(term).encode(), usedforsecurity=False).hexdigest()[:12]
+            slots.append(f"{ANTI_AFFINITY_PREFIX}{digest}")
+    return slots
+
 
 NONZERO_DEFAULTS = {"cpu": 100, "memory": 200 * 1024 * 1024 * 1000}
 """What scoring counts for a pod that requests no CPU or memory (100m, 200Mi), as kube-scheduler does."""
 
 
 class Shape:
-    """One pod's requests as a vector over the cluster's resources, plus what scoring reads.
+    """One kind of pod: its requests as a vector over the cluster's resources, its filters, what scoring reads.
 
     Resources the cluster has never heard of make the shape fit nowhere
-    (``missing``); the ``pods`` resource always counts one.
+    (``missing``); requests the scheduler does not check (a name that is
+    neither native nor scalar) are dropped; the ``pods`` resource always
+    counts one, and each host port one slot of its port resource.
+    ``allowed`` marks the nodes the pod-and-node filters let the pod use
+    (``None``: all of them).
     """
 
-    __slots__ = ("missing", "requests", "score_request", "terms", "uid", "vector")
+    __slots__ = ("allowed", "constraints", "missing", "requests", "score_request", "terms", "uid", "vector")
 
-    def __init__(self, uid: int, cluster: Cluster, requests: dict[str, int]) -> None:
+    def __init__(
+        self, uid: int, cluster: Cluster, requests: dict[str, int], constraints: PodConstraints = NO_CONSTRAINTS
+    ) -> None:
         self.uid = uid
-        self.requests = dict(requests)
+        self.constraints = constraints
+        self.allowed = cluster.allowed(constraints)
+        self.requests = {name: amount for name, amount in requests.items() if is_scheduled_resource(name)}
         self.requests["pods"] = self.requests.get("pods", 0) + POD_MILLIS
+        for slot in slots_of(constraints):
+            self.requests[slot] = POD_MILLIS
         self.missing = tuple(sorted(r for r, q in self.requests.items() if q > 0 and r not in cluster.resource_index))
         self.vector = tuple(self.requests.get(r, 0) for r in cluster.resources)
         self.terms = tuple((r, q) for r, q in enumerate(self.vector) if q > 0)
@@ -81,14 +109,14 @@ class Snapshot:
         self._by_key: dict[str, dict[str, set[int]]] = {}
         self._vector_fits: dict[int, list[int]] = {}
         self._base_fit: dict[tuple[int, int], int] = {}
-        self._shapes: dict[tuple[tuple[int, ...], tuple[str, ...]], Shape] = {}
+        self._shapes: dict[tuple[tuple[int, ...], tuple[str, ...], PodConstraints], Shape] = {}
 
     # -- shapes ----------------------------------------------------------------
 
-    def shape(self, requests: dict[str, int]) -> Shape:
-        """The shape for a request map, shared by every group that asks for the same."""
-        probe = Shape(len(self._shapes), self.cluster, requests)
-        key = (probe.vector, probe.missing)
+    def shape(self, requests: dict[str, int], constraints: PodConstraints = NO_CONSTRAINTS) -> Shape:
+        """The shape for a request map and filter inputs, shared by every group that asks for the same."""
+        probe = Shape(len(self._shapes), self.cluster, requests, constraints)
+        key = (probe.vector, probe.missing, constraints)
         shape = self._shapes.get(key)
         if shape is None:
             shape = self._shapes[key] = probe
@@ -198,22 +226,33 @@ class Snapshot:
         return fits
 
     def fit(self, shape: Shape, domain: Domain) -> int:
-        """How many pods of ``shape`` fit in ``domain`` now, each pod anywhere in it."""
+        """How many pods of ``shape`` fit in ``domain`` now, each pod anywhere in it the filters allow."""
         base = self._base_fit.get((shape.uid, domain.uid))
+        fits = self.vector_fits(shape)
+        vector_of = self.cluster.vector_of
+        allowed = shape.allowed
         if base is None:
-            fits = self.vector_fits(shape)
-            base = sum(map(mul, map(fits.__getitem__, domain.class_ids), domain.class_counts))
+            if allowed is None:
+                base = sum(map(mul, map(fits.__getitem__, domain.class_ids), domain.class_counts))
+            else:
+                base = sum(fits[vector_of[i]] for i in domain.nodes if allowed[i])
             self._base_fit[(shape.uid, domain.uid)] = base
         if not self.delta:
             return base
-        fits = self.vector_fits(shape)
-        vector_of = self.cluster.vector_of
         for i in self.changed_in(domain):
-            base += self.node_fit(shape, i) - fits[vector_of[i]]
+            if allowed is None or allowed[i]:
+                base += self.node_fit(shape, i) - fits[vector_of[i]]
         return base
 
+    def allowed_nodes(self, shape: Shape, nodes: Iterable[int]) -> list[int]:
+        """The nodes of ``nodes`` that the pod-and-node filters let ``shape`` use, in order."""
+        allowed = shape.allowed
+        return list(nodes) if allowed is None else [i for i in nodes if allowed[i]]
+
     def node_fit(self, shape: Shape, i: int) -> int:
-        """How many pods of ``shape`` fit on node ``i`` now."""
+        """How many pods of ``shape`` fit on node ``i`` now (0 where a filter rejects it)."""
+        if shape.allowed is not None and not shape.allowed[i]:
+            return 0
         delta = self.delta.get(i)
         if delta is None:
             return self.vector_fits(shape)[self.cluster.vector_of[i]]

@@ -9,7 +9,9 @@ is a proof that none exists (pods beyond the minimum never help a gang).
 
 Nodes are grouped into *classes* (``classes.node_classes``) that no
 constraint can tell apart, so the model grows with the number of distinct
-nodes, not with the cluster. Pods of one shape on a class of ``m`` nodes
+nodes, not with the cluster. A PodGroup of several pod sets (an LWS
+leader and its workers) takes its ``minCount`` pods from any of them. Pods
+of one shape on a class of ``m`` nodes
 only need ``m`` times the pods one node holds; where pods of several shapes
 may share a class, each of its nodes (as many as there are pods to place)
 gets its own packing constraint, with the nodes ordered to break symmetry.
@@ -46,14 +48,14 @@ class Solution:
     (the bound was hit first: nothing proved). When found: ``selected``
     names the groups that make up every gang's minimum, ``values`` each
     selected group's label value at its own topology key, ``pods`` each
-    selected PodGroup's minimum as pods per node, ``devices`` each new
+    selected PodGroup's minimum as pods per node (one map per pod set), ``devices`` each new
     claim's ``(pool, count)`` pairs, in the cluster's pool order.
     """
 
     status: str
     selected: set[str] = field(default_factory=set)
     values: dict[str, str] = field(default_factory=dict)
-    pods: dict[str, dict[int, int]] = field(default_factory=dict)
+    pods: dict[str, list[dict[int, int]]] = field(default_factory=dict)
     devices: dict[tuple[str, ...], tuple[tuple[str, int], ...]] = field(default_factory=dict)
 
 
@@ -106,10 +108,10 @@ class _Model:
         self.leaves = [group for group in self.groups if group.is_leaf]
         self.parents = {group.name: group.parent for group in self.groups}
         self.by_name = {group.name: group for group in self.groups}
-        self.shapes: dict[str, Shape] = {leaf.name: kube.shape(leaf) for leaf in self.leaves}
+        self.sets: dict[str, list[tuple[Shape, int]]] = {leaf.name: kube.shapes(leaf) for leaf in self.leaves}
         self.selected: dict[str, Any] = {}
         self.domain_vars: dict[str, dict[str, Any]] = {}
-        self.pods: dict[str, dict[int, Any]] = {}
+        self.pods: dict[str, list[dict[int, Any]]] = {}
         self.copies: dict[int, dict[int, list[Any]]] = {}
         self.pool_vars: dict[tuple[str, ...], dict[str, Any]] = {}
         self.classes: list[NodeClass] = []
@@ -128,7 +130,8 @@ class _Model:
         keys = sorted({group.topology_key for group in self.groups if group.topology_key is not None})
         demand = self._demand()
         pods = sum(needed(leaf) for leaf in self.leaves)
-        self.classes = node_classes(self.snap, self.scope.nodes, list(self.shapes.values()), keys, pools, demand, pods)
+        shapes = [shape for sets in self.sets.values() for shape, _ in sets]
+        self.classes = node_classes(self.snap, self.scope.nodes, shapes, keys, pools, demand, pods)
         for group in self.groups:
             self.selected[group.name] = self.model.NewBoolVar(f"sel:{group.name}")
         self.model.Add(self.selected[self.root.name] == 1)
@@ -158,8 +161,9 @@ class _Model:
         """The most of each resource the root's minimum can ask for, so larger free amounts never bind."""
         total: dict[int, int] = {}
         for leaf in self.leaves:
-            for r, q in self.shapes[leaf.name].terms:
-                total[r] = total.get(r, 0) + needed(leaf) * q
+            for shape, count in self.sets[leaf.name]:
+                for r, q in shape.terms:
+                    total[r] = total.get(r, 0) + min(count, needed(leaf)) * q
         return total
 
     def _keyed_chain(self, group: GroupRequest) -> list[GroupRequest]:
@@ -217,29 +221,40 @@ class _Model:
         return sum(k * var for k, var in enumerate(self.domain_vars[group.name].values()))
 
     def _leaf(self, leaf: GroupRequest, need: int) -> bool:
+        """``minCount`` pods of the PodGroup, from any of its pod sets, on classes its domains and claims allow."""
         model, chosen = self.model, self.selected[leaf.name]
-        shape = self.shapes[leaf.name]
         chain = self._keyed_chain(leaf)
         fixed = [self.snap.allocations[ref.identity] for ref in leaf.claims if ref.identity in self.snap.allocations]
         fixed_pools = [self.cluster.pool(name) for allocation in fixed for name, _ in allocation.devices]
-        pods: dict[int, Any] = {}
-        for c, node_class in enumerate(self.classes):
-            fits = node_class.fits[shape.uid]
-            if fits <= 0 or any(node_class.value(group.topology_key) is None for group in chain):  # type: ignore[arg-type]
-                continue
-            if not all(node_class.reaches(pool) for pool in fixed_pools):
-                continue
-            pods[c] = model.NewIntVar(0, min(need, fits * node_class.size), f"x:{leaf.name}:{c}")
-        self.pods[leaf.name] = pods
-        if leaf.count < need or not pods:
+        usable = [
+            c
+            for c, node_class in enumerate(self.classes)
+            if all(node_class.value(group.topology_key) is not None for group in chain)  # type: ignore[arg-type]
+            and all(node_class.reaches(pool) for pool in fixed_pools)
+        ]
+        per_set: list[dict[int, Any]] = []
+        for k, (shape, count) in enumerate(self.sets[leaf.name]):
+            pods: dict[int, Any] = {}
+            for c in usable:
+                fits = self.classes[c].fits[shape.uid]
+                if fits > 0:
+                    top = min(need, count, fits * self.classes[c].size)
+                    pods[c] = model.NewIntVar(0, top, f"x:{leaf.name}:{k}:{c}")
+            if len(pods) > 1 and count < need:
+                model.Add(sum(pods.values()) <= count)
+            per_set.append(pods)
+        self.pods[leaf.name] = per_set
+        every = [var for pods in per_set for var in pods.values()]
+        if leaf.count < need or not every:
             model.Add(chosen == 0)
             return leaf is not self.root
-        model.Add(sum(pods.values()) == need * chosen)
+        model.Add(sum(every) == need * chosen)
         for group in chain:
             key = group.topology_key
             per_value: dict[str, list[Any]] = {}
-            for c, var in pods.items():
-                per_value.setdefault(self.classes[c].value(key) or "", []).append(var)  # type: ignore[arg-type]
+            for pods in per_set:
+                for c, var in pods.items():
+                    per_value.setdefault(self.classes[c].value(key) or "", []).append(var)  # type: ignore[arg-type]
             for value, terms in per_value.items():
                 model.Add(sum(terms) <= need * self.domain_vars[group.name][value])
         return True
@@ -251,18 +266,18 @@ class _Model:
             by_shape: dict[int, list[Any]] = {}
             wanted: dict[int, int] = {}
             for leaf in self.leaves:
-                var = self.pods[leaf.name].get(c)
-                if var is not None:
-                    uid = self.shapes[leaf.name].uid
-                    by_shape.setdefault(uid, []).append(var)
-                    wanted[uid] = wanted.get(uid, 0) + needed(leaf)
+                for (shape, count), pods in zip(self.sets[leaf.name], self.pods[leaf.name], strict=True):
+                    var = pods.get(c)
+                    if var is not None:
+                        by_shape.setdefault(shape.uid, []).append(var)
+                        wanted[shape.uid] = wanted.get(shape.uid, 0) + min(count, needed(leaf))
             if not by_shape:
                 continue
             if len(by_shape) == 1:
                 ((uid, terms),) = by_shape.items()
                 model.Add(sum(terms) <= node_class.fits[uid] * node_class.size)
                 continue
-            shapes = {shape.uid: shape for shape in self.shapes.values()}
+            shapes = {shape.uid: shape for sets in self.sets.values() for shape, _ in sets}
             nodes = min(node_class.size, sum(wanted.values()))
             copies = {
                 uid: [
@@ -307,9 +322,10 @@ class _Model:
             if everywhere:
                 continue
             for leaf in users:
-                pods = self.pods[leaf.name]
-                reached = [pods[c] for c in reaching if c in pods]
-                model.Add(sum(reached) == sum(pods.values())).OnlyEnforceIf(used)
+                per_set = self.pods[leaf.name]
+                reached = [pods[c] for pods in per_set for c in reaching if c in pods]
+                every = [var for pods in per_set for var in pods.values()]
+                model.Add(sum(reached) == sum(every)).OnlyEnforceIf(used)
         model.Add(sum(amounts.values()) == count * active)
         self.pool_vars[ref.identity] = amounts
 
@@ -340,13 +356,15 @@ class _Model:
         for leaf in self.leaves:
             if leaf.name not in out.selected:
                 continue
-            uid = self.shapes[leaf.name].uid
-            per_node: dict[int, int] = {}
-            for c, var in self.pods[leaf.name].items():
-                amount = solver.Value(var)
-                if amount:
-                    self._spread(solver, c, uid, amount, per_node, taken)
-            out.pods[leaf.name] = per_node
+            placed = []
+            for (shape, _), pods in zip(self.sets[leaf.name], self.pods[leaf.name], strict=True):
+                per_node: dict[int, int] = {}
+                for c, var in pods.items():
+                    amount = solver.Value(var)
+                    if amount:
+                        self._spread(solver, c, shape.uid, amount, per_node, taken)
+                placed.append(per_node)
+            out.pods[leaf.name] = placed
         order = {pool.name: n for n, pool in enumerate(self.cluster.pools)}
         for identity, amounts in self.pool_vars.items():
             devices = [(name, solver.Value(var)) for name, var in amounts.items() if solver.Value(var)]

@@ -12,8 +12,12 @@ from __future__ import annotations
 
 from workloadbuilder.field import ErrorList, FieldPath, invalid, not_found, required
 from workloadbuilder.placement.answer import Placement
-from workloadbuilder.placement.cluster import Cluster, RunningPod
-from workloadbuilder.placement.request import GroupRequest, PlacementRequest
+from workloadbuilder.placement.cluster import HOST_PORT_PREFIX, Cluster, RunningPod
+from workloadbuilder.placement.constraints import HostPort, PodConstraints
+from workloadbuilder.placement.filters import nodeports, podtopologyspread
+from workloadbuilder.placement.request import GroupRequest, PlacementRequest, PodSet
+from workloadbuilder.placement.snapshot import slots_of
+from workloadbuilder.placement.spread import domain_counts
 
 __all__ = ["verify"]
 
@@ -31,6 +35,8 @@ class _Checker:
         self.errors = ErrorList()
         self.index = {group.name: i for i, group in enumerate(placement.groups)}
         self.nodes = {name: i for i, name in enumerate(cluster.names)}
+        self.ports: dict[int, list[HostPort]] = {}
+        self.slots: dict[int, set[str]] = {}
 
     def path(self, group: str) -> FieldPath:
         return FieldPath("groups").index(self.index[group])
@@ -47,6 +53,7 @@ class _Checker:
             )
             return self.errors
         self._pods()
+        self._spread()
         self._capacity()
         self._topology()
         satisfied = [self._quorum(root) for root in self.request.roots]
@@ -76,12 +83,71 @@ class _Checker:
                 i = self.nodes.get(pod.node)
                 if i is None:
                     self.errors.append(not_found(path.child("node"), pod.node))
-                elif not self.cluster.schedulable[i]:
-                    self.errors.append(invalid(path.child("node"), pod.node, "node is cordoned"))
+                elif pod.name in allowed:
+                    constraints = _pod_set(group, pod.name).constraints
+                    rejection = self.cluster.rejection(constraints, i)
+                    reason = self.cluster.pod_affinity_reason(constraints, i)
+                    if rejection is not None:
+                        self.errors.append(invalid(path.child("node"), pod.node, "; ".join(rejection.reasons)))
+                    elif reason is not None:
+                        self.errors.append(invalid(path.child("node"), pod.node, reason))
+                    self._ports(i, constraints.host_ports, path.child("node"))
+                    self._slots(i, constraints, path.child("node"))
             if not group.is_leaf and placed.pods:
                 self.errors.append(
                     invalid(self.path(group.name).child("pods"), len(placed.pods), "a CompositePodGroup owns no pods")
                 )
+
+    def _ports(self, i: int, ports: tuple[HostPort, ...], path: FieldPath) -> None:
+        """Host ports of pods placed on node ``i`` must not conflict with each other or with running pods."""
+        if not ports:
+            return
+        held = self.ports.setdefault(
+            i, [port for pod in self.cluster.running_pods if pod.node == i for port in pod.host_ports]
+        )
+        reason = nodeports.check(ports, held)
+        if reason is not None:
+            self.errors.append(invalid(path, self.cluster.names[i], reason))
+        held.extend(ports)
+
+    def _spread(self) -> None:
+        """Where placed pods with spread constraints landed, no domain is more than ``maxSkew`` above the emptiest.
+
+        Each pod passed the constraint when it was placed and minimums only
+        grow, so the final counts of the domains the pods landed in obey it too.
+        """
+        placed: list[tuple[int, PodConstraints, FieldPath]] = []
+        for group in self.request.groups:
+            for j, where in enumerate(self.placement.groups[self.index[group.name]].pods):
+                i = self.nodes.get(where.node)
+                if i is not None and where.name in group.pod_names:
+                    path = self.path(group.name).child("pods").index(j).child("node")
+                    placed.append((i, _pod_set(group, where.name).constraints, path))
+        for i, pod, path in placed:
+            for constraint in pod.spread:
+                counts = domain_counts(self.cluster, pod, constraint)
+                for j, other, _ in placed:
+                    value = self.cluster.labels[j].get(constraint.topology_key)
+                    if (
+                        value in counts
+                        and other.namespace == pod.namespace
+                        and constraint.selector.matches(other.label_map)
+                    ):
+                        counts[value] += 1
+                value = self.cluster.labels[i].get(constraint.topology_key)
+                lowest = min(counts.values(), default=0) if len(counts) >= constraint.min_domains else 0
+                if value is None or counts.get(value, 0) - lowest > constraint.max_skew:
+                    self.errors.append(invalid(path, self.cluster.names[i], podtopologyspread.REASON))
+
+    def _slots(self, i: int, constraints: PodConstraints, path: FieldPath) -> None:
+        """Pods holding one per-node anti-affinity slot must not share a node."""
+        for slot in slots_of(constraints):
+            if slot.startswith(HOST_PORT_PREFIX):
+                continue
+            held = self.slots.setdefault(i, set())
+            if slot in held:
+                self.errors.append(invalid(path, self.cluster.names[i], "node(s) didn't match pod anti-affinity rules"))
+            held.add(slot)
 
     def _capacity(self) -> None:
         """Every node that receives pods has room, per resource they request, after the victims leave.
@@ -105,7 +171,8 @@ class _Checker:
                 if i is None:
                     continue
                 row = placed.setdefault(i, [0] * width)
-                for resource, amount in {**group.requests, "pods": group.requests.get("pods", 0) + 1000}.items():
+                requests = _pod_set(group, pod.name).requests if pod.name in group.pod_names else group.requests
+                for resource, amount in {**requests, "pods": requests.get("pods", 0) + 1000}.items():
                     index = cluster.resource_index.get(resource)
                     if index is not None:
                         row[index] += amount
@@ -328,3 +395,10 @@ class _Checker:
                         FieldPath("devicePools").key(pool_name), pool.allocated + n, f"over its {pool.count} devices"
                     )
                 )
+
+
+def _pod_set(group: GroupRequest, pod: str) -> PodSet:
+    """The pod set a pod of ``group`` belongs to (one made of ``group.requests`` for a hand-built group)."""
+    if not group.pod_sets:
+        return PodSet(group.count, group.requests)
+    return group.set_of(group.pod_names.index(pod))

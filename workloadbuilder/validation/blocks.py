@@ -23,7 +23,6 @@ from kubernetes.client import (
 )
 from pydantic import BaseModel
 
-from workloadbuilder.decode import to_json_dict
 from workloadbuilder.field import ErrorList, FieldPath
 from workloadbuilder.types import (
     WorkloadCompositePodGroupDisruptionMode,
@@ -58,8 +57,8 @@ _CREATE, _UPDATE = Op(update=False, gates=FeatureGates.all()), Op(update=True, g
 
 def _block(type_name: str, rules: _Rules) -> BlockValidator:
     def validate(path: FieldPath | None, obj: Any, old: Any = None) -> ErrorList:
-        value = canonical(type_name, to_json_dict(obj))
-        old_value = None if old is None else canonical(type_name, to_json_dict(old))
+        value = canonical(type_name, obj)
+        old_value = None if old is None else canonical(type_name, old)
         return rules(_CREATE if old is None else _UPDATE, path, value, old_value)
 
     validate.__doc__ = f"``Validate_{type_name}``: the block's rules at ``path``; ``old`` makes it an update."

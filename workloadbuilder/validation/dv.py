@@ -95,15 +95,22 @@ def check_field(
     """
     if op.update and correlated and value == old:
         return ErrorList()
+    errs, stop = _run_checks(op, path, value, old, checks)
+    if not stop and then is not None:
+        errs.extend(then())
+    return errs
+
+
+def _run_checks(op: Op, path: FieldPath, value: Any, old: Any, checks: Sequence[Check]) -> tuple[ErrorList, bool]:
+    """Every check's errors, and whether any of them stops the field's own validation."""
     errs = ErrorList()
     stop = False
     for check in checks:
         found, fired = check(op, path, value, old)
-        errs.extend(found)
+        if found:
+            errs.extend(found)
         stop = stop or fired
-    if not stop and then is not None:
-        errs.extend(then())
-    return errs
+    return errs, stop
 
 
 def _child(path: FieldPath | None, name: str) -> FieldPath:
@@ -139,13 +146,17 @@ def nested(
 ) -> ErrorList:
     """Field ``name`` of struct ``obj`` (``old`` its old struct): ``checks``, then ``validate(op, path, value, old)``.
 
-    ``old`` there is the field's old value.
+    ``old`` there is the field's old value. This is ``check_field`` with the
+    field's path and values taken from the structs.
     """
-    field_path = _child(path, name)
     value, old_value = obj[name], None if old is None else old[name]
-    return check_field(
-        op, field_path, value, old_value, old is not None, checks, lambda: validate(op, field_path, value, old_value)
-    )
+    if op.update and old is not None and value == old_value:
+        return ErrorList()
+    field_path = _child(path, name)
+    errs, stop = _run_checks(op, field_path, value, old_value, checks)
+    if not stop:
+        errs.extend(validate(op, field_path, value, old_value))
+    return errs
 
 
 def scalar(
@@ -158,17 +169,14 @@ def scalar(
     validate: Callable[[FieldPath, Any], Iterable[FieldError]],
 ) -> ErrorList:
     """String or number field ``name`` of ``obj``: ``checks``, then a format or bound ``validate(path, value)``."""
+    value, old_value = obj[name], None if old is None else old[name]
+    if op.update and old is not None and value == old_value:
+        return ErrorList()
     field_path = _child(path, name)
-    value = obj[name]
-    return check_field(
-        op,
-        field_path,
-        value,
-        None if old is None else old[name],
-        old is not None,
-        checks,
-        lambda: validate(field_path, value),
-    )
+    errs, stop = _run_checks(op, field_path, value, old_value, checks)
+    if not stop:
+        errs.extend(validate(field_path, value))
+    return errs
 
 
 def _immutable(op: Op, path: FieldPath, value: Any, old: Any) -> tuple[list[FieldError], bool]:

@@ -19,6 +19,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel
+
+from workloadbuilder.decode import json_attributes, to_json_dict
+
 __all__ = ["GoStruct", "canonical", "go_value"]
 
 # Field kinds: a Go string or int32 value, a pointer to one, a struct value or
@@ -154,15 +158,20 @@ _TYPES: dict[str, tuple[_Field, ...]] = {
 
 
 def canonical(type_name: str, value: Any) -> dict[str, Any]:
-    """``value`` (a JSON dict, or ``None`` for Go's zero struct) with every field of ``type_name`` in Go's form.
+    """``value`` (a JSON dict, ``None`` for Go's zero struct, or a model) with each field of ``type_name`` in Go's form.
 
     Strings and integers get their zero value when missing or null, unset
     pointers are ``None``, empty lists become ``None`` (Go's semantic
     equality does not tell them apart), ``basic: {}`` and friends are ``{}``.
     Fields ``type_name`` does not declare are dropped: decode first to
-    report them.
+    report them. A model is read field by field, as its JSON would be,
+    without building that JSON.
     """
-    data: Mapping[str, Any] = value if isinstance(value, Mapping) else {}
+    data: Mapping[str, Any]
+    if isinstance(value, BaseModel):
+        data = {name: getattr(value, attr) for name, attr in json_attributes(type(value)).items()}
+    else:
+        data = value if isinstance(value, Mapping) else {}
     out: dict[str, Any] = {}
     for field in _TYPES[type_name]:
         raw = data.get(field.name)
@@ -170,8 +179,10 @@ def canonical(type_name: str, value: Any) -> dict[str, Any]:
             out[field.name] = raw if raw is not None else ""
         elif field.kind == _INT:
             out[field.name] = raw if raw is not None else 0
-        elif field.kind in (_PSTR, _PINT, _JSON):
+        elif field.kind in (_PSTR, _PINT):
             out[field.name] = raw
+        elif field.kind == _JSON:
+            out[field.name] = _json(raw)
         elif field.kind == _EMPTY:
             out[field.name] = None if raw is None else {}
         elif field.kind == _STRUCT:
@@ -181,6 +192,15 @@ def canonical(type_name: str, value: Any) -> dict[str, Any]:
         else:  # a list of structs; a null element is Go's zero struct
             out[field.name] = [canonical(field.type, item) for item in raw] if raw else None
     return out
+
+
+def _json(raw: Any) -> Any:
+    """Opaque JSON as JSON: models read from a model's field are dumped."""
+    if isinstance(raw, BaseModel):
+        return to_json_dict(raw)
+    if isinstance(raw, list):
+        return [_json(item) for item in raw]
+    return raw
 
 
 class GoStruct:

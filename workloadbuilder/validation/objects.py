@@ -73,13 +73,14 @@ def validate_workload(obj: KubeObject, old: KubeObject | None = None, gates: Fea
         AggregateError: ``old`` is not a Workload that decodes.
         TypeError: ``obj`` is neither a client model nor a mapping.
 
-    >>> errs = validate_workload({"metadata": {"name": "w"}, "spec": {"podGroupTemplates": [{"name": "Worker"}]}})
-    >>> print(errs[0])
-    spec.podGroupTemplates[0].name: Invalid value: "Worker": a lowercase RFC 1123 label must consist of lower case \
+    Examples:
+        >>> errs = validate_workload({"metadata": {"name": "w"}, "spec": {"podGroupTemplates": [{"name": "Worker"}]}})
+        >>> print(errs[0])
+        spec.podGroupTemplates[0].name: Invalid value: "Worker": a lowercase RFC 1123 label must consist of lower case \
 alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', \
 regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')
-    >>> print(errs[1])
-    spec.podGroupTemplates[0].schedulingPolicy: Invalid value: "": must specify one of: `basic`, `gang`
+        >>> print(errs[1])
+        spec.podGroupTemplates[0].schedulingPolicy: Invalid value: "": must specify one of: `basic`, `gang`
     """
     return _validate(kinds.WORKLOAD, obj, old, gates, None, _workload_errors)
 

@@ -1,0 +1,68 @@
+"""Time the command's start: ``--help`` against a bare Python start, and ``validate`` of one Job.
+
+Each command runs ``--repeat`` times as a fresh process (the console
+script's own entry, ``python -m workloadbuilder``); the fastest run of each
+is kept, as wall time and as CPU time (user + system: what the command
+costs, whatever else the machine is doing). Printed: the times, ``--help``
+as a multiple of ``python -c pass`` (the target is at most 3x), and
+``validate`` of one Job as a share of its 0.5 s budget. Run from the
+repository's root:
+
+    python benchmarks/bench_cli.py [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+JOB = ROOT / "tests" / "data" / "adapters" / "job" / "root-seed-8-workers.in.yaml"
+
+COMMANDS = {
+    "python -c pass": [sys.executable, "-c", "pass"],
+    "import workloadbuilder": [sys.executable, "-c", "import workloadbuilder"],
+    "workloadbuilder --help": [sys.executable, "-m", "workloadbuilder", "--help"],
+    "workloadbuilder validate JOB": [sys.executable, "-m", "workloadbuilder", "validate", str(JOB)],
+}
+
+
+def fastest(argv: list[str], repeat: int) -> tuple[float, float]:
+    """The fastest of ``repeat`` runs: (wall seconds, CPU seconds)."""
+    best_wall, best_cpu = float("inf"), float("inf")
+    for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        best_wall, best_cpu = min(best_wall, wall), min(best_cpu, cpu)
+    return best_wall, best_cpu
+
+
+def main() -> None:
+    """Run every command, print the table and the two ratios."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=7)
+    args = parser.parse_args()
+    times = {name: fastest(argv, args.repeat) for name, argv in COMMANDS.items()}
+    print(f"fastest of {args.repeat} runs; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    for name, (wall, cpu) in times.items():
+        print(f"  {name:30} wall {wall * 1000:7.1f} ms   cpu {cpu * 1000:7.1f} ms")
+    bare_wall, bare_cpu = times["python -c pass"]
+    help_wall, help_cpu = times["workloadbuilder --help"]
+    job_wall, job_cpu = times["workloadbuilder validate JOB"]
+    print(
+        f"--help / bare start: wall {help_wall / bare_wall:.2f}x, cpu {help_cpu / max(bare_cpu, 1e-3):.2f}x (target <= 3x)"
+    )
+    print(f"validate one Job / 0.5 s budget: wall {job_wall / 0.5:.2f}, cpu {job_cpu / 0.5:.2f} (target <= 1)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,201 @@
+"""``validate`` in CI: nothing checked is a failure, unknown kinds, warning kinds, --strict, GitHub annotations."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from workloadbuilder.cli import main
+from workloadbuilder.cli.positions import Positions
+
+ROOT = Path(__file__).resolve().parents[2]
+JOB_WITH_UID = ROOT / "tests" / "data" / "adapters" / "job" / "root-seed-8-workers.in.yaml"
+TRAINJOB = ROOT / "tests" / "data" / "adapters" / "trainer" / "01-multi-node.yaml"
+RUNTIME = ROOT / "tests" / "data" / "adapters" / "trainer" / "torch_distributed.yaml"
+
+JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: trainer
+  namespace: ml
+spec:
+  parallelism: 2
+  completions: 2
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: w, image: trainer}]
+"""
+
+CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n"
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def files(tmp_path: Path):
+    def write(**texts: str) -> list[str]:
+        paths = []
+        for name, text in texts.items():
+            path = tmp_path / f"{name}.yaml"
+            path.write_text(text)
+            paths.append(str(path))
+        return paths
+
+    return write
+
+
+def no_uid(path: str) -> str:
+    return (
+        f"Warning: {path} (document 1) Job/trainer: no metadata.uid (the object was never created), so the Workload "
+        "and group names are not the ones the controller will use; for those, run on the object as the cluster "
+        "returns it (kubectl get job trainer -o yaml); -W no-uid hides this warning\n"
+    )
+
+
+def test_a_job_without_uid_is_warned_once_in_plain_words(files) -> None:
+    [job] = files(job=JOB)
+    assert run("validate", job) == (0, no_uid(job) + 'Job "trainer" is valid\n', "")
+
+
+def test_a_job_with_its_uid_is_not_warned() -> None:
+    assert run("validate", str(JOB_WITH_UID)) == (0, 'Job "trainer" is valid\n', "")
+
+
+@pytest.mark.parametrize(
+    "options",
+    [["-W", "no-uid"], ["-Wno-uid"], ["-W", "ignore"], ["--quiet"], ["-q"]],
+    ids=["W-no-uid", "W-attached", "W-ignore", "quiet", "q"],
+)
+def test_warnings_can_be_silenced(files, options) -> None:
+    [job] = files(job=JOB)
+    assert run("validate", *options, job) == (0, 'Job "trainer" is valid\n', "")
+
+
+@pytest.mark.parametrize(
+    ("options", "code"),
+    [([], 0), (["--strict"], 1), (["-W", "error"], 1), (["--strict", "-W", "no-uid"], 0)],
+    ids=["default", "strict", "W-error", "strict-but-silenced"],
+)
+def test_strict_makes_a_shown_warning_fail(files, options, code) -> None:
+    [job] = files(job=JOB)
+    assert run("validate", *options, job)[0] == code
+
+
+def test_an_unknown_kind_is_refused_unless_allowed(files) -> None:
+    job, config = files(job=JOB, config=CONFIG_MAP)
+    refused = run("validate", job, config)
+    allowed = run("validate", "--allow-unknown", job, config)
+    assert refused == (
+        2,
+        "",
+        (
+            f"error: {config} (document 1) ConfigMap/settings: no adapter for apiVersion 'v1' kind 'ConfigMap'; "
+            "--allow-unknown skips such objects\n"
+        ),
+    )
+    assert allowed == (
+        0,
+        no_uid(job) + 'Job "trainer" is valid\n'
+        f"Warning: {config} (document 1) ConfigMap/settings: no adapter for apiVersion 'v1' kind 'ConfigMap'; "
+        "not checked\n",
+        "",
+    )
+
+
+def test_the_unknown_kind_warning_has_its_own_kind(files) -> None:
+    job, config = files(job=JOB, config=CONFIG_MAP)
+    assert run("validate", "--allow-unknown", "-W", "no-unknown-kind", "-W", "no-uid", job, config) == (
+        0,
+        'Job "trainer" is valid\n',
+        "",
+    )
+
+
+def test_nothing_checked_is_a_failure_even_when_unknown_kinds_are_allowed(files) -> None:
+    [config] = files(config=CONFIG_MAP)
+    assert run("validate", "--allow-unknown", config) == (
+        2,
+        "",
+        (
+            f"error: {config}: no object was checked: none is of a kind validate knows (Job, JobSet, LeaderWorkerSet, "
+            "TrainJob, a --mapping custom resource, Workload, PodGroup, CompositePodGroup)\n"
+        ),
+    )
+
+
+def test_a_trainjobs_runtime_is_its_related_object_not_an_unknown_kind() -> None:
+    code, out, _ = run("validate", "-q", str(TRAINJOB), str(RUNTIME))
+    assert (code, out) == (
+        0,
+        'TrainJob "multi-node-example" is valid\nClusterTrainingRuntime "torch-distributed" is valid\n',
+    )
+
+
+def test_json_records_carry_the_shown_warnings(files) -> None:
+    [job] = files(job=JOB)
+    code, out, _ = run("validate", "-o", "json", job)
+    [record] = json.loads(out)
+    assert code == 0
+    assert record["warnings"] == [no_uid(job).removeprefix("Warning: ").rstrip("\n")]
+
+
+def test_github_annotations_point_at_the_offending_field(files) -> None:
+    [job] = files(job=JOB.replace("parallelism: 2", "parallelism: -2"))
+    code, out, _ = run("validate", "-o", "github", job)
+    errors = [line for line in out.splitlines() if line.startswith("::error")]
+    warnings = [line for line in out.splitlines() if line.startswith("::warning")]
+    assert code == 1
+    assert errors and all(
+        line.startswith(f"::error file={job},line=7,col=3,title=Job trainer is invalid::spec.parallelism")
+        for line in errors
+    )
+    assert [line.partition("::")[2].partition("::")[0] for line in warnings] == [f"warning file={job},line=3,col=1"]
+
+
+POSITIONS = [
+    ("top-level-key", "a: 1\nb: 2\n", 1, ("b",), (2, 1)),
+    ("nested-key", "a:\n  b:\n    c: 1\n", 1, ("a", "b", "c"), (3, 5)),
+    ("sequence-item", "a:\n- x: 1\n- x: 2\n", 1, ("a", 1, "x"), (3, 3)),
+    ("missing-field-points-at-its-parent", "a:\n  b: 1\n", 1, ("a", "missing"), (1, 1)),
+    ("second-document", "a: 1\n---\nb:\n  c: 2\n", 2, ("b", "c"), (4, 3)),
+    ("flow-style", "spec: {gang: {minCount: 4}}\n", 1, ("spec", "gang", "minCount"), (1, 15)),
+    ("json", '{\n  "spec": {\n    "x": 1\n  }\n}\n', 1, ("spec", "x"), (3, 5)),
+    ("the-whole-document", "a: 1\n", 1, (), (1, 1)),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "document", "loc", "expected"), [case[1:] for case in POSITIONS], ids=[case[0] for case in POSITIONS]
+)
+def test_positions_find_the_deepest_part_of_a_path_in_the_text(text, document, loc, expected) -> None:
+    assert Positions(text).find(document, loc) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "document"), [("a: [unclosed\n", 1), ("a: 1\n", 2)], ids=["not-yaml", "no-such-document"]
+)
+def test_positions_of_text_that_has_none_are_none(text, document) -> None:
+    assert Positions(text).find(document, ("a",)) is None
+
+
+def test_github_annotations_point_into_a_lists_items(files) -> None:
+    item = (
+        "- apiVersion: scheduling.k8s.io/v1beta1\n  kind: Workload\n  metadata: {name: %s}\n  spec:\n"
+        "    podGroupTemplates:\n    - name: w\n      schedulingPolicy: {gang: {minCount: %d}}\n"
+    )
+    [path] = files(listed="apiVersion: v1\nkind: List\nitems:\n" + item % ("ok", 2) + item % ("bad", -2))
+    assert run("validate", "-o", "github", path) == (
+        1,
+        f"::error file={path},line=17,col=33,title=Workload bad is invalid::spec.podGroupTemplates[0].schedulingPolicy"
+        ".gang.minCount: Invalid value: -2: must be greater than or equal to 1\n",
+        "",
+    )

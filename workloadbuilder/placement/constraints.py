@@ -1,0 +1,497 @@
+"""What a pod asks of a node besides resources, and what a node says of itself: taints, selectors, ports.
+
+These are the inputs of kube-scheduler's default filter plugins, read from
+Kubernetes JSON (a pod spec, a node) into small frozen records, so that
+pods of one kind share one hashable ``PodConstraints`` and the filters can
+cache their verdicts per kind of pod and kind of node. Every malformed
+field is one ``FieldError`` at its path; nothing here raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from workloadbuilder.field import ErrorList, FieldPath, not_supported, type_invalid
+
+__all__ = [
+    "EFFECTS",
+    "AffinityTerm",
+    "HostPort",
+    "LabelSelector",
+    "NodeSelectorRequirement",
+    "NodeSelectorTerm",
+    "PodConstraints",
+    "SpreadConstraint",
+    "Taint",
+    "Toleration",
+    "read_constraints",
+    "read_host_ports",
+    "read_taints",
+]
+
+Where = FieldPath | Callable[[], FieldPath]
+
+EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+_TOLERATION_OPERATORS = ("", "Equal", "Exists", "Lt", "Gt")
+_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+_PROTOCOLS = ("TCP", "UDP", "SCTP")
+_WILDCARD_IP = "0.0.0.0"
+
+
+@dataclass(frozen=True)
+class Taint:
+    """A node taint: ``key``, ``value`` and ``effect`` (``NoSchedule``, ``PreferNoSchedule``, ``NoExecute``)."""
+
+    key: str
+    value: str = ""
+    effect: str = "NoSchedule"
+
+
+@dataclass(frozen=True)
+class Toleration:
+    """A pod toleration; an empty ``effect`` matches every effect, an empty ``key`` with ``Exists`` every key."""
+
+    key: str = ""
+    operator: str = ""
+    value: str = ""
+    effect: str = ""
+
+
+@dataclass(frozen=True)
+class NodeSelectorRequirement:
+    """One ``matchExpressions`` or ``matchFields`` entry of a node selector term."""
+
+    key: str
+    operator: str
+    values: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class NodeSelectorTerm:
+    """One required node affinity term: every expression and every field requirement must hold."""
+
+    expressions: tuple[NodeSelectorRequirement, ...] = ()
+    fields: tuple[NodeSelectorRequirement, ...] = ()
+
+
+@dataclass(frozen=True)
+class HostPort:
+    """A host port a container binds: ``protocol``/``port`` on ``ip`` (``0.0.0.0``: every address)."""
+
+    port: int
+    protocol: str = "TCP"
+    ip: str = _WILDCARD_IP
+
+    def conflicts(self, other: HostPort) -> bool:
+        """Whether two pods binding these ports cannot share a node (as ``HostPortInfo.CheckConflict``)."""
+        if self.port != other.port or self.protocol != other.protocol:
+            return False
+        return self.ip == other.ip or _WILDCARD_IP in (self.ip, other.ip)
+
+
+@dataclass(frozen=True)
+class LabelSelector:
+    """A ``metav1.LabelSelector``: ``matchLabels`` pairs and ``matchExpressions`` (set-based requirements)."""
+
+    match_labels: tuple[tuple[str, str], ...] = ()
+    match_expressions: tuple[NodeSelectorRequirement, ...] = ()
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        """Whether a pod with ``labels`` is selected (an empty selector selects every pod)."""
+        for key, value in self.match_labels:
+            if labels.get(key) != value:
+                return False
+        for requirement in self.match_expressions:
+            present = requirement.key in labels
+            value = labels.get(requirement.key, "")
+            operator = requirement.operator
+            if operator == "In" and not (present and value in requirement.values):
+                return False
+            if operator == "NotIn" and present and value in requirement.values:
+                return False
+            if operator == "Exists" and not present:
+                return False
+            if operator == "DoesNotExist" and present:
+                return False
+        return True
+
+
+@dataclass(frozen=True)
+class AffinityTerm:
+    """One required pod (anti-)affinity term: pods matching ``selector`` in ``namespaces``, per ``topology_key`` domain.
+
+    ``namespaces`` is ``None`` for every namespace (an empty
+    ``namespaceSelector``); otherwise the listed ones, or the pod's own.
+    """
+
+    topology_key: str
+    selector: LabelSelector
+    namespaces: tuple[str, ...] | None
+
+    def matches(self, namespace: str, labels: Mapping[str, str]) -> bool:
+        """Whether a pod in ``namespace`` with ``labels`` is one the term counts."""
+        if self.namespaces is not None and namespace not in self.namespaces:
+            return False
+        return self.selector.matches(labels)
+
+
+@dataclass(frozen=True)
+class SpreadConstraint:
+    """One ``topologySpreadConstraints`` entry with ``whenUnsatisfiable: DoNotSchedule``.
+
+    ``honor_affinity`` / ``honor_taints`` are ``nodeAffinityPolicy`` and
+    ``nodeTaintsPolicy`` (defaults: Honor, Ignore): whether nodes the pod's
+    node affinity or taints exclude count as domains.
+    """
+
+    max_skew: int
+    topology_key: str
+    selector: LabelSelector
+    min_domains: int = 1
+    honor_affinity: bool = True
+    honor_taints: bool = False
+
+
+@dataclass(frozen=True)
+class PodConstraints:
+    """Everything but resources that decides which nodes can take a pod.
+
+    ``affinity`` is ``None`` when the pod sets no required node affinity
+    (every node matches); an empty tuple of terms matches no node.
+    """
+
+    tolerations: tuple[Toleration, ...] = ()
+    node_selector: tuple[tuple[str, str], ...] = ()
+    affinity: tuple[NodeSelectorTerm, ...] | None = None
+    node_name: str = ""
+    host_ports: tuple[HostPort, ...] = ()
+    namespace: str = "default"
+    labels: tuple[tuple[str, str], ...] = ()
+    pod_affinity: tuple[AffinityTerm, ...] = ()
+    pod_anti_affinity: tuple[AffinityTerm, ...] = ()
+    preferred: tuple[tuple[int, NodeSelectorTerm], ...] = ()
+    """Preferred node affinity terms with their weights (scoring only)."""
+    spread: tuple[SpreadConstraint, ...] = ()
+
+    @property
+    def label_map(self) -> dict[str, str]:
+        """The pod's labels as a mapping."""
+        return dict(self.labels)
+
+    @property
+    def selects_nodes(self) -> bool:
+        """Whether NodeAffinity, NodeName or InterPodAffinity can reject a node for this pod by its name or labels."""
+        return (
+            bool(self.node_selector)
+            or self.affinity is not None
+            or bool(self.node_name)
+            or bool(self.pod_affinity)
+            or bool(self.pod_anti_affinity)
+            or bool(self.spread)
+        )
+
+
+NO_CONSTRAINTS = PodConstraints()
+"""A pod that tolerates nothing, selects nothing and binds no host port."""
+
+
+# -- readers ----------------------------------------------------------------------
+
+
+def _resolve(path: Where) -> FieldPath:
+    return path if isinstance(path, FieldPath) else path()
+
+
+def _list(raw: Any, path: Where, errors: ErrorList) -> list[Any]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        errors.append(type_invalid(_resolve(path), raw, "must be of type array"))
+        return []
+    return raw
+
+
+def _string(raw: Any, path: Where, errors: ErrorList) -> str:
+    if raw is None:
+        return ""
+    if not isinstance(raw, str):
+        errors.append(type_invalid(_resolve(path), raw, "must be of type string"))
+        return ""
+    return raw
+
+
+def _mapping(raw: Any, path: Where, errors: ErrorList) -> Mapping[str, Any]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        errors.append(type_invalid(_resolve(path), raw, "must be of type object"))
+        return {}
+    return raw
+
+
+def _child(path: Where, *steps: str | int) -> Callable[[], FieldPath]:
+    def build() -> FieldPath:
+        out = _resolve(path)
+        for step in steps:
+            out = out.index(step) if isinstance(step, int) else out.child(step)
+        return out
+
+    return build
+
+
+def read_taints(raw: Any, path: Where, errors: ErrorList) -> tuple[Taint, ...]:
+    """A node's ``spec.taints``, in order; an entry with an unknown effect is reported and left out."""
+    out = []
+    for i, entry in enumerate(_list(raw, path, errors)):
+        entry_path = _child(path, i)
+        entry = _mapping(entry, entry_path, errors)
+        effect = _string(entry.get("effect"), _child(entry_path, "effect"), errors)
+        if effect not in EFFECTS:
+            errors.append(not_supported(_child(entry_path, "effect")(), effect, EFFECTS))
+            continue
+        key = _string(entry.get("key"), _child(entry_path, "key"), errors)
+        value = _string(entry.get("value"), _child(entry_path, "value"), errors)
+        out.append(Taint(key, value, effect))
+    return tuple(out)
+
+
+def _tolerations(raw: Any, path: Where, errors: ErrorList) -> tuple[Toleration, ...]:
+    out = []
+    for i, entry in enumerate(_list(raw, path, errors)):
+        entry_path = _child(path, i)
+        entry = _mapping(entry, entry_path, errors)
+        operator = _string(entry.get("operator"), _child(entry_path, "operator"), errors)
+        if operator not in _TOLERATION_OPERATORS:
+            errors.append(not_supported(_child(entry_path, "operator")(), operator, _TOLERATION_OPERATORS[1:]))
+            continue
+        effect = _string(entry.get("effect"), _child(entry_path, "effect"), errors)
+        if effect and effect not in EFFECTS:
+            errors.append(not_supported(_child(entry_path, "effect")(), effect, EFFECTS))
+            continue
+        out.append(
+            Toleration(
+                _string(entry.get("key"), _child(entry_path, "key"), errors),
+                operator,
+                _string(entry.get("value"), _child(entry_path, "value"), errors),
+                effect,
+            )
+        )
+    return tuple(out)
+
+
+def _requirements(raw: Any, path: Where, errors: ErrorList) -> tuple[NodeSelectorRequirement, ...]:
+    out = []
+    for i, entry in enumerate(_list(raw, path, errors)):
+        entry_path = _child(path, i)
+        entry = _mapping(entry, entry_path, errors)
+        operator = _string(entry.get("operator"), _child(entry_path, "operator"), errors)
+        if operator not in _SELECTOR_OPERATORS:
+            errors.append(not_supported(_child(entry_path, "operator")(), operator, _SELECTOR_OPERATORS))
+            continue
+        values = tuple(
+            _string(value, _child(entry_path, "values", j), errors)
+            for j, value in enumerate(_list(entry.get("values"), _child(entry_path, "values"), errors))
+        )
+        out.append(
+            NodeSelectorRequirement(_string(entry.get("key"), _child(entry_path, "key"), errors), operator, values)
+        )
+    return tuple(out)
+
+
+def _affinity(raw: Any, path: Where, errors: ErrorList) -> tuple[NodeSelectorTerm, ...] | None:
+    node_affinity = _mapping(_mapping(raw, path, errors).get("nodeAffinity"), _child(path, "nodeAffinity"), errors)
+    required_path = _child(path, "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
+    required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+    if required is None:
+        return None
+    terms_path = _child(required_path, "nodeSelectorTerms")
+    terms = []
+    for i, term in enumerate(
+        _list(_mapping(required, required_path, errors).get("nodeSelectorTerms"), terms_path, errors)
+    ):
+        term_path = _child(terms_path, i)
+        term = _mapping(term, term_path, errors)
+        terms.append(
+            NodeSelectorTerm(
+                _requirements(term.get("matchExpressions"), _child(term_path, "matchExpressions"), errors),
+                _requirements(term.get("matchFields"), _child(term_path, "matchFields"), errors),
+            )
+        )
+    return tuple(terms)
+
+
+def read_host_ports(spec: Mapping[str, Any], path: Where, errors: ErrorList) -> tuple[HostPort, ...]:
+    """The host ports a pod spec binds: every regular container's port with a ``hostPort`` above 0.
+
+    Init containers do not count, as the NodePorts plugin collects only
+    ``spec.containers``.
+    """
+    out: list[HostPort] = []
+    for section in ("containers",):
+        for i, container in enumerate(_list(spec.get(section), _child(path, section), errors)):
+            container_path = _child(path, section, i)
+            container = _mapping(container, container_path, errors)
+            for j, port in enumerate(_list(container.get("ports"), _child(container_path, "ports"), errors)):
+                port_path = _child(container_path, "ports", j)
+                port = _mapping(port, port_path, errors)
+                number = port.get("hostPort")
+                if number is None or number == 0:
+                    continue
+                if isinstance(number, bool) or not isinstance(number, int) or not 0 < number < 65536:
+                    errors.append(type_invalid(_child(port_path, "hostPort")(), number, "must be a port number"))
+                    continue
+                protocol = _string(port.get("protocol"), _child(port_path, "protocol"), errors) or "TCP"
+                if protocol not in _PROTOCOLS:
+                    errors.append(not_supported(_child(port_path, "protocol")(), protocol, _PROTOCOLS))
+                    continue
+                ip = _string(port.get("hostIP"), _child(port_path, "hostIP"), errors) or _WILDCARD_IP
+                out.append(HostPort(number, protocol, ip))
+    return tuple(out)
+
+
+def _selector_key(path: Where, key: str) -> Callable[[], FieldPath]:
+    return lambda: _resolve(path).child("nodeSelector").key(key)
+
+
+def _selector(raw: Any, path: Where, errors: ErrorList) -> LabelSelector:
+    raw = _mapping(raw, path, errors)
+    labels = _mapping(raw.get("matchLabels"), _child(path, "matchLabels"), errors)
+    pairs = tuple(sorted((str(k), _string(v, _child(path, "matchLabels"), errors)) for k, v in labels.items()))
+    expressions = _requirements(raw.get("matchExpressions"), _child(path, "matchExpressions"), errors)
+    for i, requirement in enumerate(expressions):
+        if requirement.operator not in ("In", "NotIn", "Exists", "DoesNotExist"):
+            errors.append(
+                not_supported(
+                    _child(path, "matchExpressions", i, "operator")(),
+                    requirement.operator,
+                    ("In", "NotIn", "Exists", "DoesNotExist"),
+                )
+            )
+    return LabelSelector(pairs, expressions)
+
+
+def _pod_terms(raw: Any, path: Where, namespace: str, errors: ErrorList) -> tuple[AffinityTerm, ...]:
+    out = []
+    for i, term in enumerate(_list(raw, path, errors)):
+        term_path = _child(path, i)
+        term = _mapping(term, term_path, errors)
+        key = _string(term.get("topologyKey"), _child(term_path, "topologyKey"), errors)
+        if term.get("labelSelector") is None:
+            continue  # a nil selector matches no pod: the term never counts anything
+        selector = _selector(term.get("labelSelector"), _child(term_path, "labelSelector"), errors)
+        listed = tuple(
+            _string(value, _child(term_path, "namespaces", j), errors)
+            for j, value in enumerate(_list(term.get("namespaces"), _child(term_path, "namespaces"), errors))
+        )
+        ns_selector = term.get("namespaceSelector")
+        namespaces: tuple[str, ...] | None = listed or (namespace,)
+        if isinstance(ns_selector, Mapping) and not ns_selector:
+            namespaces = None
+        out.append(AffinityTerm(key, selector, namespaces))
+    return tuple(out)
+
+
+def read_constraints(
+    spec: Mapping[str, Any], path: Where, errors: ErrorList, metadata: Mapping[str, Any] | None = None
+) -> PodConstraints:
+    """The filter inputs of one pod spec: tolerations, selectors, node and pod affinity, ``nodeName``, host ports.
+
+    ``metadata`` (the pod template's) gives the pod's namespace and labels,
+    which its own and other pods' affinity terms match.
+    """
+    metadata = metadata or {}
+    namespace = metadata.get("namespace") if isinstance(metadata.get("namespace"), str) else None
+    namespace = namespace or "default"
+    found_labels = metadata.get("labels")
+    raw_labels: Mapping[str, Any] = found_labels if isinstance(found_labels, Mapping) else {}
+    affinity = _mapping(spec.get("affinity"), _child(path, "affinity"), errors)
+    pod_affinity = _mapping(affinity.get("podAffinity"), _child(path, "affinity", "podAffinity"), errors)
+    anti = _mapping(affinity.get("podAntiAffinity"), _child(path, "affinity", "podAntiAffinity"), errors)
+    required = "requiredDuringSchedulingIgnoredDuringExecution"
+    preferred = _preferred(affinity.get("nodeAffinity"), _child(path, "affinity", "nodeAffinity"), errors)
+    selector = _mapping(spec.get("nodeSelector"), _child(path, "nodeSelector"), errors)
+    pairs = [(str(key), _string(value, _selector_key(path, str(key)), errors)) for key, value in selector.items()]
+    return PodConstraints(
+        tolerations=_tolerations(spec.get("tolerations"), _child(path, "tolerations"), errors),
+        node_selector=tuple(sorted(pairs)),
+        affinity=_affinity(spec.get("affinity"), _child(path, "affinity"), errors),
+        node_name=_string(spec.get("nodeName"), _child(path, "nodeName"), errors),
+        host_ports=read_host_ports(spec, path, errors),
+        namespace=namespace,
+        labels=tuple(sorted((str(k), str(v)) for k, v in raw_labels.items())),
+        pod_affinity=_pod_terms(
+            pod_affinity.get(required), _child(path, "affinity", "podAffinity", required), namespace, errors
+        ),
+        pod_anti_affinity=_pod_terms(
+            anti.get(required), _child(path, "affinity", "podAntiAffinity", required), namespace, errors
+        ),
+        preferred=preferred,
+        spread=_spread(
+            spec.get("topologySpreadConstraints"), _child(path, "topologySpreadConstraints"), raw_labels, errors
+        ),
+    )
+
+
+def _spread(raw: Any, path: Where, labels: Mapping[str, Any], errors: ErrorList) -> tuple[SpreadConstraint, ...]:
+    """The ``DoNotSchedule`` spread constraints (``ScheduleAnyway`` only scores, and is not modelled)."""
+    out = []
+    for i, entry in enumerate(_list(raw, path, errors)):
+        entry_path = _child(path, i)
+        entry = _mapping(entry, entry_path, errors)
+        if (entry.get("whenUnsatisfiable") or "DoNotSchedule") != "DoNotSchedule":
+            continue
+        skew = entry.get("maxSkew")
+        if isinstance(skew, bool) or not isinstance(skew, int) or skew < 1:
+            errors.append(type_invalid(_child(entry_path, "maxSkew")(), skew, "must be an integer of at least 1"))
+            continue
+        minimum = entry.get("minDomains") or 1
+        if isinstance(minimum, bool) or not isinstance(minimum, int):
+            errors.append(type_invalid(_child(entry_path, "minDomains")(), minimum, "must be of type integer"))
+            continue
+        selector = _selector(entry.get("labelSelector"), _child(entry_path, "labelSelector"), errors)
+        keys = [str(key) for key in _list(entry.get("matchLabelKeys"), _child(entry_path, "matchLabelKeys"), errors)]
+        extra = tuple((key, str(labels[key])) for key in keys if key in labels)
+        if extra:
+            selector = LabelSelector(tuple(sorted({*selector.match_labels, *extra})), selector.match_expressions)
+        out.append(
+            SpreadConstraint(
+                skew,
+                _string(entry.get("topologyKey"), _child(entry_path, "topologyKey"), errors),
+                selector,
+                minimum,
+                entry.get("nodeAffinityPolicy", "Honor") != "Ignore",
+                entry.get("nodeTaintsPolicy", "Ignore") == "Honor",
+            )
+        )
+    return tuple(out)
+
+
+def _preferred(raw: Any, path: Where, errors: ErrorList) -> tuple[tuple[int, NodeSelectorTerm], ...]:
+    """``preferredDuringSchedulingIgnoredDuringExecution``: (weight, term) pairs."""
+    node_affinity = _mapping(raw, path, errors)
+    entries_path = _child(path, "preferredDuringSchedulingIgnoredDuringExecution")
+    out = []
+    for i, entry in enumerate(
+        _list(node_affinity.get("preferredDuringSchedulingIgnoredDuringExecution"), entries_path, errors)
+    ):
+        entry_path = _child(entries_path, i)
+        entry = _mapping(entry, entry_path, errors)
+        weight = entry.get("weight")
+        if isinstance(weight, bool) or not isinstance(weight, int):
+            errors.append(type_invalid(_child(entry_path, "weight")(), weight, "must be of type integer"))
+            continue
+        term = _mapping(entry.get("preference"), _child(entry_path, "preference"), errors)
+        out.append(
+            (
+                weight,
+                NodeSelectorTerm(
+                    _requirements(
+                        term.get("matchExpressions"), _child(entry_path, "preference", "matchExpressions"), errors
+                    ),
+                    _requirements(term.get("matchFields"), _child(entry_path, "preference", "matchFields"), errors),
+                ),
+            )
+        )
+    return tuple(out)
