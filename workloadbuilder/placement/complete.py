@@ -3,11 +3,12 @@
 It first runs kube-scheduler's cycle: when that succeeds its placement is
 the answer (so both strategies agree wherever kube-scheduler succeeds, at
 kube-scheduler's cost). Otherwise an exact solver (``solver``: OR-tools
-CP-SAT over classes of equal nodes), run in each of the root's candidate
-domains in turn (each is a separate problem: every pod of the root lands
-in one of them), chooses, all at once, which children
-make up each ``minGroupCount``, every group's domain, where each gang's
-``minCount`` pods go and which devices each new group claim takes. Then
+CP-SAT over classes of equal nodes) runs in each of the root's candidate
+domains in turn (each a separate problem: every pod of the root lands in
+one of them) and chooses, all at once, which children make up each
+``minGroupCount``, every group's domain, where each gang's ``minCount``
+pods go and which devices each new group claim takes. A cheap necessary
+condition skips the domains where some gang cannot fit even alone. Then
 pods beyond ``minCount`` and optional children are added where they fit,
 by kube-scheduler's rules.
 
@@ -51,7 +52,7 @@ class SearchReport:
 
 
 class Complete:
-    """Runs kube-scheduler's cycle, and the exact search when it fails, until ``deadline``."""
+    """Runs kube-scheduler's cycle, and the exact search when it fails, until ``timeout`` seconds from now."""
 
     name = "complete"
 
