@@ -275,3 +275,17 @@ def test_a_running_pod_naming_an_unknown_class_is_a_field_error() -> None:
             "no PriorityClass with name gold was found"
         )
     ]
+
+
+def test_running_groups_take_their_class_value() -> None:
+    groups = [
+        {
+            "apiVersion": "scheduling.k8s.io/v1beta1",
+            "kind": "PodGroup",
+            "metadata": {"name": "etl", "namespace": "ml"},
+            "spec": {"priorityClassName": "batch", "disruptionMode": {"all": {}}},
+        }
+    ]
+    pods = [_kubectl_pod("etl-0", schedulingGroup={"podGroupName": "etl"})]
+    cl = Cluster.from_kubectl(_NODES, pods, groups, [_class("batch", 100)])
+    assert (cl.running_groups["ml/etl"].priority, cl.running_groups["ml/etl"].disruption_mode) == (100, "all")

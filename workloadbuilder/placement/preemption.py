@@ -129,9 +129,9 @@ def preempt(
     """Evict what placing ``root`` needs from ``candidates``; ``None`` (and nothing changed) if even all do not help.
 
     ``shapes_of`` gives each PodGroup's pod shapes with their pod counts, in
-    the order its pods are placed; the reprieve checks their resources. On success the placement stays assumed and the victims
-    stay removed in the snapshot; ``Victims.units`` is ordered from the most
-    important.
+    the order its pods are placed; the reprieve checks their resources. On
+    success the placement stays assumed and the victims stay removed in the
+    snapshot; ``Victims.units`` is ordered from the most important.
     """
     if not candidates:
         return None
@@ -170,7 +170,7 @@ def _checked_resources(
         if result.names is not None:  # mixed shapes: the placed pods are not the first ones in order
             position = {name: k for k, name in enumerate(group.pod_names)}
             per_pod = [per_pod[position[name]] for name in result.names]
-        for i, terms in zip(result.nodes, per_pod):
+        for i, terms in zip(result.nodes, per_pod, strict=False):  # pods beyond those placed have no node
             checked.setdefault(i, set()).update(terms)
     return checked
 

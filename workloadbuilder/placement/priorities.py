@@ -84,7 +84,7 @@ SYSTEM_CLASSES = (
 
 @dataclass(frozen=True)
 class PrioritySpec:
-    """What an object says about its priority before admission: ``priorityClassName``, ``priority``, ``preemptionPolicy``."""
+    """An object's ``priorityClassName``, ``priority`` and ``preemptionPolicy`` as written, before admission."""
 
     class_name: str | None = None
     priority: int | None = None
