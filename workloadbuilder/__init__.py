@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from workloadbuilder.errors import (
         BuildError,
         InvalidArgumentError,
+        MissingDependencyError,
         NoAdapterError,
         ResizeError,
         WorkloadBuilderError,
@@ -191,6 +192,7 @@ _EXPORTS: dict[str, str] = {
     "Hierarchy": "workloadbuilder.materialize",
     "HierarchyProblem": "workloadbuilder.validation.hierarchy",
     "InvalidArgumentError": "workloadbuilder.errors",
+    "MissingDependencyError": "workloadbuilder.errors",
     "job_template_name": "workloadbuilder.naming",
     "KubeObject": "workloadbuilder.kinds",
     "ManifestError": "workloadbuilder.manifests",
@@ -272,6 +274,7 @@ __all__ = [
     "Hierarchy",
     "HierarchyProblem",
     "InvalidArgumentError",
+    "MissingDependencyError",
     "KubeObject",
     "ManifestError",
     "Migration",

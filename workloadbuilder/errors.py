@@ -8,6 +8,7 @@ Catch ``WorkloadBuilderError`` to tell input the library refuses from a bug
     │   └── ResizeError       a resize the Workload API would refuse (also a ValueError)
     ├── InvalidArgumentError  an argument value the library cannot use (also a ValueError)
     ├── NoAdapterError        no adapter for an object's apiVersion and kind (also a LookupError)
+    ├── MissingDependencyError  an optional dependency is not installed (also an ImportError)
     ├── AggregateError        field errors raised together (field.py; also a ValueError)
     │   └── PlanError         a plan that cannot compile (adapters.base)
     ├── ManifestError         documents that could not be loaded (manifests.py; also a ValueError)
@@ -24,6 +25,7 @@ __all__ = [
     "BuildError",
     "InternalError",
     "InvalidArgumentError",
+    "MissingDependencyError",
     "NoAdapterError",
     "ResizeError",
     "WorkloadBuilderError",
@@ -55,3 +57,7 @@ class InternalError(WorkloadBuilderError, RuntimeError):
 
     For example an adapter's plan whose pod assignment points where it has no pod template.
     """
+
+
+class MissingDependencyError(WorkloadBuilderError, ImportError):
+    """An optional dependency a feature needs is not installed; the message says what to install."""

@@ -269,7 +269,7 @@ EXPLAIN_FOUND = TRAIN_HEAD + lines(
     "  `train`: placed 5 pods of 3 groups in block block-A",
     "  a placement exists but kube-scheduler's greedy order will not find it, because `workers-0` takes rack "
     "`rack-A2` first",
-    "  search: found by the complete search in 3 steps (budget 100,000)",
+    "  search: found by the complete search (exact)",
     "",
     "feasible (complete): 1 of 1 object placed",
 )
@@ -287,7 +287,7 @@ EXPLAIN_TOO_FEW = lines(
     "    [block] `train`: block block-A fits 1 of 2 child groups; 0 of 1 block fit 2",
     "    [rack] `workers-1`: rack rack-A1 in block block-A fits 2 of 3 pods; 0 of 2 racks fit 3",
     "  preemption: preemption cannot help: nothing of lower priority runs",
-    "  search: no placement exists (complete search, 4 steps)",
+    "  search: no placement exists (proved by the complete search)",
     "",
     "not feasible (complete): 0 of 1 object placed",
 )
@@ -546,7 +546,7 @@ def test_compile_output_places_as_the_object_does(workdir):
             "--strategy: 'greedy' is not one of kube-scheduler, complete",
         ),
         ("place train.yaml --generate zones=1 --output yaml", "--output: 'yaml' is not one of text, json"),
-        ("place train.yaml --generate zones=1 --budget 0", "--budget: must be at least 1, got 0"),
+        ("place train.yaml --generate zones=1 --timeout 0", "--timeout: must be a positive number of seconds, got 0"),
         (
             "place train.yaml --generate zones=1 --claim nics",
             "--claim: expected NAME=DEVICECLASS or NAME=DEVICECLASS:COUNT, got 'nics'",
@@ -629,7 +629,7 @@ def test_compile_output_places_as_the_object_does(workdir):
         "cluster-with-bad-nodes",
         "unknown-strategy",
         "unknown-output",
-        "zero-budget",
+        "zero-timeout",
         "malformed-claim",
         "render-png",
         "render-nowhere",

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import pytest
 from placement_helpers import BLOCK, RACK, cluster, composite, node, pod_group, request
 
-from workloadbuilder.placement import Cluster, PlacementRequest
+from workloadbuilder.placement import Cluster, Placement, PlacementRequest, engine, verify
 
 
 @pytest.fixture
@@ -30,3 +33,22 @@ def kep_request() -> PlacementRequest:
         ],
         {"pg-1": (5, {"nvidia.com/gpu": "1"}), "pg-2": (5, {"nvidia.com/gpu": "1"})},
     )
+
+
+@pytest.fixture(autouse=True, scope="module")
+def every_answer_verifies() -> Iterator[None]:
+    """Runs ``verify`` on every answer ``place`` returns in these tests, so a wrong answer cannot pass silently.
+
+    ``engine._answer`` is the one place every answer is built; module scope
+    keeps hypothesis' function-scoped-fixture check quiet.
+    """
+    original = engine._answer
+
+    def answer_and_verify(request: PlacementRequest, cluster: Cluster, *rest: Any) -> Placement:
+        answer = original(request, cluster, *rest)
+        assert [str(problem) for problem in verify(request, cluster, answer)] == []
+        return answer
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(engine, "_answer", answer_and_verify)
+        yield

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from placement_helpers import RACK, checked, cluster, node, pod_group, request, where
+from collections.abc import Callable
 
-from workloadbuilder.placement import place
+import pytest
+from placement_helpers import BLOCK, RACK, checked, cluster, composite, node, pod_group, request, where
+
+from workloadbuilder.placement import Cluster, PlacementRequest, place
 
 GPU = {"nvidia.com/gpu": "1"}
 NICS = [{"name": "nics", "resourceClaimTemplateName": "rdma-pair"}]
@@ -83,3 +86,100 @@ def test_allocated_devices_are_not_free() -> None:
     cl = cluster(node("n1", 2, rack="r1"), devicePools=pools)
     req = request([pod_group("w", 1, claims=NICS)], {"w": (1, GPU)}, {"rdma-pair": {"deviceClass": "rdma", "count": 2}})
     assert not place(req, cl, strategy="complete").feasible
+
+
+# -- minimal instances of the audit's root causes (issue 11) ---------------------------------------
+
+BLOCK_FABRIC = [{"name": "fabric", "resourceClaimName": "job-fabric"}]
+
+
+def _block_pool_shared_by_two_racks() -> tuple[Cluster, PlacementRequest]:
+    """A block-level pool shared by two rack-constrained groups: the second group's rack is in its reach too.
+
+    kube-scheduler's greedy order steals the 7-GPU rack for `w0`, so only
+    the exact search places it.
+    """
+    cl = cluster(
+        node("a1", 5, block="A", rack="r1"),
+        node("a2", 7, block="A", rack="r2"),
+        devicePools=[{"name": "a-fabric", "deviceClass": "fabric", "count": 1, "domain": {BLOCK: "A"}}],
+    )
+    req = request(
+        [
+            composite("root", 2, key=BLOCK),
+            pod_group("w0", 5, key=RACK, parent="root", claims=BLOCK_FABRIC),
+            pod_group("w1", 7, key=RACK, parent="root", claims=BLOCK_FABRIC),
+        ],
+        {"w0": (7, GPU), "w1": (7, GPU)},
+        {"job-fabric": {"deviceClass": "fabric"}},
+    )
+    return cl, req
+
+
+def _claim_allocated_by_an_earlier_root() -> tuple[Cluster, PlacementRequest]:
+    """`first` allocates the shared claim from rack r1's pool; the later root must use that allocation.
+
+    `w1` (5 of 7, no claim) greedily takes r1's 7 GPUs, leaving `w0` (whose
+    claim only reaches r1) nowhere, so only the exact search places it.
+    """
+    cl = cluster(
+        node("n1", 7, rack="r1"),
+        node("n2", 5, rack="r2"),
+        devicePools=[
+            {"name": "r1-fabric", "deviceClass": "fabric", "count": 1, "domain": {RACK: "r1"}},
+            {"name": "r2-fabric", "deviceClass": "fabric", "count": 1, "domain": {RACK: "r2"}},
+        ],
+    )
+    req = request(
+        [
+            pod_group("first", 1, claims=BLOCK_FABRIC),
+            composite("root", 2),
+            pod_group("w1", 5, key=RACK, parent="root"),
+            pod_group("w0", 5, key=RACK, parent="root", claims=BLOCK_FABRIC),
+        ],
+        {"first": (1, {"cpu": "1"}), "w1": (7, GPU), "w0": (5, GPU)},
+        {"job-fabric": {"deviceClass": "fabric"}},
+    )
+    return cl, req
+
+
+ROOT_CAUSES = [
+    (
+        "block pool shared by two rack gangs",
+        _block_pool_shared_by_two_racks,
+        {
+            "root": ({"block": "A"}, []),
+            "w0": ({"block": "A", "rack": "r1"}, ["a1"] * 5),
+            "w1": ({"block": "A", "rack": "r2"}, ["a2"] * 7),
+        },
+        {"w0": (("a-fabric", 1),), "w1": (("a-fabric", 1),)},
+    ),
+    (
+        "claim allocated by an earlier root",
+        _claim_allocated_by_an_earlier_root,
+        {
+            "first": ({}, ["n1"]),
+            "w1": ({"rack": "r2"}, ["n2"] * 5),
+            "w0": ({"rack": "r1"}, ["n1"] * 5),
+        },
+        {"first": (("r1-fabric", 1),), "w0": (("r1-fabric", 1),)},
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("make", "placed", "devices"),
+    [(m, p, d) for _, m, p, d in ROOT_CAUSES],
+    ids=[name for name, _, _, _ in ROOT_CAUSES],
+)
+def test_shared_claims_keep_one_allocation_the_search_can_use(
+    make: Callable[[], tuple[Cluster, PlacementRequest]],
+    placed: dict[str, tuple[dict[str, str], list[str]]],
+    devices: dict[str, tuple[tuple[str, int], ...]],
+) -> None:
+    cl, req = make()
+    assert not place(req, cl).feasible
+    found = checked(req, cl, place(req, cl, strategy="complete"))
+    assert found.feasible
+    assert where(found) == placed
+    assert {g.name: c.devices for g in found.groups for c in g.claims} == devices

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import sys
+
+import pytest
 from placement_helpers import BLOCK, RACK, checked, cluster, composite, node, pod_group, request, where
 
+from workloadbuilder.errors import InvalidArgumentError, MissingDependencyError
 from workloadbuilder.placement import Cluster, PlacementRequest, place
 
 GPU = {"nvidia.com/gpu": "1"}
@@ -38,7 +42,7 @@ def test_a_placement_kube_scheduler_misses() -> None:
         "a placement exists but kube-scheduler's greedy order will not find it, "
         "because `workers-0` takes rack `rack-A2` first"
     )
-    assert root["search"] == {"greedy": False, "steps": 3, "budget": 100000, "exhausted": False}
+    assert root["search"] == {"greedy": False, "timeout": 5.0, "timedOut": False}
 
 
 def test_complete_keeps_kube_schedulers_answer_when_it_has_one(
@@ -77,34 +81,50 @@ def test_identical_siblings_are_counted_not_permuted() -> None:
     req = request([composite("root", 6, key=BLOCK), *leaves], {f"w{i}": (4, GPU) for i in range(6)})
     answer = checked(req, cl, place(req, cl, strategy="complete"))
     assert not answer.feasible
-    search = answer.explanation["roots"][0]["search"]
-    # six identical gangs, five racks that each hold one: proved impossible without trying 5^6 choices
-    assert search["exhausted"] is False and search["steps"] < 40
-    assert "- no placement exists (complete search, " in answer.text
+    # six identical gangs, five racks that each hold one: proved impossible
+    assert answer.explanation["roots"][0]["search"] == {"greedy": False, "timeout": 5.0, "timedOut": False}
+    assert "- no placement exists (proved by the complete search)" in answer.text
 
 
-def test_an_exhausted_budget_is_reported_honestly() -> None:
+def test_a_search_cut_short_by_its_time_bound_says_so() -> None:
     cl, req = _one_block()
-    answer = checked(req, cl, place(req, cl, strategy="complete", budget=1))
+    # the bound has passed before kube-scheduler's cycle ends, so the exact search never starts
+    answer = checked(req, cl, place(req, cl, strategy="complete", timeout=1e-9))
     assert not answer.feasible
-    assert answer.explanation["roots"][0]["search"] == {"greedy": False, "steps": 2, "budget": 1, "exhausted": True}
-    assert "the complete search ran out of its budget (1 step): no placement found, none ruled out" in answer.text
+    assert answer.explanation["roots"][0]["search"] == {"greedy": False, "timeout": 1e-9, "timedOut": True}
+    assert "the complete search reached its time bound (1e-09 s): no placement found, none ruled out" in answer.text
+    assert "no placement exists" not in answer.text
 
 
 def test_pods_beyond_the_minimum_come_after_every_gang_is_placed() -> None:
     cl = cluster(node("n1", 12))
     req = request(
-        [
-            composite("root", 3),
-            pod_group("a", 5, parent="root"),
-            pod_group("b", 4, parent="root"),
-            pod_group("c", 4, parent="root"),
-            pod_group("d", 1, parent="root"),
-        ],
-        {"a": (10, GPU), "b": (4, GPU), "c": (4, GPU), "d": (1, GPU)},
+        [composite("root", 2), pod_group("a", 4, parent="root"), pod_group("b", 4, parent="root")],
+        {"a": (10, GPU), "b": (4, GPU)},
     )
-    # greedily, `a` takes 10 GPUs and only `d` still fits: 2 of 3 groups
+    # greedily, `a` takes 10 GPUs and `b` no longer fits
     assert not place(req, cl).feasible
     found = checked(req, cl, place(req, cl, strategy="complete"))
-    # the minimum of a, b and d first (10 GPUs), then a's extra pods in what is left; c never fits
-    assert {g.name: len(g.pods) for g in found.groups} == {"root": 0, "a": 7, "b": 4, "c": 0, "d": 1}
+    # the minimum of a and b first (8 GPUs), then a's extra pods in what is left
+    assert {g.name: len(g.pods) for g in found.groups} == {"root": 0, "a": 8, "b": 4}
+
+
+def test_without_or_tools_complete_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, kep_cluster: Cluster, kep_request: PlacementRequest
+) -> None:
+    monkeypatch.setitem(sys.modules, "ortools.sat.python", None)  # import fails, as without the extra
+    # kube-scheduler's answer needs no solver
+    assert place(kep_request, kep_cluster, strategy="complete").feasible
+    cl, req = _one_block()
+    with pytest.raises(MissingDependencyError) as raised:
+        place(req, cl, strategy="complete")
+    assert str(raised.value) == (
+        "the complete strategy's exact search needs OR-tools: pip install 'workloadbuilder[solver]'"
+    )
+
+
+def test_a_timeout_must_be_positive() -> None:
+    cl, req = _one_block()
+    with pytest.raises(InvalidArgumentError) as raised:
+        place(req, cl, strategy="complete", timeout=0)
+    assert str(raised.value) == "timeout must be a positive number of seconds, got 0"

@@ -132,7 +132,7 @@ def _packs(cl: Cluster, demands: list[tuple[GroupRequest, list[int], int]]) -> b
                 used[pool] = used.get(pool, 0) + n
         if any(n > cl.pool(pool).count - cl.pool(pool).allocated for pool, n in used.items()):
             continue
-        reach = {d[0].name: take for d, take in zip(claimed, takes)}
+        reach = {d[0].name: take for d, take in zip(claimed, takes, strict=True)}
         allowed = [
             [i for i in nodes if all(cl.reaches(cl.pool(pool), i) for pool, _ in reach.get(group.name, ()))]
             for group, nodes, _ in demands
@@ -147,7 +147,7 @@ def _device_takes(cl: Cluster, count: int) -> list[tuple[tuple[str, int], ...]]:
     out = []
     for amounts in itertools.product(*[range(pool.count - pool.allocated + 1) for pool in pools]):
         if sum(amounts) == count:
-            out.append(tuple((pool.name, n) for pool, n in zip(pools, amounts) if n))
+            out.append(tuple((pool.name, n) for pool, n in zip(pools, amounts, strict=True) if n))
     return out
 
 
@@ -161,15 +161,15 @@ def _fill(cl: Cluster, demands: tuple[Any, ...], allowed: tuple[tuple[int, ...],
             return True
         if position == len(cl):
             return False
-        free = dict(zip(cl.resources, cl.free(position)))
+        free = dict(zip(cl.resources, cl.free(position), strict=True))
         ranges = [range(r + 1) if position in allowed[d] else range(1) for d, r in enumerate(remaining)]
         for counts in itertools.product(*ranges):
             load: dict[str, int] = {}
-            for vector, n in zip(vectors, counts):
+            for vector, n in zip(vectors, counts, strict=True):
                 for resource, amount in vector.items():
                     load[resource] = load.get(resource, 0) + n * amount
             fits = all(amount <= free.get(resource, 0) for resource, amount in load.items() if amount)
-            if fits and search(position + 1, tuple(r - n for r, n in zip(remaining, counts))):
+            if fits and search(position + 1, tuple(r - n for r, n in zip(remaining, counts, strict=True))):
                 return True
         return False
 
@@ -188,7 +188,7 @@ def test_every_answer_verifies_and_complete_is_complete(instance: tuple[Cluster,
     assert [str(p) for p in verify(req, cl, greedy)] == []
     assert [str(p) for p in verify(req, cl, found)] == []
     exists = brute_force(req, cl)
-    assert not found.explanation["roots"][0]["search"] or not found.explanation["roots"][0]["search"]["exhausted"]
+    assert not found.explanation["roots"][0]["search"] or not found.explanation["roots"][0]["search"]["timedOut"]
     assert found.feasible == exists
     assert not greedy.feasible or found.feasible
 

@@ -12,6 +12,7 @@ from workloadbuilder.field import ErrorType
 from workloadbuilder.placement import (
     ClaimPlacement,
     Cluster,
+    GroupPlacement,
     Placement,
     PlacementRequest,
     PodPlacement,
@@ -132,7 +133,11 @@ BROKEN = [
     (
         "unknown victim",
         _phantom_victim,
-        [(ErrorType.INVALID, "victims[0].priority"), (ErrorType.NOT_FOUND, "victims[0].pods[0]")],
+        [
+            (ErrorType.NOT_FOUND, "victims[0].name"),
+            (ErrorType.INVALID, "victims[0].priority"),
+            (ErrorType.NOT_FOUND, "victims[0].pods[0]"),
+        ],
     ),
     ("groups out of order", _reorder, [(ErrorType.INVALID, "groups")]),
     ("a key from nowhere", _stray_key, [(ErrorType.INVALID, "groups[1].domains[kubernetes.io/hostname]")]),
@@ -155,3 +160,57 @@ def test_a_claim_whose_devices_do_not_reach_the_pods() -> None:
     _move("x", "a2")(broken)
     problems = [(e.type, e.field, e.detail) for e in verify(req, cl, broken)]
     assert (ErrorType.INVALID, "groups[1].pods[0].node", "cannot reach pool r1-nics") in problems
+
+
+def _debt_setup() -> tuple[Cluster, PlacementRequest]:
+    """n1 is already one GPU over its 2 (used 2, plus a running pod of 1): evicting that pod frees no room."""
+    cl = cluster(
+        node("n1", 2, used={"nvidia.com/gpu": "2"}),
+        running=[{"name": "low", "priority": 1, "pods": [{"name": "low-0", "node": "n1", "requests": GPU}]}],
+    )
+    return cl, request([pod_group("hi", 1, priority=10)], {"hi": (1, GPU)})
+
+
+def _evicting(priority: int, pods: list[str]) -> Placement:
+    group = GroupPlacement("hi", "PodGroup", None, None, 1, pods=[PodPlacement("hi-0", "n1")])
+    victim = Victim("low-0", "Pod", priority, [PodPlacement(name, "n1") for name in pods])
+    return Placement(True, "kube-scheduler", [group], [victim], {}, "")
+
+
+VICTIMS = [
+    ("debt stays after eviction", _evicting(1, ["low-0"]), [(ErrorType.INVALID, "nodes[n1][nvidia.com/gpu]")]),
+    (
+        "victim priority misreported",
+        _evicting(0, ["low-0"]),
+        [(ErrorType.INVALID, "victims[0].priority"), (ErrorType.INVALID, "nodes[n1][nvidia.com/gpu]")],
+    ),
+    (
+        "victim not below the preemptor",
+        _evicting(10, ["low-0"]),
+        [
+            (ErrorType.INVALID, "victims[0].priority"),
+            (ErrorType.INVALID, "victims[0].priority"),
+            (ErrorType.INVALID, "nodes[n1][nvidia.com/gpu]"),
+        ],
+    ),
+    (
+        "victim missing its pod",
+        _evicting(1, []),
+        [(ErrorType.INVALID, "victims[0].pods"), (ErrorType.INVALID, "nodes[n1][nvidia.com/gpu]")],
+    ),
+]
+
+
+@pytest.mark.parametrize(("answer", "expected"), [(a, e) for _, a, e in VICTIMS], ids=[i for i, _, _ in VICTIMS])
+def test_victims_and_signed_free_capacity(answer: Placement, expected: list[tuple[ErrorType, str]]) -> None:
+    cl, req = _debt_setup()
+    assert [(e.type, e.field) for e in verify(req, cl, answer)] == expected
+
+
+def test_a_claim_on_a_group_that_has_none() -> None:
+    cl, req, answer = _setup()
+    broken = copy.deepcopy(answer)
+    broken.group("root").claims = [ClaimPlacement("nics", (("r1-nics", 1),))]
+    assert [(e.type, e.field, e.detail) for e in verify(req, cl, broken)] == [
+        (ErrorType.INVALID, "groups[0].claims[0]", "not a claim of this group, or the group places no pods")
+    ]

@@ -40,7 +40,7 @@ from workloadbuilder.cli.placement_text import explain_text, place_text
 from workloadbuilder.cli.progress import Progress
 from workloadbuilder.field import AggregateError, ErrorList
 from workloadbuilder.placement import (
-    DEFAULT_BUDGET,
+    DEFAULT_TIMEOUT,
     STRATEGIES,
     Cluster,
     DeviceRequest,
@@ -67,7 +67,13 @@ def add_options(sub: argparse.ArgumentParser, render: bool) -> None:
         "--strategy", default="kube-scheduler", help=" or ".join(STRATEGIES) + " (default: kube-scheduler)"
     )
     sub.add_argument("--preempt", action="store_true", help="evict lower-priority work when that is what it takes")
-    sub.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help="search steps of the complete strategy")
+    sub.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"wall-clock bound of the complete strategy's exact search (default: {DEFAULT_TIMEOUT:g})",
+    )
     sub.add_argument("--output", default="text", help="text (default) or json")
     if render:
         sub.add_argument(
@@ -174,8 +180,8 @@ class _Session:
             raise UsageError(f"--strategy: {args.strategy!r} is not one of {', '.join(STRATEGIES)}")
         if args.output not in ("text", "json"):
             raise UsageError(f"--output: {args.output!r} is not one of text, json")
-        if args.budget < 1:
-            raise UsageError(f"--budget: must be at least 1, got {args.budget}")
+        if not args.timeout > 0:
+            raise UsageError(f"--timeout: must be a positive number of seconds, got {args.timeout:g}")
         progress = Progress(err)
         documents = read_inputs(args.files, namespace=args.namespace)
         classes = _priority_classes(documents)
@@ -184,7 +190,7 @@ class _Session:
         cluster, line = load_cluster(args, request, progress)
         with progress.step(f"placing on {nodes_text(len(cluster))} ({args.strategy})"):
             try:
-                placement = place(request, cluster, args.strategy, args.preempt, args.budget, classes)
+                placement = place(request, cluster, args.strategy, args.preempt, args.timeout, classes)
             except PriorityError as problem:
                 owner = next((item.label for item in inputs for g in item.request.groups if g.name == problem.obj), "")
                 raise UsageError(f"{owner}: {problem}" if owner else str(problem)) from None

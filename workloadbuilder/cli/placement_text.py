@@ -174,14 +174,11 @@ def _resource_text(entry: ResourceShortage) -> str:
 
 
 def _search_text(search: SearchSummary, feasible: bool) -> str:
-    """What the complete search did: an exhausted budget proves nothing, so it says so."""
-    steps = count_of(search.steps, "step")
+    """What the complete search did: a search cut short by its time bound proves nothing, so it says so."""
     if search.greedy:
         return "kube-scheduler's answer, kept by the complete strategy"
-    if search.exhausted:
-        return (
-            f"the complete search ran out of its budget ({search.budget:,} steps): no placement found, none ruled out"
-        )
+    if search.timed_out:
+        return f"the complete search reached its time bound ({search.timeout:g} s): no placement found, none ruled out"
     if not feasible:
-        return f"no placement exists (complete search, {steps})"
-    return f"found by the complete search in {steps} (budget {search.budget:,})"
+        return "no placement exists (proved by the complete search)"
+    return "found by the complete search (exact)"

@@ -9,7 +9,8 @@ Model a cluster, describe the runtime groups to place, and ask:
     print(answer.text)                                           # answer.to_dict() for JSON
 
 ``kube-scheduler`` answers what kube-scheduler 1.37 will do; ``complete``
-finds a placement whenever one exists (within a search budget). Both return
+finds a placement whenever one exists and proves it when none does, within
+a time bound (``timeout``, OR-tools from the ``solver`` extra). Both return
 a ``Placement`` whose ``to_dict()`` shape is documented in ``answer``. The
 engine reads compiled and runtime objects only, never the ``WorkloadItem``
 tree; see docs/placement.md.
@@ -17,7 +18,7 @@ tree; see docs/placement.md.
 
 from workloadbuilder.placement.answer import ClaimPlacement, GroupPlacement, Placement, PodPlacement, Victim
 from workloadbuilder.placement.cluster import Cluster, DevicePool, Domain, RunningGroup, RunningPod
-from workloadbuilder.placement.complete import DEFAULT_BUDGET
+from workloadbuilder.placement.complete import DEFAULT_TIMEOUT
 from workloadbuilder.placement.constraints import PodConstraints, Taint, Toleration
 from workloadbuilder.placement.engine import STRATEGIES, place
 from workloadbuilder.placement.priorities import PriorityClass, PriorityError
@@ -27,7 +28,7 @@ from workloadbuilder.placement.verdict import TIERS, Verdict, verdict
 from workloadbuilder.placement.verify import verify
 
 __all__ = [
-    "DEFAULT_BUDGET",
+    "DEFAULT_TIMEOUT",
     "STRATEGIES",
     "TIERS",
     "ClaimPlacement",

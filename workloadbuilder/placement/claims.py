@@ -5,22 +5,24 @@ on a node that reaches every allocated device. kube-scheduler allocates a
 claim for the first pod that uses it, first fit: the pools reachable from
 that pod's node, in the cluster's pool order (``first_fit``). That can pick
 node-local devices and so pin the whole group to one node (kubernetes issue
-#138765). The complete strategy instead chooses the claim's *reach* first
-(``anchors``) and then any devices that reach it.
+#138765). The complete strategy's exact search instead chooses the pools
+of every claim together with where the pods go (``solver``).
 
-Pool reach is assumed laminar (node pools inside domain pools, domain pools
-nested or disjoint), as it is for a node → rack → block → zone hierarchy.
+Pools are indexed by who reaches them (a node, a domain, everyone) once
+per cluster, so finding the pools a node reaches costs what that node's
+labels and pools are, not a scan of every pool in the cluster.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Sequence
 
 from workloadbuilder.placement.cluster import Cluster, DevicePool
 from workloadbuilder.placement.request import ClaimRef
 from workloadbuilder.placement.snapshot import Allocation, Snapshot
 
-__all__ = ["allocate", "anchors", "devices_free", "first_fit", "reaching", "usable_pools"]
+__all__ = ["allocate", "devices_free", "first_fit", "pools_reaching", "reaching"]
 
 
 def devices_free(snap: Snapshot, pool: DevicePool) -> int:
@@ -28,14 +30,53 @@ def devices_free(snap: Snapshot, pool: DevicePool) -> int:
     return pool.count - pool.allocated - snap.pool_taken.get(pool.name, 0)
 
 
+class _PoolIndex:
+    """One cluster's pools by device class and reach: node name, ``(key, value)``, or everyone."""
+
+    def __init__(self, cluster: Cluster) -> None:
+        self.order = {pool.name: n for n, pool in enumerate(cluster.pools)}
+        self.by_node: dict[tuple[str, str], list[DevicePool]] = {}
+        self.by_domain: dict[tuple[str, str, str], list[DevicePool]] = {}
+        self.everywhere: dict[str, list[DevicePool]] = {}
+        self.keys: dict[str, set[str]] = {}
+        for pool in cluster.pools:
+            if pool.node is not None:
+                self.by_node.setdefault((pool.device_class, pool.node), []).append(pool)
+            elif pool.domain is not None:
+                key, value = pool.domain
+                self.by_domain.setdefault((pool.device_class, key, value), []).append(pool)
+                self.keys.setdefault(pool.device_class, set()).add(key)
+            else:
+                self.everywhere.setdefault(pool.device_class, []).append(pool)
+
+    def reaching(self, cluster: Cluster, device_class: str, i: int) -> list[DevicePool]:
+        found = list(self.by_node.get((device_class, cluster.names[i]), ()))
+        labels = cluster.labels[i]
+        for key in sorted(self.keys.get(device_class, ())):
+            value = labels.get(key)
+            if value is not None:
+                found += self.by_domain.get((device_class, key, value), ())
+        found += self.everywhere.get(device_class, ())
+        found.sort(key=lambda pool: self.order[pool.name])
+        return found
+
+
+_INDEXES: weakref.WeakKeyDictionary[Cluster, _PoolIndex] = weakref.WeakKeyDictionary()
+
+
+def pools_reaching(cluster: Cluster, device_class: str, i: int) -> list[DevicePool]:
+    """The pools of ``device_class`` whose devices pods on node ``i`` can use, in the cluster's pool order."""
+    index = _INDEXES.get(cluster)
+    if index is None:
+        index = _INDEXES[cluster] = _PoolIndex(cluster)
+    return index.reaching(cluster, device_class, i)
+
+
 def first_fit(snap: Snapshot, claim: ClaimRef, node: int) -> tuple[tuple[str, int], ...] | None:
     """kube-scheduler's choice: the claim's devices from pools reachable from ``node``, in pool order."""
-    cluster = snap.cluster
     need = claim.device.count
     taken = []
-    for pool in cluster.pools:
-        if pool.device_class != claim.device.device_class or not cluster.reaches(pool, node):
-            continue
+    for pool in pools_reaching(snap.cluster, claim.device.device_class, node):
         free = devices_free(snap, pool)
         if free > 0:
             n = min(free, need)
@@ -61,39 +102,3 @@ def reaching(cluster: Cluster, allocations: Iterable[Allocation], nodes: Iterabl
     if not pools:
         return list(nodes)
     return [i for i in nodes if all(cluster.reaches(pool, i) for pool in pools)]
-
-
-def _reach(cluster: Cluster, pool: DevicePool) -> frozenset[int]:
-    if pool.node is not None:
-        return frozenset([cluster.node_index[pool.node]]) if pool.node in cluster.node_index else frozenset()
-    if pool.domain is not None:
-        key, value = pool.domain
-        domain = cluster.domains(key).get(value)
-        return frozenset(domain.nodes) if domain is not None else frozenset()
-    return frozenset(range(len(cluster)))
-
-
-def usable_pools(cluster: Cluster, device_class: str, reach: frozenset[int]) -> list[DevicePool]:
-    """Pools of a class whose devices every node of ``reach`` can use."""
-    return [pool for pool in cluster.pools if pool.device_class == device_class and reach <= _reach(cluster, pool)]
-
-
-def anchors(snap: Snapshot, claim: ClaimRef, nodes: Sequence[int]) -> list[frozenset[int]]:
-    """The distinct node sets a claim's allocation can leave its pods, widest first, within ``nodes``.
-
-    Each is one pool's reach; devices for it may come from any pool that
-    reaches all of it. Sets without enough free devices are left out.
-    """
-    cluster = snap.cluster
-    allowed = frozenset(nodes)
-    seen: dict[frozenset[int], None] = {}
-    for pool in cluster.pools:
-        if pool.device_class != claim.device.device_class:
-            continue
-        reach = _reach(cluster, pool) & allowed
-        if not reach or reach in seen:
-            continue
-        supply = sum(devices_free(snap, usable) for usable in usable_pools(cluster, pool.device_class, reach))
-        if supply >= claim.device.count:
-            seen[reach] = None
-    return sorted(seen, key=lambda reach: (-len(reach), min(reach)))

@@ -17,7 +17,7 @@ from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.field import ErrorList
 from workloadbuilder.placement.answer import ClaimPlacement, GroupPlacement, Placement, PodPlacement, Victim
 from workloadbuilder.placement.cluster import Cluster, Domain
-from workloadbuilder.placement.complete import DEFAULT_BUDGET, Complete
+from workloadbuilder.placement.complete import DEFAULT_TIMEOUT, Complete
 from workloadbuilder.placement.explain import RootReport, admissible, explain_root
 from workloadbuilder.placement.kube_scheduler import KubeScheduler, needed
 from workloadbuilder.placement.outcome import Outcome
@@ -44,7 +44,7 @@ def place(
     cluster: Cluster,
     strategy: str = "kube-scheduler",
     preempt: bool = False,
-    budget: int = DEFAULT_BUDGET,
+    timeout: float = DEFAULT_TIMEOUT,
     priority_classes: Iterable[PriorityClass | Mapping[str, Any]] = (),
 ) -> Placement:
     """Where ``request`` lands on ``cluster``, or why it does not.
@@ -53,26 +53,33 @@ def place(
         request: the groups to place (``PlacementRequest.from_groups``).
         cluster: the modelled cluster; it is not changed.
         strategy: ``"kube-scheduler"`` (what kube-scheduler 1.37 does) or
-            ``"complete"`` (a placement whenever one exists, within ``budget``).
+            ``"complete"`` (a placement whenever one exists, a proof when
+            none does, within ``timeout``).
         preempt: evict lower-priority running groups and pods when that is
             what it takes (workload-aware preemption); without it, the
             explanation still says whether preemption would help.
-        budget: search steps the complete strategy may spend per attempt.
+        timeout: seconds the complete strategy's exact search may spend in
+            this call, over every root and preemption attempt; a search cut
+            short says so and proves nothing.
         priority_classes: PriorityClasses beyond the cluster's (``PriorityClass``
             records or ``scheduling.k8s.io/v1`` objects), for the groups'
             ``priorityClassName``.
 
     Raises:
-        InvalidArgumentError: an unknown strategy.
+        InvalidArgumentError: an unknown strategy or a timeout that is not positive.
         AggregateError: a malformed PriorityClass, at ``priorityClasses[i]``.
         PriorityError: a group's priority that admission would reject (an unknown class).
+        MissingDependencyError: the complete strategy has to search and
+            OR-tools (the ``solver`` extra) is not installed.
     """
     if strategy not in STRATEGIES:
         raise InvalidArgumentError(f"unknown strategy {strategy!r}: use one of {', '.join(STRATEGIES)}")
+    if not timeout > 0:
+        raise InvalidArgumentError(f"timeout must be a positive number of seconds, got {timeout!r}")
     resolve_request(request, cluster.priority_classes.with_classes(_classes(priority_classes)))
     cluster = cluster.with_slots(slot for pod in request.pod_constraints() for slot in slots_of(pod))
     snap = Snapshot(cluster)
-    runner = _Runner(snap, strategy, budget)
+    runner = _Runner(snap, strategy, timeout)
     reports: dict[str, RootReport] = {}
     gone: set[str] = set()
     for root in queue_order(request.roots):
@@ -124,8 +131,8 @@ def _cycle(snap: Snapshot, runner: _Runner, root: Any, asked: bool, gone: set[st
 class _Runner:
     """One strategy, run root by root in the same snapshot."""
 
-    def __init__(self, snap: Snapshot, strategy: str, budget: int) -> None:
-        self.complete = Complete(snap, budget) if strategy == "complete" else None
+    def __init__(self, snap: Snapshot, strategy: str, timeout: float) -> None:
+        self.complete = Complete(snap, timeout) if strategy == "complete" else None
         self.kube = self.complete.kube if self.complete is not None else KubeScheduler(snap)
 
     def attempt(self, root: Any) -> RootReport:

@@ -82,9 +82,8 @@ def explain_root(report: RootReport, snap: Snapshot, kube: KubeScheduler) -> Roo
     if report.search is not None:
         out["search"] = {
             "greedy": report.search.greedy,
-            "steps": report.search.steps,
-            "budget": report.search.budget,
-            "exhausted": report.search.exhausted,
+            "timeout": report.search.timeout,
+            "timedOut": report.search.timed_out,
         }
     out["text"] = _success(report, out) if report.outcome.success else _failure(report, out, snap, kube)
     return RootExplanation.from_dict(out)
@@ -122,13 +121,12 @@ def _failure(report: RootReport, out: dict[str, Any], snap: Snapshot, kube: Kube
         lines += [claim["text"] for claim in out["claims"]]
     search = report.search
     if search is not None and not search.greedy:
-        if search.exhausted:
+        if search.timed_out:
             lines.append(
-                f"the complete search ran out of its budget ({count_of(search.budget, 'step')}): "
-                "no placement found, none ruled out"
+                f"the complete search reached its time bound ({search.timeout:g} s): no placement found, none ruled out"
             )
         elif admissible(root):
-            lines.append(f"no placement exists (complete search, {count_of(search.steps, 'step')})")
+            lines.append("no placement exists (proved by the complete search)")
     if report.preemption is not None:
         lines.append(report.preemption["text"])
     return lines

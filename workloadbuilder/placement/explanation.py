@@ -131,13 +131,12 @@ class SearchSummary:
     """How the complete strategy's search ended."""
 
     greedy: bool
-    steps: int
-    budget: int
-    exhausted: bool
+    timeout: float
+    timed_out: bool
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form."""
-        return {"greedy": self.greedy, "steps": self.steps, "budget": self.budget, "exhausted": self.exhausted}
+        return {"greedy": self.greedy, "timeout": self.timeout, "timedOut": self.timed_out}
 
 
 @dataclass(frozen=True)
@@ -213,7 +212,7 @@ class RootExplanation:
                 for c in data["claims"]
             ),
             preemption=data["preemption"],
-            search=None if search is None else SearchSummary(**search),
+            search=None if search is None else SearchSummary(search["greedy"], search["timeout"], search["timedOut"]),
             greedy_gap=data["greedyGap"],
             fit_errors=tuple(FitErrorLine(**line) for line in data.get("fitErrors", ())),
             text=tuple(data["text"]),

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from workloadbuilder.field import ErrorList, FieldPath, invalid, not_found, required
 from workloadbuilder.placement.answer import Placement
-from workloadbuilder.placement.cluster import HOST_PORT_PREFIX, Cluster
+from workloadbuilder.placement.cluster import HOST_PORT_PREFIX, Cluster, RunningPod
 from workloadbuilder.placement.constraints import HostPort, PodConstraints
 from workloadbuilder.placement.filters import nodeports, podtopologyspread
 from workloadbuilder.placement.request import GroupRequest, PlacementRequest, PodSet
@@ -62,7 +62,7 @@ class _Checker:
                 invalid(
                     FieldPath("feasible"),
                     self.placement.feasible,
-                    f"roots satisfied: {dict(zip([r.name for r in self.request.roots], satisfied))}",
+                    f"roots satisfied: {dict(zip([r.name for r in self.request.roots], satisfied, strict=True))}",
                 )
             )
         self._claims()
@@ -150,27 +150,19 @@ class _Checker:
             held.add(slot)
 
     def _capacity(self) -> None:
+        """Every node that receives pods has room, per resource they request, after the victims leave.
+
+        Free capacity is signed: a node already over its allocatable stays in
+        debt, and evicting a victim frees only what the victim held.
+        """
         cluster = self.cluster
-        usage: dict[int, list[int]] = {}
-        running = {pod.name: pod for pod in cluster.running_pods}
-        top = max((root.priority for root in self.request.roots), default=0)
-        for v, victim in enumerate(self.placement.victims):
-            if victim.priority >= top:
-                self.errors.append(
-                    invalid(
-                        FieldPath("victims").index(v).child("priority"),
-                        victim.priority,
-                        f"must be below the preemptor's priority {top}",
-                    )
-                )
-            for k, pod in enumerate(victim.pods):
-                found = running.get(pod.name)
-                if found is None or cluster.names[found.node] != pod.node:
-                    self.errors.append(not_found(FieldPath("victims").index(v).child("pods").index(k), pod.name))
-                    continue
-                row = usage.setdefault(found.node, [0] * len(cluster.resources))
-                for r, amount in enumerate(found.requests):
-                    row[r] -= amount
+        width = len(cluster.resources)
+        placed: dict[int, list[int]] = {}
+        evicted: dict[int, list[int]] = {}
+        for victim in self._victim_pods():
+            row = evicted.setdefault(victim.node, [0] * width)
+            for r, amount in enumerate(victim.requests):
+                row[r] += amount
         for group in self.request.groups:
             if not group.is_leaf:
                 continue
@@ -178,24 +170,24 @@ class _Checker:
                 i = self.nodes.get(pod.node)
                 if i is None:
                     continue
-                row = usage.setdefault(i, [0] * len(cluster.resources))
+                row = placed.setdefault(i, [0] * width)
                 requests = _pod_set(group, pod.name).requests if pod.name in group.pod_names else group.requests
                 for resource, amount in {**requests, "pods": requests.get("pods", 0) + 1000}.items():
-                    r = cluster.resource_index.get(resource)
-                    if r is None:
-                        if amount > 0:
-                            self.errors.append(
-                                invalid(
-                                    self.path(group.name).child("pods").index(j).child("node"),
-                                    pod.node,
-                                    f"no node has {resource}",
-                                )
+                    index = cluster.resource_index.get(resource)
+                    if index is not None:
+                        row[index] += amount
+                    elif amount > 0:
+                        self.errors.append(
+                            invalid(
+                                self.path(group.name).child("pods").index(j).child("node"),
+                                pod.node,
+                                f"no node has {resource}",
                             )
-                        continue
-                    row[r] += amount
-        for i, row in sorted(usage.items()):
+                        )
+        for i, row in sorted(placed.items()):
+            freed = evicted.get(i, [0] * width)
             for r, extra in enumerate(row):
-                total = cluster.used[r][i] + extra
+                total = cluster.used[r][i] - freed[r] + extra
                 if extra > 0 and total > cluster.allocatable[r][i]:
                     self.errors.append(
                         invalid(
@@ -204,6 +196,70 @@ class _Checker:
                             f"over allocatable {cluster.allocatable[r][i]}",
                         )
                     )
+
+    def _victim_pods(self) -> list[RunningPod]:
+        """The running pods the victims evict, each once; every victim checked against the cluster."""
+        cluster = self.cluster
+        running = {pod.name: pod for pod in cluster.running_pods}
+        placed_roots = [root.priority for root in self.request.roots if self._has_pods(root)]
+        top = max(placed_roots, default=None)
+        out: dict[str, RunningPod] = {}
+        for v, victim in enumerate(self.placement.victims):
+            path = FieldPath("victims").index(v)
+            members = self._unit_members(victim.name, victim.kind)
+            if members is None:
+                self.errors.append(not_found(path.child("name"), victim.name))
+            else:
+                unit_priority = self._unit_priority(victim.name, victim.kind, members)
+                if victim.priority != unit_priority:
+                    self.errors.append(
+                        invalid(path.child("priority"), victim.priority, f"the unit's priority is {unit_priority}")
+                    )
+                listed = sorted(pod.name for pod in victim.pods)
+                if listed != sorted(pod.name for pod in members):
+                    self.errors.append(invalid(path.child("pods"), listed, "must list every pod of the unit"))
+            if top is None or victim.priority >= top:
+                self.errors.append(
+                    invalid(path.child("priority"), victim.priority, f"must be below the preemptor's priority {top}")
+                )
+            for k, pod in enumerate(victim.pods):
+                found = running.get(pod.name)
+                if found is None or cluster.names[found.node] != pod.node:
+                    self.errors.append(not_found(path.child("pods").index(k), pod.name))
+                    continue
+                out[found.name] = found
+        return list(out.values())
+
+    def _has_pods(self, root: GroupRequest) -> bool:
+        return any(self.placement.groups[self.index[member.name]].pods for member in root.walk())
+
+    def _unit_members(self, name: str, kind: str) -> list[RunningPod] | None:
+        """The running pods a unit of that name and kind holds: one pod, or everything under a group."""
+        cluster = self.cluster
+        if kind == "Pod":
+            return [pod for pod in cluster.running_pods if pod.name == name] or None
+        group = cluster.running_groups.get(name)
+        if group is None or group.kind != kind:
+            return None
+        members = []
+        for pod in cluster.running_pods:
+            chain, seen = pod.group, set()
+            while chain is not None and chain not in seen and chain != name:
+                seen.add(chain)
+                above = cluster.running_groups.get(chain)
+                chain = above.parent if above is not None else None
+            if chain == name:
+                members.append(pod)
+        return members
+
+    def _unit_priority(self, name: str, kind: str, members: list[RunningPod]) -> int:
+        """A group unit's priority is its group's; a lone pod's is its group's, else its own."""
+        groups = self.cluster.running_groups
+        if kind != "Pod":
+            return groups[name].priority
+        pod = members[0]
+        group = groups.get(pod.group) if pod.group else None
+        return group.priority if group is not None else pod.priority
 
     def _subtree_pods(self, group: GroupRequest) -> list[tuple[str, int, str]]:
         out = []
@@ -223,17 +279,19 @@ class _Checker:
             if not pods:
                 continue
             path = self.path(group.name).child("domains")
-            for key in placed.domains:
-                if key not in keys[group.name]:
+            for label in placed.domains:
+                if label not in keys[group.name]:
                     self.errors.append(
-                        invalid(path.key(key), placed.domains[key], "not a topology key of this group or its parents")
+                        invalid(
+                            path.key(label), placed.domains[label], "not a topology key of this group or its parents"
+                        )
                     )
             parent = self.placement.groups[self.index[group.parent]] if group.parent else None
             if parent is not None:
-                for key, value in parent.domains.items():
-                    if placed.domains.get(key) != value:
+                for label, value in parent.domains.items():
+                    if placed.domains.get(label) != value:
                         self.errors.append(
-                            invalid(path.key(key), placed.domains.get(key), f"must be its parent's {value!r}")
+                            invalid(path.key(label), placed.domains.get(label), f"must be its parent's {value!r}")
                         )
             key = group.topology_key
             if key is None:
@@ -281,15 +339,26 @@ class _Checker:
         allocations: dict[tuple[str, ...], tuple[tuple[str, int], ...]] = {}
         for group in self.request.groups:
             placed = self.placement.groups[self.index[group.name]]
+            own = {ref.name for ref in group.claims}
+            for k, claim in enumerate(placed.claims):
+                if claim.name not in own or not placed.pods:
+                    self.errors.append(
+                        invalid(
+                            self.path(group.name).child("claims").index(k),
+                            claim.name,
+                            "not a claim of this group, or the group places no pods",
+                        )
+                    )
             if not placed.pods:
                 continue
             by_name = {claim.name: claim for claim in placed.claims}
             for ref in group.claims:
                 path = self.path(group.name).child("claims")
-                claim = by_name.get(ref.name)
-                if claim is None:
+                found = by_name.get(ref.name)
+                if found is None:
                     self.errors.append(required(path.key(ref.name)))
                     continue
+                claim = found
                 previous = allocations.setdefault(ref.identity, claim.devices)
                 if previous != claim.devices:
                     self.errors.append(invalid(path.key(ref.name), claim.devices, "a shared claim has one allocation"))
