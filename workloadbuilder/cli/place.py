@@ -14,8 +14,11 @@ This module holds the two commands' options and runs them; reading the
 inputs (``placement_inputs``), the cluster (``clusters``) and writing the
 text output (``placement_text``) live in modules of their own.
 
-Exit codes: 0 when every input object is placed, 1 when any is not, 2 for
-bad input.
+Both end with the answer's verdict tier (``verdict: TIER`` in text, the
+``verdict`` key in JSON; see ``workloadbuilder.placement.verdict``). Exit
+codes: 0 for ``placeable`` (placed now, evicting nothing), 1 for every
+other tier (``placeable-after-preemption``, ``waiting-for-capacity``,
+``never``, ``invalid``), 2 for bad input.
 """
 
 from __future__ import annotations
@@ -46,7 +49,9 @@ from workloadbuilder.placement import (
     DeviceRequest,
     Placement,
     PlacementRequest,
+    Verdict,
     place,
+    verdict,
 )
 from workloadbuilder.placement.priorities import PriorityClass, PriorityError, read_priority_class
 from workloadbuilder.placement.render import render_html, render_svg
@@ -117,23 +122,23 @@ def place_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     render = _render_writer(args.render, args.force)
     session = _Session.start(args, err)
     if args.output == "json":
-        out.write(session.placement.to_json() + "\n")
+        out.write(json.dumps({**session.placement.to_dict(), "verdict": session.verdict.to_dict()}, indent=2) + "\n")
     else:
-        out.write(place_text(session.inputs, session.placement, session.cluster_line))
+        out.write(place_text(session.inputs, session.placement, session.cluster_line) + session.verdict.text + "\n")
     if render is not None:
         with session.progress.step(f"drawing {args.render}"):
             render(session)
-    return 0 if session.placement.feasible else 1
+    return session.verdict.exit_code
 
 
 def explain_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``workloadbuilder explain``: only the explanation, root by root and level by level."""
     session = _Session.start(args, err)
     if args.output == "json":
-        out.write(json.dumps(session.placement.explanation, indent=2) + "\n")
+        out.write(json.dumps({**session.placement.explanation, "verdict": session.verdict.to_dict()}, indent=2) + "\n")
     else:
-        out.write(explain_text(session.inputs, session.placement, session.cluster_line))
-    return 0 if session.placement.feasible else 1
+        out.write(explain_text(session.inputs, session.placement, session.cluster_line) + session.verdict.text + "\n")
+    return session.verdict.exit_code
 
 
 def parse_claims(specs: Sequence[str]) -> dict[str, DeviceRequest]:
@@ -167,6 +172,7 @@ class _Session:
     cluster: Cluster
     cluster_line: str
     placement: Placement
+    verdict: Verdict
     progress: Progress
 
     @classmethod
@@ -191,10 +197,11 @@ class _Session:
         with progress.step(f"placing on {nodes_text(len(cluster))} ({args.strategy})"):
             try:
                 placement = place(request, cluster, args.strategy, args.preempt, args.timeout, classes)
+                tier = verdict(request, cluster, placement, classes)  # places again only when not placeable
             except PriorityError as problem:
                 owner = next((item.label for item in inputs for g in item.request.groups if g.name == problem.obj), "")
                 raise UsageError(f"{owner}: {problem}" if owner else str(problem)) from None
-        return cls(inputs, request, cluster, line, placement, progress)
+        return cls(inputs, request, cluster, line, placement, tier, progress)
 
 
 def _priority_classes(documents: Sequence[Document]) -> list[PriorityClass]:
