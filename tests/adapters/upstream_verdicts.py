@@ -134,7 +134,7 @@ def _place(case: str, files: list[str]) -> str:
     code, out, err = _run(["place", *files, *CLUSTER, *PLACE_OPTIONS.get(case, [])])
     if code == 2:
         return _last_error(err)
-    lines = out.strip().splitlines()
+    lines = [line for line in out.strip().splitlines() if not line.startswith("verdict: ")]  # the summary's column
     verdict = lines[-1].split(" (kube-scheduler)")[0] if lines else ""
     if verdict != "not feasible":
         return verdict

@@ -172,6 +172,7 @@ JOBSET_PLACED = lines(
     "    capacity left in rack rack-00-1-02: cpu 852.6, memory 6.4Ti, pods 1749",
     "",
     "feasible (kube-scheduler): 1 of 1 object placed",
+    "verdict: placeable",
 )
 
 EIGHT_SHORT = lines(
@@ -187,6 +188,8 @@ EIGHT_SHORT = lines(
     "    preemption cannot help: nothing of lower priority runs",
     "",
     "not feasible (kube-scheduler): 0 of 1 object placed",
+    "verdict: never: even with no pod running: `trainer-5d5cd87f58-trainer-pgt-0-9cc94c4c4`: zone zone-00 fits 4 of 8 "
+    "pods; 0 of 2 zones fit 8",
 )
 
 TRAIN_HEAD = lines(
@@ -210,6 +213,9 @@ TRAIN_STOLEN = TRAIN_HEAD + lines(
     "    preemption cannot help: nothing of lower priority runs",
     "",
     "not feasible (kube-scheduler): 0 of 1 object placed",
+    "verdict: never: even with no pod running: `train`: block block-A fits 1 of 2 child groups; 0 of 1 block fit 2; "
+    "`workers-1`: rack rack-A2 in block block-A fits 3 of 3 pods; 1 of 2 racks fit 3, "
+    "but none once the groups placed before it took their share",
 )
 
 TRAIN_FOUND = TRAIN_HEAD + lines(
@@ -228,6 +234,7 @@ TRAIN_FOUND = TRAIN_HEAD + lines(
     "`rack-A2` first",
     "",
     "feasible (complete): 1 of 1 object placed",
+    "verdict: placeable",
 )
 
 
@@ -262,6 +269,9 @@ EXPLAIN_STOLEN = TRAIN_HEAD + lines(
     "  preemption: preemption cannot help: nothing of lower priority runs",
     "",
     "not feasible (kube-scheduler): 0 of 1 object placed",
+    "verdict: never: even with no pod running: `train`: block block-A fits 1 of 2 child groups; 0 of 1 block fit 2; "
+    "`workers-1`: rack rack-A2 in block block-A fits 3 of 3 pods; 1 of 2 racks fit 3, "
+    "but none once the groups placed before it took their share",
 )
 
 EXPLAIN_FOUND = TRAIN_HEAD + lines(
@@ -272,6 +282,7 @@ EXPLAIN_FOUND = TRAIN_HEAD + lines(
     "  search: found by the complete search (exact)",
     "",
     "feasible (complete): 1 of 1 object placed",
+    "verdict: placeable",
 )
 
 EXPLAIN_TOO_FEW = lines(
@@ -290,6 +301,8 @@ EXPLAIN_TOO_FEW = lines(
     "  search: no placement exists (proved by the complete search)",
     "",
     "not feasible (complete): 0 of 1 object placed",
+    "verdict: never: even with no pod running: `train`: block block-A fits 1 of 2 child groups; 0 of 1 block fit 2; "
+    "`workers-1`: rack rack-A1 in block block-A fits 2 of 3 pods; 0 of 2 racks fit 3",
 )
 
 
@@ -313,7 +326,8 @@ def test_json_output_is_the_documented_answer_format(workdir):
     code, out, _ = run("place", "train.yaml", "--cluster", "cluster.yaml", "--strategy", "complete", "--output", "json")
     answer = json.loads(out)
     assert code == 0
-    assert list(answer) == ["feasible", "strategy", "groups", "victims", "explanation", "text", "warnings"]
+    assert list(answer) == ["feasible", "strategy", "groups", "victims", "explanation", "text", "warnings", "verdict"]
+    assert answer["verdict"] == {"tier": "placeable", "victims": [], "cause": None}
     assert [(g["name"], g["domains"], [p["node"] for p in g["pods"]], g["required"]) for g in answer["groups"]] == [
         ("train", {"topology.example.com/block": "block-A"}, [], 2),
         ("workers-0", {"topology.example.com/block": "block-A", "topology.example.com/rack": "rack-A1"}, ["a1"] * 2, 2),
@@ -323,7 +337,7 @@ def test_json_output_is_the_documented_answer_format(workdir):
     _, explained, _ = run(
         "explain", "train.yaml", "--cluster", "cluster.yaml", "--strategy", "complete", "--output", "json"
     )
-    assert json.loads(explained) == answer["explanation"]
+    assert json.loads(explained) == {**answer["explanation"], "verdict": answer["verdict"]}
 
 
 # -- clusters -----------------------------------------------------------------------------------------
@@ -430,11 +444,12 @@ def urgent_pods(n: int) -> str:
                 "    preemption would help: evicting 1 unit (1 pod, priority up to 10)",
                 "",
                 "not feasible (kube-scheduler): 0 of 1 object placed",
+                "verdict: placeable-after-preemption (evicting batch)",
             ),
         ),
         (
             ["--preempt"],
-            0,
+            1,
             lines(
                 "  notes:",
                 "    evicts 1 unit (1 pod, priority up to 10): `batch`",
@@ -443,6 +458,7 @@ def urgent_pods(n: int) -> str:
                 "  PodGroup batch (priority 10): 1 pod on n1",
                 "",
                 "feasible (kube-scheduler): 1 of 1 object placed",
+                "verdict: placeable-after-preemption (evicting batch)",
             ),
         ),
     ],
@@ -475,6 +491,7 @@ def test_a_job_bringing_its_own_podgroup_places_its_pods_in_it(workdir):
             "    capacity left in the cluster: pods 217",
             "",
             "feasible (kube-scheduler): 1 of 1 object placed",
+            "verdict: placeable",
         ),
     )
 
