@@ -52,7 +52,10 @@ def test_lists_are_their_items(tmp_path: Path, kind: str, command: str):
     elif command == "compile":
         assert [doc["metadata"]["name"] for doc in yaml.safe_load_all(out) if doc["kind"] == "Job"] == ["a", "b"]
     else:
-        assert out.strip().splitlines()[-2:] == ["feasible (kube-scheduler): 2 of 2 objects placed", "verdict: placeable"]
+        assert out.strip().splitlines()[-2:] == [
+            "feasible (kube-scheduler): 2 of 2 objects placed",
+            "verdict: placeable",
+        ]
 
 
 def test_generate_name_validates_and_compiles_with_a_placeholder():

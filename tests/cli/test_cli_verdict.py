@@ -24,22 +24,31 @@ nodes:
 EMPTY = NODE
 
 # 6 of the 8 GPUs taken by a priority-10 pod: the gang (priority 100) fits only by evicting it.
-LOW_PRIORITY_BUSY = NODE + """\
+LOW_PRIORITY_BUSY = (
+    NODE
+    + """\
 running:
 - {name: batch, kind: Pod, priority: 10, node: n1, requests: {nvidia.com/gpu: "6"}}
 """
+)
 
 # 6 of the 8 GPUs taken at the gang's own priority: preemption cannot evict it, the gang waits for it to end.
-EQUAL_PRIORITY_BUSY = NODE + """\
+EQUAL_PRIORITY_BUSY = (
+    NODE
+    + """\
 running:
 - {name: peer, kind: Pod, priority: 100, node: n1, requests: {nvidia.com/gpu: "6"}}
 """
+)
 
 # 6 of the 8 GPUs taken at a higher priority: it waits too (for all running work to end).
-HIGHER_PRIORITY_BUSY = NODE + """\
+HIGHER_PRIORITY_BUSY = (
+    NODE
+    + """\
 running:
 - {name: serving, kind: Pod, priority: 1000, node: n1, requests: {nvidia.com/gpu: "6"}}
 """
+)
 
 
 def gang(gpus: int = 1, pods: int = 4, topology: str = "topology.example.com/rack") -> str:
@@ -122,7 +131,11 @@ CASES = [
         [],
         1,
         "verdict: never: even with no pod running: `g`: rack r1 fits 2 of 3 pods; 0 of 1 rack fit 3",
-        {"tier": "never", "victims": [], "cause": "even with no pod running: `g`: rack r1 fits 2 of 3 pods; 0 of 1 rack fit 3"},
+        {
+            "tier": "never",
+            "victims": [],
+            "cause": "even with no pod running: `g`: rack r1 fits 2 of 3 pods; 0 of 1 rack fit 3",
+        },
     ),
 ]
 IDS = [
