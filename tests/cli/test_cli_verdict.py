@@ -1,7 +1,8 @@
 """``place`` and ``explain`` end with the verdict tier and exit by it: one tiny compact-YAML cluster per tier.
 
 Every figure is checked by hand: one node with 8 GPUs; the gang is 4 pods of
-one GPU each (``minCount`` 4) unless a case says otherwise.
+one GPU each (``minCount`` 4) unless a case says otherwise. Text and JSON
+answers name the input as given, so each test runs in its scratch directory.
 """
 
 from __future__ import annotations
@@ -63,6 +64,26 @@ def gang(gpus: int = 1, pods: int = 4, topology: str = "topology.example.com/rac
         'containers: [{name: main, image: x, resources: {requests: {nvidia.com/gpu: "%d"}}}]}}\n'
     )
     return group + "".join(pod % (i, gpus) for i in range(pods))
+
+
+# A Job the apiserver refuses: nothing is placed, the verdict is the whole answer.
+INVALID_JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata: {name: trainer, namespace: training, uid: 6f1c2a34-8b9d-4e5f-a1b2-c3d4e5f60718}
+spec:
+  parallelism: -1
+  completions: 2
+  scheduling: {schedulingPolicy: {gang: {}}}
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: trainer, image: trainer:1, resources: {requests: {nvidia.com/gpu: "1"}}}]
+"""
+INVALID_CAUSE = (
+    "gang.yaml (document 1): Job 'trainer' is invalid: spec.parallelism: Invalid value: -1: "
+    "must be greater than or equal to 0"
+)
 
 
 def run(*argv: str) -> tuple[int, str, str]:
@@ -137,6 +158,14 @@ CASES = [
             "cause": "even with no pod running: `g`: rack r1 fits 2 of 3 pods; 0 of 1 rack fit 3",
         },
     ),
+    (
+        EMPTY,
+        INVALID_JOB,
+        [],
+        1,
+        f"verdict: invalid: {INVALID_CAUSE}",
+        {"tier": "invalid", "victims": [], "cause": INVALID_CAUSE},
+    ),
 ]
 IDS = [
     "placeable",
@@ -147,6 +176,7 @@ IDS = [
     "never-a-pod-larger-than-any-node",
     "never-a-topology-key-no-node-carries",
     "never-the-engines-reason",
+    "invalid",
 ]
 
 
@@ -157,20 +187,37 @@ def command(request: pytest.FixtureRequest) -> str:
 
 @pytest.mark.parametrize(("cluster", "inputs", "options", "code", "line", "tier"), CASES, ids=IDS)
 def test_the_last_text_line_is_the_verdict_and_the_exit_code_follows_it(
-    tmp_path: Path, command: str, cluster: str, inputs: str, options: list[str], code: int, line: str, tier: object
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+    cluster: str,
+    inputs: str,
+    options: list[str],
+    code: int,
+    line: str,
+    tier: object,
 ) -> None:
-    (tmp_path / "cluster.yaml").write_text(cluster)
-    (tmp_path / "gang.yaml").write_text(inputs)
-    got, out, err = run(command, str(tmp_path / "gang.yaml"), "--cluster", str(tmp_path / "cluster.yaml"), *options)
+    monkeypatch.chdir(tmp_path)
+    Path("cluster.yaml").write_text(cluster)
+    Path("gang.yaml").write_text(inputs)
+    got, out, err = run(command, "gang.yaml", "--cluster", "cluster.yaml", *options)
     assert (got, out.splitlines()[-1], err) == (code, line, "")
 
 
 @pytest.mark.parametrize(("cluster", "inputs", "options", "code", "line", "tier"), CASES, ids=IDS)
 def test_the_json_output_carries_the_verdict_key(
-    tmp_path: Path, command: str, cluster: str, inputs: str, options: list[str], code: int, line: str, tier: object
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+    cluster: str,
+    inputs: str,
+    options: list[str],
+    code: int,
+    line: str,
+    tier: object,
 ) -> None:
-    (tmp_path / "cluster.yaml").write_text(cluster)
-    (tmp_path / "gang.yaml").write_text(inputs)
-    argv = [str(tmp_path / "gang.yaml"), "--cluster", str(tmp_path / "cluster.yaml"), "--output", "json", *options]
-    got, out, err = run(command, *argv)
+    monkeypatch.chdir(tmp_path)
+    Path("cluster.yaml").write_text(cluster)
+    Path("gang.yaml").write_text(inputs)
+    got, out, err = run(command, "gang.yaml", "--cluster", "cluster.yaml", "--output", "json", *options)
     assert (got, json.loads(out)["verdict"], err) == (code, tier, "")

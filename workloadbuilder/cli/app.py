@@ -204,7 +204,7 @@ COMMANDS: dict[str, Command] = {
         _validate_options,
     ),
     "place": Command(
-        "where each group lands on a cluster, or why not (exit 1 when any is not)",
+        "where each group lands on a cluster, or why not (exit 1 unless the verdict is placeable)",
         "workloadbuilder.cli.place:place_command",
         _placement_options(render=True),
     ),

@@ -53,6 +53,7 @@ from workloadbuilder.placement import (
     place,
     verdict,
 )
+from workloadbuilder.placement.documents import InvalidDocumentError
 from workloadbuilder.placement.priorities import PriorityClass, PriorityError, read_priority_class
 from workloadbuilder.placement.render import render_html, render_svg
 
@@ -120,7 +121,10 @@ def add_cluster_options(sub: argparse.ArgumentParser) -> None:
 def place_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``workloadbuilder place``: where each group lands, capacity left, and why an input cannot be placed."""
     render = _render_writer(args.render, args.force)
-    session = _Session.start(args, err)
+    try:
+        session = _Session.start(args, err)
+    except InvalidDocumentError as problem:
+        return _invalid(problem, args.output, out)
     if args.output == "json":
         out.write(json.dumps({**session.placement.to_dict(), "verdict": session.verdict.to_dict()}, indent=2) + "\n")
     else:
@@ -133,12 +137,22 @@ def place_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def explain_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``workloadbuilder explain``: only the explanation, root by root and level by level."""
-    session = _Session.start(args, err)
+    try:
+        session = _Session.start(args, err)
+    except InvalidDocumentError as problem:
+        return _invalid(problem, args.output, out)
     if args.output == "json":
         out.write(json.dumps({**session.placement.explanation, "verdict": session.verdict.to_dict()}, indent=2) + "\n")
     else:
         out.write(explain_text(session.inputs, session.placement, session.cluster_line) + session.verdict.text + "\n")
     return session.verdict.exit_code
+
+
+def _invalid(problem: InvalidDocumentError, output: str, out: TextIO) -> int:
+    """An input that does not validate: nothing is placed, the ``invalid`` verdict is the whole answer."""
+    answer = Verdict.invalid(problem)
+    out.write(json.dumps({"verdict": answer.to_dict()}, indent=2) + "\n" if output == "json" else answer.text + "\n")
+    return answer.exit_code
 
 
 def parse_claims(specs: Sequence[str]) -> dict[str, DeviceRequest]:

@@ -14,7 +14,13 @@ from typing import TextIO
 
 from workloadbuilder.cli.inputs import Document, UsageError
 from workloadbuilder.placement import DeviceRequest, PlacementRequest
-from workloadbuilder.placement.documents import DocumentError, DocumentInput, DocumentInputs, read_documents
+from workloadbuilder.placement.documents import (
+    DocumentError,
+    DocumentInput,
+    DocumentInputs,
+    InvalidDocumentError,
+    read_documents,
+)
 
 __all__ = ["PlacementInput", "merge_requests", "placement_inputs"]
 
@@ -33,10 +39,13 @@ def placement_inputs(
     """Every input object's request, labelled with its file and document; warnings go to ``err``.
 
     Raises:
-        UsageError: an invalid object, a group without pods, or nothing to place at all.
+        InvalidDocumentError: an object that does not validate (the ``invalid`` verdict, not bad input).
+        UsageError: another object that cannot be placed, a group without pods, or nothing to place at all.
     """
     try:
         found = read_documents([doc.data for doc in documents], claims=claims, where=[doc.where() for doc in documents])
+    except InvalidDocumentError:
+        raise
     except DocumentError as problem:
         raise UsageError(str(problem)) from None
     err.writelines(f"Warning: {warning}\n" for warning in found.warnings)

@@ -28,13 +28,17 @@ from workloadbuilder.field import AggregateError, FieldPath, type_invalid
 from workloadbuilder.objpath import elements_of, get_in
 from workloadbuilder.placement.request import DeviceRequest, PlacementRequest, Pods, register_document_reader
 
-__all__ = ["DocumentError", "DocumentInput", "DocumentInputs", "read_documents"]
+__all__ = ["DocumentError", "DocumentInput", "DocumentInputs", "InvalidDocumentError", "read_documents"]
 
 _GROUP_PATH = re.compile(r"^groups\[(\d+)\]\.?")
 
 
 class DocumentError(WorkloadBuilderError, ValueError):
     """An input document that cannot be placed; the message names the document (``where``) and the object."""
+
+
+class InvalidDocumentError(DocumentError):
+    """An input object that does not validate (the apiserver would refuse it): the ``invalid`` verdict tier."""
 
 
 @dataclass(frozen=True)
@@ -127,7 +131,9 @@ def read_documents(
         where: how messages name each document (default ``document N``, from 1).
 
     Raises:
-        DocumentError: an invalid object, a PodGroup without pods, or nothing to place at all.
+        InvalidDocumentError: an object that does not validate.
+        DocumentError: another object that cannot be placed, a PodGroup
+            without pods, or nothing to place at all.
     """
     labels = list(where) if where is not None else [f"document {i + 1}" for i in range(len(documents))]
     docs = [_Doc(i, data, labels[i]) for i, data in enumerate(documents)]
@@ -189,7 +195,7 @@ def _compile(doc: _Doc, docs: Sequence[_Doc], related: Sequence[Mapping[str, Any
     try:
         return adapter.plan(doc.data, others).compile()
     except PlanError as problem:
-        raise DocumentError(f"{doc.where}: {doc.kind} {doc.name!r} is invalid: {_summarize(problem)}") from None
+        raise InvalidDocumentError(f"{doc.where}: {doc.kind} {doc.name!r} is invalid: {_summarize(problem)}") from None
     except (BuildError, LookupError, ValueError) as problem:
         raise DocumentError(f"{doc.where}: {doc.kind} {doc.name!r}: {problem}") from None
 
