@@ -715,6 +715,7 @@ def test_render_writes_the_drawing_and_prints_the_same_answer(workdir, name):
     if name.endswith(".html"):
         assert text.startswith("<!DOCTYPE html>") and '<pre class="answer">cluster: 2 nodes from cluster.yaml\n' in text
         assert "capacity left in block block-A, rack rack-A1: pods 108" in text
+        assert "feasible (complete): 1 of 1 object placed\nverdict: placeable\n</pre>" in text
 
 
 def test_render_of_an_infeasible_input_shows_the_shortfall(workdir):

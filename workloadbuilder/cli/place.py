@@ -128,7 +128,7 @@ def place_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.output == "json":
         out.write(json.dumps({**session.placement.to_dict(), "verdict": session.verdict.to_dict()}, indent=2) + "\n")
     else:
-        out.write(place_text(session.inputs, session.placement, session.cluster_line) + session.verdict.text + "\n")
+        out.write(session.place_text())
     if render is not None:
         with session.progress.step(f"drawing {args.render}"):
             render(session)
@@ -188,6 +188,10 @@ class _Session:
     placement: Placement
     verdict: Verdict
     progress: Progress
+
+    def place_text(self) -> str:
+        """``place``'s text answer: each input's groups, the summary, and the verdict line last."""
+        return place_text(self.inputs, self.placement, self.cluster_line) + self.verdict.text + "\n"
 
     @classmethod
     def start(cls, args: argparse.Namespace, err: TextIO) -> _Session:
@@ -256,7 +260,7 @@ def _render_writer(path: str | None, force: bool = False) -> Callable[[_Session]
         if suffix == ".svg":
             text = render_svg(*drawn)
         else:  # the page carries the whole text answer beside the drawing
-            text = render_html(*drawn, text=place_text(session.inputs, session.placement, session.cluster_line))
+            text = render_html(*drawn, text=session.place_text())
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | (0 if force else os.O_EXCL)
         try:
             descriptor = os.open(path, flags, 0o644)
