@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeAlias
 
 from workloadbuilder.errors import InvalidArgumentError, WorkloadBuilderError
 from workloadbuilder.gofmt import go_quote, go_sprint, render_bad_value
 
 __all__ = [
     "OMIT_VALUE",
+    "Where",
     "AggregateError",
     "ErrorList",
     "ErrorType",
@@ -25,6 +26,8 @@ __all__ = [
     "duplicate",
     "forbidden",
     "internal_error",
+    "path_below",
+    "resolve_where",
     "invalid",
     "not_found",
     "not_supported",
@@ -153,6 +156,31 @@ class FieldPath:
 def path_str(path: FieldPath | None) -> str:
     """Render a possibly missing path; Go renders a nil ``*Path`` as ``<nil>``."""
     return "<nil>" if path is None else str(path)
+
+
+Where: TypeAlias = FieldPath | Callable[[], FieldPath]
+"""A field path, or a function that builds it when an error needs it."""
+
+
+def resolve_where(where: Where) -> FieldPath:
+    """The path ``where`` stands for: itself, or what calling it builds (a path built only when an error needs it)."""
+    return where if isinstance(where, FieldPath) else where()
+
+
+def path_below(where: Where, *steps: str | int) -> Callable[[], FieldPath]:
+    """The path of a field ``steps`` under ``where`` (names are children, integers indexes), built only when called.
+
+    Readers of large inputs (kubectl dumps) pass these instead of paths, so a
+    valid input builds no path at all.
+    """
+
+    def build() -> FieldPath:
+        out = resolve_where(where)
+        for step in steps:
+            out = out.index(step) if isinstance(step, int) else out.child(step)
+        return out
+
+    return build
 
 
 def extend_path(path: FieldPath | None, names: Sequence[str]) -> FieldPath | None:

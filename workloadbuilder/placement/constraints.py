@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from workloadbuilder.field import ErrorList, FieldPath, not_supported, type_invalid
+from workloadbuilder.field import ErrorList, FieldPath, Where, not_supported, path_below, resolve_where, type_invalid
 
 __all__ = [
     "EFFECTS",
@@ -31,7 +31,6 @@ __all__ = [
     "read_taints",
 ]
 
-Where = FieldPath | Callable[[], FieldPath]
 
 EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 _TOLERATION_OPERATORS = ("", "Equal", "Exists", "Lt", "Gt")
@@ -200,15 +199,11 @@ NO_CONSTRAINTS = PodConstraints()
 # -- readers ----------------------------------------------------------------------
 
 
-def _resolve(path: Where) -> FieldPath:
-    return path if isinstance(path, FieldPath) else path()
-
-
 def _list(raw: Any, path: Where, errors: ErrorList) -> list[Any]:
     if raw is None:
         return []
     if not isinstance(raw, list):
-        errors.append(type_invalid(_resolve(path), raw, "must be of type array"))
+        errors.append(type_invalid(resolve_where(path), raw, "must be of type array"))
         return []
     return raw
 
@@ -217,7 +212,7 @@ def _string(raw: Any, path: Where, errors: ErrorList) -> str:
     if raw is None:
         return ""
     if not isinstance(raw, str):
-        errors.append(type_invalid(_resolve(path), raw, "must be of type string"))
+        errors.append(type_invalid(resolve_where(path), raw, "must be of type string"))
         return ""
     return raw
 
@@ -226,33 +221,23 @@ def _mapping(raw: Any, path: Where, errors: ErrorList) -> Mapping[str, Any]:
     if raw is None:
         return {}
     if not isinstance(raw, Mapping):
-        errors.append(type_invalid(_resolve(path), raw, "must be of type object"))
+        errors.append(type_invalid(resolve_where(path), raw, "must be of type object"))
         return {}
     return raw
-
-
-def _child(path: Where, *steps: str | int) -> Callable[[], FieldPath]:
-    def build() -> FieldPath:
-        out = _resolve(path)
-        for step in steps:
-            out = out.index(step) if isinstance(step, int) else out.child(step)
-        return out
-
-    return build
 
 
 def read_taints(raw: Any, path: Where, errors: ErrorList) -> tuple[Taint, ...]:
     """A node's ``spec.taints``, in order; an entry with an unknown effect is reported and left out."""
     out = []
     for i, entry in enumerate(_list(raw, path, errors)):
-        entry_path = _child(path, i)
+        entry_path = path_below(path, i)
         entry = _mapping(entry, entry_path, errors)
-        effect = _string(entry.get("effect"), _child(entry_path, "effect"), errors)
+        effect = _string(entry.get("effect"), path_below(entry_path, "effect"), errors)
         if effect not in EFFECTS:
-            errors.append(not_supported(_child(entry_path, "effect")(), effect, EFFECTS))
+            errors.append(not_supported(path_below(entry_path, "effect")(), effect, EFFECTS))
             continue
-        key = _string(entry.get("key"), _child(entry_path, "key"), errors)
-        value = _string(entry.get("value"), _child(entry_path, "value"), errors)
+        key = _string(entry.get("key"), path_below(entry_path, "key"), errors)
+        value = _string(entry.get("value"), path_below(entry_path, "value"), errors)
         out.append(Taint(key, value, effect))
     return tuple(out)
 
@@ -260,21 +245,21 @@ def read_taints(raw: Any, path: Where, errors: ErrorList) -> tuple[Taint, ...]:
 def _tolerations(raw: Any, path: Where, errors: ErrorList) -> tuple[Toleration, ...]:
     out = []
     for i, entry in enumerate(_list(raw, path, errors)):
-        entry_path = _child(path, i)
+        entry_path = path_below(path, i)
         entry = _mapping(entry, entry_path, errors)
-        operator = _string(entry.get("operator"), _child(entry_path, "operator"), errors)
+        operator = _string(entry.get("operator"), path_below(entry_path, "operator"), errors)
         if operator not in _TOLERATION_OPERATORS:
-            errors.append(not_supported(_child(entry_path, "operator")(), operator, _TOLERATION_OPERATORS[1:]))
+            errors.append(not_supported(path_below(entry_path, "operator")(), operator, _TOLERATION_OPERATORS[1:]))
             continue
-        effect = _string(entry.get("effect"), _child(entry_path, "effect"), errors)
+        effect = _string(entry.get("effect"), path_below(entry_path, "effect"), errors)
         if effect and effect not in EFFECTS:
-            errors.append(not_supported(_child(entry_path, "effect")(), effect, EFFECTS))
+            errors.append(not_supported(path_below(entry_path, "effect")(), effect, EFFECTS))
             continue
         out.append(
             Toleration(
-                _string(entry.get("key"), _child(entry_path, "key"), errors),
+                _string(entry.get("key"), path_below(entry_path, "key"), errors),
                 operator,
-                _string(entry.get("value"), _child(entry_path, "value"), errors),
+                _string(entry.get("value"), path_below(entry_path, "value"), errors),
                 effect,
             )
         )
@@ -284,39 +269,39 @@ def _tolerations(raw: Any, path: Where, errors: ErrorList) -> tuple[Toleration, 
 def _requirements(raw: Any, path: Where, errors: ErrorList) -> tuple[NodeSelectorRequirement, ...]:
     out = []
     for i, entry in enumerate(_list(raw, path, errors)):
-        entry_path = _child(path, i)
+        entry_path = path_below(path, i)
         entry = _mapping(entry, entry_path, errors)
-        operator = _string(entry.get("operator"), _child(entry_path, "operator"), errors)
+        operator = _string(entry.get("operator"), path_below(entry_path, "operator"), errors)
         if operator not in _SELECTOR_OPERATORS:
-            errors.append(not_supported(_child(entry_path, "operator")(), operator, _SELECTOR_OPERATORS))
+            errors.append(not_supported(path_below(entry_path, "operator")(), operator, _SELECTOR_OPERATORS))
             continue
         values = tuple(
-            _string(value, _child(entry_path, "values", j), errors)
-            for j, value in enumerate(_list(entry.get("values"), _child(entry_path, "values"), errors))
+            _string(value, path_below(entry_path, "values", j), errors)
+            for j, value in enumerate(_list(entry.get("values"), path_below(entry_path, "values"), errors))
         )
         out.append(
-            NodeSelectorRequirement(_string(entry.get("key"), _child(entry_path, "key"), errors), operator, values)
+            NodeSelectorRequirement(_string(entry.get("key"), path_below(entry_path, "key"), errors), operator, values)
         )
     return tuple(out)
 
 
 def _affinity(raw: Any, path: Where, errors: ErrorList) -> tuple[NodeSelectorTerm, ...] | None:
-    node_affinity = _mapping(_mapping(raw, path, errors).get("nodeAffinity"), _child(path, "nodeAffinity"), errors)
-    required_path = _child(path, "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
+    node_affinity = _mapping(_mapping(raw, path, errors).get("nodeAffinity"), path_below(path, "nodeAffinity"), errors)
+    required_path = path_below(path, "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
     required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
     if required is None:
         return None
-    terms_path = _child(required_path, "nodeSelectorTerms")
+    terms_path = path_below(required_path, "nodeSelectorTerms")
     terms = []
     for i, term in enumerate(
         _list(_mapping(required, required_path, errors).get("nodeSelectorTerms"), terms_path, errors)
     ):
-        term_path = _child(terms_path, i)
+        term_path = path_below(terms_path, i)
         term = _mapping(term, term_path, errors)
         terms.append(
             NodeSelectorTerm(
-                _requirements(term.get("matchExpressions"), _child(term_path, "matchExpressions"), errors),
-                _requirements(term.get("matchFields"), _child(term_path, "matchFields"), errors),
+                _requirements(term.get("matchExpressions"), path_below(term_path, "matchExpressions"), errors),
+                _requirements(term.get("matchFields"), path_below(term_path, "matchFields"), errors),
             )
         )
     return tuple(terms)
@@ -330,41 +315,41 @@ def read_host_ports(spec: Mapping[str, Any], path: Where, errors: ErrorList) -> 
     """
     out: list[HostPort] = []
     for section in ("containers",):
-        for i, container in enumerate(_list(spec.get(section), _child(path, section), errors)):
-            container_path = _child(path, section, i)
+        for i, container in enumerate(_list(spec.get(section), path_below(path, section), errors)):
+            container_path = path_below(path, section, i)
             container = _mapping(container, container_path, errors)
-            for j, port in enumerate(_list(container.get("ports"), _child(container_path, "ports"), errors)):
-                port_path = _child(container_path, "ports", j)
+            for j, port in enumerate(_list(container.get("ports"), path_below(container_path, "ports"), errors)):
+                port_path = path_below(container_path, "ports", j)
                 port = _mapping(port, port_path, errors)
                 number = port.get("hostPort")
                 if number is None or number == 0:
                     continue
                 if isinstance(number, bool) or not isinstance(number, int) or not 0 < number < 65536:
-                    errors.append(type_invalid(_child(port_path, "hostPort")(), number, "must be a port number"))
+                    errors.append(type_invalid(path_below(port_path, "hostPort")(), number, "must be a port number"))
                     continue
-                protocol = _string(port.get("protocol"), _child(port_path, "protocol"), errors) or "TCP"
+                protocol = _string(port.get("protocol"), path_below(port_path, "protocol"), errors) or "TCP"
                 if protocol not in _PROTOCOLS:
-                    errors.append(not_supported(_child(port_path, "protocol")(), protocol, _PROTOCOLS))
+                    errors.append(not_supported(path_below(port_path, "protocol")(), protocol, _PROTOCOLS))
                     continue
-                ip = _string(port.get("hostIP"), _child(port_path, "hostIP"), errors) or _WILDCARD_IP
+                ip = _string(port.get("hostIP"), path_below(port_path, "hostIP"), errors) or _WILDCARD_IP
                 out.append(HostPort(number, protocol, ip))
     return tuple(out)
 
 
 def _selector_key(path: Where, key: str) -> Callable[[], FieldPath]:
-    return lambda: _resolve(path).child("nodeSelector").key(key)
+    return lambda: resolve_where(path).child("nodeSelector").key(key)
 
 
 def _selector(raw: Any, path: Where, errors: ErrorList) -> LabelSelector:
     raw = _mapping(raw, path, errors)
-    labels = _mapping(raw.get("matchLabels"), _child(path, "matchLabels"), errors)
-    pairs = tuple(sorted((str(k), _string(v, _child(path, "matchLabels"), errors)) for k, v in labels.items()))
-    expressions = _requirements(raw.get("matchExpressions"), _child(path, "matchExpressions"), errors)
+    labels = _mapping(raw.get("matchLabels"), path_below(path, "matchLabels"), errors)
+    pairs = tuple(sorted((str(k), _string(v, path_below(path, "matchLabels"), errors)) for k, v in labels.items()))
+    expressions = _requirements(raw.get("matchExpressions"), path_below(path, "matchExpressions"), errors)
     for i, requirement in enumerate(expressions):
         if requirement.operator not in ("In", "NotIn", "Exists", "DoesNotExist"):
             errors.append(
                 not_supported(
-                    _child(path, "matchExpressions", i, "operator")(),
+                    path_below(path, "matchExpressions", i, "operator")(),
                     requirement.operator,
                     ("In", "NotIn", "Exists", "DoesNotExist"),
                 )
@@ -375,15 +360,15 @@ def _selector(raw: Any, path: Where, errors: ErrorList) -> LabelSelector:
 def _pod_terms(raw: Any, path: Where, namespace: str, errors: ErrorList) -> tuple[AffinityTerm, ...]:
     out = []
     for i, term in enumerate(_list(raw, path, errors)):
-        term_path = _child(path, i)
+        term_path = path_below(path, i)
         term = _mapping(term, term_path, errors)
-        key = _string(term.get("topologyKey"), _child(term_path, "topologyKey"), errors)
+        key = _string(term.get("topologyKey"), path_below(term_path, "topologyKey"), errors)
         if term.get("labelSelector") is None:
             continue  # a nil selector matches no pod: the term never counts anything
-        selector = _selector(term.get("labelSelector"), _child(term_path, "labelSelector"), errors)
+        selector = _selector(term.get("labelSelector"), path_below(term_path, "labelSelector"), errors)
         listed = tuple(
-            _string(value, _child(term_path, "namespaces", j), errors)
-            for j, value in enumerate(_list(term.get("namespaces"), _child(term_path, "namespaces"), errors))
+            _string(value, path_below(term_path, "namespaces", j), errors)
+            for j, value in enumerate(_list(term.get("namespaces"), path_below(term_path, "namespaces"), errors))
         )
         ns_selector = term.get("namespaceSelector")
         namespaces: tuple[str, ...] | None = listed or (namespace,)
@@ -406,30 +391,30 @@ def read_constraints(
     namespace = namespace or "default"
     found_labels = metadata.get("labels")
     raw_labels: Mapping[str, Any] = found_labels if isinstance(found_labels, Mapping) else {}
-    affinity = _mapping(spec.get("affinity"), _child(path, "affinity"), errors)
-    pod_affinity = _mapping(affinity.get("podAffinity"), _child(path, "affinity", "podAffinity"), errors)
-    anti = _mapping(affinity.get("podAntiAffinity"), _child(path, "affinity", "podAntiAffinity"), errors)
+    affinity = _mapping(spec.get("affinity"), path_below(path, "affinity"), errors)
+    pod_affinity = _mapping(affinity.get("podAffinity"), path_below(path, "affinity", "podAffinity"), errors)
+    anti = _mapping(affinity.get("podAntiAffinity"), path_below(path, "affinity", "podAntiAffinity"), errors)
     required = "requiredDuringSchedulingIgnoredDuringExecution"
-    preferred = _preferred(affinity.get("nodeAffinity"), _child(path, "affinity", "nodeAffinity"), errors)
-    selector = _mapping(spec.get("nodeSelector"), _child(path, "nodeSelector"), errors)
+    preferred = _preferred(affinity.get("nodeAffinity"), path_below(path, "affinity", "nodeAffinity"), errors)
+    selector = _mapping(spec.get("nodeSelector"), path_below(path, "nodeSelector"), errors)
     pairs = [(str(key), _string(value, _selector_key(path, str(key)), errors)) for key, value in selector.items()]
     return PodConstraints(
-        tolerations=_tolerations(spec.get("tolerations"), _child(path, "tolerations"), errors),
+        tolerations=_tolerations(spec.get("tolerations"), path_below(path, "tolerations"), errors),
         node_selector=tuple(sorted(pairs)),
-        affinity=_affinity(spec.get("affinity"), _child(path, "affinity"), errors),
-        node_name=_string(spec.get("nodeName"), _child(path, "nodeName"), errors),
+        affinity=_affinity(spec.get("affinity"), path_below(path, "affinity"), errors),
+        node_name=_string(spec.get("nodeName"), path_below(path, "nodeName"), errors),
         host_ports=read_host_ports(spec, path, errors),
         namespace=namespace,
         labels=tuple(sorted((str(k), str(v)) for k, v in raw_labels.items())),
         pod_affinity=_pod_terms(
-            pod_affinity.get(required), _child(path, "affinity", "podAffinity", required), namespace, errors
+            pod_affinity.get(required), path_below(path, "affinity", "podAffinity", required), namespace, errors
         ),
         pod_anti_affinity=_pod_terms(
-            anti.get(required), _child(path, "affinity", "podAntiAffinity", required), namespace, errors
+            anti.get(required), path_below(path, "affinity", "podAntiAffinity", required), namespace, errors
         ),
         preferred=preferred,
         spread=_spread(
-            spec.get("topologySpreadConstraints"), _child(path, "topologySpreadConstraints"), raw_labels, errors
+            spec.get("topologySpreadConstraints"), path_below(path, "topologySpreadConstraints"), raw_labels, errors
         ),
     )
 
@@ -438,27 +423,29 @@ def _spread(raw: Any, path: Where, labels: Mapping[str, Any], errors: ErrorList)
     """The ``DoNotSchedule`` spread constraints (``ScheduleAnyway`` only scores, and is not modelled)."""
     out = []
     for i, entry in enumerate(_list(raw, path, errors)):
-        entry_path = _child(path, i)
+        entry_path = path_below(path, i)
         entry = _mapping(entry, entry_path, errors)
         if (entry.get("whenUnsatisfiable") or "DoNotSchedule") != "DoNotSchedule":
             continue
         skew = entry.get("maxSkew")
         if isinstance(skew, bool) or not isinstance(skew, int) or skew < 1:
-            errors.append(type_invalid(_child(entry_path, "maxSkew")(), skew, "must be an integer of at least 1"))
+            errors.append(type_invalid(path_below(entry_path, "maxSkew")(), skew, "must be an integer of at least 1"))
             continue
         minimum = entry.get("minDomains") or 1
         if isinstance(minimum, bool) or not isinstance(minimum, int):
-            errors.append(type_invalid(_child(entry_path, "minDomains")(), minimum, "must be of type integer"))
+            errors.append(type_invalid(path_below(entry_path, "minDomains")(), minimum, "must be of type integer"))
             continue
-        selector = _selector(entry.get("labelSelector"), _child(entry_path, "labelSelector"), errors)
-        keys = [str(key) for key in _list(entry.get("matchLabelKeys"), _child(entry_path, "matchLabelKeys"), errors)]
+        selector = _selector(entry.get("labelSelector"), path_below(entry_path, "labelSelector"), errors)
+        keys = [
+            str(key) for key in _list(entry.get("matchLabelKeys"), path_below(entry_path, "matchLabelKeys"), errors)
+        ]
         extra = tuple((key, str(labels[key])) for key in keys if key in labels)
         if extra:
             selector = LabelSelector(tuple(sorted({*selector.match_labels, *extra})), selector.match_expressions)
         out.append(
             SpreadConstraint(
                 skew,
-                _string(entry.get("topologyKey"), _child(entry_path, "topologyKey"), errors),
+                _string(entry.get("topologyKey"), path_below(entry_path, "topologyKey"), errors),
                 selector,
                 minimum,
                 entry.get("nodeAffinityPolicy", "Honor") != "Ignore",
@@ -471,26 +458,26 @@ def _spread(raw: Any, path: Where, labels: Mapping[str, Any], errors: ErrorList)
 def _preferred(raw: Any, path: Where, errors: ErrorList) -> tuple[tuple[int, NodeSelectorTerm], ...]:
     """``preferredDuringSchedulingIgnoredDuringExecution``: (weight, term) pairs."""
     node_affinity = _mapping(raw, path, errors)
-    entries_path = _child(path, "preferredDuringSchedulingIgnoredDuringExecution")
+    entries_path = path_below(path, "preferredDuringSchedulingIgnoredDuringExecution")
     out = []
     for i, entry in enumerate(
         _list(node_affinity.get("preferredDuringSchedulingIgnoredDuringExecution"), entries_path, errors)
     ):
-        entry_path = _child(entries_path, i)
+        entry_path = path_below(entries_path, i)
         entry = _mapping(entry, entry_path, errors)
         weight = entry.get("weight")
         if isinstance(weight, bool) or not isinstance(weight, int):
-            errors.append(type_invalid(_child(entry_path, "weight")(), weight, "must be of type integer"))
+            errors.append(type_invalid(path_below(entry_path, "weight")(), weight, "must be of type integer"))
             continue
-        term = _mapping(entry.get("preference"), _child(entry_path, "preference"), errors)
+        term = _mapping(entry.get("preference"), path_below(entry_path, "preference"), errors)
         out.append(
             (
                 weight,
                 NodeSelectorTerm(
                     _requirements(
-                        term.get("matchExpressions"), _child(entry_path, "preference", "matchExpressions"), errors
+                        term.get("matchExpressions"), path_below(entry_path, "preference", "matchExpressions"), errors
                     ),
-                    _requirements(term.get("matchFields"), _child(entry_path, "preference", "matchFields"), errors),
+                    _requirements(term.get("matchFields"), path_below(entry_path, "preference", "matchFields"), errors),
                 ),
             )
         )

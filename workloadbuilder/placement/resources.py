@@ -7,15 +7,14 @@ Every reader (cluster ingest, placement requests) goes through
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from workloadbuilder.field import ErrorList, FieldPath, invalid, type_invalid
+from workloadbuilder.field import ErrorList, FieldPath, Where, invalid, path_below, resolve_where, type_invalid
 from workloadbuilder.placement.quantity import QuantityError, cached_millis, resource_millis
 
 __all__ = ["POD_MILLIS", "Where", "pod_requests", "read_quantity", "read_resource_list"]
 
-Where = FieldPath | Callable[[], FieldPath]
 """A path, or a function that makes it: readers of large inputs build paths only for errors."""
 
 POD_MILLIS = 1000
@@ -56,21 +55,17 @@ def read_resource_list(raw: Any, path: Where, errors: ErrorList) -> dict[str, in
     if raw is None:
         return {}
     if not isinstance(raw, dict) and not isinstance(raw, Mapping):
-        errors.append(type_invalid(_resolve(path), raw, "must be of type object"))
+        errors.append(type_invalid(resolve_where(path), raw, "must be of type object"))
         return {}
     out: dict[str, int] = {}
     for name, quantity in raw.items():
         millis = cached_millis(name, quantity) if type(quantity) is str else None
         if millis is None or millis < 0:
-            millis = read_quantity(str(name), quantity, _resolve(path).key(str(name)), errors)
+            millis = read_quantity(str(name), quantity, resolve_where(path).key(str(name)), errors)
             if millis is None:
                 continue
         out[str(name)] = millis
     return out
-
-
-def _resolve(path: Where) -> FieldPath:
-    return path if isinstance(path, FieldPath) else path()
 
 
 def pod_requests(spec: Mapping[str, Any], path: Where, errors: ErrorList) -> dict[str, int]:
@@ -86,12 +81,12 @@ def pod_requests(spec: Mapping[str, Any], path: Where, errors: ErrorList) -> dic
     hugepages, the resources pod-level resources support.
     """
     total: dict[str, int] = {}
-    for i, container in enumerate(_list(spec.get("containers"), _below(path, "containers"), errors)):
-        _add(total, _container_requests(container, _below(path, "containers", i), errors))
+    for i, container in enumerate(_list(spec.get("containers"), path_below(path, "containers"), errors)):
+        _add(total, _container_requests(container, path_below(path, "containers", i), errors))
     sidecars: dict[str, int] = {}
     init_peak: dict[str, int] = {}
-    for i, container in enumerate(_list(spec.get("initContainers"), _below(path, "initContainers"), errors)):
-        requests = _container_requests(container, _below(path, "initContainers", i), errors)
+    for i, container in enumerate(_list(spec.get("initContainers"), path_below(path, "initContainers"), errors)):
+        requests = _container_requests(container, path_below(path, "initContainers", i), errors)
         if isinstance(container, Mapping) and container.get("restartPolicy") == "Always":
             _add(total, requests)
             _add(sidecars, requests)
@@ -103,23 +98,11 @@ def pod_requests(spec: Mapping[str, Any], path: Where, errors: ErrorList) -> dic
             init_peak[name] = max(init_peak.get(name, 0), amount)
     for name, amount in init_peak.items():
         total[name] = max(total.get(name, 0), amount)
-    pod_level = _defaulted_requests(spec.get("resources"), _below(path, "resources"), errors)
+    pod_level = _defaulted_requests(spec.get("resources"), path_below(path, "resources"), errors)
     total.update({name: amount for name, amount in pod_level.items() if _pod_level(name)})
     if spec.get("overhead") is not None:
-        _add(total, read_resource_list(spec["overhead"], _below(path, "overhead"), errors))
+        _add(total, read_resource_list(spec["overhead"], path_below(path, "overhead"), errors))
     return total
-
-
-def _below(path: Where, *steps: str | int) -> Callable[[], FieldPath]:
-    """The path of a field under ``path``, built only when an error needs it."""
-
-    def build() -> FieldPath:
-        out = _resolve(path)
-        for step in steps:
-            out = out.index(step) if isinstance(step, int) else out.child(step)
-        return out
-
-    return build
 
 
 def _pod_level(resource: str) -> bool:
@@ -128,9 +111,9 @@ def _pod_level(resource: str) -> bool:
 
 def _container_requests(container: Any, path: Where, errors: ErrorList) -> dict[str, int]:
     if not isinstance(container, Mapping):
-        errors.append(type_invalid(_resolve(path), container, "must be of type object"))
+        errors.append(type_invalid(resolve_where(path), container, "must be of type object"))
         return {}
-    return _defaulted_requests(container.get("resources"), _below(path, "resources"), errors)
+    return _defaulted_requests(container.get("resources"), path_below(path, "resources"), errors)
 
 
 def _defaulted_requests(resources: Any, path: Where, errors: ErrorList) -> dict[str, int]:
@@ -138,10 +121,10 @@ def _defaulted_requests(resources: Any, path: Where, errors: ErrorList) -> dict[
     if resources is None:
         return {}
     if not isinstance(resources, Mapping):
-        errors.append(type_invalid(_resolve(path), resources, "must be of type object"))
+        errors.append(type_invalid(resolve_where(path), resources, "must be of type object"))
         return {}
-    requests = read_resource_list(resources.get("requests"), _below(path, "requests"), errors)
-    for name, amount in read_resource_list(resources.get("limits"), _below(path, "limits"), errors).items():
+    requests = read_resource_list(resources.get("requests"), path_below(path, "requests"), errors)
+    for name, amount in read_resource_list(resources.get("limits"), path_below(path, "limits"), errors).items():
         requests.setdefault(name, amount)
     return requests
 
@@ -150,7 +133,7 @@ def _list(raw: Any, path: Where, errors: ErrorList) -> list[Any]:
     if raw is None:
         return []
     if not isinstance(raw, list):
-        errors.append(type_invalid(_resolve(path), raw, "must be of type array"))
+        errors.append(type_invalid(resolve_where(path), raw, "must be of type array"))
         return []
     return raw
 
