@@ -19,10 +19,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from workloadbuilder.field import ErrorList, FieldError, FieldPath, extend_path, index_path, invalid, type_invalid
+from workloadbuilder.field import (
+    ErrorList,
+    FieldError,
+    FieldPath,
+    Where,
+    extend_path,
+    index_path,
+    invalid,
+    resolve_where,
+    type_invalid,
+)
 from workloadbuilder.limits import INT32_MAX
 
-__all__ = ["JsonType", "read_count", "read_field", "type_error"]
+__all__ = ["JsonType", "read_count", "read_field", "read_list", "read_object", "read_string", "type_error"]
 
 JsonType = Literal["string", "integer", "boolean", "object", "array", "number"]
 """A JSON type, as the strict decoder names it in ``must be of type ...``."""
@@ -47,6 +57,36 @@ def _has_type(value: Any, expected: JsonType) -> bool:
 def type_error(path: FieldPath | None, value: Any, expected: JsonType) -> FieldError:
     """``<path>: Invalid value: <value>: must be of type <expected>``."""
     return type_invalid(path, value, f"must be of type {expected}")
+
+
+def read_list(raw: Any, where: Where, errors: ErrorList) -> list[Any]:
+    """``raw`` when it is a list; ``[]`` when it is ``null`` or absent, or (reported at ``where``) of another type."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        errors.append(type_error(resolve_where(where), raw, "array"))
+        return []
+    return raw
+
+
+def read_string(raw: Any, where: Where, errors: ErrorList) -> str:
+    """``raw`` when it is a string; ``""`` when it is ``null`` or absent, or (reported at ``where``) of another type."""
+    if raw is None:
+        return ""
+    if not isinstance(raw, str):
+        errors.append(type_error(resolve_where(where), raw, "string"))
+        return ""
+    return raw
+
+
+def read_object(raw: Any, where: Where, errors: ErrorList) -> Mapping[str, Any]:
+    """``raw`` when it is a mapping; ``{}`` when it is ``null`` or absent, or (reported at ``where``) another type."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        errors.append(type_error(resolve_where(where), raw, "object"))
+        return {}
+    return raw
 
 
 def read_field(

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workloadbuilder.field import ErrorList, FieldPath, Where, not_supported, path_below, resolve_where, type_invalid
+from workloadbuilder.fields_read import read_list, read_object, read_string
 
 __all__ = [
     "EFFECTS",
@@ -199,67 +200,40 @@ NO_CONSTRAINTS = PodConstraints()
 # -- readers ----------------------------------------------------------------------
 
 
-def _list(raw: Any, path: Where, errors: ErrorList) -> list[Any]:
-    if raw is None:
-        return []
-    if not isinstance(raw, list):
-        errors.append(type_invalid(resolve_where(path), raw, "must be of type array"))
-        return []
-    return raw
-
-
-def _string(raw: Any, path: Where, errors: ErrorList) -> str:
-    if raw is None:
-        return ""
-    if not isinstance(raw, str):
-        errors.append(type_invalid(resolve_where(path), raw, "must be of type string"))
-        return ""
-    return raw
-
-
-def _mapping(raw: Any, path: Where, errors: ErrorList) -> Mapping[str, Any]:
-    if raw is None:
-        return {}
-    if not isinstance(raw, Mapping):
-        errors.append(type_invalid(resolve_where(path), raw, "must be of type object"))
-        return {}
-    return raw
-
-
 def read_taints(raw: Any, path: Where, errors: ErrorList) -> tuple[Taint, ...]:
     """A node's ``spec.taints``, in order; an entry with an unknown effect is reported and left out."""
     out = []
-    for i, entry in enumerate(_list(raw, path, errors)):
+    for i, entry in enumerate(read_list(raw, path, errors)):
         entry_path = path_below(path, i)
-        entry = _mapping(entry, entry_path, errors)
-        effect = _string(entry.get("effect"), path_below(entry_path, "effect"), errors)
+        entry = read_object(entry, entry_path, errors)
+        effect = read_string(entry.get("effect"), path_below(entry_path, "effect"), errors)
         if effect not in EFFECTS:
             errors.append(not_supported(path_below(entry_path, "effect")(), effect, EFFECTS))
             continue
-        key = _string(entry.get("key"), path_below(entry_path, "key"), errors)
-        value = _string(entry.get("value"), path_below(entry_path, "value"), errors)
+        key = read_string(entry.get("key"), path_below(entry_path, "key"), errors)
+        value = read_string(entry.get("value"), path_below(entry_path, "value"), errors)
         out.append(Taint(key, value, effect))
     return tuple(out)
 
 
 def _tolerations(raw: Any, path: Where, errors: ErrorList) -> tuple[Toleration, ...]:
     out = []
-    for i, entry in enumerate(_list(raw, path, errors)):
+    for i, entry in enumerate(read_list(raw, path, errors)):
         entry_path = path_below(path, i)
-        entry = _mapping(entry, entry_path, errors)
-        operator = _string(entry.get("operator"), path_below(entry_path, "operator"), errors)
+        entry = read_object(entry, entry_path, errors)
+        operator = read_string(entry.get("operator"), path_below(entry_path, "operator"), errors)
         if operator not in _TOLERATION_OPERATORS:
             errors.append(not_supported(path_below(entry_path, "operator")(), operator, _TOLERATION_OPERATORS[1:]))
             continue
-        effect = _string(entry.get("effect"), path_below(entry_path, "effect"), errors)
+        effect = read_string(entry.get("effect"), path_below(entry_path, "effect"), errors)
         if effect and effect not in EFFECTS:
             errors.append(not_supported(path_below(entry_path, "effect")(), effect, EFFECTS))
             continue
         out.append(
             Toleration(
-                _string(entry.get("key"), path_below(entry_path, "key"), errors),
+                read_string(entry.get("key"), path_below(entry_path, "key"), errors),
                 operator,
-                _string(entry.get("value"), path_below(entry_path, "value"), errors),
+                read_string(entry.get("value"), path_below(entry_path, "value"), errors),
                 effect,
             )
         )
@@ -268,25 +242,29 @@ def _tolerations(raw: Any, path: Where, errors: ErrorList) -> tuple[Toleration, 
 
 def _requirements(raw: Any, path: Where, errors: ErrorList) -> tuple[NodeSelectorRequirement, ...]:
     out = []
-    for i, entry in enumerate(_list(raw, path, errors)):
+    for i, entry in enumerate(read_list(raw, path, errors)):
         entry_path = path_below(path, i)
-        entry = _mapping(entry, entry_path, errors)
-        operator = _string(entry.get("operator"), path_below(entry_path, "operator"), errors)
+        entry = read_object(entry, entry_path, errors)
+        operator = read_string(entry.get("operator"), path_below(entry_path, "operator"), errors)
         if operator not in _SELECTOR_OPERATORS:
             errors.append(not_supported(path_below(entry_path, "operator")(), operator, _SELECTOR_OPERATORS))
             continue
         values = tuple(
-            _string(value, path_below(entry_path, "values", j), errors)
-            for j, value in enumerate(_list(entry.get("values"), path_below(entry_path, "values"), errors))
+            read_string(value, path_below(entry_path, "values", j), errors)
+            for j, value in enumerate(read_list(entry.get("values"), path_below(entry_path, "values"), errors))
         )
         out.append(
-            NodeSelectorRequirement(_string(entry.get("key"), path_below(entry_path, "key"), errors), operator, values)
+            NodeSelectorRequirement(
+                read_string(entry.get("key"), path_below(entry_path, "key"), errors), operator, values
+            )
         )
     return tuple(out)
 
 
 def _affinity(raw: Any, path: Where, errors: ErrorList) -> tuple[NodeSelectorTerm, ...] | None:
-    node_affinity = _mapping(_mapping(raw, path, errors).get("nodeAffinity"), path_below(path, "nodeAffinity"), errors)
+    node_affinity = read_object(
+        read_object(raw, path, errors).get("nodeAffinity"), path_below(path, "nodeAffinity"), errors
+    )
     required_path = path_below(path, "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
     required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
     if required is None:
@@ -294,10 +272,10 @@ def _affinity(raw: Any, path: Where, errors: ErrorList) -> tuple[NodeSelectorTer
     terms_path = path_below(required_path, "nodeSelectorTerms")
     terms = []
     for i, term in enumerate(
-        _list(_mapping(required, required_path, errors).get("nodeSelectorTerms"), terms_path, errors)
+        read_list(read_object(required, required_path, errors).get("nodeSelectorTerms"), terms_path, errors)
     ):
         term_path = path_below(terms_path, i)
-        term = _mapping(term, term_path, errors)
+        term = read_object(term, term_path, errors)
         terms.append(
             NodeSelectorTerm(
                 _requirements(term.get("matchExpressions"), path_below(term_path, "matchExpressions"), errors),
@@ -315,23 +293,23 @@ def read_host_ports(spec: Mapping[str, Any], path: Where, errors: ErrorList) -> 
     """
     out: list[HostPort] = []
     for section in ("containers",):
-        for i, container in enumerate(_list(spec.get(section), path_below(path, section), errors)):
+        for i, container in enumerate(read_list(spec.get(section), path_below(path, section), errors)):
             container_path = path_below(path, section, i)
-            container = _mapping(container, container_path, errors)
-            for j, port in enumerate(_list(container.get("ports"), path_below(container_path, "ports"), errors)):
+            container = read_object(container, container_path, errors)
+            for j, port in enumerate(read_list(container.get("ports"), path_below(container_path, "ports"), errors)):
                 port_path = path_below(container_path, "ports", j)
-                port = _mapping(port, port_path, errors)
+                port = read_object(port, port_path, errors)
                 number = port.get("hostPort")
                 if number is None or number == 0:
                     continue
                 if isinstance(number, bool) or not isinstance(number, int) or not 0 < number < 65536:
                     errors.append(type_invalid(path_below(port_path, "hostPort")(), number, "must be a port number"))
                     continue
-                protocol = _string(port.get("protocol"), path_below(port_path, "protocol"), errors) or "TCP"
+                protocol = read_string(port.get("protocol"), path_below(port_path, "protocol"), errors) or "TCP"
                 if protocol not in _PROTOCOLS:
                     errors.append(not_supported(path_below(port_path, "protocol")(), protocol, _PROTOCOLS))
                     continue
-                ip = _string(port.get("hostIP"), path_below(port_path, "hostIP"), errors) or _WILDCARD_IP
+                ip = read_string(port.get("hostIP"), path_below(port_path, "hostIP"), errors) or _WILDCARD_IP
                 out.append(HostPort(number, protocol, ip))
     return tuple(out)
 
@@ -341,9 +319,9 @@ def _selector_key(path: Where, key: str) -> Callable[[], FieldPath]:
 
 
 def _selector(raw: Any, path: Where, errors: ErrorList) -> LabelSelector:
-    raw = _mapping(raw, path, errors)
-    labels = _mapping(raw.get("matchLabels"), path_below(path, "matchLabels"), errors)
-    pairs = tuple(sorted((str(k), _string(v, path_below(path, "matchLabels"), errors)) for k, v in labels.items()))
+    raw = read_object(raw, path, errors)
+    labels = read_object(raw.get("matchLabels"), path_below(path, "matchLabels"), errors)
+    pairs = tuple(sorted((str(k), read_string(v, path_below(path, "matchLabels"), errors)) for k, v in labels.items()))
     expressions = _requirements(raw.get("matchExpressions"), path_below(path, "matchExpressions"), errors)
     for i, requirement in enumerate(expressions):
         if requirement.operator not in ("In", "NotIn", "Exists", "DoesNotExist"):
@@ -359,16 +337,16 @@ def _selector(raw: Any, path: Where, errors: ErrorList) -> LabelSelector:
 
 def _pod_terms(raw: Any, path: Where, namespace: str, errors: ErrorList) -> tuple[AffinityTerm, ...]:
     out = []
-    for i, term in enumerate(_list(raw, path, errors)):
+    for i, term in enumerate(read_list(raw, path, errors)):
         term_path = path_below(path, i)
-        term = _mapping(term, term_path, errors)
-        key = _string(term.get("topologyKey"), path_below(term_path, "topologyKey"), errors)
+        term = read_object(term, term_path, errors)
+        key = read_string(term.get("topologyKey"), path_below(term_path, "topologyKey"), errors)
         if term.get("labelSelector") is None:
             continue  # a nil selector matches no pod: the term never counts anything
         selector = _selector(term.get("labelSelector"), path_below(term_path, "labelSelector"), errors)
         listed = tuple(
-            _string(value, path_below(term_path, "namespaces", j), errors)
-            for j, value in enumerate(_list(term.get("namespaces"), path_below(term_path, "namespaces"), errors))
+            read_string(value, path_below(term_path, "namespaces", j), errors)
+            for j, value in enumerate(read_list(term.get("namespaces"), path_below(term_path, "namespaces"), errors))
         )
         ns_selector = term.get("namespaceSelector")
         namespaces: tuple[str, ...] | None = listed or (namespace,)
@@ -391,18 +369,18 @@ def read_constraints(
     namespace = namespace or "default"
     found_labels = metadata.get("labels")
     raw_labels: Mapping[str, Any] = found_labels if isinstance(found_labels, Mapping) else {}
-    affinity = _mapping(spec.get("affinity"), path_below(path, "affinity"), errors)
-    pod_affinity = _mapping(affinity.get("podAffinity"), path_below(path, "affinity", "podAffinity"), errors)
-    anti = _mapping(affinity.get("podAntiAffinity"), path_below(path, "affinity", "podAntiAffinity"), errors)
+    affinity = read_object(spec.get("affinity"), path_below(path, "affinity"), errors)
+    pod_affinity = read_object(affinity.get("podAffinity"), path_below(path, "affinity", "podAffinity"), errors)
+    anti = read_object(affinity.get("podAntiAffinity"), path_below(path, "affinity", "podAntiAffinity"), errors)
     required = "requiredDuringSchedulingIgnoredDuringExecution"
     preferred = _preferred(affinity.get("nodeAffinity"), path_below(path, "affinity", "nodeAffinity"), errors)
-    selector = _mapping(spec.get("nodeSelector"), path_below(path, "nodeSelector"), errors)
-    pairs = [(str(key), _string(value, _selector_key(path, str(key)), errors)) for key, value in selector.items()]
+    selector = read_object(spec.get("nodeSelector"), path_below(path, "nodeSelector"), errors)
+    pairs = [(str(key), read_string(value, _selector_key(path, str(key)), errors)) for key, value in selector.items()]
     return PodConstraints(
         tolerations=_tolerations(spec.get("tolerations"), path_below(path, "tolerations"), errors),
         node_selector=tuple(sorted(pairs)),
         affinity=_affinity(spec.get("affinity"), path_below(path, "affinity"), errors),
-        node_name=_string(spec.get("nodeName"), path_below(path, "nodeName"), errors),
+        node_name=read_string(spec.get("nodeName"), path_below(path, "nodeName"), errors),
         host_ports=read_host_ports(spec, path, errors),
         namespace=namespace,
         labels=tuple(sorted((str(k), str(v)) for k, v in raw_labels.items())),
@@ -422,9 +400,9 @@ def read_constraints(
 def _spread(raw: Any, path: Where, labels: Mapping[str, Any], errors: ErrorList) -> tuple[SpreadConstraint, ...]:
     """The ``DoNotSchedule`` spread constraints (``ScheduleAnyway`` only scores, and is not modelled)."""
     out = []
-    for i, entry in enumerate(_list(raw, path, errors)):
+    for i, entry in enumerate(read_list(raw, path, errors)):
         entry_path = path_below(path, i)
-        entry = _mapping(entry, entry_path, errors)
+        entry = read_object(entry, entry_path, errors)
         if (entry.get("whenUnsatisfiable") or "DoNotSchedule") != "DoNotSchedule":
             continue
         skew = entry.get("maxSkew")
@@ -437,7 +415,7 @@ def _spread(raw: Any, path: Where, labels: Mapping[str, Any], errors: ErrorList)
             continue
         selector = _selector(entry.get("labelSelector"), path_below(entry_path, "labelSelector"), errors)
         keys = [
-            str(key) for key in _list(entry.get("matchLabelKeys"), path_below(entry_path, "matchLabelKeys"), errors)
+            str(key) for key in read_list(entry.get("matchLabelKeys"), path_below(entry_path, "matchLabelKeys"), errors)
         ]
         extra = tuple((key, str(labels[key])) for key in keys if key in labels)
         if extra:
@@ -445,7 +423,7 @@ def _spread(raw: Any, path: Where, labels: Mapping[str, Any], errors: ErrorList)
         out.append(
             SpreadConstraint(
                 skew,
-                _string(entry.get("topologyKey"), path_below(entry_path, "topologyKey"), errors),
+                read_string(entry.get("topologyKey"), path_below(entry_path, "topologyKey"), errors),
                 selector,
                 minimum,
                 entry.get("nodeAffinityPolicy", "Honor") != "Ignore",
@@ -457,19 +435,19 @@ def _spread(raw: Any, path: Where, labels: Mapping[str, Any], errors: ErrorList)
 
 def _preferred(raw: Any, path: Where, errors: ErrorList) -> tuple[tuple[int, NodeSelectorTerm], ...]:
     """``preferredDuringSchedulingIgnoredDuringExecution``: (weight, term) pairs."""
-    node_affinity = _mapping(raw, path, errors)
+    node_affinity = read_object(raw, path, errors)
     entries_path = path_below(path, "preferredDuringSchedulingIgnoredDuringExecution")
     out = []
     for i, entry in enumerate(
-        _list(node_affinity.get("preferredDuringSchedulingIgnoredDuringExecution"), entries_path, errors)
+        read_list(node_affinity.get("preferredDuringSchedulingIgnoredDuringExecution"), entries_path, errors)
     ):
         entry_path = path_below(entries_path, i)
-        entry = _mapping(entry, entry_path, errors)
+        entry = read_object(entry, entry_path, errors)
         weight = entry.get("weight")
         if isinstance(weight, bool) or not isinstance(weight, int):
             errors.append(type_invalid(path_below(entry_path, "weight")(), weight, "must be of type integer"))
             continue
-        term = _mapping(entry.get("preference"), path_below(entry_path, "preference"), errors)
+        term = read_object(entry.get("preference"), path_below(entry_path, "preference"), errors)
         out.append(
             (
                 weight,

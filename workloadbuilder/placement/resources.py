@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from workloadbuilder.field import ErrorList, FieldPath, Where, invalid, path_below, resolve_where, type_invalid
+from workloadbuilder.fields_read import read_list
 from workloadbuilder.placement.quantity import QuantityError, cached_millis, resource_millis
 
 __all__ = ["POD_MILLIS", "Where", "pod_requests", "read_quantity", "read_resource_list"]
@@ -81,11 +82,11 @@ def pod_requests(spec: Mapping[str, Any], path: Where, errors: ErrorList) -> dic
     hugepages, the resources pod-level resources support.
     """
     total: dict[str, int] = {}
-    for i, container in enumerate(_list(spec.get("containers"), path_below(path, "containers"), errors)):
+    for i, container in enumerate(read_list(spec.get("containers"), path_below(path, "containers"), errors)):
         _add(total, _container_requests(container, path_below(path, "containers", i), errors))
     sidecars: dict[str, int] = {}
     init_peak: dict[str, int] = {}
-    for i, container in enumerate(_list(spec.get("initContainers"), path_below(path, "initContainers"), errors)):
+    for i, container in enumerate(read_list(spec.get("initContainers"), path_below(path, "initContainers"), errors)):
         requests = _container_requests(container, path_below(path, "initContainers", i), errors)
         if isinstance(container, Mapping) and container.get("restartPolicy") == "Always":
             _add(total, requests)
@@ -127,15 +128,6 @@ def _defaulted_requests(resources: Any, path: Where, errors: ErrorList) -> dict[
     for name, amount in read_resource_list(resources.get("limits"), path_below(path, "limits"), errors).items():
         requests.setdefault(name, amount)
     return requests
-
-
-def _list(raw: Any, path: Where, errors: ErrorList) -> list[Any]:
-    if raw is None:
-        return []
-    if not isinstance(raw, list):
-        errors.append(type_invalid(resolve_where(path), raw, "must be of type array"))
-        return []
-    return raw
 
 
 def _add(into: dict[str, int], more: Mapping[str, int]) -> None:
