@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -121,7 +121,9 @@ def simulate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
-def read_queue(path: str, to_request: Any) -> tuple[list[Workload], list[PriorityClass]]:
+def read_queue(
+    path: str, to_request: Callable[[list[Document]], PlacementRequest]
+) -> tuple[list[Workload], list[PriorityClass]]:
     """The workloads of a queue file and the PriorityClasses among their documents.
 
     ``to_request`` turns a file's documents into one placement request.

@@ -26,7 +26,7 @@ from typing import Any
 from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.placement.cluster import Cluster, RunningPod
 from workloadbuilder.placement.copies import as_running, copies_of, leaves, placed_roots, pod_sets
-from workloadbuilder.placement.derive import add_running, nodes_like, restrict
+from workloadbuilder.placement.derive import add_running, node_named, nodes_like, restrict
 from workloadbuilder.placement.engine import place
 from workloadbuilder.placement.quantity import format_millis
 from workloadbuilder.placement.request import PlacementRequest
@@ -189,7 +189,8 @@ def _fewest_nodes(request: PlacementRequest, cluster: Cluster, like: str, goal: 
     then bisecting. The search gives up beyond one new node per pod of
     ``goal`` copies: more cannot help a shape that fits on such a node at all.
     """
-    if _count(request, nodes_like(cluster, like, 0), strategy, goal)[0] >= goal:
+    node_named(cluster, like)
+    if _count(request, cluster, strategy, goal)[0] >= goal:
         return 0
     pods_per_copy = sum(group.count for group in leaves(request.roots))
     ceiling = max(1, goal * pods_per_copy)

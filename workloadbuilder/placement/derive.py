@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.placement.cluster import Cluster, DevicePool, RunningGroup, RunningPod
 
-__all__ = ["NEW_NODE_SUFFIX", "add_running", "nodes_like", "restrict", "with_usage"]
+__all__ = ["NEW_NODE_SUFFIX", "add_running", "node_named", "nodes_like", "restrict", "with_usage"]
 
 NEW_NODE_SUFFIX = "-new-"
 """Added nodes are named ``<node>-new-<k>``, k from 1."""
@@ -53,11 +53,9 @@ def nodes_like(cluster: Cluster, name: str, count: int) -> Cluster:
     Raises:
         InvalidArgumentError: no node has that name, or ``count`` is negative.
     """
-    if name not in cluster.node_index:
-        raise InvalidArgumentError(f"no node named {name!r} in the cluster")
+    i = node_named(cluster, name)
     if count < 0:
         raise InvalidArgumentError(f"the number of nodes to add must not be negative, not {count}")
-    i = cluster.node_index[name]
     added = [f"{name}{NEW_NODE_SUFFIX}{k}" for k in range(1, count + 1)]
     pools: list[DevicePool] = list(cluster.pools)
     for pool in cluster.pools:
@@ -75,6 +73,17 @@ def nodes_like(cluster: Cluster, name: str, count: int) -> Cluster:
         schedulable=[*cluster.schedulable, *([True] * count)],
         pools=pools,
     )
+
+
+def node_named(cluster: Cluster, name: str) -> int:
+    """The index of node ``name``.
+
+    Raises:
+        InvalidArgumentError: no node has that name.
+    """
+    if name not in cluster.node_index:
+        raise InvalidArgumentError(f"no node named {name!r} in the cluster")
+    return cluster.node_index[name]
 
 
 def add_running(cluster: Cluster, pods: Iterable[RunningPod], groups: Iterable[RunningGroup] = ()) -> Cluster:
