@@ -22,13 +22,17 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Sequence
 
+import numpy as np
+import numpy.typing as npt
+
+from workloadbuilder.placement.arrays import IntArray, exact
 from workloadbuilder.placement.cluster import SCORE_RESOURCES
 from workloadbuilder.placement.filters.nodeaffinity import preferred_score
 from workloadbuilder.placement.filters.tainttoleration import intolerable_preferences
 from workloadbuilder.placement.snapshot import Shape, Snapshot
 from workloadbuilder.placement.spread import SpreadTracker
 
-__all__ = ["assign_pods", "most_allocated", "node_score", "preference_scores"]
+__all__ = ["assign_pods", "most_allocated", "most_allocated_many", "node_score", "node_scores", "preference_scores"]
 
 _MAX_SCORE = 100
 
@@ -42,6 +46,20 @@ def most_allocated(requested: Sequence[int], allocatable: Sequence[int]) -> int:
         total += (min(req, alloc) * _MAX_SCORE // alloc) * weight
         weights += weight
     return total // weights if weights else 0
+
+
+def most_allocated_many(requested: Sequence[IntArray], allocatable: Sequence[IntArray]) -> npt.NDArray[np.int64]:
+    """``most_allocated`` of many domains at once: one array per scored resource, one entry per domain."""
+    total: IntArray = np.zeros(len(requested[0]), dtype=np.int64)
+    weights: IntArray = np.zeros(len(requested[0]), dtype=np.int64)
+    for (_, weight), req, alloc in zip(SCORE_RESOURCES, requested, allocatable):
+        alloc = exact(alloc, _MAX_SCORE)
+        offered = alloc > 0
+        divisor = np.where(offered, alloc, 1)
+        share = np.minimum(req, divisor) * _MAX_SCORE // divisor
+        total = total + np.where(offered, share * weight, 0)
+        weights = weights + np.where(offered, weight, 0)
+    return np.where(weights > 0, total // np.maximum(weights, 1), 0).astype(np.int64)
 
 
 def node_score(snap: Snapshot, i: int, shape: Shape) -> int:
@@ -71,6 +89,45 @@ def node_score(snap: Snapshot, i: int, shape: Shape) -> int:
     return least + _MAX_SCORE if weights else _MAX_SCORE
 
 
+def node_scores(snap: Snapshot, shape: Shape, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """``node_score`` of each of ``nodes`` in one pass (the same integer and float steps, elementwise).
+
+    Amounts of 2**53 and more are not exact as floats: such nodes are scored
+    one by one with ``node_score``.
+    """
+    cluster = snap.cluster
+    parts = []
+    for r, request in zip(cluster.score_index, shape.score_request):
+        alloc = cluster.allocatable_array(r)[nodes]
+        requested = snap.used_at(r, nodes)
+        parts.append((alloc, requested, request))
+    if not all(_float_exact(alloc) and _float_exact(used + request) for alloc, used, request in parts):
+        return np.array([node_score(snap, i, shape) for i in nodes.tolist()], dtype=np.int64)
+    least = np.zeros(len(nodes), dtype=np.int64)
+    weights = np.zeros(len(nodes), dtype=np.int64)
+    fractions = []
+    for alloc, used, request in parts:
+        requested = used + request
+        offered = alloc > 0
+        divisor = np.where(offered, alloc, 1)
+        free_share = np.where(requested <= alloc, (alloc - requested) * _MAX_SCORE // divisor, 0)
+        least += np.where(offered, free_share, 0)
+        weights += offered
+        fractions.append((offered, np.where(requested < alloc, requested / divisor, 1.0)))
+    if not any(shape.requests.get(name, 0) > 0 for name, _ in SCORE_RESOURCES):
+        return np.where(weights > 0, least // np.maximum(weights, 1), 0).astype(np.int64)
+    (cpu_offered, cpu_fraction), (memory_offered, memory_fraction) = fractions
+    balanced = ((1 - np.abs(cpu_fraction - memory_fraction) / 2) * _MAX_SCORE).astype(np.int64)
+    return np.where(
+        weights == 2, least // 2 + balanced, np.where(weights > 0, least + _MAX_SCORE, _MAX_SCORE)
+    ).astype(np.int64)
+
+
+def _float_exact(values: IntArray) -> bool:
+    """Whether every one of ``values`` converts to a float without rounding."""
+    return len(values) == 0 or bool(int(np.abs(values).max()) < 2**53)
+
+
 def preference_scores(snap: Snapshot, shape: Shape, nodes: Sequence[int]) -> dict[int, int]:
     """TaintToleration (weight 3) and NodeAffinity (weight 2) scores of ``nodes``, normalized over them as upstream.
 
@@ -97,31 +154,57 @@ def assign_pods(
 ) -> list[int]:
     """Place up to ``count`` pods of ``shape`` one by one on the best-scoring node of ``nodes``, assuming each.
 
-    With ``spread``, a node the pod's spread constraints reject now is
-    passed over (and tried again after the next pod is placed), and every
-    placed pod is counted in it.
+    The best node has the highest score, then the lowest index. With
+    ``spread``, a node the pod's spread constraints reject now is passed
+    over (and tried again after the next pod is placed), and every placed
+    pod is counted in it.
 
     Returns the chosen node of each placed pod, in placement order; fewer
     than ``count`` when the nodes run out of room.
+
+    Every node is scored once, in one pass; then a node's score changes
+    only when a pod lands on it. So the nodes no pod has landed on are
+    ranked once (only the best ``count`` of them can ever be chosen), and
+    the nodes pods landed on wait in a heap with their new scores: each pod
+    takes the better of the two fronts, exactly as one heap of every node
+    would give.
     """
     if count <= 0:
         return []
-    node_fit = snap.node_fit
-    fitting = [i for i in nodes if node_fit(shape, i) > 0]
-    extra = preference_scores(snap, shape, fitting) if _prefers(snap, shape) else dict.fromkeys(fitting, 0)
-    heap = [(-node_score(snap, i, shape) - extra[i], i) for i in fitting]
-    heapq.heapify(heap)
-    placed: list[int] = []
-    vector = shape.vector
+    candidates = nodes if isinstance(nodes, np.ndarray) else np.fromiter(nodes, dtype=np.int64)
+    fitting = candidates[snap.node_fits_now(shape, candidates) > 0]
+    scores = node_scores(snap, shape, fitting)
+    extra: dict[int, int] = {}
+    if _prefers(snap, shape):
+        extra = preference_scores(snap, shape, fitting.tolist())
+        scores = scores + np.fromiter(extra.values(), dtype=np.int64, count=len(fitting))
     pod = shape.constraints
     tracker = spread if spread is not None and pod.spread else None
-    while heap and len(placed) < count:
+    # Untouched nodes, best first: higher score, then lower index.
+    order = np.lexsort((fitting, -scores))
+    if tracker is None and len(order) > count:
+        top = np.argpartition(-(scores * (len(snap.cluster) + 1) - fitting), count - 1)[:count]
+        order = top[np.lexsort((fitting[top], -scores[top]))]
+    untouched = list(zip((-scores[order]).tolist(), fitting[order].tolist()))
+    if tracker is not None:
+        heap, untouched = untouched, []
+    else:
+        heap = []
+    placed: list[int] = []
+    vector = shape.vector
+    next_untouched = 0
+    node_fit = snap.node_fit
+    while len(placed) < count:
         passed_over = []
         while heap and tracker is not None and tracker.reason(pod, heap[0][1]) is not None:
             passed_over.append(heapq.heappop(heap))
-        if not heap:
+        if heap and (next_untouched == len(untouched) or heap[0] < untouched[next_untouched]):
+            _, i = heapq.heappop(heap)
+        elif next_untouched < len(untouched):
+            i = untouched[next_untouched][1]
+            next_untouched += 1
+        else:
             break
-        _, i = heapq.heappop(heap)
         snap.add(i, vector)
         placed.append(i)
         if tracker is not None:
@@ -129,7 +212,7 @@ def assign_pods(
         for entry in passed_over:
             heapq.heappush(heap, entry)
         if node_fit(shape, i) > 0:
-            heapq.heappush(heap, (-node_score(snap, i, shape) - extra[i], i))
+            heapq.heappush(heap, (-node_score(snap, i, shape) - extra.get(i, 0), i))
     return placed
 
 
