@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from workloadbuilder.placement.arrays import FIT_CAP, IntArray, exact, group_sums
+from workloadbuilder.placement.arrays import FIT_CAP, IntArray, exact, group_sums, headroom
 from workloadbuilder.placement.cluster import (
     ANTI_AFFINITY_PREFIX,
     SCORE_RESOURCES,
@@ -271,9 +271,9 @@ class Snapshot:
         base = int(self._base_fits(shape, domain.family)[domain.position])
         if not self.delta:
             return base
-        before = self.node_fits(shape)
-        for i in self.changed_in(domain):
-            base += self.node_fit(shape, i) - int(before[i])
+        changed = list(self.changed_in(domain))
+        if changed:
+            base += int((self._changed_fits(shape, changed) - self.node_fits(shape)[changed]).sum())
         return base
 
     def fits_in(self, shape: Shape, domains: Sequence[Domain]) -> npt.NDArray[np.int64]:
@@ -286,14 +286,14 @@ class Snapshot:
         positions = np.fromiter((domain.position for domain in domains), dtype=np.int64, count=len(domains))
         out = self._base_fits(shape, family)[positions].copy()
         if self.delta:
-            where = np.full(len(family), -1, dtype=np.int64)
-            where[positions] = np.arange(len(domains))
-            before = self.node_fits(shape)
-            for i in self.delta:
-                code = int(family.codes[i])
-                k = int(where[code]) if code >= 0 else -1
-                if k >= 0:
-                    out[k] += self.node_fit(shape, i) - int(before[i])
+            owners, changed = [], []
+            for k, domain in enumerate(domains):
+                for i in self.changed_in(domain):
+                    owners.append(k)
+                    changed.append(i)
+            if changed:
+                now = self._changed_fits(shape, changed) - self.node_fits(shape)[changed]
+                np.add.at(out, owners, now)
         return out
 
     def allowed_nodes(self, shape: Shape, nodes: Iterable[int]) -> list[int]:
@@ -315,9 +315,36 @@ class Snapshot:
     def node_fits_now(self, shape: Shape, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
         """``node_fit(shape, i)`` for each of ``nodes``."""
         out = self.node_fits(shape)[nodes]
-        for k in self._changed_positions(nodes).tolist():
-            out[k] = self.node_fit(shape, int(nodes[k]))
+        hits = self._changed_positions(nodes)
+        if len(hits):
+            out[hits] = self._changed_fits(shape, nodes[hits].tolist())
         return out
+
+    def _changed_fits(self, shape: Shape, nodes: list[int]) -> npt.NDArray[np.int64]:
+        """``node_fit(shape, i)`` for each of ``nodes``, all of them changed by this query, in one pass."""
+        if shape.missing:
+            return np.zeros(len(nodes), dtype=np.int64)
+        cluster = self.cluster
+        vectors = cluster.vector_index[nodes]
+        deltas = self._delta_rows(nodes)
+        columns = cluster.free_columns()
+        fits: IntArray | None = None
+        for r, q in shape.terms:
+            quotient = (columns[r][vectors] - deltas[:, r]) // q
+            fits = quotient if fits is None else np.minimum(fits, quotient)
+        assert fits is not None
+        fits = np.minimum(np.maximum(fits, 0), FIT_CAP).astype(np.int64)
+        if shape.allowed_mask is not None:
+            fits = np.where(shape.allowed_mask[nodes], fits, 0)
+        return fits
+
+    def _delta_rows(self, nodes: list[int]) -> IntArray:
+        """This query's changes to each of ``nodes``, one row per node (exact)."""
+        rows = [self.delta[i] for i in nodes]
+        try:
+            return np.array(rows, dtype=np.int64).reshape(len(nodes), len(self.cluster.resources))
+        except OverflowError:
+            return np.array(rows, dtype=object).reshape(len(nodes), len(self.cluster.resources))
 
     def used_sum(self, domain: Domain) -> tuple[int, ...]:
         """The scored resources given out in ``domain`` now."""
@@ -334,21 +361,22 @@ class Snapshot:
     def used_at(self, r: int, nodes: npt.NDArray[np.int64]) -> IntArray:
         """What is given out of resource ``r`` on each of ``nodes`` now (running pods and this query's changes)."""
         used = self.cluster.used_array(r)[nodes]
-        if not self.delta:
-            return used
         hits = self._changed_positions(nodes)
         if len(hits) == 0:
             return used
-        used = used.astype(object)
-        for k in hits.tolist():
-            used[k] += self.delta[int(nodes[k])][r]
+        changes = self._delta_rows(nodes[hits].tolist())[:, r]
+        used = used.astype(object) if changes.dtype == object or not headroom(used, 200) else used.copy()
+        used[hits] += changes
         return exact(used, 100)
 
     def _changed_positions(self, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
         """Where in ``nodes`` the nodes this query has changed are."""
-        if not self.delta:
+        delta = self.delta
+        if not delta:
             return np.zeros(0, dtype=np.int64)
-        changed = np.fromiter(self.delta, dtype=np.int64, count=len(self.delta))
+        if len(nodes) <= 256:
+            return np.array([k for k, i in enumerate(nodes.tolist()) if i in delta], dtype=np.int64)
+        changed = np.fromiter(delta, dtype=np.int64, count=len(delta))
         return np.flatnonzero(np.isin(nodes, changed))
 
     def used_sums(self, domains: Sequence[Domain]) -> list[IntArray]:
@@ -360,13 +388,11 @@ class Snapshot:
         if not self.delta:
             return columns
         columns = [column.astype(object) for column in columns]
-        where = np.full(len(family), -1, dtype=np.int64)
-        where[positions] = np.arange(len(domains))
-        for i, delta in self.delta.items():
-            code = int(family.codes[i])
-            k = int(where[code]) if code >= 0 else -1
-            if k >= 0:
-                for s, r in enumerate(self.cluster.score_index):
+        score_index = self.cluster.score_index
+        for k, domain in enumerate(domains):
+            for i in self.changed_in(domain):
+                delta = self.delta[i]
+                for s, r in enumerate(score_index):
                     columns[s][k] += delta[r]
         return [exact(column) for column in columns]
 
