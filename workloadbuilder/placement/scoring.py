@@ -214,12 +214,13 @@ def assign_pods(
             chosen, times = np.unique(landing, return_counts=True)
             for i, n in zip(chosen.tolist(), times.tolist(), strict=True):
                 snap.add(i, shape.vector, n)
-            return landing.tolist()
+            placed: list[int] = landing.tolist()
+            return placed
     untouched = list(zip((-scores[order]).tolist(), fitting[order].tolist(), strict=True))
     heap: list[tuple[int, int]] = []
     if tracker is not None:
         heap, untouched = untouched, []
-    placed: list[int] = []
+    placed = []
     vector = shape.vector
     next_untouched = 0
     node_fit = snap.node_fit
