@@ -251,6 +251,8 @@ class Cluster:
         self._allowed_masks: dict[PodConstraints, npt.NDArray[np.bool_] | None] = {}
         self._affinity_domains: dict[PodConstraints, tuple[list[frozenset[str]], list[frozenset[str]]]] = {}
         self._parts: ClusterParts | None = None
+        self._reach: dict[str, npt.NDArray[np.bool_]] = {}
+        self._covers: dict[tuple[str, int], bool] = {}
 
     def replace(self, **changes: Any) -> Cluster:
         """A new cluster with this one's constructor arguments, but for ``changes`` (by argument name).
@@ -622,9 +624,30 @@ class Cluster:
 
     def reaches(self, pool: DevicePool, i: int) -> bool:
         """Whether pods on node ``i`` can use devices of ``pool``."""
-        if pool.node is not None:
-            return self.names[i] == pool.node
-        if pool.domain is not None:
-            key, value = pool.domain
-            return self.labels[i].get(key) == value
-        return True
+        return bool(self.reach(pool)[i])
+
+    def reaches_all(self, pool: DevicePool, domain: Domain) -> bool:
+        """Whether pods on every node of ``domain`` can use devices of ``pool`` (computed once per pair)."""
+        key = (pool.name, domain.uid)
+        answer = self._covers.get(key)
+        if answer is None:
+            answer = self._covers[key] = bool(self.reach(pool)[domain.node_array].all())
+        return answer
+
+    def reach(self, pool: DevicePool) -> npt.NDArray[np.bool_]:
+        """Which nodes' pods can use devices of ``pool``, as a boolean array (computed once per pool)."""
+        mask = self._reach.get(pool.name)
+        if mask is None:
+            mask = np.zeros(len(self.names), dtype=np.bool_)
+            if pool.node is not None:
+                if pool.node in self.node_index:
+                    mask[self.node_index[pool.node]] = True
+            elif pool.domain is not None:
+                key, value = pool.domain
+                domain = self.domains(key).get(value)
+                if domain is not None:
+                    mask[domain.node_array] = True
+            else:
+                mask[:] = True
+            self._reach[pool.name] = mask
+        return mask
