@@ -142,11 +142,12 @@ class DomainSet:
     domain as tuples of Python integers.
     """
 
-    __slots__ = ("alloc_columns", "alloc_sums", "codes", "domains", "uid", "used_columns", "used_sums")
+    __slots__ = ("_every", "alloc_columns", "alloc_sums", "codes", "domains", "uid", "used_columns", "used_sums")
 
     def __init__(self, cluster: Cluster, domains: list[Domain], uid: int) -> None:
         self.uid = uid
         self.domains = domains
+        self._every = np.arange(len(domains), dtype=np.int64)
         codes = np.full(len(cluster.names), -1, dtype=np.int64)
         for position, domain in enumerate(domains):
             domain.family = self
@@ -159,6 +160,17 @@ class DomainSet:
         self.alloc_sums = [tuple(map(int, row)) for row in zip(*self.alloc_columns)]
         self.used_sums = [tuple(map(int, row)) for row in zip(*self.used_columns)]
 
+    def positions(self, domains: Sequence[Domain]) -> npt.NDArray[np.int64] | None:
+        """Where each of ``domains`` is in this set (``None``: one of them is not in it)."""
+        if len(domains) == len(self.domains) and list(domains) == self.domains:
+            return self._every
+        positions = []
+        for domain in domains:
+            if domain.family is not self:
+                return None
+            positions.append(domain.position)
+        return np.asarray(positions, dtype=np.int64)
+
     def __len__(self) -> int:
         return len(self.domains)
 
@@ -167,7 +179,8 @@ def alloc_sums(domains: Sequence[Domain]) -> list[IntArray]:
     """The summed allocatable of each of ``domains`` (one ``DomainSet``), one exact array per scored resource."""
     family = domains[0].family
     assert family is not None
-    positions = np.fromiter((domain.position for domain in domains), dtype=np.int64, count=len(domains))
+    positions = family.positions(domains)
+    assert positions is not None, "the domains belong to one DomainSet"
     return [column[positions] for column in family.alloc_columns]
 
 
