@@ -142,12 +142,23 @@ class DomainSet:
     domain as tuples of Python integers.
     """
 
-    __slots__ = ("_every", "alloc_columns", "alloc_sums", "codes", "domains", "uid", "used_columns", "used_sums")
+    __slots__ = (
+        "_every",
+        "_members",
+        "alloc_columns",
+        "alloc_sums",
+        "codes",
+        "domains",
+        "uid",
+        "used_columns",
+        "used_sums",
+    )
 
     def __init__(self, cluster: Cluster, domains: list[Domain], uid: int) -> None:
         self.uid = uid
         self.domains = domains
         self._every = np.arange(len(domains), dtype=np.int64)
+        self._members: tuple[npt.NDArray[np.int64], list[int]] | None = None
         codes = np.full(len(cluster.names), -1, dtype=np.int64)
         for position, domain in enumerate(domains):
             domain.family = self
@@ -170,6 +181,21 @@ class DomainSet:
                 return None
             positions.append(domain.position)
         return np.asarray(positions, dtype=np.int64)
+
+    def members(self, domains: Sequence[Domain]) -> tuple[npt.NDArray[np.int64], list[int]]:
+        """The nodes of ``domains``, one domain after the other, and where each domain's nodes start (and end)."""
+        if len(domains) == len(self.domains) and list(domains) == self.domains:
+            if self._members is None:
+                self._members = self._concatenate(self.domains)
+            return self._members
+        return self._concatenate(domains)
+
+    @staticmethod
+    def _concatenate(domains: Sequence[Domain]) -> tuple[npt.NDArray[np.int64], list[int]]:
+        offsets = [0]
+        for domain in domains:
+            offsets.append(offsets[-1] + len(domain.nodes))
+        return np.concatenate([domain.node_array for domain in domains]), offsets
 
     def __len__(self) -> int:
         return len(self.domains)
