@@ -286,6 +286,18 @@ class Snapshot:
                 sums[r] += max(0, now) - max(0, base)
         return tuple(sums)
 
+    # -- bulk changes ------------------------------------------------------------
+
+    def add_many(self, changes: Iterable[tuple[int, Sequence[int], int]]) -> None:
+        """``add(i, vector, n)`` for each ``(i, vector, n)`` of ``changes``, in order (one undo entry each).
+
+        Preemption evicts and gives back a node's pods at once this way.
+        """
+        change, log = self._change, self._log
+        for i, vector, n in changes:
+            change(i, vector, n)
+            log.append(("node", i, vector, n))
+
 
 def _fits_per_vector(cluster: Cluster, shape: Shape) -> list[int]:
     """``shape.fits`` for every free vector, a column at a time (the vectors are many, the resources few)."""
