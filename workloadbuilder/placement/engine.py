@@ -121,9 +121,7 @@ def _cycle(snap: Snapshot, runner: _Runner, root: Any, asked: bool, gone: set[st
             return report
         report.preemption = preemption_report(None, candidates.units, asked, root.priority, snap.cluster)
         return report
-    mark = snap.mark()
-    probe = _preempt(snap, runner, root, candidates)
-    snap.revert(mark)
+    probe = _preempt(snap, runner, root, candidates, assume=False)
     report.preemption = preemption_report(probe, candidates.units, asked, root.priority, snap.cluster)
     return report
 
@@ -146,10 +144,10 @@ class _Runner:
         return self.attempt(root).outcome
 
 
-def _preempt(snap: Snapshot, runner: _Runner, root: Any, candidates: Candidates) -> Victims | None:
-    return preempt(
-        snap, root, candidates, lambda: runner.outcome(root), _shapes(runner.kube), snap.cluster.disruption_budgets
-    )
+def _preempt(snap: Snapshot, runner: _Runner, root: Any, candidates: Candidates, assume: bool = True) -> Victims | None:
+    """Preemption for ``root`` with the runner's strategy; ``assume=False`` probes, leaving ``snap`` as it was."""
+    budgets = snap.cluster.disruption_budgets
+    return preempt(snap, root, candidates, lambda: runner.outcome(root), _shapes(runner.kube), budgets, assume)
 
 
 def _shapes(kube: KubeScheduler) -> Callable[[GroupRequest], list[tuple[Shape, int]]]:

@@ -250,13 +250,15 @@ def preempt(
     place: Callable[[], Outcome],
     shapes_of: Callable[[GroupRequest], list[tuple[Shape, int]]],
     budgets: Sequence[DisruptionBudget] = (),
+    assume: bool = True,
 ) -> Victims | None:
     """Evict what placing ``root`` needs from ``candidates``; ``None`` (and nothing changed) if even all do not help.
 
     ``shapes_of`` gives each PodGroup's pod shapes with their pod counts, in
     the order its pods are placed; the reprieve checks their resources. On
     success the placement stays assumed and the victims stay removed in the
-    snapshot; ``Victims.units`` is ordered from the most important.
+    snapshot, unless ``assume`` is false (a probe: the snapshot is left as it
+    was); ``Victims.units`` is ordered from the most important.
     """
     if not candidates.units:
         return None
@@ -276,8 +278,11 @@ def preempt(
     ]
     evicted = sorted(_reprieve(snap, index, order, checked))
     victims = [index.ranked[p] for p in evicted]
-    kept = _less(candidates.freed, (index.frees[p] for p in evicted))
-    snap.add_many((i, vector, 1) for i, vector in kept.items())
+    if assume:
+        kept = _less(candidates.freed, (index.frees[p] for p in evicted))
+        snap.add_many((i, vector, 1) for i, vector in kept.items())
+    else:
+        snap.revert(mark)
     return Victims(outcome, victims, [unit for unit in victims if id(unit) in breaking])
 
 
