@@ -24,11 +24,14 @@ is the whole cluster:
 Only a unit with a pod on a node holding placed pods can fail that check,
 and giving back any other unit changes no node the check reads: those are
 reprieved without being looked at, so the reprieve costs what the placed
-nodes hold, not what the cluster runs. Evicting and giving back is done
-per node, every unit's pods there at once. The units of a cluster, in
-importance order, and what each frees per node are built once per cluster
-(the model does not change): the candidates of a priority are a suffix of
-that order.
+nodes hold, not what the cluster runs, and is done on a copy of those
+nodes' free capacity. Evicting is one snapshot change per node, every
+candidate's pods there at once; then the snapshot is restored to its
+checkpoint from before, and only the victims' eviction and the placement
+are applied again, which leaves what giving every other unit back would.
+The units of a cluster, in importance order, and what each frees per node
+are built once per cluster (the model does not change): the candidates of
+a priority are a suffix of that order.
 
 Capacity is signed, so putting back a pod on a node that was over-committed
 before preemption makes it over-committed again, and evicting less than a
@@ -262,12 +265,14 @@ def preempt(
     """
     if not candidates.units:
         return None
-    mark = snap.mark()
+    before = snap.checkpoint()
     snap.add_many((i, vector, -1) for i, vector in candidates.freed.items())
+    mark = snap.mark()
     outcome = place()
     if not outcome.success:
-        snap.revert(mark)
+        snap.restore(before)
         return None
+    placement = snap.ops_since(mark)
     checked = _checked_resources(root, outcome, shapes_of)
     index = candidates.index
     violating, _ = split_violating(candidates.ranked, budgets)
@@ -278,11 +283,11 @@ def preempt(
     ]
     evicted = sorted(_reprieve(snap, index, order, checked))
     victims = [index.ranked[p] for p in evicted]
+    # everyone else is back: the state before, less the victims, with the placement
+    snap.restore(before)
     if assume:
-        kept = _less(candidates.freed, (index.frees[p] for p in evicted))
-        snap.add_many((i, vector, 1) for i, vector in kept.items())
-    else:
-        snap.revert(mark)
+        snap.add_many((i, vector, -1) for i, vector in _added(index.frees[p] for p in evicted).items())
+        snap.replay(placement)
     return Victims(outcome, victims, [unit for unit in victims if id(unit) in breaking])
 
 
