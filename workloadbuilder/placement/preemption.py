@@ -106,13 +106,15 @@ class Candidates:
     """The units a preemptor may evict: every running unit of lower priority, but those already evicted.
 
     ``units`` are in cluster order, ``ranked`` the same units most important
-    first (``Unit.importance``); ``freed`` is what evicting them all gives
-    back, per schedulable node (pods on cordoned nodes stay).
+    first (``Unit.importance``); ``evictions`` the snapshot changes that
+    evict them all, ``(node, change, 1)`` for ``Snapshot.add_many``: per
+    schedulable node, less their pods' requests there (pods on cordoned
+    nodes stay).
     """
 
     units: list[Unit]
     ranked: list[Unit]
-    freed: dict[int, tuple[int, ...]]
+    evictions: list[tuple[int, tuple[int, ...], int]]
     index: _Index = field(repr=False, compare=False)
     start: int = 0
     skipped: frozenset[int] = frozenset()
@@ -164,6 +166,7 @@ class _Index:
             for i in unit.nodes:
                 self.on_node.setdefault(i, []).append(p)
         self._freed: dict[int, dict[int, tuple[int, ...]]] = {}
+        self._evictions: dict[int, list[tuple[int, tuple[int, ...], int]]] = {}
         self._units: dict[int, list[Unit]] = {}
 
     def below(self, priority: int, gone: set[str]) -> Candidates:
@@ -180,11 +183,14 @@ class _Index:
             units = self._units[start] = [
                 self.ranked[p] for p in sorted(range(start, len(self.ranked)), key=self.cluster_order.__getitem__)
             ]
+        evictions = self._evictions.get(start)
+        if evictions is None:
+            evictions = self._evictions[start] = _evictions(freed)
         if skipped:
             ranked = [unit for p, unit in enumerate(ranked, start) if p not in skipped]
             units = [unit for unit in units if unit.name not in gone]
-            freed = _less(freed, (self.frees[p] for p in skipped))
-        return Candidates(units, ranked, freed, self, start, skipped)
+            evictions = _evictions(_less(freed, (self.frees[p] for p in skipped)))
+        return Candidates(units, ranked, evictions, self, start, skipped)
 
 
 def _all_units(cluster: Cluster) -> list[Unit]:
@@ -232,6 +238,11 @@ def _added(parts: Iterable[Iterable[tuple[int, tuple[int, ...]]]]) -> dict[int, 
     return out
 
 
+def _evictions(freed: dict[int, tuple[int, ...]]) -> list[tuple[int, tuple[int, ...], int]]:
+    """The snapshot changes that free ``freed``: what is taken on each node, negated."""
+    return [(i, tuple(-amount for amount in vector), 1) for i, vector in freed.items()]
+
+
 def _less(
     total: dict[int, tuple[int, ...]], parts: Iterable[Iterable[tuple[int, tuple[int, ...]]]]
 ) -> dict[int, tuple[int, ...]]:
@@ -266,7 +277,7 @@ def preempt(
     if not candidates.units:
         return None
     before = snap.checkpoint()
-    snap.add_many((i, vector, -1) for i, vector in candidates.freed.items())
+    snap.add_many(candidates.evictions)
     mark = snap.mark()
     outcome = place()
     if not outcome.success:
