@@ -13,7 +13,8 @@ several priorities (lone pods, ``all`` and ``single`` groups, sometimes
 under a CompositePodGroup), pods labelled for up to two
 PodDisruptionBudgets, and one or two roots (a gang on a rack or block key,
 or a composite of two gangs) of priorities 50 and 100, so that the second
-root sees what the first evicted; with and without ``preempt`` (a probe).
+root sees what the first evicted; with and without ``preempt`` (a probe),
+and with the complete strategy.
 """
 
 from __future__ import annotations
@@ -109,14 +110,20 @@ def requests(draw: st.DrawFn) -> PlacementRequest:
     return request(groups, pods)
 
 
-@pytest.mark.parametrize("preempt", [True, False], ids=["evicting", "probing"])
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@pytest.mark.parametrize(
+    ("strategy", "preempt"),
+    [("kube-scheduler", True), ("kube-scheduler", False), ("complete", True)],
+    ids=["evicting", "probing", "complete-evicting"],
+)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 @given(cl=clusters(), req=requests())
-def test_indexed_preemption_answers_as_the_reference(cl: Cluster, req: PlacementRequest, preempt: bool) -> None:
-    fast = place(req, cl, preempt=preempt).to_dict()
+def test_indexed_preemption_answers_as_the_reference(
+    cl: Cluster, req: PlacementRequest, strategy: str, preempt: bool
+) -> None:
+    fast = place(req, cl, strategy, preempt).to_dict()
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(engine, "preempt", reference_preempt)
-        slow = place(req, cl, preempt=preempt).to_dict()
+        slow = place(req, cl, strategy, preempt).to_dict()
     assert fast == slow
 
 
