@@ -98,7 +98,7 @@ class Victims:
 
 def units_below(cluster: Cluster, priority: int, gone: Iterable[str] = ()) -> list[Unit]:
     """Every running unit of lower priority than ``priority``, except those named in ``gone``, in cluster order."""
-    return candidates_below(cluster, priority, gone).units
+    return list(candidates_below(cluster, priority, gone).units)
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,9 @@ class Candidates:
     first (``Unit.importance``); ``evictions`` the snapshot changes that
     evict them all, ``(node, change, 1)`` for ``Snapshot.add_many``: per
     schedulable node, less their pods' requests there (pods on cordoned
-    nodes stay).
+    nodes stay). The lists are shared with the cluster's index: read them,
+    do not change them. ``index``, ``start`` and ``skipped`` place the units
+    in that index (positions from ``start`` on, but ``skipped``).
     """
 
     units: list[Unit]
@@ -165,31 +167,30 @@ class _Index:
             self.frees.append(tuple(per_node.items()))
             for i in unit.nodes:
                 self.on_node.setdefault(i, []).append(p)
-        self._freed: dict[int, dict[int, tuple[int, ...]]] = {}
         self._evictions: dict[int, list[tuple[int, tuple[int, ...], int]]] = {}
         self._units: dict[int, list[Unit]] = {}
 
     def below(self, priority: int, gone: set[str]) -> Candidates:
+        """The candidates of a preemptor of ``priority``, those named in ``gone`` left out."""
         start = bisect_right(self.negated, -priority)
-        skipped = (
-            frozenset(p for p in range(start, len(self.ranked)) if self.ranked[p].name in gone) if gone else frozenset()
-        )
-        ranked = self.ranked[start:]
-        freed = self._freed.get(start)
-        if freed is None:
-            freed = self._freed[start] = _added(self.frees[p] for p in range(start, len(self.ranked)))
+        end = len(self.ranked)
+        evictions = self._evictions.get(start)
+        if evictions is None:
+            freed = _added(self.frees[p] for p in range(start, end))
+            evictions = self._evictions[start] = [
+                (i, tuple(-amount for amount in vector), 1) for i, vector in freed.items()
+            ]
         units = self._units.get(start)
         if units is None:
             units = self._units[start] = [
-                self.ranked[p] for p in sorted(range(start, len(self.ranked)), key=self.cluster_order.__getitem__)
+                self.ranked[p] for p in sorted(range(start, end), key=self.cluster_order.__getitem__)
             ]
-        evictions = self._evictions.get(start)
-        if evictions is None:
-            evictions = self._evictions[start] = _evictions(freed)
+        ranked = self.ranked[start:]
+        skipped = frozenset(p for p in range(start, end) if self.ranked[p].name in gone) if gone else frozenset()
         if skipped:
             ranked = [unit for p, unit in enumerate(ranked, start) if p not in skipped]
             units = [unit for unit in units if unit.name not in gone]
-            evictions = _evictions(_less(freed, (self.frees[p] for p in skipped)))
+            evictions = _without(evictions, (self.frees[p] for p in skipped))
         return Candidates(units, ranked, evictions, self, start, skipped)
 
 
@@ -238,22 +239,19 @@ def _added(parts: Iterable[Iterable[tuple[int, tuple[int, ...]]]]) -> dict[int, 
     return out
 
 
-def _evictions(freed: dict[int, tuple[int, ...]]) -> list[tuple[int, tuple[int, ...], int]]:
-    """The snapshot changes that free ``freed``: what is taken on each node, negated."""
-    return [(i, tuple(-amount for amount in vector), 1) for i, vector in freed.items()]
-
-
-def _less(
-    total: dict[int, tuple[int, ...]], parts: Iterable[Iterable[tuple[int, tuple[int, ...]]]]
-) -> dict[int, tuple[int, ...]]:
-    """``total`` less the ``(node, vector)`` pairs of ``parts``, without the nodes left with nothing."""
-    out = dict(total)
-    for i, vector in _added(parts).items():
-        left = tuple(map(sub, out[i], vector))
-        if any(left):
-            out[i] = left
-        else:
-            del out[i]
+def _without(
+    evictions: list[tuple[int, tuple[int, ...], int]], parts: Iterable[Iterable[tuple[int, tuple[int, ...]]]]
+) -> list[tuple[int, tuple[int, ...], int]]:
+    """``evictions`` that no longer free what ``parts`` frees, without the nodes left with nothing to change."""
+    kept = _added(parts)
+    out = []
+    for i, change, n in evictions:
+        vector = kept.get(i)
+        if vector is not None:
+            change = tuple(map(add, change, vector))
+            if not any(change):
+                continue
+        out.append((i, change, n))
     return out
 
 
