@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["FIT_CAP", "IntArray", "exact", "group_sums", "headroom", "plus"]
+__all__ = ["FIT_CAP", "IntArray", "exact", "exact_sum", "group_sums", "headroom", "plus"]
 
 IntArray = npt.NDArray[Any]
 """An ``int64`` or ``object`` array of exact integers."""
@@ -51,6 +51,15 @@ def plus(values: IntArray, amount: int) -> IntArray:
     if values.dtype != object and abs(amount) < _SAFE // 2 and headroom(values):
         return values + amount
     return np.array([int(v) + amount for v in values], dtype=object)
+
+
+def exact_sum(values: IntArray) -> int:
+    """The sum of ``values``, exactly (``int64`` sums wrap around silently past 2**63)."""
+    if len(values) == 0:
+        return 0
+    if values.dtype != object and float(np.abs(values.astype(np.float64)).sum()) < _SAFE:
+        return int(values.sum())
+    return sum(int(v) for v in values)
 
 
 def group_sums(

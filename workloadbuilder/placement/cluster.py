@@ -6,12 +6,14 @@ after construction, so one model answers many queries. Per-query state
 (what a simulation has assumed) lives in ``Snapshot``.
 
 Storage is a structure of arrays: one list per resource, indexed by node,
-every amount an integer number of millis (see ``quantity``). Nodes whose free
-capacity is identical share one *free vector*, so a fit computation for a pod
-shape reads each distinct vector once, not each node. Topology domains are
-indexed per label key on first use, each with its nodes and a count of its
-free vectors; domains of a key that nest inside the domains of another key
-(rack inside block) are found without scanning nodes again.
+every amount an integer number of millis (see ``quantity``), with numpy
+columns of them for the vectorized passes (``arrays`` keeps them exact).
+Nodes whose free capacity is identical share one *free vector*. Topology
+domains are indexed per label key on first use: the key's domains form a
+``DomainSet`` that knows every node's domain and each domain's summed
+allocatable and usage, so a figure for every rack is one pass; domains of a
+key that nest inside the domains of another key (rack inside block) are
+found without scanning nodes again.
 """
 
 from __future__ import annotations
