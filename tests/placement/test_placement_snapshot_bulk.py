@@ -71,11 +71,16 @@ def test_restore_is_revert_to_a_mark(
 
 
 def test_add_many_is_add_in_order(racked: Cluster) -> None:
+    """Nodes changed for the first time, again, back to nothing; with the per-rack index of changes already built."""
     one, other = Snapshot(racked), Snapshot(racked)
-    changes = [(0, _vector(one, 2), -1), (0, _vector(one, 2), 1), (2, _vector(one, 1), 3)]
+    for snap in (one, other):
+        snap.add(1, _vector(snap, 1))
+        assert list(snap.changed_in(racked.domains(RACK)["r0"])) == [1]
+    changes = [(0, _vector(one, 2), -1), (0, _vector(one, 2), 1), (2, _vector(one, 1), 3), (1, _vector(one, 1), -1)]
     one.add_many(changes)
     for i, vector, n in changes:
         other.add(i, vector, n)
     assert _state(one) == _state(other)
-    assert one.ops_since(0) == other.ops_since(0)
+    assert one.ops_since(1) == other.ops_since(1)
     assert _state(one)["delta"] == {2: list(_vector(one, 3))}
+    assert _state(one)["changed"] == {"r0": [], "r1": [2]}

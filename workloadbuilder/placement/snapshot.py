@@ -419,16 +419,13 @@ class Snapshot:
 
         Preemption evicts a node's pods at once this way.
         """
-        deltas, log, labels, by_key = self.delta, self._log, self.cluster.labels, self._by_key
+        deltas, log, by_key = self.delta, self._log, self._by_key
         for i, vector, n in changes:
             if i in deltas or not any(vector):
                 self._change(i, vector, n)
-            else:  # a node unchanged so far: its change is the vector itself
+            else:  # a node's first change is the vector itself; ``changed_in`` rebuilds the per-key index
+                by_key.clear()
                 deltas[i] = list(vector) if n == 1 else [n * amount for amount in vector]
-                for key, members in by_key.items():
-                    value = labels[i].get(key)
-                    if value is not None:
-                        members.setdefault(value, set()).add(i)
             log.append(("node", i, vector, n))
 
     def checkpoint(self) -> Checkpoint:
