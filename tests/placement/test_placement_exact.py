@@ -93,9 +93,8 @@ def instances(draw: st.DrawFn, running: bool = False) -> tuple[Cluster, Placemen
                 source = "resourceClaimName" if shared else "resourceClaimTemplateName"
                 claims = [{"name": "dev", source: draw(st.sampled_from(["nic", "fabric"]))}]
             groups.append(pod_group(name, minimum, key=key, parent=parent, claims=claims, priority=priority))
-            # several pod sets, as an LWS leader and workers (without claims: kube-scheduler's cycle gives such a
-            # group's every pod its first set's shape, which verify rejects)
-            if len(shapes) > 1 and not claims and draw(st.integers(0, 3)) == 0:
+            # several pod sets, as an LWS leader and workers
+            if len(shapes) > 1 and draw(st.integers(0, 3)) == 0:
                 first = draw(st.integers(1, count))
                 pods[name] = [(first, shapes[0]), (count - first + 1, shapes[1])]
             else:
