@@ -19,10 +19,14 @@ import weakref
 from collections.abc import Iterable, Sequence
 
 from workloadbuilder.placement.cluster import Cluster, DevicePool
+from workloadbuilder.placement.outcome import ClaimPin
 from workloadbuilder.placement.request import ClaimRef
-from workloadbuilder.placement.snapshot import Allocation, Snapshot
+from workloadbuilder.placement.snapshot import Allocation, Shape, Snapshot
 
-__all__ = ["allocate", "devices_free", "first_fit", "pools_reaching", "reaching"]
+__all__ = ["CANNOT_ALLOCATE", "allocate", "devices_free", "first_fit", "pins", "pools_reaching", "reaching"]
+
+CANNOT_ALLOCATE = "cannot allocate all claims"
+"""The trace note of a candidate where no node could allocate every claim for the group's first pod."""
 
 
 def devices_free(snap: Snapshot, pool: DevicePool) -> int:
@@ -102,3 +106,34 @@ def reaching(cluster: Cluster, allocations: Iterable[Allocation], nodes: Iterabl
     if not pools:
         return list(nodes)
     return [i for i in nodes if all(cluster.reaches(pool, i) for pool in pools)]
+
+
+def pins(
+    snap: Snapshot, shape: Shape, nodes: Iterable[int], claims: dict[str, Allocation], earlier: Iterable[str]
+) -> tuple[ClaimPin, ...]:
+    """The claims of ``claims`` (by name) whose devices do not reach a node of ``nodes`` with room for ``shape``.
+
+    ``earlier`` names the claims allocated before the group was tried; the
+    others were taken for its first pod. Empty when the devices reach every
+    node with room, so they are not what keeps the pods out.
+    """
+    cluster, before = snap.cluster, set(earlier)
+    roomy = [i for i in snap.allowed_nodes(shape, nodes) if shape.fits(snap.free(i)) > 0]
+    out = []
+    for name, allocation in sorted(claims.items()):
+        pools = [cluster.pool(pool) for pool, _ in allocation.devices]
+        if all(all(cluster.reaches(pool, i) for pool in pools) for i in roomy):
+            continue
+        reach = " and ".join(dict.fromkeys(_reach(pool) for pool in pools))
+        out.append(ClaimPin(name, tuple(pool.name for pool in pools), reach, name in before))
+    return tuple(out)
+
+
+def _reach(pool: DevicePool) -> str:
+    """Who reaches ``pool``, for prose: ``node n1``, ``rack r1`` (the key's last segment), ``every node``."""
+    if pool.node is not None:
+        return f"node {pool.node}"
+    if pool.domain is not None:
+        key, value = pool.domain
+        return f"{key.rsplit('/', 1)[-1]} {value}"
+    return "every node"

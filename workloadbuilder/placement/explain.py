@@ -24,18 +24,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from workloadbuilder.placement.claims import devices_free
-from workloadbuilder.placement.cluster import Domain, is_slot
+from workloadbuilder.placement.claims import CANNOT_ALLOCATE, devices_free
+from workloadbuilder.placement.cluster import Cluster, Domain, is_slot
 from workloadbuilder.placement.complete import SearchReport
 from workloadbuilder.placement.explanation import RootExplanation
 from workloadbuilder.placement.fiterror import fit_error
+from workloadbuilder.placement.interplay import interplay, names_of
 from workloadbuilder.placement.kube_scheduler import KubeScheduler, needed
-from workloadbuilder.placement.outcome import GroupTrace, Outcome
+from workloadbuilder.placement.outcome import CandidateTrace, ClaimPin, GroupTrace, Outcome
 from workloadbuilder.placement.preemption import Unit
 from workloadbuilder.placement.request import GroupRequest
 from workloadbuilder.placement.snapshot import Snapshot
 
-__all__ = ["RootReport", "admissible", "count_of", "explain_root", "short_key"]
+__all__ = ["RootReport", "admissible", "count_of", "explain_root", "proof_text", "short_key"]
 
 
 @dataclass
@@ -48,6 +49,8 @@ class RootReport:
     search: SearchReport | None = None
     victims: list[Unit] | None = None
     preemption: dict[str, Any] | None = None
+    earlier: tuple[RootReport, ...] = ()
+    """The roots placed before this one in the same ``place`` call, in queue order."""
 
 
 def short_key(key: str | None) -> str:
@@ -78,6 +81,8 @@ def explain_root(report: RootReport, snap: Snapshot, kube: KubeScheduler) -> Roo
         "search": None,
         "greedyGap": None,
         "fitErrors": [],
+        "placedBefore": [earlier.root.name for earlier in report.earlier if earlier.outcome.success],
+        "interplay": None,
     }
     if report.search is not None:
         out["search"] = {
@@ -101,13 +106,14 @@ def _success(report: RootReport, out: dict[str, Any]) -> list[str]:
 
 
 def _failure(report: RootReport, out: dict[str, Any], snap: Snapshot, kube: KubeScheduler) -> list[str]:
-    """The quorum, each failing level, the resources and claims in the way, the search, preemption."""
-    root = report.root
-    if admissible(root):
-        lines = [f"`{root.name}` cannot be placed"]
-    else:
+    """The quorum, each failing level, the resources and claims in the way, earlier roots, the search, preemption."""
+    root, search = report.root, report.search
+    timed_out = search is not None and search.timed_out
+    if not admissible(root):
         short = [entry for entry in out["quorum"] if not entry["ok"]]
         lines = [f"`{root.name}` waits for its quorum: " + "; ".join(_quorum_text(entry) for entry in short)]
+    else:  # a search cut short rules nothing out: the root is not placed, not unplaceable
+        lines = [f"`{root.name}` {'is not placed' if timed_out else 'cannot be placed'}"]
     out["fitErrors"] = _fit_errors(root, snap, kube)
     lines += [f"`{entry['group']}` pod `{entry['pod']}`: {entry['message']}" for entry in out["fitErrors"]]
     if report.trace is not None:
@@ -119,17 +125,27 @@ def _failure(report: RootReport, out: dict[str, Any], snap: Snapshot, kube: Kube
         lines += [level["text"] for level in out["levels"]]
         lines += _resource_lines(out["resources"])
         lines += [claim["text"] for claim in out["claims"]]
-    search = report.search
+    if admissible(root):
+        out["interplay"] = interplay(root, [(e.root, e.outcome) for e in report.earlier], snap.cluster)
+        if out["interplay"] is not None:
+            lines.append(out["interplay"]["text"])
     if search is not None and not search.greedy:
-        if search.timed_out:
+        if timed_out:
             lines.append(
                 f"the complete search reached its time bound ({search.timeout:g} s): no placement found, none ruled out"
             )
         elif admissible(root):
-            lines.append("no placement exists (proved by the complete search)")
+            lines.append(proof_text(out["placedBefore"]))
     if report.preemption is not None:
         lines.append(report.preemption["text"])
     return lines
+
+
+def proof_text(placed_before: list[str] | tuple[str, ...]) -> str:
+    """What the complete search proved when it found nothing: no placement, beside the roots placed before."""
+    if not placed_before:
+        return "no placement exists (proved by the complete search)"
+    return f"no placement exists beside what {names_of(list(placed_before))} placed (proved by the complete search)"
 
 
 def _fit_errors(root: GroupRequest, snap: Snapshot, kube: KubeScheduler) -> list[dict[str, str]]:
@@ -182,43 +198,57 @@ def _traces(trace: GroupTrace) -> Iterable[GroupTrace]:
             yield from _traces(child)
 
 
+@dataclass
+class _Tried:
+    """Every failed attempt of one group: each trace, with the names of the groups placed before it in its cycle."""
+
+    group: GroupRequest
+    keys: tuple[str, ...]
+    traces: list[tuple[GroupTrace, tuple[str, ...]]]
+
+
 def _levels(root_trace: GroupTrace, snap: Snapshot, kube: KubeScheduler) -> list[dict[str, Any]]:
     """One entry per group that failed in some scope, parents first.
 
-    A CompositePodGroup's entry is what the simulation saw (child groups
-    satisfied per candidate domain). A PodGroup's entry counts every domain
-    of its innermost topology key in the cluster, each on its own (without
-    its siblings' pods), and notes when some would fit alone but none did
-    once the groups placed before it had taken their share.
+    Only failed attempts are read (a group placed under one candidate of its
+    parent and not under another is explained by the one where it failed).
+    A CompositePodGroup's entry is what the simulation saw, child by child.
+    A PodGroup's entry counts every domain of its innermost topology key in
+    the cluster, each on its own (without its siblings' pods); when some
+    would fit alone, it says what was left of one once the groups placed
+    before it had taken their share, or that none of them was tried.
     """
-    by_group: dict[str, list[GroupTrace]] = {}
-    order: list[tuple[GroupRequest, tuple[str, ...]]] = []
-    for trace, keys in _traces_with_keys(root_trace, ()):
-        if trace.group.name not in by_group:
-            order.append((trace.group, keys))
-        by_group.setdefault(trace.group.name, []).append(trace)
+    tried: dict[str, _Tried] = {}
+    for trace, keys, before in _traces_with_keys(root_trace, (), ()):
+        entry = tried.setdefault(trace.group.name, _Tried(trace.group, keys, []))
+        if trace.chosen is None:
+            entry.traces.append((trace, before))
     levels: list[dict[str, Any]] = []
     alike: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for group, keys in order:
-        traces = by_group[group.name]
-        if all(trace.chosen is not None for trace in traces):
+    for entry in tried.values():
+        group = entry.group
+        if not entry.traces:
             continue
         signature = (group.parent, kube.signature(group))
         if signature in alike:  # an identical sibling fails for the same reason
             alike[signature]["alike"].append(group.name)
             continue
-        level = _leaf_level(group, keys, snap, kube, traces) if group.is_leaf else _composite_level(group, traces)
+        level = (
+            _leaf_level(group, entry.keys, snap, kube, entry.traces)
+            if group.is_leaf
+            else _composite_level(group, entry.traces)
+        )
         level["alike"] = []
         alike[signature] = level
         levels.append(level)
     for level in levels:
-        alike = level.pop("alike")
-        level["text"] = _subject(level["group"], len(alike)) + level.pop("says")
-        level["alike"] = alike
+        alike_names = level.pop("alike")
+        level["text"] = _subject(level["group"], len(alike_names)) + level.pop("says")
+        level["alike"] = alike_names
     # PodGroups never simulated (their parent's candidates were ruled out by
     # capacity alone) are reported when they fit nowhere even on their own.
     for group, keys in _walk_with_keys(root_trace.group, ()):
-        if group.is_leaf and group.name not in by_group:
+        if group.is_leaf and group.name not in tried:
             level = _leaf_level(group, keys, snap, kube, [])
             if not level["fitting"]:
                 level["text"] = _subject(group.name, 0) + level.pop("says")
@@ -232,39 +262,57 @@ def _subject(group: str, alike: int) -> str:
     return f"`{group}` (and {count_of(alike, 'sibling')} like it): " if alike else f"`{group}`: "
 
 
+def _own_keys(group: GroupRequest, keys: tuple[str, ...]) -> tuple[str, ...]:
+    """The topology keys of ``group`` and its ancestors, outermost first, each once (a child may repeat its parent's)."""
+    key = group.topology_key
+    return (*keys, key) if key and (not keys or keys[-1] != key) else keys
+
+
 def _walk_with_keys(group: GroupRequest, keys: tuple[str, ...]) -> Iterable[tuple[GroupRequest, tuple[str, ...]]]:
-    own = (*keys, group.topology_key) if group.topology_key else keys
+    own = _own_keys(group, keys)
     yield group, own
     for child in group.children:
         yield from _walk_with_keys(child, own)
 
 
-def _traces_with_keys(trace: GroupTrace, keys: tuple[str, ...]) -> Iterable[tuple[GroupTrace, tuple[str, ...]]]:
-    """Every attempt in the trace, with the topology keys of the group and its ancestors, outermost first."""
-    own = (*keys, trace.group.topology_key) if trace.group.topology_key else keys
-    yield trace, own
+def _traces_with_keys(
+    trace: GroupTrace, keys: tuple[str, ...], before: tuple[str, ...]
+) -> Iterable[tuple[GroupTrace, tuple[str, ...], tuple[str, ...]]]:
+    """Every attempt in the trace, with its topology keys (outermost first) and the groups placed before it.
+
+    ``before`` names, in order, the siblings (of the group and of each of
+    its ancestors) that the simulation had placed when it tried the group:
+    what had taken its share of the candidate domain.
+    """
+    own = _own_keys(trace.group, keys)
+    yield trace, own, before
     for candidate in trace.candidates:
+        placed: list[str] = []
         for child in candidate.children:
-            yield from _traces_with_keys(child, own)
+            yield from _traces_with_keys(child, own, (*before, *placed))
+            if child.chosen is not None:
+                placed.append(child.group.name)
 
 
 def _leaf_level(
-    group: GroupRequest, keys: tuple[str, ...], snap: Snapshot, kube: KubeScheduler, traces: list[GroupTrace]
+    group: GroupRequest,
+    keys: tuple[str, ...],
+    snap: Snapshot,
+    kube: KubeScheduler,
+    traces: list[tuple[GroupTrace, tuple[str, ...]]],
 ) -> dict[str, Any]:
     cluster, need = snap.cluster, needed(group)
     key = keys[-1] if keys else None
-    notes: dict[int, str] = {}
-    simulated_fits = [fit for trace in traces for fit in trace.fits]
-    if group.claims or (group.simulated_only and simulated_fits):
+    # what the simulation saw in each domain it tried: the most that fit, its note, claim pins, what came before
+    seen: dict[int, tuple[Domain, int, str, tuple[ClaimPin, ...], tuple[str, ...]]] = {}
+    for trace, before in traces:
+        for domain, placed, note in trace.fits:
+            if domain.uid not in seen or placed > seen[domain.uid][1]:
+                seen[domain.uid] = (domain, placed, note, trace.pins.get(domain.uid, ()), before)
+    if seen and (group.claims or group.simulated_only):
         # where the claims fit depends on the first pod's node, and one pod
         # shape changes the room left for the next: only the simulation knows
-        simulated: dict[int, tuple[Domain, int]] = {}
-        for trace in traces:
-            for domain, placed, note in trace.fits:
-                if domain.uid not in simulated or placed > simulated[domain.uid][1]:
-                    simulated[domain.uid], notes[domain.uid] = (domain, placed), note
-        fits = list(simulated.values())
-        domains = [domain for domain, _ in fits]
+        fits = [(domain, placed) for domain, placed, *_ in seen.values()]
     else:
         domains = list(cluster.domains(key).values()) if key is not None else [cluster.root]
         fits = [(domain, _fit_alone(group, domain, snap, kube)) for domain in domains]
@@ -274,32 +322,73 @@ def _leaf_level(
         "kind": group.kind,
         "topologyKey": key,
         "need": need,
-        "candidates": len(domains),
+        "candidates": len(fits),
         "fitting": fitting,
         "best": None,
     }
-    if not domains:
+    if not fits:
         entry["says"] = f"no node has the label `{key}`"
         return entry
-    domain, placed = max(fits, key=lambda pair: pair[1])
-    outer = keys[-2] if len(keys) > 1 else None
-    where = {key: domain.value or ""} if key is not None else {}
-    context = ""
-    if outer is not None and domain.nodes:
-        value = cluster.labels[domain.nodes[0]].get(outer, "")
-        where = {outer: value, **where}
-        context = f" in {short_key(outer)} {value}"
-    entry["best"] = {"domain": where, "fits": placed}
-    what = f"{short_key(key)} {domain.value}{context}" if key is not None else "the cluster"
+    tried = [(domain, placed) for domain, placed in fits if placed >= need and domain.uid in seen]
+    domain, placed = max(tried or fits, key=lambda pair: pair[1])
+    what = _leaf_domain(domain, keys, cluster)
+    entry["best"] = {"domain": _leaf_where(domain, keys, cluster), "fits": placed}
+    counted = f"; {fitting} of {count_of(len(fits), short_key(key))} fit {need}" if key is not None else ""
+    if tried:
+        _, left, _, _, before = seen[domain.uid]
+        entry["best"]["fits"] = left
+        entry["says"] = f"{what} fits {need} of {need} pods on its own, {left} once {_took(before)}{counted}"
+        return entry
+    if fitting:  # the domains that would fit were never tried: their parent's candidate was not simulated
+        if seen:
+            domain, placed, *_ = max(seen.values(), key=lambda item: item[1])
+            what = _leaf_domain(domain, keys, cluster)
+            entry["best"] = {"domain": _leaf_where(domain, keys, cluster), "fits": placed}
+        entry["says"] = f"{what} fits {placed} of {need} pods{counted} on their own, but none of them was tried"
+        return entry
     text = f"{what} fits {placed} of {need} pods"
-    if notes.get(domain.uid):
-        text += f" ({notes[domain.uid]})"
-    if key is not None:
-        text += f"; {fitting} of {count_of(len(domains), short_key(key))} fit {need}"
-    if fitting and not group.claims and not group.simulated_only:
-        text += ", but none once the groups placed before it took their share"
-    entry["says"] = text
+    if domain.uid in seen:
+        _, _, note, pinned, _ = seen[domain.uid]
+        reasons = [note] if note else []
+        reasons += [f"claim `{pin.claim}` {_pin_text(pin)}" for pin in pinned]
+        if reasons:
+            text += f" ({'; '.join(reasons)})"
+    entry["says"] = text + counted
     return entry
+
+
+def _took(before: tuple[str, ...]) -> str:
+    """What the groups placed first did, for prose: "`a` took its share", "`a`, `b` took their share"."""
+    if not before:
+        return "the groups placed before it took their share"
+    return f"{names_of(before)} took {'its' if len(before) == 1 else 'their'} share"
+
+
+def _pin_text(pin: ClaimPin, subject: str = "it") -> str:
+    """Why a claim keeps pods out: it pins ``subject`` to who reaches its devices, and how it got them."""
+    pools = ", ".join(f"`{pool}`" for pool in pin.pools)
+    how = f"it was allocated already, from {pools}" if pin.earlier else f"first-fit for the first pod took {pools}"
+    return f"pins {subject} to {pin.reach}: {how}"
+
+
+def _leaf_domain(domain: Domain, keys: tuple[str, ...], cluster: Cluster) -> str:
+    """A PodGroup's candidate in prose: ``rack r3 in zone b``, or ``the cluster``."""
+    if domain.key is None:
+        return "the cluster"
+    text = f"{short_key(domain.key)} {domain.value}"
+    if len(keys) > 1 and domain.nodes:
+        text += f" in {short_key(keys[-2])} {cluster.labels[domain.nodes[0]].get(keys[-2], '')}"
+    return text
+
+
+def _leaf_where(domain: Domain, keys: tuple[str, ...], cluster: Cluster) -> dict[str, str]:
+    """A PodGroup's candidate as labels, its parent's level first: ``{zone: b, rack: r3}``."""
+    if domain.key is None:
+        return {}
+    where = {domain.key: domain.value or ""}
+    if len(keys) > 1 and domain.nodes:
+        where = {keys[-2]: cluster.labels[domain.nodes[0]].get(keys[-2], ""), **where}
+    return where
 
 
 def _fit_alone(group: GroupRequest, domain: Domain, snap: Snapshot, kube: KubeScheduler) -> int:
@@ -307,16 +396,17 @@ def _fit_alone(group: GroupRequest, domain: Domain, snap: Snapshot, kube: KubeSc
     return min(group.count, sum(min(count, snap.fit(shape, domain)) for shape, count in kube.shapes(group)))
 
 
-def _composite_level(group: GroupRequest, traces: list[GroupTrace]) -> dict[str, Any]:
+def _composite_level(group: GroupRequest, traces: list[tuple[GroupTrace, tuple[str, ...]]]) -> dict[str, Any]:
+    """What the simulation saw in a CompositePodGroup's candidates: the one that came closest, child by child."""
     need = needed(group)
-    seen: dict[int, tuple[Domain, Domain, int]] = {}
-    for trace in traces:
+    seen: dict[int, tuple[Domain, Domain, CandidateTrace]] = {}
+    for trace, _ in traces:
         for candidate in trace.candidates:
             known = seen.get(candidate.domain.uid)
-            if known is None or candidate.placed > known[2]:
-                seen[candidate.domain.uid] = (candidate.domain, trace.scope, candidate.placed)
+            if known is None or _closer(candidate, known[2]):
+                seen[candidate.domain.uid] = (candidate.domain, trace.scope, candidate)
     candidates = list(seen.values())
-    fitting = sum(1 for _, _, placed in candidates if placed >= need)
+    fitting = sum(1 for _, _, c in candidates if c.success)
     entry: dict[str, Any] = {
         "group": group.name,
         "kind": group.kind,
@@ -327,15 +417,46 @@ def _composite_level(group: GroupRequest, traces: list[GroupTrace]) -> dict[str,
         "best": None,
     }
     if not candidates:
-        entry["says"] = f"no node has the label `{group.topology_key}`"
+        scopes = {trace.scope.uid: trace.scope for trace, _ in traces}.values()
+        where = " or ".join(_describe(scope, scope) for scope in scopes if scope.key is not None)
+        entry["says"] = f"no node{f' of {where}' if where else ''} has the label `{group.topology_key}`"
         return entry
-    domain, scope, placed = max(candidates, key=lambda c: c[2])
-    entry["best"] = {"domain": _where(domain, scope), "fits": placed}
-    text = f"{_describe(domain, scope)} fits {placed} of {need} child groups"
+    domain, scope, best = max(candidates, key=lambda c: (not c[2].skipped, c[2].placed))
+    entry["best"] = {"domain": _where(domain, scope), "fits": best.placed}
+    entry["says"] = _candidate_text(group, _describe(domain, scope), best, need)
     if group.topology_key is not None:
-        text += f"; {fitting} of {count_of(len(candidates), short_key(group.topology_key))} fit {need}"
-    entry["says"] = text
+        entry["says"] += f"; {fitting} of {count_of(len(candidates), short_key(group.topology_key))} fit {need}"
     return entry
+
+
+def _closer(candidate: CandidateTrace, known: CandidateTrace) -> bool:
+    """Whether ``candidate`` says more than ``known`` of the same domain: simulated beats bounded, then more fit."""
+    return (not candidate.skipped, candidate.placed) > (not known.skipped, known.placed)
+
+
+def _candidate_text(group: GroupRequest, where: str, candidate: CandidateTrace, need: int) -> str:
+    """One composite candidate in words: the children that fit and that did not, and those never tried."""
+    total = len(group.children)
+    if candidate.skipped:
+        return f"in {where}, at most {candidate.placed} of its {count_of(total, 'child group')} fit, each on its own"
+    untried = total - len(candidate.children)
+    if not untried:
+        return f"{where} fits {candidate.placed} of {need} child groups"
+    fit = [child.group.name for child in candidate.children if child.chosen is not None]
+    failed = [child.group.name for child in candidate.children if child.chosen is None]
+    one = len(failed) == 1
+    if fit:
+        verb = "fits" if len(fit) == 1 else "fit"
+        said = f"{_child_groups(fit)} {verb}, {names_of(failed)} {'does' if one else 'do'} not"
+    else:
+        said = f"{_child_groups(failed)} {'does' if one else 'do'} not fit"
+    rest = f"the other {untried} {'was' if untried == 1 else 'were'} not tried"
+    return f"in {where}, {said}; {rest}, since {need} must fit"
+
+
+def _child_groups(names: list[str]) -> str:
+    """The children named for prose, after "child group" or "child groups"."""
+    return f"{'child group' if len(names) == 1 else 'child groups'} {names_of(names)}"
 
 
 def count_of(n: int, noun: str) -> str:
@@ -356,7 +477,7 @@ def _describe(domain: Domain, scope: Domain) -> str:
     if domain.key is None:
         return "the cluster"
     text = f"{short_key(domain.key)} {domain.value}"
-    if scope.key is not None and scope is not domain:
+    if scope.key is not None and scope.key != domain.key:
         text += f" in {short_key(scope.key)} {scope.value}"
     return text
 
@@ -414,17 +535,31 @@ def _resource_lines(entries: list[dict[str, Any]]) -> list[str]:
 
 
 def _claims(groups: list[GroupRequest], root_trace: GroupTrace, snap: Snapshot) -> list[dict[str, Any]]:
-    noted = {trace.group.name for trace in _traces(root_trace) if any(note for _, _, note in trace.fits)}
+    """Per failing PodGroup's claim: too few free devices, no node to allocate it from, or devices that pin the pods.
+
+    A claim allocated before the group was tried (another group's
+    ``resourceClaimName``) needs no free devices; it can only pin.
+    """
+    failed = [trace for trace in _traces(root_trace) if trace.chosen is None]
+    unallocatable = {trace.group.name for trace in failed if any(note == CANNOT_ALLOCATE for _, _, note in trace.fits)}
+    pinned: dict[tuple[str, str], ClaimPin] = {}
+    for trace in failed:
+        for found in trace.pins.values():
+            for pin in found:
+                pinned.setdefault((trace.group.name, pin.claim), pin)
     out = []
     for group in groups:
         for ref in group.claims:
             supply = sum(
                 devices_free(snap, pool) for pool in snap.cluster.pools if pool.device_class == ref.device.device_class
             )
-            if supply < ref.device.count:
+            pin = pinned.get((group.name, ref.name))
+            if ref.identity not in snap.allocations and supply < ref.device.count:
                 reason = f"only {supply} free `{ref.device.device_class}` devices in the cluster"
-            elif group.name in noted:
+            elif group.name in unallocatable and ref.identity not in snap.allocations:
                 reason = "no candidate node could allocate it for the first pod"
+            elif pin is not None:
+                reason = f"it {_pin_text(pin, 'the group')}"
             else:
                 continue
             out.append(

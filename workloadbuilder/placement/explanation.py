@@ -15,6 +15,7 @@ __all__ = [
     "BestCandidate",
     "ClaimProblem",
     "FitErrorLine",
+    "Interplay",
     "Level",
     "QuorumEntry",
     "ResourceShortage",
@@ -153,6 +154,18 @@ class FitErrorLine:
 
 
 @dataclass(frozen=True)
+class Interplay:
+    """The roots placed before a failing root that took the room it needs: without them it fits."""
+
+    roots: tuple[str, ...]
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {"roots": list(self.roots), "text": self.text}
+
+
+@dataclass(frozen=True)
 class RootExplanation:
     """Everything said about one root hierarchy; ``text`` is its lines, the first one the verdict."""
 
@@ -167,6 +180,9 @@ class RootExplanation:
     greedy_gap: str | None
     fit_errors: tuple[FitErrorLine, ...]
     text: tuple[str, ...]
+    placed_before: tuple[str, ...] = ()
+    """The roots placed before this one in the same call (queue order): what a complete search's proof assumes."""
+    interplay: Interplay | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: the keys and order ``Placement.to_dict()`` documents."""
@@ -182,6 +198,8 @@ class RootExplanation:
             "greedyGap": self.greedy_gap,
             "fitErrors": [line.to_dict() for line in self.fit_errors],
             "text": list(self.text),
+            "placedBefore": list(self.placed_before),
+            "interplay": None if self.interplay is None else self.interplay.to_dict(),
         }
 
     @classmethod
@@ -216,6 +234,8 @@ class RootExplanation:
             greedy_gap=data["greedyGap"],
             fit_errors=tuple(FitErrorLine(**line) for line in data.get("fitErrors", ())),
             text=tuple(data["text"]),
+            placed_before=tuple(data.get("placedBefore", ())),
+            interplay=None if data.get("interplay") is None else Interplay(tuple(data["interplay"]["roots"]), data["interplay"]["text"]),
         )
 
 

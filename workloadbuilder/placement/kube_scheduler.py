@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from workloadbuilder.placement.claims import allocate, first_fit, reaching
+from workloadbuilder.placement.claims import CANNOT_ALLOCATE, allocate, first_fit, pins, reaching
 from workloadbuilder.placement.cluster import Domain
 from workloadbuilder.placement.outcome import CandidateTrace, GroupResult, GroupTrace, Outcome
 from workloadbuilder.placement.request import GroupRequest
@@ -36,8 +36,6 @@ from workloadbuilder.placement.snapshot import Allocation, Shape, Snapshot
 from workloadbuilder.placement.spread import SpreadTracker
 
 __all__ = ["KubeScheduler", "needed"]
-
-_CANNOT_ALLOCATE = "cannot allocate all claims"
 
 
 def needed(group: GroupRequest) -> int:
@@ -110,7 +108,7 @@ class KubeScheduler:
         winners: list[tuple[int, Domain]] = []
         for index, domain in enumerate(self.candidates(group, scope)):
             if group.claims:
-                placed, note = self._claimed(group, shape, domain, commit=False)[:2]
+                placed, note = self._claimed(group, shape, domain, commit=False, trace=trace)[:2]
             else:
                 placed, note = min(group.count, snap.fit(shape, domain)), ""
             fits.append((domain, placed, note))
@@ -186,12 +184,13 @@ class KubeScheduler:
         return out
 
     def _claimed(
-        self, group: GroupRequest, shape: Shape, domain: Domain, commit: bool
+        self, group: GroupRequest, shape: Shape, domain: Domain, commit: bool, trace: GroupTrace | None = None
     ) -> tuple[int, str, list[int], dict[str, Allocation]]:
         """Pods of a claim-holding PodGroup that fit in ``domain``, allocating its claims for the first pod.
 
         Returns (pods placed, note, nodes, allocations); without ``commit``
-        nothing stays assumed.
+        nothing stays assumed. A ``trace`` records the claims that keep a
+        failing candidate's pods off nodes with room (``GroupTrace.pins``).
         """
         snap, cluster = self.snap, self.cluster
         mark = snap.mark()
@@ -203,7 +202,7 @@ class KubeScheduler:
             first = self._first_pod(shape, allowed, pending, claims)
             if first is None:
                 snap.revert(mark)
-                return 0, _CANNOT_ALLOCATE, [], {}
+                return 0, CANNOT_ALLOCATE, [], {}
             snap.add(first, shape.vector)
             nodes.append(first)
             allowed = reaching(cluster, claims.values(), allowed)
@@ -211,8 +210,11 @@ class KubeScheduler:
             nodes += assign_pods(snap, shape, allowed, group.count - len(nodes))
             return len(nodes), "", nodes, claims
         room = sum(shape.fits(snap.free(i)) for i in allowed)
+        placed = len(nodes) + min(group.count - len(nodes), room)
+        if trace is not None and placed < needed(group):
+            trace.pins[domain.uid] = pins(snap, shape, domain.nodes, claims, (r.name for r in group.claims if r not in pending))
         snap.revert(mark)
-        return len(nodes) + min(group.count - len(nodes), room), "", [], {}
+        return placed, "", [], {}
 
     def _first_pod(
         self, shape: Shape, allowed: list[int], pending: list[Any], claims: dict[str, Allocation]

@@ -14,7 +14,7 @@ from workloadbuilder.placement.cluster import Domain
 from workloadbuilder.placement.request import GroupRequest
 from workloadbuilder.placement.snapshot import Allocation
 
-__all__ = ["CandidateTrace", "GroupResult", "GroupTrace", "Outcome"]
+__all__ = ["CandidateTrace", "ClaimPin", "GroupResult", "GroupTrace", "Outcome"]
 
 
 @dataclass
@@ -65,13 +65,32 @@ class CandidateTrace:
     skipped: bool = False
 
 
+@dataclass(frozen=True)
+class ClaimPin:
+    """A group claim whose devices keep a candidate's pods off nodes that have room for them.
+
+    ``pools`` are the devices' pools, ``reach`` says who reaches them all
+    (``node n1``, ``rack r1``), and ``earlier`` is true when the claim was
+    allocated before the group was tried (a ``resourceClaimName`` claim that
+    another group holds), false when kube-scheduler took the devices
+    first-fit for the group's first pod.
+    """
+
+    claim: str
+    pools: tuple[str, ...]
+    reach: str
+    earlier: bool
+
+
 @dataclass
 class GroupTrace:
     """One attempt to place a group inside ``scope`` (the whole cluster, or its parent's candidate).
 
     A PodGroup's candidates are ``(domain, pods that fit, note)`` triples in
     ``fits`` (cheap to record for thousands of racks); a CompositePodGroup's
-    are ``CandidateTrace`` records in ``candidates``.
+    are ``CandidateTrace`` records in ``candidates``. ``pins`` holds, per
+    failing candidate domain (by ``uid``) of a claim-holding PodGroup, the
+    claims whose devices kept its pods off nodes with room.
     """
 
     group: GroupRequest
@@ -79,3 +98,4 @@ class GroupTrace:
     candidates: list[CandidateTrace] = field(default_factory=list)
     fits: list[tuple[Domain, int, str]] = field(default_factory=list)
     chosen: Domain | None = None
+    pins: dict[int, tuple[ClaimPin, ...]] = field(default_factory=dict)
