@@ -208,14 +208,14 @@ TRAIN_STOLEN = TRAIN_HEAD + lines(
     "  why:",
     "    `train` cannot be placed",
     "    `train`: block block-A fits 1 of 2 child groups; 0 of 1 block fit 2",
-    "    `workers-1`: rack rack-A2 in block block-A fits 3 of 3 pods; 1 of 2 racks fit 3, "
-    "but none once the groups placed before it took their share",
+    "    `workers-1`: rack rack-A2 in block block-A fits 3 of 3 pods on its own, 0 once `workers-0` took its share; "
+    "1 of 2 racks fit 3",
     "    preemption cannot help: nothing of lower priority runs",
     "",
     "not feasible (kube-scheduler): 0 of 1 object placed",
     "verdict: never: even with no pod running: `train`: block block-A fits 1 of 2 child groups; 0 of 1 block fit 2; "
-    "`workers-1`: rack rack-A2 in block block-A fits 3 of 3 pods; 1 of 2 racks fit 3, "
-    "but none once the groups placed before it took their share",
+    "`workers-1`: rack rack-A2 in block block-A fits 3 of 3 pods on its own, 0 once `workers-0` took its share; "
+    "1 of 2 racks fit 3",
 )
 
 TRAIN_FOUND = TRAIN_HEAD + lines(
@@ -264,14 +264,14 @@ EXPLAIN_STOLEN = TRAIN_HEAD + lines(
     "    `workers-1`: 3 pods for a minCount of 3: met",
     "  levels, outermost first:",
     "    [block] `train`: block block-A fits 1 of 2 child groups; 0 of 1 block fit 2",
-    "    [rack] `workers-1`: rack rack-A2 in block block-A fits 3 of 3 pods; 1 of 2 racks fit 3, "
-    "but none once the groups placed before it took their share",
+    "    [rack] `workers-1`: rack rack-A2 in block block-A fits 3 of 3 pods on its own, "
+    "0 once `workers-0` took its share; 1 of 2 racks fit 3",
     "  preemption: preemption cannot help: nothing of lower priority runs",
     "",
     "not feasible (kube-scheduler): 0 of 1 object placed",
     "verdict: never: even with no pod running: `train`: block block-A fits 1 of 2 child groups; 0 of 1 block fit 2; "
-    "`workers-1`: rack rack-A2 in block block-A fits 3 of 3 pods; 1 of 2 racks fit 3, "
-    "but none once the groups placed before it took their share",
+    "`workers-1`: rack rack-A2 in block block-A fits 3 of 3 pods on its own, 0 once `workers-0` took its share; "
+    "1 of 2 racks fit 3",
 )
 
 EXPLAIN_FOUND = TRAIN_HEAD + lines(
@@ -302,7 +302,8 @@ EXPLAIN_TOO_FEW = lines(
     "",
     "not feasible (complete): 0 of 1 object placed",
     "verdict: never: even with no pod running: `train`: block block-A fits 1 of 2 child groups; 0 of 1 block fit 2; "
-    "`workers-1`: rack rack-A1 in block block-A fits 2 of 3 pods; 0 of 2 racks fit 3",
+    "`workers-1`: rack rack-A1 in block block-A fits 2 of 3 pods; 0 of 2 racks fit 3; "
+    "no placement exists (proved by the complete search)",
 )
 
 

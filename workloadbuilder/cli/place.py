@@ -215,7 +215,8 @@ class _Session:
         with progress.step(f"placing on {nodes_text(len(cluster))} ({args.strategy})"):
             try:
                 placement = place(request, cluster, args.strategy, args.preempt, args.timeout, classes)
-                tier = verdict(request, cluster, placement, classes, args.timeout)  # places again only when not placeable
+                # places again (with the same strategy and timeout) only when not placeable
+                tier = verdict(request, cluster, placement, classes, args.timeout)
             except PriorityError as problem:
                 owner = next((item.label for item in inputs for g in item.request.groups if g.name == problem.obj), "")
                 raise UsageError(f"{owner}: {problem}" if owner else str(problem)) from None

@@ -175,7 +175,7 @@ def _resource_text(entry: ResourceShortage) -> str:
     return f"`{entry.group}`: {entry.resource} leaves {nodes} without room for one pod"
 
 
-def _search_text(search: SearchSummary, feasible: bool, placed_before: Sequence[str]) -> str:
+def _search_text(search: SearchSummary, feasible: bool, placed_before: tuple[str, ...]) -> str:
     """What the complete search did: a search cut short by its time bound proves nothing, so it says so.
 
     A proof that nothing fits holds beside the roots placed before, and says so.

@@ -109,15 +109,16 @@ def reaching(cluster: Cluster, allocations: Iterable[Allocation], nodes: Iterabl
 
 
 def pins(
-    snap: Snapshot, shape: Shape, nodes: Iterable[int], claims: dict[str, Allocation], earlier: Iterable[str]
+    snap: Snapshot, shape: Shape, nodes: Iterable[int], claims: dict[str, Allocation], pending: Iterable[ClaimRef]
 ) -> tuple[ClaimPin, ...]:
     """The claims of ``claims`` (by name) whose devices do not reach a node of ``nodes`` with room for ``shape``.
 
-    ``earlier`` names the claims allocated before the group was tried; the
-    others were taken for its first pod. Empty when the devices reach every
-    node with room, so they are not what keeps the pods out.
+    ``pending`` are the claims that were not allocated before the group was
+    tried (their devices were taken for its first pod); the others were
+    allocated earlier. Empty when the devices reach every node with room, so
+    they are not what keeps the pods out.
     """
-    cluster, before = snap.cluster, set(earlier)
+    cluster, taken_now = snap.cluster, {ref.name for ref in pending}
     roomy = [i for i in snap.allowed_nodes(shape, nodes) if shape.fits(snap.free(i)) > 0]
     out = []
     for name, allocation in sorted(claims.items()):
@@ -125,7 +126,7 @@ def pins(
         if all(all(cluster.reaches(pool, i) for pool in pools) for i in roomy):
             continue
         reach = " and ".join(dict.fromkeys(_reach(pool) for pool in pools))
-        out.append(ClaimPin(name, tuple(pool.name for pool in pools), reach, name in before))
+        out.append(ClaimPin(name, tuple(pool.name for pool in pools), reach, name not in taken_now))
     return tuple(out)
 
 

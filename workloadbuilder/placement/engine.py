@@ -177,7 +177,7 @@ def _answer(
     victims: list[Victim] = []
     explained = []
     left: dict[int, dict[str, str]] = {}
-    for report, explanation in reports:
+    for report, said in reports:
         results = report.outcome.results if report.outcome.success else {}
         for group in report.root.walk():
             placement = GroupPlacement(group.name, group.kind, group.template, group.parent, needed(group))
@@ -194,7 +194,7 @@ def _answer(
         for unit in report.victims or []:
             pods = [PodPlacement(pod.name, cluster.names[pod.node]) for pod in unit.pods]
             victims.append(Victim(unit.name, unit.kind, unit.priority, pods))
-        explained.append(explanation)
+        explained.append(said)
     feasible = all(report.outcome.success for report, _ in reports)
     lines = [f"{'feasible' if feasible else 'not feasible'} ({strategy})"]
     for entry in explained:

@@ -20,7 +20,7 @@ each group could fit in each candidate domain) and the cluster as it stood:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -141,7 +141,7 @@ def _failure(report: RootReport, out: dict[str, Any], snap: Snapshot, kube: Kube
     return lines
 
 
-def proof_text(placed_before: list[str] | tuple[str, ...]) -> str:
+def proof_text(placed_before: Sequence[str]) -> str:
     """What the complete search proved when it found nothing: no placement, beside the roots placed before."""
     if not placed_before:
         return "no placement exists (proved by the complete search)"
@@ -332,18 +332,18 @@ def _leaf_level(
     tried = [(domain, placed) for domain, placed in fits if placed >= need and domain.uid in seen]
     domain, placed = max(tried or fits, key=lambda pair: pair[1])
     what = _leaf_domain(domain, keys, cluster)
-    entry["best"] = {"domain": _leaf_where(domain, keys, cluster), "fits": placed}
+    entry["best"] = {"domain": _leaf_where(domain, keys, cluster), "fits": placed, "alone": None}
     counted = f"; {fitting} of {count_of(len(fits), short_key(key))} fit {need}" if key is not None else ""
     if tried:
         _, left, _, _, before = seen[domain.uid]
-        entry["best"]["fits"] = left
+        entry["best"] = {**entry["best"], "fits": left, "alone": placed}
         entry["says"] = f"{what} fits {need} of {need} pods on its own, {left} once {_took(before)}{counted}"
         return entry
     if fitting:  # the domains that would fit were never tried: their parent's candidate was not simulated
         if seen:
             domain, placed, *_ = max(seen.values(), key=lambda item: item[1])
             what = _leaf_domain(domain, keys, cluster)
-            entry["best"] = {"domain": _leaf_where(domain, keys, cluster), "fits": placed}
+            entry["best"] = {"domain": _leaf_where(domain, keys, cluster), "fits": placed, "alone": None}
         entry["says"] = f"{what} fits {placed} of {need} pods{counted} on their own, but none of them was tried"
         return entry
     text = f"{what} fits {placed} of {need} pods"
@@ -422,7 +422,7 @@ def _composite_level(group: GroupRequest, traces: list[tuple[GroupTrace, tuple[s
         entry["says"] = f"no node{f' of {where}' if where else ''} has the label `{group.topology_key}`"
         return entry
     domain, scope, best = max(candidates, key=lambda c: (not c[2].skipped, c[2].placed))
-    entry["best"] = {"domain": _where(domain, scope), "fits": best.placed}
+    entry["best"] = {"domain": _where(domain, scope), "fits": best.placed, "alone": None}
     entry["says"] = _candidate_text(group, _describe(domain, scope), best, need)
     if group.topology_key is not None:
         entry["says"] += f"; {fitting} of {count_of(len(candidates), short_key(group.topology_key))} fit {need}"
@@ -553,13 +553,13 @@ def _claims(groups: list[GroupRequest], root_trace: GroupTrace, snap: Snapshot) 
             supply = sum(
                 devices_free(snap, pool) for pool in snap.cluster.pools if pool.device_class == ref.device.device_class
             )
-            pin = pinned.get((group.name, ref.name))
+            pinning = pinned.get((group.name, ref.name))
             if ref.identity not in snap.allocations and supply < ref.device.count:
                 reason = f"only {supply} free `{ref.device.device_class}` devices in the cluster"
             elif group.name in unallocatable and ref.identity not in snap.allocations:
                 reason = "no candidate node could allocate it for the first pod"
-            elif pin is not None:
-                reason = f"it {_pin_text(pin, 'the group')}"
+            elif pinning is not None:
+                reason = f"it {_pin_text(pinning, 'the group')}"
             else:
                 continue
             out.append(

@@ -49,14 +49,20 @@ class QuorumEntry:
 
 @dataclass(frozen=True)
 class BestCandidate:
-    """A level's best candidate domain (its labels, outermost first) and what fit there."""
+    """A level's best candidate domain (its labels, outermost first) and what fit there.
+
+    ``fits`` is what fit there when it was tried (or, for a domain never
+    tried, on its own); ``alone`` is set when the domain holds the
+    group's minimum on its own, but not once the groups before it were placed.
+    """
 
     domain: Mapping[str, str]
     fits: int
+    alone: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form."""
-        return {"domain": dict(self.domain), "fits": self.fits}
+        return {"domain": dict(self.domain), "fits": self.fits, "alone": self.alone}
 
 
 @dataclass(frozen=True)
@@ -235,9 +241,11 @@ class RootExplanation:
             fit_errors=tuple(FitErrorLine(**line) for line in data.get("fitErrors", ())),
             text=tuple(data["text"]),
             placed_before=tuple(data.get("placedBefore", ())),
-            interplay=None if data.get("interplay") is None else Interplay(tuple(data["interplay"]["roots"]), data["interplay"]["text"]),
+            interplay=None
+            if data.get("interplay") is None
+            else Interplay(tuple(data["interplay"]["roots"]), data["interplay"]["text"]),
         )
 
 
 def _best(raw: Mapping[str, Any] | None) -> BestCandidate | None:
-    return None if raw is None else BestCandidate(dict(raw["domain"]), raw["fits"])
+    return None if raw is None else BestCandidate(dict(raw["domain"]), raw["fits"], raw.get("alone"))

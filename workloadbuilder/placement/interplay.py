@@ -28,7 +28,9 @@ def names_of(names: Sequence[str], shown: int = 3) -> str:
     return text + (f" and {len(names) - shown} more" if len(names) > shown else "")
 
 
-def interplay(root: GroupRequest, earlier: Sequence[tuple[GroupRequest, Outcome]], cluster: Cluster) -> dict[str, Any] | None:
+def interplay(
+    root: GroupRequest, earlier: Sequence[tuple[GroupRequest, Outcome]], cluster: Cluster
+) -> dict[str, Any] | None:
     """``{"roots": [...], "text": ...}`` naming the earlier placed roots that took what ``root`` needs, or ``None``.
 
     ``earlier`` holds the roots placed before ``root`` in this ``place``

@@ -212,7 +212,7 @@ class KubeScheduler:
         room = sum(shape.fits(snap.free(i)) for i in allowed)
         placed = len(nodes) + min(group.count - len(nodes), room)
         if trace is not None and placed < needed(group):
-            trace.pins[domain.uid] = pins(snap, shape, domain.nodes, claims, (r.name for r in group.claims if r not in pending))
+            trace.pins[domain.uid] = pins(snap, shape, domain.nodes, claims, pending)
         snap.revert(mark)
         return placed, "", [], {}
 

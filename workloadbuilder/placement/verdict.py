@@ -107,9 +107,10 @@ def verdict(
     empty = again(empty_cluster)
     if empty.feasible:
         return Verdict("waiting-for-capacity")
-    for tried, where in ((emptied, "without the running work of lower or equal priority"), (empty, "on the emptied cluster")):
-        if _cut_short(tried):
-            return _undecided(tried, where)
+    if _cut_short(emptied):
+        return _undecided(emptied, "without the running work of lower or equal priority")
+    if _cut_short(empty):
+        return _undecided(empty, "on the emptied cluster")
     return Verdict("never", cause=_cause(request, empty_cluster, empty))
 
 
