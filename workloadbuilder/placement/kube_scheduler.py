@@ -27,11 +27,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
+from workloadbuilder.placement.arrays import plus
 from workloadbuilder.placement.claims import CANNOT_ALLOCATE, allocate, first_fit, pins, reaching
-from workloadbuilder.placement.cluster import Domain
+from workloadbuilder.placement.cluster import Domain, alloc_sums
 from workloadbuilder.placement.outcome import CandidateTrace, GroupResult, GroupTrace, Outcome
 from workloadbuilder.placement.request import GroupRequest
-from workloadbuilder.placement.scoring import assign_pods, most_allocated, node_score
+from workloadbuilder.placement.scoring import assign_pods, most_allocated, most_allocated_many, node_score
 from workloadbuilder.placement.snapshot import Allocation, Shape, Snapshot
 from workloadbuilder.placement.spread import SpreadTracker
 
@@ -103,37 +106,32 @@ class KubeScheduler:
         if group.simulated_only and not group.claims:
             return self._mixed(group, scope, domains, trace)
         snap, shape, need = self.snap, self.shape(group), needed(group)
-        fits = trace.fits
-        top = -1
-        winners: list[tuple[int, Domain]] = []
-        for index, domain in enumerate(self.candidates(group, scope)):
-            if group.claims:
+        candidates = self.candidates(group, scope)
+        if group.claims:
+            counts = []
+            for domain in candidates:
                 placed, note = self._claimed(group, shape, domain, commit=False, trace=trace)[:2]
-            else:
-                placed, note = min(group.count, snap.fit(shape, domain)), ""
-            fits.append((domain, placed, note))
-            if placed >= need and placed >= top:
-                if placed > top:
-                    top, winners = placed, []
-                winners.append((index, domain))
-        if not winners:
+                trace.record_fit(domain, placed, note)
+                counts.append(placed)
+            placed_in = np.asarray(counts, dtype=np.int64)
+        else:
+            placed_in = np.minimum(snap.fits_in(shape, candidates), group.count)
+            trace.record_fits(candidates, placed_in)
+        top = int(placed_in.max(initial=-1))
+        if top < need:
             return Outcome(False)
-        domain = winners[0][1]
+        winners = np.flatnonzero(placed_in == top)
+        domain = candidates[int(winners[0])]
         if len(winners) > 1:
-            request = [top * q for q in shape.score_request]
-            best = max(
-                winners,
-                key=lambda w: (
-                    most_allocated([u + q for u, q in zip(snap.used_sum(w[1]), request)], w[1].alloc_sum),
-                    -w[0],
-                ),
-            )
-            domain = best[1]
+            tied = [candidates[int(k)] for k in winners]
+            requested = [plus(column, top * q) for column, q in zip(snap.used_sums(tied), shape.score_request)]
+            scores = most_allocated_many(requested, alloc_sums(tied))
+            domain = tied[int(np.argmax(scores))]
         trace.chosen = domain
         if group.claims:
             _, _, nodes, claims = self._claimed(group, shape, domain, commit=True)
         else:
-            nodes, claims = assign_pods(snap, shape, domain.nodes, group.count), {}
+            nodes, claims = assign_pods(snap, shape, domain.node_array, group.count), {}
         own = dict(domains)
         if group.topology_key is not None:
             own[group.topology_key] = domain.value or ""
@@ -154,7 +152,7 @@ class KubeScheduler:
             placed = sum(1 for node in self._assign_sets(group, domain) if node is not None)
             used = snap.used_sum(domain)
             snap.revert(mark)
-            trace.fits.append((domain, placed, ""))
+            trace.record_fit(domain, placed)
             if placed < need:
                 continue
             key = (placed, most_allocated(used, domain.alloc_sum), -index)
