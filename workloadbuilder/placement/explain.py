@@ -346,7 +346,8 @@ def _leaf_level(
             domain, placed, *_ = max(seen.values(), key=lambda item: item[1])
             what = _leaf_domain(domain, keys, cluster)
             entry["best"] = {"domain": _leaf_where(domain, keys, cluster), "fits": placed, "alone": None}
-        entry["says"] = f"{what} fits {placed} of {need} pods{counted} on their own, but none of them was tried"
+        alone = "on its own, but it was not tried" if fitting == 1 else "on their own, but none of them was tried"
+        entry["says"] = f"{what} fits {placed} of {need} pods{counted} {alone}"
         return entry
     text = f"{what} fits {placed} of {need} pods"
     if domain.uid in seen:
@@ -443,7 +444,7 @@ def _candidate_text(group: GroupRequest, where: str, candidate: CandidateTrace, 
         return f"in {where}, at most {candidate.placed} of its {count_of(total, 'child group')} fit, each on its own"
     untried = total - len(candidate.children)
     if not untried:
-        return f"{where} fits {candidate.placed} of {need} child groups"
+        return f"{where} fits {candidate.placed} of {count_of(need, 'child group')}"
     fit = [child.group.name for child in candidate.children if child.chosen is not None]
     failed = [child.group.name for child in candidate.children if child.chosen is None]
     one = len(failed) == 1
@@ -452,7 +453,7 @@ def _candidate_text(group: GroupRequest, where: str, candidate: CandidateTrace, 
         said = f"{_child_groups(fit)} {verb}, {names_of(failed)} {'does' if one else 'do'} not"
     else:
         said = f"{_child_groups(failed)} {'does' if one else 'do'} not fit"
-    rest = f"the other {untried} {'was' if untried == 1 else 'were'} not tried"
+    rest = "the other child group was not tried" if untried == 1 else f"the other {untried} were not tried"
     return f"in {where}, {said}; {rest}, since {need} must fit"
 
 

@@ -67,5 +67,5 @@ def interplay(
         first = holders[0]
         parts = [f"`{first}` placed {held[first]} {'pod' if held[first] == 1 else 'pods'}"]
         parts += [f"`{name}` {held[name]}" for name in holders[1:3]]
-        text += ", where " + " and ".join(parts)
+        text += (", where " if where else " on the nodes where ") + " and ".join(parts)
     return {"roots": named, "text": text}
