@@ -46,8 +46,8 @@ def test_per_level_best_domain_and_shortfall() -> None:
     assert answer.text.splitlines() == [
         "not feasible (kube-scheduler)",
         "- `train` cannot be placed",
-        "- `train`: in zone b, child group `workers` does not fit; the other 1 was not tried, since 2 must fit; "
-        "0 of 2 zones fit 2",
+        "- `train`: in zone b, child group `workers` does not fit; the other child group was not tried, "
+        "since 2 must fit; 0 of 2 zones fit 2",
         "- `workers`: rack r3 in zone b fits 4 of 8 pods; 0 of 4 racks fit 8",
         "- `workers`: nvidia.com/gpu rules out the most nodes (2 of 8 lack room for one pod)",
         "- preemption would not help: even evicting every lower-priority unit (1 unit) leaves it unplaceable",

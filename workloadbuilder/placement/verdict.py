@@ -157,7 +157,9 @@ def _cause(request: PlacementRequest, empty: Cluster, answer: Placement) -> str:
     """Why ``request`` fits no arrangement of ``empty``: the first configuration error found, else ``answer``'s reasons.
 
     ``answer`` is the placement on ``empty`` with the original answer's
-    strategy, so a complete answer's cause is the complete strategy's.
+    strategy, so a complete answer's cause is the complete strategy's; the
+    reasons are the failing roots' explanation lines but their first (which
+    only says the root is not placed) and the preemption line.
     """
     for group in request.groups:
         if group.topology_key and all(group.topology_key not in labels for labels in empty.labels):
@@ -170,6 +172,12 @@ def _cause(request: PlacementRequest, empty: Cluster, answer: Placement) -> str:
                     f"a pod of {group.name!r} requests {format_millis(resource, amount)} {resource}; "
                     f"the largest node has {format_millis(resource, largest)}"
                 )
-    lines = [line.removeprefix("- ") for line in answer.text.splitlines()[1:] if line.startswith("- ")]
-    reasons = [line for line in lines if not line.startswith("preemption") and not line.endswith("cannot be placed")]
+    lines: list[str] = []
+    reasons: list[str] = []
+    for root in answer.explained:
+        if root.feasible:
+            continue
+        lines += root.text
+        preemption = root.preemption["text"] if root.preemption is not None else None
+        reasons += [line for line in root.text[1:] if line != preemption] if len(root.text) > 1 else []
     return "even with no pod running: " + "; ".join(reasons or lines)
