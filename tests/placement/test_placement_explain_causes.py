@@ -53,6 +53,16 @@ def _never_tried() -> tuple[PlacementRequest, Cluster]:
     return req, cl
 
 
+def _rack_across_zones() -> tuple[PlacementRequest, Cluster]:
+    """Rack r1 spans zones a and b (4 GPUs in each): it holds ``w``'s 6 alone, no zone's part of it does."""
+    req = request(
+        [composite("root", 1, key=ZONE), pod_group("w", 6, key=RACK, parent="root")],
+        {"w": (6, GPU)},
+    )
+    nodes = [node("a1", 4, zone="a", rack="r1"), node("a2", 4, zone="a", rack="r2"), node("b1", 4, zone="b", rack="r1")]
+    return req, cluster(*nodes)
+
+
 def _two_of(
     key: str | None, pods: int, count: int, nodes: list[tuple[str, int, str]]
 ) -> tuple[PlacementRequest, Cluster]:
@@ -122,6 +132,15 @@ CASES: dict[str, tuple[PlacementRequest, Cluster, list[str]]] = {
             "`root`: in zone b, child group `big` does not fit; the other child group was not tried, since 2 must fit; "
             "0 of 2 zones fit 2",
             "`big`: rack r3 in zone b fits 4 of 8 pods; 1 of 3 racks fit 8 on its own, but it was not tried",
+            NO_PREEMPTION,
+        ],
+    ),
+    "a-rack-split-by-zones": (
+        *_rack_across_zones(),
+        [
+            "`root` cannot be placed",
+            "`root`: zone a fits 0 of 1 child group; 0 of 2 zones fit 1",
+            "`w`: rack r1 in zone a fits 4 of 6 pods; 1 of 2 racks fit 6 on its own, but not within one zone",
             NO_PREEMPTION,
         ],
     ),

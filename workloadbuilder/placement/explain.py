@@ -331,23 +331,26 @@ def _leaf_level(
     if not fits:
         entry["says"] = f"no node has the label `{key}`"
         return entry
-    tried = [(domain, placed) for domain, placed in fits if placed >= need and domain.uid in seen]
-    domain, placed = max(tried or fits, key=lambda pair: pair[1])
-    what = _leaf_domain(domain, keys, cluster)
-    entry["best"] = {"domain": _leaf_where(domain, keys, cluster), "fits": placed, "alone": None}
     counted = f"; {fitting} of {count_of(len(fits), short_key(key))} fit {need}" if key is not None else ""
+    # the candidates tried that hold the minimum alone (parts of the counted domains where keys cross-cut)
+    alone = [(domain, _fit_alone(group, domain, snap, kube)) for domain, *_ in seen.values()] if fitting else []
+    tried = [(domain, placed) for domain, placed in alone if placed >= need]
     if tried:
+        domain, placed = max(tried, key=lambda pair: pair[1])
         _, left, _, _, before = seen[domain.uid]
-        entry["best"] = {**entry["best"], "fits": left, "alone": placed}
+        entry["best"] = {"domain": _leaf_where(domain, keys, cluster), "fits": left, "alone": placed}
+        what = _leaf_domain(domain, keys, cluster)
         entry["says"] = f"{what} fits {need} of {need} pods on its own, {left} once {_took(before)}{counted}"
         return entry
-    if fitting:  # the domains that would fit were never tried: their parent's candidate was not simulated
+    domain, placed = max(fits, key=lambda pair: pair[1])
+    what = _leaf_domain(domain, keys, cluster)
+    entry["best"] = {"domain": _leaf_where(domain, keys, cluster), "fits": placed, "alone": None}
+    if fitting:  # no candidate tried holds it alone: the domains that do were not (its parent's was not simulated)
         if seen:
             domain, placed, *_ = max(seen.values(), key=lambda item: item[1])
             what = _leaf_domain(domain, keys, cluster)
             entry["best"] = {"domain": _leaf_where(domain, keys, cluster), "fits": placed, "alone": None}
-        alone = "on its own, but it was not tried" if fitting == 1 else "on their own, but none of them was tried"
-        entry["says"] = f"{what} fits {placed} of {need} pods{counted} {alone}"
+        entry["says"] = f"{what} fits {placed} of {need} pods{counted} {_not_tried(fits, need, seen, keys)}"
         return entry
     text = f"{what} fits {placed} of {need} pods"
     if domain.uid in seen:
@@ -358,6 +361,17 @@ def _leaf_level(
             text += f" ({'; '.join(reasons)})"
     entry["says"] = text + counted
     return entry
+
+
+def _not_tried(
+    fits: list[tuple[Domain, int]], need: int, seen: dict[int, tuple[Any, ...]], keys: tuple[str, ...]
+) -> str:
+    """Why the domains that hold a PodGroup alone did not: split by its parent's domains, or never tried."""
+    fitting = {domain.value for domain, placed in fits if placed >= need}
+    one = len(fitting) == 1
+    if len(keys) > 1 and fitting & {item[0].value for item in seen.values()}:
+        return f"on {'its' if one else 'their'} own, but not within one {short_key(keys[-2])}"
+    return "on its own, but it was not tried" if one else "on their own, but none of them was tried"
 
 
 def _took(before: tuple[str, ...]) -> str:
