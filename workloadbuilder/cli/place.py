@@ -18,7 +18,7 @@ Both end with the answer's verdict tier (``verdict: TIER`` in text, the
 ``verdict`` key in JSON; see ``workloadbuilder.placement.verdict``). Exit
 codes: 0 for ``placeable`` (placed now, evicting nothing), 1 for every
 other tier (``placeable-after-preemption``, ``waiting-for-capacity``,
-``never``, ``invalid``), 2 for bad input.
+``never``, ``undecided``, ``invalid``), 2 for bad input.
 """
 
 from __future__ import annotations

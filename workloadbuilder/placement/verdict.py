@@ -42,7 +42,7 @@ TIERS = ("placeable", "placeable-after-preemption", "waiting-for-capacity", "nev
 
 @dataclass(frozen=True)
 class Verdict:
-    """One tier, the victims preemption would take (by name) and, for ``never``/``invalid``, the cause."""
+    """One tier, the victims preemption would take (by name) and, for ``never``/``undecided``/``invalid``, the cause."""
 
     tier: str
     victims: tuple[str, ...] = ()
