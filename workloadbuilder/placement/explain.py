@@ -1,21 +1,30 @@
-"""Why a gang does (not) fit, in terms a person can act on.
+"""Why a gang does (not) fit, in terms a person can act on; every line a cause that holds.
 
-One explanation per root hierarchy, built from kube-scheduler's trace (what
-each group could fit in each candidate domain) and the cluster as it stood:
+One explanation per root hierarchy, built right after its scheduling cycle
+from kube-scheduler's trace (what each group could fit in each candidate
+domain) and the cluster as that cycle left it:
 
 * ``quorum``: pods (or child groups) that exist against ``minCount``
   (``minGroupCount``); a gang short of its quorum is never even tried.
 * ``levels``: for each group that failed somewhere, its best candidate
   domain and shortfall, and how many candidates would have fit
   ("rack rack-00-0-03 in block block-00-0 fits 6 of 8 pods; 0 of 16 racks fit 8").
+  A composite candidate names the children that fit, those that did not
+  and how many were never tried (kube-scheduler stops once
+  ``minGroupCount`` is out of reach); a domain that holds a PodGroup alone
+  says what was left of it once the groups before it were placed.
 * ``resources``: for each failing PodGroup, how many nodes each requested
   resource rules out on its own (a node without room for even one pod).
-* ``claims``: group claims that could not be allocated, and why.
+* ``claims``: group claims that could not be allocated, or whose devices
+  pin the group to the nodes that reach them, and why.
+* ``placedBefore`` and ``interplay``: the roots placed before this one, and
+  those of them that took the room it needs (``interplay`` module).
 * ``preemption``: whether evicting lower-priority work would help, and
   what it would evict.
-* ``search`` and ``greedyGap`` (complete strategy): how the search ended,
-  and, when kube-scheduler fails where a placement exists, why its greedy
-  order misses it.
+* ``search`` and ``greedyGap`` (complete strategy): how the search ended
+  (a search cut short says the root "is not placed", never that it cannot
+  be), and, when kube-scheduler fails where a placement exists, why its
+  greedy order misses it.
 """
 
 from __future__ import annotations
