@@ -53,17 +53,24 @@ def plus(values: IntArray, amount: int) -> IntArray:
     return np.array([int(v) + amount for v in values], dtype=object)
 
 
-def group_sums(codes: npt.NDArray[np.int64], values: IntArray | Sequence[int], groups: int) -> IntArray:
+def group_sums(
+    codes: npt.NDArray[np.int64], values: IntArray | Sequence[int], groups: int, bound: int | None = None
+) -> IntArray:
     """``values`` added up per code (``0 <= code < groups``; negative codes belong to no group), exactly.
 
     Float weights are exact while every partial sum stays below 2**53; above
     that the sums are taken in ``int64``, and above 2**62 in Python integers.
+    ``bound``, when given, is a bound on every value's magnitude.
     """
     member = codes >= 0
     keys = codes[member]
     column = np.asarray(values)[member]
+    if bound is not None and bound * len(column) < 2**52 and column.dtype != object:
+        return np.bincount(keys, weights=column, minlength=groups).astype(np.int64)
     if column.dtype != object:
-        magnitude = float(np.abs(column.astype(np.float64)).sum()) if len(column) else 0.0
+        # The largest partial sum of any group, within a rounding error far below the margins used.
+        magnitudes = np.bincount(keys, weights=np.abs(column.astype(np.float64)), minlength=groups)
+        magnitude = float(magnitudes.max()) if groups else 0.0
         if magnitude < 2**52:
             return np.bincount(keys, weights=column, minlength=groups).astype(np.int64)
         if magnitude < _SAFE:

@@ -16,14 +16,30 @@ labels and pools are, not a scan of every pool in the cluster.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
-from workloadbuilder.placement.cluster import Cluster, DevicePool
-from workloadbuilder.placement.outcome import ClaimPin
+import numpy as np
+import numpy.typing as npt
+
+from workloadbuilder.placement.cluster import Cluster, DevicePool, Domain
+from workloadbuilder.placement.outcome import Devices
 from workloadbuilder.placement.request import ClaimRef
 from workloadbuilder.placement.snapshot import Allocation, Shape, Snapshot
 
-__all__ = ["CANNOT_ALLOCATE", "allocate", "devices_free", "first_fit", "pins", "pools_reaching", "reaching"]
+__all__ = [
+    "CANNOT_ALLOCATE",
+    "ClaimPin",
+    "allocate",
+    "covers",
+    "devices_free",
+    "first_fit",
+    "first_fit_all",
+    "pins",
+    "pools_reaching",
+    "reach_mask",
+    "reaching",
+]
 
 CANNOT_ALLOCATE = "cannot allocate all claims"
 """The trace note of a candidate where no node could allocate every claim for the group's first pod."""
@@ -43,6 +59,7 @@ class _PoolIndex:
         self.by_domain: dict[tuple[str, str, str], list[DevicePool]] = {}
         self.everywhere: dict[str, list[DevicePool]] = {}
         self.keys: dict[str, set[str]] = {}
+        self.cache: dict[tuple[str, int], list[DevicePool]] = {}
         for pool in cluster.pools:
             if pool.node is not None:
                 self.by_node.setdefault((pool.device_class, pool.node), []).append(pool)
@@ -54,6 +71,12 @@ class _PoolIndex:
                 self.everywhere.setdefault(pool.device_class, []).append(pool)
 
     def reaching(self, cluster: Cluster, device_class: str, i: int) -> list[DevicePool]:
+        found = self.cache.get((device_class, i))
+        if found is None:
+            found = self.cache[(device_class, i)] = self._reaching(cluster, device_class, i)
+        return found
+
+    def _reaching(self, cluster: Cluster, device_class: str, i: int) -> list[DevicePool]:
         found = list(self.by_node.get((device_class, cluster.names[i]), ()))
         labels = cluster.labels[i]
         for key in sorted(self.keys.get(device_class, ())):
@@ -76,19 +99,44 @@ def pools_reaching(cluster: Cluster, device_class: str, i: int) -> list[DevicePo
     return index.reaching(cluster, device_class, i)
 
 
-def first_fit(snap: Snapshot, claim: ClaimRef, node: int) -> tuple[tuple[str, int], ...] | None:
-    """kube-scheduler's choice: the claim's devices from pools reachable from ``node``, in pool order."""
+def first_fit(
+    snap: Snapshot, claim: ClaimRef, node: int, taken: Mapping[str, int] | None = None
+) -> tuple[tuple[str, int], ...] | None:
+    """kube-scheduler's choice: the claim's devices from pools reachable from ``node``, in pool order.
+
+    ``taken`` counts devices more claims took that the snapshot does not
+    hold yet (to try several claims in a row without assuming them).
+    """
     need = claim.device.count
-    taken = []
+    chosen = []
     for pool in pools_reaching(snap.cluster, claim.device.device_class, node):
-        free = devices_free(snap, pool)
+        free = devices_free(snap, pool) - (taken.get(pool.name, 0) if taken else 0)
         if free > 0:
             n = min(free, need)
-            taken.append((pool.name, n))
+            chosen.append((pool.name, n))
             need -= n
             if need == 0:
-                return tuple(taken)
+                return tuple(chosen)
     return None
+
+
+def first_fit_all(
+    snap: Snapshot, claims: Sequence[ClaimRef], node: int
+) -> dict[str, tuple[tuple[str, int], ...]] | None:
+    """``first_fit`` of each claim in turn, each seeing the devices the earlier ones took (``None``: one fails).
+
+    Nothing is assumed in the snapshot.
+    """
+    taken: dict[str, int] = {}
+    out = {}
+    for claim in claims:
+        devices = first_fit(snap, claim, node, taken)
+        if devices is None:
+            return None
+        for pool, n in devices:
+            taken[pool] = taken.get(pool, 0) + n
+        out[claim.name] = devices
+    return out
 
 
 def allocate(snap: Snapshot, claim: ClaimRef, devices: Sequence[tuple[str, int]]) -> Allocation:
@@ -108,25 +156,55 @@ def reaching(cluster: Cluster, allocations: Iterable[Allocation], nodes: Iterabl
     return [i for i in nodes if all(cluster.reaches(pool, i) for pool in pools)]
 
 
-def pins(
-    snap: Snapshot, shape: Shape, nodes: Iterable[int], claims: dict[str, Allocation], pending: Iterable[ClaimRef]
-) -> tuple[ClaimPin, ...]:
-    """The claims of ``claims`` (by name) whose devices do not reach a node of ``nodes`` with room for ``shape``.
+def reach_mask(cluster: Cluster, pools: Iterable[str]) -> npt.NDArray[np.bool_]:
+    """Which nodes reach every one of ``pools`` (by name), as a boolean array over the nodes."""
+    mask = np.ones(len(cluster), dtype=np.bool_)
+    for name in pools:
+        mask &= cluster.reach(cluster.pool(name))
+    return mask
 
-    ``pending`` are the claims that were not allocated before the group was
-    tried (their devices were taken for its first pod); the others were
-    allocated earlier. Empty when the devices reach every node with room, so
-    they are not what keeps the pods out.
+
+def covers(cluster: Cluster, pools: Iterable[str], domain: Domain) -> bool:
+    """Whether every node of ``domain`` reaches every one of ``pools``."""
+    return all(cluster.reaches_all(cluster.pool(name), domain) for name in pools)
+
+
+@dataclass(frozen=True)
+class ClaimPin:
+    """A group claim whose devices keep a candidate's pods off nodes that have room for them.
+
+    ``pools`` are the devices' pools, ``reach`` says who reaches them all
+    (``node n1``, ``rack r1``), and ``earlier`` is true when the claim was
+    allocated before the group was tried (a ``resourceClaimName`` claim that
+    another group holds), false when kube-scheduler took the devices
+    first-fit for the group's first pod.
     """
-    cluster, taken_now = snap.cluster, {ref.name for ref in pending}
+
+    claim: str
+    pools: tuple[str, ...]
+    reach: str
+    earlier: bool
+
+
+def pins(
+    snap: Snapshot, shape: Shape, nodes: Iterable[int], held: Mapping[str, Devices], taken: Mapping[str, Devices]
+) -> tuple[ClaimPin, ...]:
+    """The claims (by name) whose devices do not reach every node of ``nodes`` that has room for ``shape``.
+
+    ``held`` are the devices of the claims allocated before the group was
+    tried, ``taken`` those taken for its first pod (``GroupTrace.claim_devices``).
+    Empty when the devices reach every node with room: they are then not
+    what keeps the pods out.
+    """
+    cluster = snap.cluster
     roomy = [i for i in snap.allowed_nodes(shape, nodes) if shape.fits(snap.free(i)) > 0]
     out = []
-    for name, allocation in sorted(claims.items()):
-        pools = [cluster.pool(pool) for pool, _ in allocation.devices]
+    for name, devices in sorted({**held, **taken}.items()):
+        pools = [cluster.pool(pool) for pool, _ in devices]
         if all(all(cluster.reaches(pool, i) for pool in pools) for i in roomy):
             continue
         reach = " and ".join(dict.fromkeys(_reach(pool) for pool in pools))
-        out.append(ClaimPin(name, tuple(pool.name for pool in pools), reach, name not in taken_now))
+        out.append(ClaimPin(name, tuple(pool.name for pool in pools), reach, name in held))
     return tuple(out)
 
 

@@ -142,11 +142,12 @@ class DomainSet:
     domain as tuples of Python integers.
     """
 
-    __slots__ = ("alloc_columns", "alloc_sums", "codes", "domains", "uid", "used_columns", "used_sums")
+    __slots__ = ("_every", "alloc_columns", "alloc_sums", "codes", "domains", "uid", "used_columns", "used_sums")
 
     def __init__(self, cluster: Cluster, domains: list[Domain], uid: int) -> None:
         self.uid = uid
         self.domains = domains
+        self._every = np.arange(len(domains), dtype=np.int64)
         codes = np.full(len(cluster.names), -1, dtype=np.int64)
         for position, domain in enumerate(domains):
             domain.family = self
@@ -159,6 +160,17 @@ class DomainSet:
         self.alloc_sums = [tuple(map(int, row)) for row in zip(*self.alloc_columns)]
         self.used_sums = [tuple(map(int, row)) for row in zip(*self.used_columns)]
 
+    def positions(self, domains: Sequence[Domain]) -> npt.NDArray[np.int64] | None:
+        """Where each of ``domains`` is in this set (``None``: one of them is not in it)."""
+        if len(domains) == len(self.domains) and list(domains) == self.domains:
+            return self._every
+        positions = []
+        for domain in domains:
+            if domain.family is not self:
+                return None
+            positions.append(domain.position)
+        return np.asarray(positions, dtype=np.int64)
+
     def __len__(self) -> int:
         return len(self.domains)
 
@@ -167,7 +179,8 @@ def alloc_sums(domains: Sequence[Domain]) -> list[IntArray]:
     """The summed allocatable of each of ``domains`` (one ``DomainSet``), one exact array per scored resource."""
     family = domains[0].family
     assert family is not None
-    positions = np.fromiter((domain.position for domain in domains), dtype=np.int64, count=len(domains))
+    positions = family.positions(domains)
+    assert positions is not None, "the domains belong to one DomainSet"
     return [column[positions] for column in family.alloc_columns]
 
 
@@ -251,6 +264,8 @@ class Cluster:
         self._allowed_masks: dict[PodConstraints, npt.NDArray[np.bool_] | None] = {}
         self._affinity_domains: dict[PodConstraints, tuple[list[frozenset[str]], list[frozenset[str]]]] = {}
         self._parts: ClusterParts | None = None
+        self._reach: dict[str, npt.NDArray[np.bool_]] = {}
+        self._covers: dict[tuple[str, int], bool] = {}
 
     def replace(self, **changes: Any) -> Cluster:
         """A new cluster with this one's constructor arguments, but for ``changes`` (by argument name).
@@ -622,9 +637,30 @@ class Cluster:
 
     def reaches(self, pool: DevicePool, i: int) -> bool:
         """Whether pods on node ``i`` can use devices of ``pool``."""
-        if pool.node is not None:
-            return self.names[i] == pool.node
-        if pool.domain is not None:
-            key, value = pool.domain
-            return self.labels[i].get(key) == value
-        return True
+        return bool(self.reach(pool)[i])
+
+    def reaches_all(self, pool: DevicePool, domain: Domain) -> bool:
+        """Whether pods on every node of ``domain`` can use devices of ``pool`` (computed once per pair)."""
+        key = (pool.name, domain.uid)
+        answer = self._covers.get(key)
+        if answer is None:
+            answer = self._covers[key] = bool(self.reach(pool)[domain.node_array].all())
+        return answer
+
+    def reach(self, pool: DevicePool) -> npt.NDArray[np.bool_]:
+        """Which nodes' pods can use devices of ``pool``, as a boolean array (computed once per pool)."""
+        mask = self._reach.get(pool.name)
+        if mask is None:
+            mask = np.zeros(len(self.names), dtype=np.bool_)
+            if pool.node is not None:
+                if pool.node in self.node_index:
+                    mask[self.node_index[pool.node]] = True
+            elif pool.domain is not None:
+                key, value = pool.domain
+                domain = self.domains(key).get(value)
+                if domain is not None:
+                    mask[domain.node_array] = True
+            else:
+                mask[:] = True
+            self._reach[pool.name] = mask
+        return mask

@@ -35,14 +35,14 @@ from typing import Any
 
 import numpy as np
 
-from workloadbuilder.placement.claims import CANNOT_ALLOCATE, devices_free
+from workloadbuilder.placement.claims import CANNOT_ALLOCATE, ClaimPin, devices_free, pins
 from workloadbuilder.placement.cluster import Cluster, Domain, is_slot
 from workloadbuilder.placement.complete import SearchReport
 from workloadbuilder.placement.explanation import RootExplanation
 from workloadbuilder.placement.fiterror import fit_error
 from workloadbuilder.placement.interplay import interplay, names_of
 from workloadbuilder.placement.kube_scheduler import KubeScheduler, needed
-from workloadbuilder.placement.outcome import CandidateTrace, ClaimPin, GroupTrace, Outcome
+from workloadbuilder.placement.outcome import CandidateTrace, GroupTrace, Outcome
 from workloadbuilder.placement.preemption import Unit
 from workloadbuilder.placement.request import GroupRequest
 from workloadbuilder.placement.snapshot import Snapshot
@@ -132,7 +132,7 @@ def _failure(report: RootReport, out: dict[str, Any], snap: Snapshot, kube: Kube
         reported = {level["group"] for level in out["levels"]}
         failing = [group for group in root.walk() if group.is_leaf and group.name in reported]
         out["resources"] = _resources(failing, snap, kube)
-        out["claims"] = _claims(failing, report.trace, snap)
+        out["claims"] = _claims(failing, report.trace, snap, kube)
         lines += [level["text"] for level in out["levels"]]
         lines += _resource_lines(out["resources"])
         lines += [claim["text"] for claim in out["claims"]]
@@ -314,12 +314,12 @@ def _leaf_level(
 ) -> dict[str, Any]:
     cluster, need = snap.cluster, needed(group)
     key = keys[-1] if keys else None
-    # what the simulation saw in each domain it tried: the most that fit, its note, claim pins, what came before
-    seen: dict[int, tuple[Domain, int, str, tuple[ClaimPin, ...], tuple[str, ...]]] = {}
+    # what the simulation saw in each domain it tried: the most that fit, its note, its trace, what came before
+    seen: dict[int, tuple[Domain, int, str, GroupTrace, tuple[str, ...]]] = {}
     for trace, before in traces:
         for domain, placed, note in trace.fits:
             if domain.uid not in seen or placed > seen[domain.uid][1]:
-                seen[domain.uid] = (domain, placed, note, trace.pins.get(domain.uid, ()), before)
+                seen[domain.uid] = (domain, placed, note, trace, before)
     if seen and (group.claims or group.simulated_only):
         # where the claims fit depends on the first pod's node, and one pod
         # shape changes the room left for the next: only the simulation knows
@@ -363,9 +363,9 @@ def _leaf_level(
         return entry
     text = f"{what} fits {placed} of {need} pods"
     if domain.uid in seen:
-        _, _, note, pinned, _ = seen[domain.uid]
+        _, _, note, trace, _ = seen[domain.uid]
         reasons = [note] if note else []
-        reasons += [f"claim `{pin.claim}` {_pin_text(pin)}" for pin in pinned]
+        reasons += [f"claim `{pin.claim}` {_pin_text(pin)}" for pin in _pins_at(trace, domain, snap, kube)]
         if reasons:
             text += f" ({'; '.join(reasons)})"
     entry["says"] = text + counted
@@ -381,6 +381,12 @@ def _not_tried(
     if len(keys) > 1 and fitting & {item[0].value for item in seen.values()}:
         return f"on {'its' if one else 'their'} own, but not within one {short_key(keys[-2])}"
     return "on its own, but it was not tried" if one else "on their own, but none of them was tried"
+
+
+def _pins_at(trace: GroupTrace, domain: Domain, snap: Snapshot, kube: KubeScheduler) -> tuple[ClaimPin, ...]:
+    """The claims that pin a PodGroup's pods in one candidate domain of ``trace`` (none recorded: none)."""
+    devices = trace.claim_devices.get(domain.uid)
+    return () if devices is None else pins(snap, kube.shape(trace.group), domain.nodes, *devices)
 
 
 def _took(before: tuple[str, ...]) -> str:
@@ -557,19 +563,28 @@ def _resource_lines(entries: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def _claims(groups: list[GroupRequest], root_trace: GroupTrace, snap: Snapshot) -> list[dict[str, Any]]:
+def _claims(
+    groups: list[GroupRequest], root_trace: GroupTrace, snap: Snapshot, kube: KubeScheduler
+) -> list[dict[str, Any]]:
     """Per failing PodGroup's claim: too few free devices, no node to allocate it from, or devices that pin the pods.
 
     A claim allocated before the group was tried (another group's
-    ``resourceClaimName``) needs no free devices; it can only pin.
+    ``resourceClaimName``) needs no free devices; it can only pin. Pins are
+    read at the failed candidate where the most of the group's pods fit.
     """
     failed = [trace for trace in _traces(root_trace) if trace.chosen is None]
     unallocatable = {trace.group.name for trace in failed if any(note == CANNOT_ALLOCATE for _, _, note in trace.fits)}
-    pinned: dict[tuple[str, str], ClaimPin] = {}
+    closest: dict[str, tuple[int, GroupTrace, Domain]] = {}
     for trace in failed:
-        for found in trace.pins.values():
-            for pin in found:
-                pinned.setdefault((trace.group.name, pin.claim), pin)
+        for domain, placed, _ in trace.fits:
+            known = closest.get(trace.group.name)
+            if domain.uid in trace.claim_devices and (known is None or placed > known[0]):
+                closest[trace.group.name] = (placed, trace, domain)
+    pinned = {
+        (name, pin.claim): pin
+        for name, (_, trace, domain) in closest.items()
+        for pin in _pins_at(trace, domain, snap, kube)
+    }
     out = []
     for group in groups:
         for ref in group.claims:

@@ -28,13 +28,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from workloadbuilder.placement.arrays import plus
-from workloadbuilder.placement.claims import CANNOT_ALLOCATE, allocate, first_fit, pins, reaching
+from workloadbuilder.placement.arrays import IntArray, group_sums, plus
+from workloadbuilder.placement.claims import CANNOT_ALLOCATE, allocate, covers, first_fit_all, reach_mask, reaching
 from workloadbuilder.placement.cluster import Domain, alloc_sums
 from workloadbuilder.placement.outcome import CandidateTrace, GroupResult, GroupTrace, Outcome
-from workloadbuilder.placement.request import GroupRequest
-from workloadbuilder.placement.scoring import assign_pods, most_allocated, most_allocated_many, node_score
+from workloadbuilder.placement.request import ClaimRef, GroupRequest
+from workloadbuilder.placement.scoring import assign_pods, most_allocated, most_allocated_many, node_scores
 from workloadbuilder.placement.snapshot import Allocation, Shape, Snapshot
 from workloadbuilder.placement.spread import SpreadTracker
 
@@ -53,6 +54,21 @@ class _Best:
     domain: Domain
     ops: list[tuple[Any, ...]]
     outcome: Outcome
+
+
+def _rank_keys(
+    snap: Snapshot, shape: Shape, nodes: npt.NDArray[np.int64], fits: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int64]:
+    """One integer per node, higher for a better node (higher score, then lower index); -1 where no pod fits."""
+    keys = node_scores(snap, shape, nodes) * (len(snap.cluster) + 1) - nodes
+    return np.where(fits > 0, keys, -1)
+
+
+def _decode(key: int, nodes: int) -> int:
+    """The node of a ``_rank_keys`` key."""
+    width = nodes + 1
+    score = -(-key // width)
+    return score * width - key
 
 
 class KubeScheduler:
@@ -109,8 +125,8 @@ class KubeScheduler:
         candidates = self.candidates(group, scope)
         if group.claims:
             counts = []
-            for domain in candidates:
-                placed, note = self._claimed(group, shape, domain, commit=False, trace=trace)[:2]
+            claim_fits = self._claim_fits(group, shape, candidates, trace)
+            for domain, (placed, note) in zip(candidates, claim_fits, strict=True):
                 trace.record_fit(domain, placed, note)
                 counts.append(placed)
             placed_in = np.asarray(counts, dtype=np.int64)
@@ -123,13 +139,13 @@ class KubeScheduler:
         winners = np.flatnonzero(placed_in == top)
         domain = candidates[int(winners[0])]
         if len(winners) > 1:
-            tied = [candidates[int(k)] for k in winners]
+            tied = candidates if len(winners) == len(candidates) else [candidates[k] for k in winners.tolist()]
             requested = [plus(column, top * q) for column, q in zip(snap.used_sums(tied), shape.score_request)]
             scores = most_allocated_many(requested, alloc_sums(tied))
             domain = tied[int(np.argmax(scores))]
         trace.chosen = domain
         if group.claims:
-            _, _, nodes, claims = self._claimed(group, shape, domain, commit=True)
+            nodes, claims = self._claimed(group, shape, domain)
         else:
             nodes, claims = assign_pods(snap, shape, domain.node_array, group.count), {}
         own = dict(domains)
@@ -181,58 +197,101 @@ class KubeScheduler:
             out += [*nodes, *([None] * (count - len(nodes)))]
         return out
 
-    def _claimed(
-        self, group: GroupRequest, shape: Shape, domain: Domain, commit: bool, trace: GroupTrace | None = None
-    ) -> tuple[int, str, list[int], dict[str, Allocation]]:
-        """Pods of a claim-holding PodGroup that fit in ``domain``, allocating its claims for the first pod.
+    def _claim_fits(
+        self, group: GroupRequest, shape: Shape, candidates: list[Domain], trace: GroupTrace
+    ) -> list[tuple[int, str]]:
+        """(pods placed, note) of a claim-holding PodGroup in each candidate, as ``_claimed`` would place them.
 
-        Returns (pods placed, note, nodes, allocations); without ``commit``
-        nothing stays assumed. A ``trace`` records the claims that keep a
-        failing candidate's pods off nodes with room (``GroupTrace.pins``).
+        Nothing is assumed. The claims still to allocate go to the first pod's
+        node (the best-scoring one that fits it and where first fit finds
+        every claim's devices); the other pods fit on the candidate's nodes
+        that reach every allocated device. Every candidate's nodes are read
+        in one pass: their fits and scores; only the first pod's node is
+        looked at one candidate at a time. ``trace.claim_devices`` records,
+        per candidate short of ``minCount``, the devices its claims held or took.
         """
         snap, cluster = self.snap, self.cluster
-        mark = snap.mark()
+        if not candidates:
+            return []
+        allocations = [snap.allocations[ref.identity] for ref in group.claims if ref.identity in snap.allocations]
+        held = [name for allocation in allocations for name, _ in allocation.devices]
+        pending = [ref for ref in group.claims if ref.identity not in snap.allocations]
+        offsets = np.cumsum([0, *(len(domain.nodes) for domain in candidates)]).tolist()
+        nodes = np.concatenate([domain.node_array for domain in candidates])
+        owner = np.repeat(np.arange(len(candidates)), np.diff(offsets))
+        fits = snap.node_fits_now(shape, nodes)
+        if held:
+            fits = np.where(reach_mask(cluster, held)[nodes], fits, 0)
+        rooms = group_sums(owner, fits, len(candidates)).tolist()
+        had = {ref.name: snap.allocations[ref.identity].devices for ref in group.claims if ref not in pending}
+        if not pending or group.count <= 0:
+            out = [(min(group.count, room), "") for room in rooms]
+            trace.claim_devices.update((d.uid, (had, {})) for d, (n, _) in zip(candidates, out) if n < needed(group))
+            return out
+        keys = _rank_keys(snap, shape, nodes, fits)
+        best = np.maximum.reduceat(keys, offsets[:-1]).tolist()
+        out = []
+        for k, domain in enumerate(candidates):
+            if best[k] < 0:
+                out.append((0, CANNOT_ALLOCATE))
+                continue
+            segment = slice(offsets[k], offsets[k + 1])
+            devices = first_fit_all(snap, pending, _decode(best[k], len(cluster)))
+            if devices is None:
+                devices = self._first_node(pending, nodes[segment], keys[segment])[1]
+                if devices is None:
+                    out.append((0, CANNOT_ALLOCATE))
+                    continue
+            pools = {pool for taken in devices.values() for pool, _ in taken}
+            if covers(cluster, pools, domain):
+                room = rooms[k]
+            else:
+                room = int(fits[segment][reach_mask(cluster, pools)[nodes[segment]]].sum())
+            # The first pod takes one of its node's places.
+            out.append((1 + min(group.count - 1, room - 1), ""))
+            if out[-1][0] < needed(group):
+                trace.claim_devices[domain.uid] = (had, devices)
+        return out
+
+    def _first_node(
+        self, pending: list[ClaimRef], nodes: npt.NDArray[np.int64], keys: npt.NDArray[np.int64]
+    ) -> tuple[int | None, dict[str, tuple[tuple[str, int], ...]] | None]:
+        """The first pod's node: the best-ranked of ``nodes`` (by ``keys``) where first fit allocates every claim.
+
+        Returns the node and each claim's devices, or ``(None, None)``.
+        """
+        for position in np.argsort(-keys, kind="stable").tolist():
+            if keys[position] < 0:
+                break
+            i = int(nodes[position])
+            devices = first_fit_all(self.snap, pending, i)
+            if devices is not None:
+                return i, devices
+        return None, None
+
+    def _claimed(self, group: GroupRequest, shape: Shape, domain: Domain) -> tuple[list[int], dict[str, Allocation]]:
+        """Place a claim-holding PodGroup's pods in ``domain``, allocating its claims for the first pod; assumed.
+
+        Returns the pods' nodes and the group's claims' allocations.
+        """
+        snap, cluster = self.snap, self.cluster
         claims = {ref.name: snap.allocations[ref.identity] for ref in group.claims if ref.identity in snap.allocations}
         allowed = reaching(cluster, claims.values(), snap.allowed_nodes(shape, domain.nodes))
         pending = [ref for ref in group.claims if ref.identity not in snap.allocations]
         nodes: list[int] = []
         if pending and group.count > 0:
-            first = self._first_pod(shape, allowed, pending, claims)
-            if first is None:
-                snap.revert(mark)
-                return 0, CANNOT_ALLOCATE, [], {}
+            candidates = np.asarray(allowed, dtype=np.int64)
+            keys = _rank_keys(snap, shape, candidates, snap.node_fits_now(shape, candidates))
+            first, devices = self._first_node(pending, candidates, keys)
+            if first is None or devices is None:
+                return [], {}
+            for ref in pending:
+                claims[ref.name] = allocate(snap, ref, devices[ref.name])
             snap.add(first, shape.vector)
             nodes.append(first)
             allowed = reaching(cluster, claims.values(), allowed)
-        if commit:
-            nodes += assign_pods(snap, shape, allowed, group.count - len(nodes))
-            return len(nodes), "", nodes, claims
-        room = sum(shape.fits(snap.free(i)) for i in allowed)
-        placed = len(nodes) + min(group.count - len(nodes), room)
-        if trace is not None and placed < needed(group):
-            trace.pins[domain.uid] = pins(snap, shape, domain.nodes, claims, pending)
-        snap.revert(mark)
-        return placed, "", [], {}
-
-    def _first_pod(
-        self, shape: Shape, allowed: list[int], pending: list[Any], claims: dict[str, Allocation]
-    ) -> int | None:
-        """The node of the claim's first pod: the best-scoring node that fits it and can allocate every claim."""
-        snap = self.snap
-        fitting = [i for i in allowed if shape.fits(snap.free(i)) > 0]
-        for i in sorted(fitting, key=lambda i: (-node_score(snap, i, shape), i)):
-            mark = snap.mark()
-            taken = {}
-            for ref in pending:
-                devices = first_fit(snap, ref, i)
-                if devices is None:
-                    break
-                taken[ref.name] = allocate(snap, ref, devices)
-            else:
-                claims.update(taken)
-                return i
-            snap.revert(mark)
-        return None
+        nodes += assign_pods(snap, shape, allowed, group.count - len(nodes))
+        return nodes, claims
 
     # -- CompositePodGroup ------------------------------------------------------------
 
@@ -240,18 +299,19 @@ class KubeScheduler:
         snap = self.snap
         need = needed(group)
         total, request = self._subtree(group)
-        memo: dict[tuple[Any, int], tuple[int, int]] = {}
-        order = []
-        for index, domain in enumerate(self.candidates(group, scope)):
-            able, bound = self.bound(group, domain, memo)
-            if able < need:
-                trace.candidates.append(CandidateTrace(domain, able, False, skipped=True))
-                continue
-            tightness = 101
-            if bound == total:
-                tightness = most_allocated([u + q for u, q in zip(snap.used_sum(domain), request)], domain.alloc_sum)
-            order.append(((bound, tightness), index, domain))
-        order.sort(key=lambda entry: (-entry[0][0], -entry[0][1], entry[1]))
+        candidates = self.candidates(group, scope)
+        able, bounds = self.bounds(group, candidates, {})
+        tightness = np.full(len(candidates), 101, dtype=np.int64)
+        whole = np.flatnonzero((bounds == total) & (able >= need))
+        if len(whole):
+            fitting = [candidates[k] for k in whole.tolist()]
+            with_subtree = [plus(column, q) for column, q in zip(snap.used_sums(fitting), request, strict=True)]
+            tightness[whole] = most_allocated_many(with_subtree, alloc_sums(fitting))
+        for k in np.flatnonzero(able < need).tolist():
+            trace.candidates.append(CandidateTrace(candidates[k], int(able[k]), False, skipped=True))
+        eligible = np.flatnonzero(able >= need)
+        ranked = eligible[np.lexsort((eligible, -tightness[eligible], -bounds[eligible]))]
+        order = [((int(bounds[k]), int(tightness[k])), k, candidates[k]) for k in ranked.tolist()]
         best: _Best | None = None
         for bound_key, index, domain in order:
             if best is not None and (bound_key, -index) <= (best.key, -best.index):
@@ -300,28 +360,31 @@ class KubeScheduler:
         candidate.placed = satisfied
         return outcome, candidate
 
-    def bound(
-        self, group: GroupRequest, domain: Domain, memo: dict[tuple[Any, int], tuple[int, int]]
-    ) -> tuple[int, int]:
-        """(children that could each fit alone, pods that could fit at most) for ``group`` in ``domain``.
+    def bounds(
+        self, group: GroupRequest, candidates: list[Domain], memo: dict[tuple[Any, ...], tuple[IntArray, IntArray]]
+    ) -> tuple[IntArray, IntArray]:
+        """(children that could each fit alone, pods that could fit at most) for ``group`` in each candidate.
 
         For a PodGroup the first number is 1 or 0. Both ignore siblings and
-        lower topology keys, so they never understate what a simulation finds.
+        lower topology keys, so they never understate what a simulation
+        finds. ``memo`` holds the answers for these candidates by signature.
         """
-        key = (self.signature(group), domain.uid)
+        key = self.signature(group)
         cached = memo.get(key)
         if cached is not None:
             return cached
         if group.is_leaf:
-            pods = sum(min(count, self.snap.fit(shape, domain)) for shape, count in self.shapes(group))
-            result = (1 if pods >= needed(group) else 0, pods)
+            pods: IntArray = np.zeros(len(candidates), dtype=np.int64)
+            for shape, count in self.shapes(group):
+                pods = pods + np.minimum(self.snap.fits_in(shape, candidates), count)
+            result = ((pods >= needed(group)).astype(np.int64), pods)
         else:
-            able = pods = 0
+            able: IntArray = np.zeros(len(candidates), dtype=np.int64)
+            pods = np.zeros(len(candidates), dtype=np.int64)
             for child in group.children:
-                child_able, child_pods = self.bound(child, domain, memo)
-                pods += child_pods
-                if child_able >= (needed(child) if not child.is_leaf else 1):
-                    able += 1
+                child_able, child_pods = self.bounds(child, candidates, memo)
+                pods = pods + child_pods
+                able = able + (child_able >= (needed(child) if not child.is_leaf else 1))
             result = (able, pods)
         memo[key] = result
         return result

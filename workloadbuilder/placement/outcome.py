@@ -8,14 +8,17 @@ for each candidate domain how many pods (or child groups) fit there.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from workloadbuilder.placement.cluster import Domain
 from workloadbuilder.placement.request import GroupRequest
 from workloadbuilder.placement.snapshot import Allocation
 
-__all__ = ["CandidateTrace", "ClaimPin", "GroupResult", "GroupTrace", "Outcome"]
+__all__ = ["CandidateTrace", "Devices", "GroupResult", "GroupTrace", "Outcome"]
+
+Devices = tuple[tuple[str, int], ...]
+"""A claim's devices: ``(pool name, count)`` pairs."""
 
 
 @dataclass
@@ -66,23 +69,6 @@ class CandidateTrace:
     skipped: bool = False
 
 
-@dataclass(frozen=True)
-class ClaimPin:
-    """A group claim whose devices keep a candidate's pods off nodes that have room for them.
-
-    ``pools`` are the devices' pools, ``reach`` says who reaches them all
-    (``node n1``, ``rack r1``), and ``earlier`` is true when the claim was
-    allocated before the group was tried (a ``resourceClaimName`` claim that
-    another group holds), false when kube-scheduler took the devices
-    first-fit for the group's first pod.
-    """
-
-    claim: str
-    pools: tuple[str, ...]
-    reach: str
-    earlier: bool
-
-
 @dataclass
 class GroupTrace:
     """One attempt to place a group inside ``scope`` (the whole cluster, or its parent's candidate).
@@ -90,16 +76,18 @@ class GroupTrace:
     A PodGroup's candidates are ``(domain, pods that fit, note)`` triples in
     ``fits``, recorded a whole batch of domains at a time and built only
     when read (cheap for thousands of racks); a CompositePodGroup's are
-    ``CandidateTrace`` records in ``candidates``. ``pins`` holds, per
-    failing candidate domain (by ``uid``) of a claim-holding PodGroup, the
-    claims whose devices kept its pods off nodes with room.
+    ``CandidateTrace`` records in ``candidates``. ``claim_devices``
+    holds, per candidate domain (by ``uid``) of a claim-holding PodGroup
+    where fewer than ``minCount`` pods fit, the devices of its claims by claim
+    name: those allocated before it was tried, and those taken first-fit for
+    its first pod there.
     """
 
     group: GroupRequest
     scope: Domain
     candidates: list[CandidateTrace] = field(default_factory=list)
     chosen: Domain | None = None
-    pins: dict[int, tuple[ClaimPin, ...]] = field(default_factory=dict)
+    claim_devices: dict[int, tuple[Mapping[str, Devices], Mapping[str, Devices]]] = field(default_factory=dict)
     _batches: list[tuple[Sequence[Domain], Sequence[int], str]] = field(default_factory=list, repr=False)
 
     def record_fit(self, domain: Domain, placed: int, note: str = "") -> None:

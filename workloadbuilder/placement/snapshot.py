@@ -261,7 +261,7 @@ class Snapshot:
         """Pods of ``shape`` that fit in each domain of ``family`` before this query's changes."""
         fits = self._family_fits.get((shape.uid, family.uid))
         if fits is None:
-            fits = group_sums(family.codes, self.node_fits(shape), len(family))
+            fits = group_sums(family.codes, self.node_fits(shape), len(family), FIT_CAP)
             self._family_fits[(shape.uid, family.uid)] = fits
         return fits
 
@@ -278,12 +278,10 @@ class Snapshot:
 
     def fits_in(self, shape: Shape, domains: Sequence[Domain]) -> npt.NDArray[np.int64]:
         """``fit(shape, d)`` for each of ``domains``, in one pass when they belong to one ``DomainSet``."""
-        families = {id(domain.family) for domain in domains}
-        if len(families) != 1:
+        family = domains[0].family if domains else None
+        positions = family.positions(domains) if family is not None else None
+        if family is None or positions is None:
             return np.array([self.fit(shape, domain) for domain in domains], dtype=np.int64)
-        family = domains[0].family
-        assert family is not None
-        positions = np.fromiter((domain.position for domain in domains), dtype=np.int64, count=len(domains))
         out = self._base_fits(shape, family)[positions].copy()
         if self.delta:
             owners, changed = [], []
@@ -383,7 +381,8 @@ class Snapshot:
         """``used_sum`` of each of ``domains`` (one ``DomainSet``), as one exact array per scored resource."""
         family = domains[0].family
         assert family is not None
-        positions = np.fromiter((domain.position for domain in domains), dtype=np.int64, count=len(domains))
+        positions = family.positions(domains)
+        assert positions is not None, "the domains belong to one DomainSet"
         columns = [column[positions] for column in family.used_columns]
         if not self.delta:
             return columns
