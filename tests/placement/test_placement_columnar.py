@@ -11,6 +11,7 @@ assumptions already made in the snapshot.
 from __future__ import annotations
 
 import heapq
+import os
 from typing import Any
 
 import numpy as np
@@ -35,7 +36,7 @@ GI = 1024**3 * 1000
 HUGE = 2**70
 
 amounts = st.one_of(st.integers(0, 64_000), st.sampled_from([0, 100, 250, 999, 1000, 64_000]))
-memory = st.one_of(st.integers(0, 8) .map(lambda k: k * GI), st.integers(0, 512 * GI))
+memory = st.one_of(st.integers(0, 8).map(lambda k: k * GI), st.integers(0, 512 * GI))
 
 
 @st.composite
@@ -92,7 +93,12 @@ def reference_assign(snap: Snapshot, requests: dict[str, int], nodes: list[int],
     return placed
 
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=int(os.environ.get("WB_COLUMNAR_EXAMPLES", "150")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+"""``WB_COLUMNAR_EXAMPLES=3000`` runs more examples."""
 
 
 @SETTINGS

@@ -216,8 +216,9 @@ class KubeScheduler:
         allocations = [snap.allocations[ref.identity] for ref in group.claims if ref.identity in snap.allocations]
         held = [name for allocation in allocations for name, _ in allocation.devices]
         pending = [ref for ref in group.claims if ref.identity not in snap.allocations]
-        offsets = np.cumsum([0, *(len(domain.nodes) for domain in candidates)]).tolist()
-        nodes = np.concatenate([domain.node_array for domain in candidates])
+        family = candidates[0].family
+        assert family is not None
+        nodes, offsets = family.members(candidates)
         owner = np.repeat(np.arange(len(candidates)), np.diff(offsets))
         fits = snap.node_fits_now(shape, nodes)
         if held:

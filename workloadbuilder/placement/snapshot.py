@@ -6,10 +6,10 @@ it and reverts; a ``Snapshot`` does the same on top of an immutable
 devices taken from pools, claim allocations) in an undo log, so marking,
 reverting and replaying an evaluation costs what the evaluation changed.
 
-Fits are computed per *pod shape* (one request vector): for an indexed
-domain, the cluster's count of nodes per free vector gives the untouched
-part in one step per distinct vector; only nodes this query changed are
-read one by one.
+Fits are computed per *pod shape* (one request vector), in columns: how
+many pods fit on each node before this query's changes is one numpy pass,
+and how many fit in every domain of a ``DomainSet`` one more; only the
+nodes this query changed are corrected, all in one pass too.
 """
 
 from __future__ import annotations
