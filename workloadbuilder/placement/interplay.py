@@ -16,16 +16,11 @@ from typing import Any
 from workloadbuilder.placement.cluster import Cluster
 from workloadbuilder.placement.kube_scheduler import KubeScheduler
 from workloadbuilder.placement.outcome import Outcome
+from workloadbuilder.placement.prose import names_of, short_key
 from workloadbuilder.placement.request import GroupRequest
 from workloadbuilder.placement.snapshot import Snapshot
 
-__all__ = ["interplay", "names_of"]
-
-
-def names_of(names: Sequence[str], shown: int = 3) -> str:
-    """Group names for prose, each in backquotes: the first ``shown`` of a longer list, and how many more."""
-    text = ", ".join(f"`{name}`" for name in names[:shown])
-    return text + (f" and {len(names) - shown} more" if len(names) > shown else "")
+__all__ = ["interplay"]
 
 
 def interplay(
@@ -57,7 +52,7 @@ def interplay(
     result = alone.results.get(root.name)
     where = ""
     if result is not None and result.domains:
-        where = " in " + ", ".join(f"{key.rsplit('/', 1)[-1]} {value}" for key, value in result.domains.items())
+        where = " in " + ", ".join(f"{short_key(key)} {value}" for key, value in result.domains.items())
     text = (
         f"{names_of(named)} {'was' if one else 'were'} placed first and took the room `{root.name}` needs: "
         f"without {'it' if one else 'them'}, `{root.name}` fits{where}"
