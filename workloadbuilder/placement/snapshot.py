@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from workloadbuilder.placement.arrays import FIT_CAP, IntArray, exact, group_sums, headroom
+from workloadbuilder.placement.arrays import FIT_CAP, IntArray, exact, exact_sum, group_sums, headroom
 from workloadbuilder.placement.cluster import (
     ANTI_AFFINITY_PREFIX,
     SCORE_RESOURCES,
@@ -398,15 +398,18 @@ class Snapshot:
     def free_sum(self, domain: Domain) -> tuple[int, ...]:
         """``domain``'s free capacity now, per resource, added over its nodes (a node's debt counts as 0)."""
         cluster = self.cluster
-        vectors = cluster.vectors
         nodes = domain.node_array
+        vectors = cluster.vector_index[nodes]
+        changed = list(self.changed_in(domain))
+        deltas = self._delta_rows(changed) if changed else None
+        before = cluster.vector_index[changed] if changed else None
         sums = []
-        for column in cluster.free_columns():
-            free = column[cluster.vector_index[nodes]]
-            sums.append(int(np.maximum(free, 0).sum()) if free.dtype != object else sum(max(0, v) for v in free))
-        for i in self.changed_in(domain):
-            for r, (now, base) in enumerate(zip(self.free(i), vectors[cluster.vector_of[i]])):
-                sums[r] += max(0, now) - max(0, base)
+        for r, column in enumerate(cluster.free_columns()):
+            total = exact_sum(np.maximum(column[vectors], 0))
+            if deltas is not None and before is not None:
+                base = column[before]
+                total += exact_sum(np.maximum(base - deltas[:, r], 0)) - exact_sum(np.maximum(base, 0))
+            sums.append(total)
         return tuple(sums)
 
 
