@@ -120,7 +120,7 @@ CASES: dict[str, tuple[PlacementRequest, Cluster, list[str]]] = {
         cluster(node("n1", 8, rack="r1")),
         [
             "`c` cannot be placed",
-            "`c`: in rack r1, at most 6 of its 7 child groups fit, each on its own; 0 of 1 rack fit 7",
+            "`c`: in rack r1, at most 6 of its 7 child groups fit, each on its own: `g0` does not; 0 of 1 rack fit 7",
             "`g0`: rack r1 fits 8 of 9 pods; 0 of 1 rack fit 9",
             NO_PREEMPTION,
         ],

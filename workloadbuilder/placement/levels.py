@@ -73,7 +73,7 @@ def levels(root_trace: GroupTrace, snap: Snapshot, kube: KubeScheduler) -> list[
         level = (
             _leaf_level(group, entry.keys, snap, kube, entry.traces)
             if group.is_leaf
-            else _composite_level(group, entry.traces)
+            else _composite_level(group, entry.traces, kube)
         )
         level["alike"] = []
         alike[signature] = level
@@ -247,7 +247,9 @@ def _fit_alone(group: GroupRequest, domain: Domain, snap: Snapshot, kube: KubeSc
     return min(group.count, sum(min(count, snap.fit(shape, domain)) for shape, count in kube.shapes(group)))
 
 
-def _composite_level(group: GroupRequest, traces: list[tuple[GroupTrace, tuple[str, ...]]]) -> dict[str, Any]:
+def _composite_level(
+    group: GroupRequest, traces: list[tuple[GroupTrace, tuple[str, ...]]], kube: KubeScheduler
+) -> dict[str, Any]:
     """What the simulation saw in a CompositePodGroup's candidates: the one that came closest, child by child."""
     need = needed(group)
     seen: dict[int, tuple[Domain, Domain, CandidateTrace]] = {}
@@ -274,7 +276,7 @@ def _composite_level(group: GroupRequest, traces: list[tuple[GroupTrace, tuple[s
         return entry
     domain, scope, best = max(candidates, key=lambda c: (not c[2].skipped, c[2].placed))
     entry["best"] = {"domain": _where(domain, scope), "fits": best.placed, "alone": None}
-    entry["says"] = _candidate_text(group, _describe(domain, scope), best, need)
+    entry["says"] = _candidate_text(group, _describe(domain, scope), best, need, kube)
     if group.topology_key is not None:
         entry["says"] += f"; {fitting} of {count_of(len(candidates), short_key(group.topology_key))} fit {need}"
     return entry
@@ -285,11 +287,19 @@ def _closer(candidate: CandidateTrace, known: CandidateTrace) -> bool:
     return (not candidate.skipped, candidate.placed) > (not known.skipped, known.placed)
 
 
-def _candidate_text(group: GroupRequest, where: str, candidate: CandidateTrace, need: int) -> str:
-    """One composite candidate in words: the children that fit and that did not, and those never tried."""
+def _candidate_text(group: GroupRequest, where: str, candidate: CandidateTrace, need: int, kube: KubeScheduler) -> str:
+    """One composite candidate in words: the children that fit and that did not, and those never tried.
+
+    A candidate the capacity bound ruled out names the children that do not
+    fit it even alone now (the cluster as the cycle left it has at least the
+    room the bound saw, so each one named is short for certain).
+    """
     total = len(group.children)
     if candidate.skipped:
-        return f"in {where}, at most {candidate.placed} of its {count_of(total, 'child group')} fit, each on its own"
+        text = f"in {where}, at most {candidate.placed} of its {count_of(total, 'child group')} fit, each on its own"
+        memo: dict[tuple[Any, ...], tuple[Any, Any]] = {}
+        short = [child.name for child in group.children if not _fits_alone(kube, child, candidate.domain, memo)]
+        return text + (f": {names_of(short)} {'does' if len(short) == 1 else 'do'} not" if short else "")
     untried = total - len(candidate.children)
     if not untried:
         return f"{where} fits {candidate.placed} of {count_of(need, 'child group')}"
@@ -303,6 +313,14 @@ def _candidate_text(group: GroupRequest, where: str, candidate: CandidateTrace, 
         said = f"{_child_groups(failed)} {'does' if one else 'do'} not fit"
     rest = "the other child group was not tried" if untried == 1 else f"the other {untried} were not tried"
     return f"in {where}, {said}; {rest}, since {need} must fit"
+
+
+def _fits_alone(
+    kube: KubeScheduler, child: GroupRequest, domain: Domain, memo: dict[tuple[Any, ...], tuple[Any, Any]]
+) -> bool:
+    """Whether kube-scheduler's capacity bound lets ``child`` into ``domain``, as it counts its parent's children."""
+    able, _ = kube.bounds(child, [domain], memo)
+    return bool(able[0] >= (needed(child) if not child.is_leaf else 1))
 
 
 def _child_groups(names: list[str]) -> str:
