@@ -152,7 +152,7 @@ def _leaf_level(
         fits = [(domain, placed) for domain, placed, *_ in seen.values()]
     else:
         domains = list(cluster.domains(key).values()) if key is not None else [cluster.root]
-        fits = [(domain, _fit_alone(group, domain, snap, kube)) for domain in domains]
+        fits = list(zip(domains, _fit_alone(group, domains, kube), strict=True))
     fitting = sum(1 for _, placed in fits if placed >= need)
     entry: dict[str, Any] = {
         "group": group.name,
@@ -168,7 +168,8 @@ def _leaf_level(
         return entry
     counted = f"; {fitting} of {count_of(len(fits), short_key(key))} fit {need}" if key is not None else ""
     # the candidates tried that hold the minimum alone (parts of the counted domains where keys cross-cut)
-    alone = [(domain, _fit_alone(group, domain, snap, kube)) for domain, *_ in seen.values()] if fitting else []
+    tried_domains = [domain for domain, *_ in seen.values()] if fitting else []
+    alone = list(zip(tried_domains, _fit_alone(group, tried_domains, kube), strict=True))
     tried = [(domain, placed) for domain, placed in alone if placed >= need]
     if tried:
         domain, placed = max(tried, key=lambda pair: pair[1])
@@ -242,9 +243,13 @@ def _leaf_where(domain: Domain, keys: tuple[str, ...], cluster: Cluster) -> dict
     return where
 
 
-def _fit_alone(group: GroupRequest, domain: Domain, snap: Snapshot, kube: KubeScheduler) -> int:
-    """How many of the PodGroup's pods fit ``domain``, each pod shape on its own (an upper bound for mixed shapes)."""
-    return min(group.count, sum(min(count, snap.fit(shape, domain)) for shape, count in kube.shapes(group)))
+def _fit_alone(group: GroupRequest, domains: list[Domain], kube: KubeScheduler) -> list[int]:
+    """How many of the PodGroup's pods fit each of ``domains`` on its own, each pod shape on its own.
+
+    kube-scheduler's capacity bound (an upper bound for mixed shapes), read
+    for all the domains at once.
+    """
+    return [int(pods) for pods in kube.bounds(group, domains, {})[1]] if domains else []
 
 
 def _composite_level(
