@@ -11,7 +11,7 @@ admit it. The answer lists roots in request order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from workloadbuilder.errors import InvalidArgumentError
@@ -33,8 +33,8 @@ from workloadbuilder.placement.priorities import (
     resolve_request,
 )
 from workloadbuilder.placement.quantity import format_millis
-from workloadbuilder.placement.request import GroupRequest, PlacementRequest
-from workloadbuilder.placement.snapshot import Shape, Snapshot, slots_of
+from workloadbuilder.placement.request import PlacementRequest
+from workloadbuilder.placement.snapshot import Snapshot, slots_of
 
 __all__ = ["STRATEGIES", "place"]
 
@@ -155,12 +155,7 @@ class _Runner:
 def _preempt(snap: Snapshot, runner: _Runner, root: Any, candidates: Candidates, assume: bool = True) -> Victims | None:
     """Preemption for ``root`` with the runner's strategy; ``assume=False`` probes, leaving ``snap`` as it was."""
     budgets = snap.cluster.disruption_budgets
-    return preempt(snap, root, candidates, lambda: runner.outcome(root), _shapes(runner.kube), budgets, assume)
-
-
-def _shapes(kube: KubeScheduler) -> Callable[[GroupRequest], list[tuple[Shape, int]]]:
-    """Each PodGroup's pod shapes with their counts, in placement order (one shape per PodGroup here)."""
-    return lambda group: [(kube.shape(group), group.count)]
+    return preempt(snap, root, candidates, lambda: runner.outcome(root), runner.kube.shapes, budgets, assume)
 
 
 def _answer(
