@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from workloadbuilder.placement.arrays import IntArray, group_sums, plus
-from workloadbuilder.placement.claims import allocate, covers, first_fit_all, reach_mask, reaching
+from workloadbuilder.placement.claims import CANNOT_ALLOCATE, allocate, covers, first_fit_all, reach_mask, reaching
 from workloadbuilder.placement.cluster import Domain, alloc_sums
 from workloadbuilder.placement.outcome import CandidateTrace, GroupResult, GroupTrace, Outcome
 from workloadbuilder.placement.request import ClaimRef, GroupRequest
@@ -40,9 +40,6 @@ from workloadbuilder.placement.snapshot import Allocation, Shape, Snapshot
 from workloadbuilder.placement.spread import SpreadTracker
 
 __all__ = ["KubeScheduler", "needed"]
-
-CANNOT_ALLOCATE = "cannot allocate all claims"
-"""The note of a candidate where the first pod finds no node to allocate the group's claims at."""
 
 
 def needed(group: GroupRequest) -> int:
@@ -128,7 +125,8 @@ class KubeScheduler:
         candidates = self.candidates(group, scope)
         if group.claims:
             counts = []
-            for domain, (placed, note) in zip(candidates, self._claim_fits(group, shape, candidates), strict=True):
+            claim_fits = self._claim_fits(group, shape, candidates, trace)
+            for domain, (placed, note) in zip(candidates, claim_fits, strict=True):
                 trace.record_fit(domain, placed, note)
                 counts.append(placed)
             placed_in = np.asarray(counts, dtype=np.int64)
@@ -232,15 +230,18 @@ class KubeScheduler:
             out += [*nodes, *([None] * (wanted - len(nodes)))]
         return out, claims, ""
 
-    def _claim_fits(self, group: GroupRequest, shape: Shape, candidates: list[Domain]) -> list[tuple[int, str]]:
-        """(pods placed, note) of a claim-holding PodGroup in each candidate, as ``_claimed`` would place them.
+    def _claim_fits(
+        self, group: GroupRequest, shape: Shape, candidates: list[Domain], trace: GroupTrace
+    ) -> list[tuple[int, str]]:
+        """(pods placed, note) of a claim-holding PodGroup in each candidate, as ``_assign_sets`` would place them.
 
         Nothing is assumed. The claims still to allocate go to the first pod's
         node (the best-scoring one that fits it and where first fit finds
         every claim's devices); the other pods fit on the candidate's nodes
         that reach every allocated device. Every candidate's nodes are read
         in one pass: their fits and scores; only the first pod's node is
-        looked at one candidate at a time.
+        looked at one candidate at a time. ``trace.claim_devices`` records,
+        per candidate short of ``minCount``, the devices its claims held or took.
         """
         snap, cluster = self.snap, self.cluster
         if not candidates:
@@ -256,8 +257,11 @@ class KubeScheduler:
         if held:
             fits = np.where(reach_mask(cluster, held, nodes), fits, 0)
         rooms = group_sums(owner, fits, len(candidates)).tolist()
+        had = {ref.name: snap.allocations[ref.identity].devices for ref in group.claims if ref not in pending}
         if not pending or group.count <= 0:
-            return [(min(group.count, room), "") for room in rooms]
+            out = [(min(group.count, room), "") for room in rooms]
+            trace.claim_devices.update((d.uid, (had, {})) for d, (n, _) in zip(candidates, out) if n < needed(group))
+            return out
         keys = _rank_keys(snap, shape, nodes, fits)
         best = np.maximum.reduceat(keys, offsets[:-1]).tolist()
         out = []
@@ -279,6 +283,8 @@ class KubeScheduler:
                 room = int(fits[segment][reach_mask(cluster, pools, nodes[segment])].sum())
             # The first pod takes one of its node's places.
             out.append((1 + min(group.count - 1, room - 1), ""))
+            if out[-1][0] < needed(group):
+                trace.claim_devices[domain.uid] = (had, devices)
         return out
 
     def _first_node(
