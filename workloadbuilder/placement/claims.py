@@ -33,6 +33,7 @@ __all__ = [
     "allocate",
     "covers",
     "devices_free",
+    "domain_supply",
     "first_fit",
     "first_fit_all",
     "pins",
@@ -60,6 +61,7 @@ class _PoolIndex:
         self.everywhere: dict[str, list[DevicePool]] = {}
         self.keys: dict[str, set[str]] = {}
         self.cache: dict[tuple[str, int], list[DevicePool]] = {}
+        self.shared: dict[tuple[str, str | None], _Shared | None] = {}
         for pool in cluster.pools:
             if pool.node is not None:
                 self.by_node.setdefault((pool.device_class, pool.node), []).append(pool)
@@ -87,16 +89,76 @@ class _PoolIndex:
         found.sort(key=lambda pool: self.order[pool.name])
         return found
 
+    def shared_by(self, cluster: Cluster, device_class: str, key: str | None) -> _Shared | None:
+        """The pools of ``device_class``, when each is everyone's or a whole domain's of ``key`` (else ``None``)."""
+        cached = self.shared.get((device_class, key))
+        if cached is None and (device_class, key) not in self.shared:
+            if any(cls == device_class for cls, _ in self.by_node) or self.keys.get(device_class, set()) - {key}:
+                cached = None
+            else:
+                everywhere = self.everywhere.get(device_class, [])
+                pools = [
+                    (value, pool)
+                    for (cls, k, value), found in self.by_domain.items()
+                    for pool in found
+                    if cls == device_class and k == key
+                ]
+                cached = _Shared(everywhere, pools)
+            self.shared[(device_class, key)] = cached
+        return cached
+
+
+@dataclass
+class _Shared:
+    """Pools every node of a domain reaches alike: everyone's, and each domain's own, by label value."""
+
+    everywhere: list[DevicePool]
+    by_value: list[tuple[str, DevicePool]]
+
 
 _INDEXES: weakref.WeakKeyDictionary[Cluster, _PoolIndex] = weakref.WeakKeyDictionary()
 
 
-def pools_reaching(cluster: Cluster, device_class: str, i: int) -> list[DevicePool]:
-    """The pools of ``device_class`` whose devices pods on node ``i`` can use, in the cluster's pool order."""
+def _index(cluster: Cluster) -> _PoolIndex:
     index = _INDEXES.get(cluster)
     if index is None:
         index = _INDEXES[cluster] = _PoolIndex(cluster)
-    return index.reaching(cluster, device_class, i)
+    return index
+
+
+def pools_reaching(cluster: Cluster, device_class: str, i: int) -> list[DevicePool]:
+    """The pools of ``device_class`` whose devices pods on node ``i`` can use, in the cluster's pool order."""
+    return _index(cluster).reaching(cluster, device_class, i)
+
+
+def domain_supply(snap: Snapshot, claims: Sequence[ClaimRef], domains: Sequence[Domain]) -> list[bool] | None:
+    """Whether first fit allocates every one of ``claims`` in turn at any node of each domain (one key's domains).
+
+    Answered without trying a node when every pool of the claims' device
+    classes is everyone's or a whole domain's of the domains' key: then
+    every node of a domain reaches the same pools, which reach all of the
+    domain, and first fit succeeds exactly when, per device class, the
+    devices free there add up to what the claims of that class need.
+    ``None`` when some pool is a node's or another key's.
+    """
+    index = _index(snap.cluster)
+    key = domains[0].key if domains else None
+    needs: dict[str, int] = {}
+    for claim in claims:
+        needs[claim.device.device_class] = needs.get(claim.device.device_class, 0) + claim.device.count
+    ok = [True] * len(domains)
+    for device_class, need in needs.items():
+        shared = index.shared_by(snap.cluster, device_class, key)
+        if shared is None:
+            return None
+        base = sum(max(0, devices_free(snap, pool)) for pool in shared.everywhere)
+        per_value: dict[str, int] = {}
+        for value, pool in shared.by_value:
+            per_value[value] = per_value.get(value, 0) + max(0, devices_free(snap, pool))
+        for k, domain in enumerate(domains):
+            if base + per_value.get(domain.value or "", 0) < need:
+                ok[k] = False
+    return ok
 
 
 def first_fit(

@@ -31,7 +31,15 @@ import numpy as np
 import numpy.typing as npt
 
 from workloadbuilder.placement.arrays import IntArray, group_sums, plus
-from workloadbuilder.placement.claims import CANNOT_ALLOCATE, allocate, covers, first_fit_all, reach_mask, reaching
+from workloadbuilder.placement.claims import (
+    CANNOT_ALLOCATE,
+    allocate,
+    covers,
+    domain_supply,
+    first_fit_all,
+    reach_mask,
+    reaching,
+)
 from workloadbuilder.placement.cluster import Domain, alloc_sums
 from workloadbuilder.placement.outcome import CandidateTrace, GroupResult, GroupTrace, Outcome
 from workloadbuilder.placement.request import ClaimRef, GroupRequest
@@ -190,9 +198,7 @@ class KubeScheduler:
         request = tuple(u - b for u, b in zip(snap.used_sum(domain), before))
         return Outcome(True, len(nodes), {group.name: GroupResult(own, domain, nodes, claims, names)}, request)
 
-    def _assign_sets(
-        self, group: GroupRequest, domain: Domain
-    ) -> tuple[list[int | None], dict[str, Allocation], str]:
+    def _assign_sets(self, group: GroupRequest, domain: Domain) -> tuple[list[int | None], dict[str, Allocation], str]:
         """Each pod's node (``None`` where it does not fit), the pod sets in creation order, assumed.
 
         With group claims, the first pod allocates the claims not yet
@@ -239,8 +245,9 @@ class KubeScheduler:
         node (the best-scoring one that fits it and where first fit finds
         every claim's devices); the other pods fit on the candidate's nodes
         that reach every allocated device. Every candidate's nodes are read
-        in one pass: their fits and scores; only the first pod's node is
-        looked at one candidate at a time. ``trace.claim_devices`` records,
+        in one pass: their fits and scores; where every pool is everyone's or
+        a whole candidate's (``claims.domain_supply``) no node is tried, and
+        otherwise only the first pod's node, one candidate at a time. ``trace.claim_devices`` records,
         per candidate short of ``minCount``, the devices its claims held or took.
         """
         snap, cluster = self.snap, self.cluster
@@ -264,10 +271,18 @@ class KubeScheduler:
             return out
         keys = _rank_keys(snap, shape, nodes, fits)
         best = np.maximum.reduceat(keys, offsets[:-1]).tolist()
+        supplied = domain_supply(snap, pending, candidates)
         out = []
         for k, domain in enumerate(candidates):
-            if best[k] < 0:
+            if best[k] < 0 or (supplied is not None and not supplied[k]):
                 out.append((0, CANNOT_ALLOCATE))
+                continue
+            if supplied is not None:
+                # Every node of the domain reaches the same pools, and they reach all of it.
+                out.append((1 + min(group.count - 1, rooms[k] - 1), ""))
+                if out[-1][0] < needed(group):
+                    taken = first_fit_all(snap, pending, _decode(best[k], len(cluster)))
+                    trace.claim_devices[domain.uid] = (had, taken or {})
                 continue
             segment = slice(offsets[k], offsets[k + 1])
             devices = first_fit_all(snap, pending, _decode(best[k], len(cluster)))
