@@ -19,9 +19,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from workloadbuilder.placement import Cluster
+from workloadbuilder.placement import Cluster, DevicePool
 from workloadbuilder.placement.arrays import exact, group_sums, plus
+from workloadbuilder.placement.claims import covers, domain_supply, first_fit_all
 from workloadbuilder.placement.constraints import Taint
+from workloadbuilder.placement.request import ClaimRef, DeviceRequest
 from workloadbuilder.placement.scoring import (
     assign_pods,
     most_allocated,
@@ -200,3 +202,52 @@ def test_free_sum_of_fifty_thousand_large_nodes_does_not_wrap_around() -> None:
     cluster = Cluster.build(nodes)
     memory = cluster.resource_index["memory"]
     assert Snapshot(cluster).free_sum(cluster.root)[memory] == 50_000 * 512 * GI
+
+
+@st.composite
+def pooled(draw: Any) -> tuple[Cluster, list[ClaimRef], dict[str, int]]:
+    """A racked cluster with everyone's and racks' pools of two classes, claims on them and devices already taken."""
+    count = draw(st.integers(1, 12))
+    nodes = [
+        {"name": f"n{i}", "labels": {"rack": f"r{draw(st.integers(0, 3))}"}, "allocatable": {"cpu": 1000}}
+        for i in range(count)
+    ]
+    pools = []
+    for p in range(draw(st.integers(0, 6))):
+        device_class = draw(st.sampled_from(["nic", "fabric"]))
+        rack = draw(st.sampled_from([None, "r0", "r1", "r2", "r3"]))
+        domain = None if rack is None else ("rack", rack)
+        size = draw(st.integers(1, 3))
+        pools.append(DevicePool(f"p{p}", device_class, size, draw(st.integers(0, 1)), domain=domain))
+    claims = []
+    for c in range(draw(st.integers(1, 3))):
+        device = DeviceRequest(draw(st.sampled_from(["nic", "fabric"])), draw(st.integers(1, 3)))
+        claims.append(ClaimRef(f"c{c}", (f"c{c}",), "template", device))
+    taken = {pool.name: draw(st.integers(0, 1)) for pool in pools}
+    return Cluster.build(nodes, pools), claims, taken
+
+
+@SETTINGS
+@given(pooled())
+def test_domain_supply_is_first_fit_at_every_node(instance: tuple[Cluster, list[ClaimRef], dict[str, int]]) -> None:
+    cluster, claims, taken = instance
+    snap = Snapshot(cluster)
+    for pool, n in taken.items():
+        snap.take_devices(pool, n)
+    domains = list(cluster.domains("rack").values())
+    supply = domain_supply(snap, claims, domains)
+    assert supply is not None
+    for domain, supplied in zip(domains, supply, strict=True):
+        assert [first_fit_all(snap, claims, i) is not None for i in domain.nodes] == [supplied] * len(domain.nodes)
+    # ... and the pools reach all of the domain: everyone's, and the domain's own
+    for domain in domains:
+        own = [pool.name for pool in cluster.pools if pool.domain in (None, ("rack", domain.value))]
+        assert covers(cluster, own, domain)
+
+
+def test_domain_supply_declines_node_pools_and_other_keys() -> None:
+    nodes = [{"name": "n0", "labels": {"rack": "r0", "block": "b0"}, "allocatable": {"cpu": 1000}}]
+    claim = ClaimRef("c", ("c",), "template", DeviceRequest("nic", 1))
+    for pool in (DevicePool("local", "nic", 2, node="n0"), DevicePool("block", "nic", 2, domain=("block", "b0"))):
+        cluster = Cluster.build(nodes, [pool])
+        assert domain_supply(Snapshot(cluster), [claim], list(cluster.domains("rack").values())) is None
