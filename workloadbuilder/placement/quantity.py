@@ -9,8 +9,10 @@ keeps every resource as an integer number of *millis*: CPU as
 1000, because that is how kube-scheduler reads them (``MilliCPU`` and whole
 bytes or devices, both rounded up).
 
-Parsing is memoized: a real cluster repeats a handful of allocatable and
-request strings across thousands of nodes and pods.
+The forms nodes and pods mostly write (``"110"``, ``"191450m"``,
+``"2001321736Ki"``) are read by a short path that gives the same amounts as
+the full scanner; every other string is parsed in full and memoized, as a
+real cluster repeats a handful of request strings across thousands of pods.
 
 Going the other way, ``format_millis`` writes an amount as a canonical
 quantity string and ``readable_quantity`` as people read it (``852.6``
@@ -29,7 +31,6 @@ __all__ = [
     "ERR_SUFFIX",
     "MAX_CACHED",
     "QuantityError",
-    "cached_millis",
     "clear_cache",
     "format_millis",
     "parse_nanos",
@@ -51,6 +52,21 @@ _MAX_INT64 = 2**63 - 1
 _LIMIT = _MAX_INT64 * _NANO
 _BINARY_SUFFIXES = (("Ei", 2**60), ("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10))
 _BYTE_RESOURCES = ("memory", "ephemeral-storage", "storage")
+_COMMON_SUFFIXES = {
+    "": _NANO,
+    "m": 10**6,
+    "k": 10**12,
+    "M": 10**15,
+    "G": 10**18,
+    "T": 10**21,
+    "Ki": 2**10 * _NANO,
+    "Mi": 2**20 * _NANO,
+    "Gi": 2**30 * _NANO,
+    "Ti": 2**40 * _NANO,
+}
+"""Nanos per unit of the suffixes the short path reads."""
+_SUFFIX_LETTERS = "mkMGTKi"
+_COMMON_DIGITS = 18
 
 
 class QuantityError(WorkloadBuilderError, ValueError):
@@ -170,6 +186,20 @@ def _needs_exact_decimal(num: str, denom: str, base: int, exponent: int) -> bool
     return 15 - len(num) - int(exponent * 3 / 10) - 1 < 0
 
 
+def _common_nanos(text: str) -> int | None:
+    """The amount of a common-form quantity (up to 18 ASCII digits, then ``m``, ``Ki``... or nothing), or ``None``.
+
+    Such a string has no sign, no decimal point and no exponent, so it is
+    the whole number times its suffix's unit, capped as the full parser caps
+    it; ``None`` sends every other string to the full parser.
+    """
+    digits = text.rstrip(_SUFFIX_LETTERS)
+    unit = _COMMON_SUFFIXES.get(text[len(digits) :])
+    if unit is None or not 0 < len(digits) <= _COMMON_DIGITS or not digits.isascii() or not digits.isdigit():
+        return None
+    return min(int(digits) * unit, _LIMIT)
+
+
 _NANOS: dict[str, int] = {}
 
 
@@ -185,7 +215,9 @@ def parse_nanos(text: str) -> int:
         >>> parse_nanos("0.1n")  # anything above zero rounds up to one nano
         1
     """
-    nanos = _NANOS.get(text)
+    nanos = _common_nanos(text)
+    if nanos is None:
+        nanos = _NANOS.get(text)
     if nanos is None:
         nanos = _parse(text)
         _remember(_NANOS, text, nanos)
@@ -214,21 +246,20 @@ def resource_millis(resource: str, text: str) -> int:
         (1500, 2000, 1)
     """
     is_cpu = resource == "cpu"
+    nanos = _common_nanos(text)
+    if nanos is not None:
+        return _millis(is_cpu, nanos)
     key = (is_cpu, text)
     millis = _MILLIS.get(key)
     if millis is None:
-        nanos = parse_nanos(text)
-        if is_cpu:
-            millis = _ceil_up(nanos, 10**6)
-        else:
-            millis = _ceil_up(nanos, _NANO) * 1000
+        millis = _millis(is_cpu, parse_nanos(text))
         _remember(_MILLIS, key, millis)
     return millis
 
 
-def cached_millis(resource: str, text: str) -> int | None:
-    """``resource_millis`` if that string was read before, else ``None`` (a dictionary lookup, no parsing)."""
-    return _MILLIS.get((resource == "cpu", text))
+def _millis(is_cpu: bool, nanos: int) -> int:
+    """Nanos as kube-scheduler counts them, in millis: milli-cores for CPU, whole units times 1000 otherwise."""
+    return _ceil_up(nanos, 10**6) if is_cpu else _ceil_up(nanos, _NANO) * 1000
 
 
 def _remember(cache: dict[Any, int], key: Any, value: int) -> None:
