@@ -292,16 +292,21 @@ class Cluster:
 
     @classmethod
     def from_parts(cls, parts: ClusterParts) -> Cluster:
-        """A cluster from what a reader found (``ingest``, ``generate``)."""
-        return cls.build(
-            parts.nodes,
-            parts.pools,
-            parts.pods,
-            parts.groups,
-            priority_classes=parts.priority_classes,
-            disruption_budgets=parts.disruption_budgets,
-            warnings=parts.warnings,
-        )
+        """A cluster from what a reader found (``ingest``, ``generate``).
+
+        Indexing makes no reference cycles: the cycle collector is paused
+        meanwhile, as it is while reading (``ingest.quiet_gc``).
+        """
+        with ingest.quiet_gc():
+            return cls.build(
+                parts.nodes,
+                parts.pools,
+                parts.pods,
+                parts.groups,
+                priority_classes=parts.priority_classes,
+                disruption_budgets=parts.disruption_budgets,
+                warnings=parts.warnings,
+            )
 
     def with_slots(self, slots: Iterable[str]) -> Cluster:
         """This cluster, or a copy that also has each of the one-slot resources ``slots`` it lacks.

@@ -115,7 +115,7 @@ def _from_kubectl(nodes_json: Any, pods_json: Any, groups_json: Any, policies_js
     errors = ErrorList()
     parts = ClusterParts()
     items = _items(nodes_json, "nodes")
-    mixed = any(isinstance(item, Mapping) and item.get("kind") not in (None, "Node") for item in items)
+    mixed = any(_is_object(item) and item.get("kind") not in (None, "Node") for item in items)
     section = "items" if mixed else "nodes"
     by_kind = _by_kind(items, section, errors)
     policies = _items(policies_json, "policies")
@@ -178,13 +178,18 @@ def _by_kind(items: list[Any], section: str, errors: ErrorList) -> dict[str, lis
     """A ``kubectl get ... -o json`` List sorted by kind, each item with its index; an item without kind is a Node."""
     out: dict[str, list[tuple[int, Any]]] = {}
     for i, item in enumerate(items):
-        kind = item.get("kind") if isinstance(item, Mapping) else None
+        kind = item.get("kind") if _is_object(item) else None
         kind = kind or "Node"
         if kind not in CLUSTER_KINDS:
             errors.append(not_supported(FieldPath(section).index(i).child("kind"), kind, CLUSTER_KINDS))
             continue
         out.setdefault(kind, []).append((i, item))
     return out
+
+
+def _is_object(item: Any) -> bool:
+    """Whether ``item`` is a JSON object (the common case, a plain dict, checked first)."""
+    return type(item) is dict or isinstance(item, Mapping)
 
 
 def _items(data: Any, section: str) -> list[Any]:

@@ -169,10 +169,14 @@ class _Reader:
 
 
 def _ready(conditions: Any) -> str:
-    """The status of a node's Ready condition (``Unknown`` when it reports none; ``True`` without conditions)."""
+    """The status of a node's Ready condition (``Unknown`` when it reports none; ``True`` without conditions).
+
+    Conditions are keyed by type (one per type); the kubelet lists Ready
+    last, so the list is searched from its end.
+    """
     if not isinstance(conditions, list):
         return "True"
-    for condition in conditions:
+    for condition in reversed(conditions):
         if (type(condition) is dict or isinstance(condition, Mapping)) and condition.get("type") == "Ready":
             return str(condition.get("status") or "Unknown")
     return "Unknown"

@@ -52,21 +52,20 @@ _MAX_INT64 = 2**63 - 1
 _LIMIT = _MAX_INT64 * _NANO
 _BINARY_SUFFIXES = (("Ei", 2**60), ("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10))
 _BYTE_RESOURCES = ("memory", "ephemeral-storage", "storage")
-_COMMON_SUFFIXES = {
-    "": _NANO,
-    "m": 10**6,
-    "k": 10**12,
-    "M": 10**15,
-    "G": 10**18,
-    "T": 10**21,
-    "Ki": 2**10 * _NANO,
-    "Mi": 2**20 * _NANO,
-    "Gi": 2**30 * _NANO,
-    "Ti": 2**40 * _NANO,
+_WHOLE_UNITS = {
+    "k": 10**3 * 1000,
+    "M": 10**6 * 1000,
+    "G": 10**9 * 1000,
+    "T": 10**12 * 1000,
+    "Ki": 2**10 * 1000,
+    "Mi": 2**20 * 1000,
+    "Gi": 2**30 * 1000,
+    "Ti": 2**40 * 1000,
 }
-"""Nanos per unit of the suffixes the short path reads."""
+"""The whole-unit suffixes the short path reads, with the millis of one unit (of CPU or any other resource)."""
 _SUFFIX_LETTERS = "mkMGTKi"
 _COMMON_DIGITS = 18
+_MAX_MILLIS = _MAX_INT64 * 1000
 
 
 class QuantityError(WorkloadBuilderError, ValueError):
@@ -186,18 +185,27 @@ def _needs_exact_decimal(num: str, denom: str, base: int, exponent: int) -> bool
     return 15 - len(num) - int(exponent * 3 / 10) - 1 < 0
 
 
-def _common_nanos(text: str) -> int | None:
-    """The amount of a common-form quantity (up to 18 ASCII digits, then ``m``, ``Ki``... or nothing), or ``None``.
+def _common_millis(is_cpu: bool, text: str) -> int | None:
+    """``resource_millis`` of a common-form quantity (up to 18 ASCII digits, then ``m``, ``Ki``... or nothing).
 
-    Such a string has no sign, no decimal point and no exponent, so it is
-    the whole number times its suffix's unit, capped as the full parser caps
-    it; ``None`` sends every other string to the full parser.
+    Such a string has no sign, no decimal point and no exponent: its amount
+    is the whole number times its suffix, capped as the full parser caps
+    it. ``None`` sends every other string to the full parser.
     """
     digits = text.rstrip(_SUFFIX_LETTERS)
-    unit = _COMMON_SUFFIXES.get(text[len(digits) :])
-    if unit is None or not 0 < len(digits) <= _COMMON_DIGITS or not digits.isascii() or not digits.isdigit():
+    if not 0 < len(digits) <= _COMMON_DIGITS or not digits.isascii() or not digits.isdigit():
         return None
-    return min(int(digits) * unit, _LIMIT)
+    number = int(digits)
+    suffix = text[len(digits) :]
+    if not suffix:
+        return number * 1000
+    if suffix == "m":
+        return number if is_cpu else -(-number // 1000) * 1000
+    unit = _WHOLE_UNITS.get(suffix)
+    if unit is None:
+        return None
+    millis = number * unit
+    return millis if millis < _MAX_MILLIS else _MAX_MILLIS
 
 
 _NANOS: dict[str, int] = {}
@@ -215,9 +223,7 @@ def parse_nanos(text: str) -> int:
         >>> parse_nanos("0.1n")  # anything above zero rounds up to one nano
         1
     """
-    nanos = _common_nanos(text)
-    if nanos is None:
-        nanos = _NANOS.get(text)
+    nanos = _NANOS.get(text)
     if nanos is None:
         nanos = _parse(text)
         _remember(_NANOS, text, nanos)
@@ -246,9 +252,9 @@ def resource_millis(resource: str, text: str) -> int:
         (1500, 2000, 1)
     """
     is_cpu = resource == "cpu"
-    nanos = _common_nanos(text)
-    if nanos is not None:
-        return _millis(is_cpu, nanos)
+    millis = _common_millis(is_cpu, text)
+    if millis is not None:
+        return millis
     key = (is_cpu, text)
     millis = _MILLIS.get(key)
     if millis is None:
