@@ -16,13 +16,25 @@ labels and pools are, not a scan of every pool in the cluster.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
-from workloadbuilder.placement.cluster import Cluster, DevicePool
+import numpy as np
+import numpy.typing as npt
+
+from workloadbuilder.placement.cluster import Cluster, DevicePool, Domain
 from workloadbuilder.placement.request import ClaimRef
 from workloadbuilder.placement.snapshot import Allocation, Snapshot
 
-__all__ = ["allocate", "devices_free", "first_fit", "pools_reaching", "reaching"]
+__all__ = [
+    "allocate",
+    "covers",
+    "devices_free",
+    "first_fit",
+    "first_fit_all",
+    "pools_reaching",
+    "reach_mask",
+    "reaching",
+]
 
 
 def devices_free(snap: Snapshot, pool: DevicePool) -> int:
@@ -39,6 +51,7 @@ class _PoolIndex:
         self.by_domain: dict[tuple[str, str, str], list[DevicePool]] = {}
         self.everywhere: dict[str, list[DevicePool]] = {}
         self.keys: dict[str, set[str]] = {}
+        self.cache: dict[tuple[str, int], list[DevicePool]] = {}
         for pool in cluster.pools:
             if pool.node is not None:
                 self.by_node.setdefault((pool.device_class, pool.node), []).append(pool)
@@ -50,6 +63,12 @@ class _PoolIndex:
                 self.everywhere.setdefault(pool.device_class, []).append(pool)
 
     def reaching(self, cluster: Cluster, device_class: str, i: int) -> list[DevicePool]:
+        found = self.cache.get((device_class, i))
+        if found is None:
+            found = self.cache[(device_class, i)] = self._reaching(cluster, device_class, i)
+        return found
+
+    def _reaching(self, cluster: Cluster, device_class: str, i: int) -> list[DevicePool]:
         found = list(self.by_node.get((device_class, cluster.names[i]), ()))
         labels = cluster.labels[i]
         for key in sorted(self.keys.get(device_class, ())):
@@ -72,19 +91,44 @@ def pools_reaching(cluster: Cluster, device_class: str, i: int) -> list[DevicePo
     return index.reaching(cluster, device_class, i)
 
 
-def first_fit(snap: Snapshot, claim: ClaimRef, node: int) -> tuple[tuple[str, int], ...] | None:
-    """kube-scheduler's choice: the claim's devices from pools reachable from ``node``, in pool order."""
+def first_fit(
+    snap: Snapshot, claim: ClaimRef, node: int, taken: Mapping[str, int] | None = None
+) -> tuple[tuple[str, int], ...] | None:
+    """kube-scheduler's choice: the claim's devices from pools reachable from ``node``, in pool order.
+
+    ``taken`` counts devices more claims took that the snapshot does not
+    hold yet (to try several claims in a row without assuming them).
+    """
     need = claim.device.count
-    taken = []
+    chosen = []
     for pool in pools_reaching(snap.cluster, claim.device.device_class, node):
-        free = devices_free(snap, pool)
+        free = devices_free(snap, pool) - (taken.get(pool.name, 0) if taken else 0)
         if free > 0:
             n = min(free, need)
-            taken.append((pool.name, n))
+            chosen.append((pool.name, n))
             need -= n
             if need == 0:
-                return tuple(taken)
+                return tuple(chosen)
     return None
+
+
+def first_fit_all(
+    snap: Snapshot, claims: Sequence[ClaimRef], node: int
+) -> dict[str, tuple[tuple[str, int], ...]] | None:
+    """``first_fit`` of each claim in turn, each seeing the devices the earlier ones took (``None``: one fails).
+
+    Nothing is assumed in the snapshot.
+    """
+    taken: dict[str, int] = {}
+    out = {}
+    for claim in claims:
+        devices = first_fit(snap, claim, node, taken)
+        if devices is None:
+            return None
+        for pool, n in devices:
+            taken[pool] = taken.get(pool, 0) + n
+        out[claim.name] = devices
+    return out
 
 
 def allocate(snap: Snapshot, claim: ClaimRef, devices: Sequence[tuple[str, int]]) -> Allocation:
@@ -102,3 +146,16 @@ def reaching(cluster: Cluster, allocations: Iterable[Allocation], nodes: Iterabl
     if not pools:
         return list(nodes)
     return [i for i in nodes if all(cluster.reaches(pool, i) for pool in pools)]
+
+
+def reach_mask(cluster: Cluster, pools: Iterable[str]) -> npt.NDArray[np.bool_]:
+    """Which nodes reach every one of ``pools`` (by name), as a boolean array over the nodes."""
+    mask = np.ones(len(cluster), dtype=np.bool_)
+    for name in pools:
+        mask &= cluster.reach(cluster.pool(name))
+    return mask
+
+
+def covers(cluster: Cluster, pools: Iterable[str], domain: Domain) -> bool:
+    """Whether every node of ``domain`` reaches every one of ``pools``."""
+    return all(cluster.reaches_all(cluster.pool(name), domain) for name in pools)

@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from workloadbuilder.placement import generate, ingest
+from workloadbuilder.placement.arrays import IntArray, exact, group_sums
 from workloadbuilder.placement.constraints import AffinityTerm, HostPort, PodConstraints, Taint
 from workloadbuilder.placement.disruption import DisruptionBudget
 from workloadbuilder.placement.filters import Rejection, interpodaffinity, static_rejection
@@ -39,6 +42,8 @@ __all__ = [
     "DevicePool",
     "DisruptionBudget",
     "Domain",
+    "DomainSet",
+    "alloc_sums",
     "PriorityClass",
     "RunningGroup",
     "RunningPod",
@@ -80,44 +85,90 @@ def _columns(resources: Sequence[str], rows: list[Mapping[str, int]]) -> list[li
 class Domain:
     """One topology domain: the nodes whose label ``key`` has ``value`` (or every node, for the root).
 
-    ``classes`` counts the domain's nodes per free vector, and
-    ``alloc_sum``/``used_sum`` add up the scored resources, so fit and
-    bin-packing scores of a whole domain cost one step per distinct vector.
+    Every domain belongs to one ``DomainSet`` (the domains of its key, a
+    partition of a parent, or the root alone) at ``position``: per-domain
+    figures of a whole set (how many pods of a shape fit, the scored
+    resources given out) are computed for all its domains in one pass.
     """
 
-    __slots__ = (
-        "alloc_sum",
-        "class_counts",
-        "class_ids",
-        "classes",
-        "key",
-        "label",
-        "nodes",
-        "uid",
-        "used_sum",
-        "value",
-    )
+    __slots__ = ("_array", "family", "key", "label", "nodes", "position", "uid", "value")
 
-    def __init__(self, cluster: Cluster, key: str | None, value: str | None, nodes: list[int], uid: int) -> None:
+    def __init__(self, key: str | None, value: str | None, nodes: list[int], uid: int) -> None:
         self.key = key
         self.value = value
         self.nodes = nodes
         self.uid = uid
-        self.classes: list[tuple[int, int]] = sorted(Counter(map(cluster.vector_of.__getitem__, nodes)).items())
-        self.class_ids = tuple(v for v, _ in self.classes)
-        self.class_counts = tuple(count for _, count in self.classes)
-        self.alloc_sum = tuple(sum(map(cluster.allocatable[r].__getitem__, nodes)) for r in cluster.score_index)
-        self.used_sum = tuple(sum(map(cluster.used[r].__getitem__, nodes)) for r in cluster.score_index)
         self.label = "the cluster" if key is None else f"{key}={value}"
+        self.family: DomainSet | None = None
+        self.position = 0
+        self._array: npt.NDArray[np.int64] | None = None
+
+    @property
+    def node_array(self) -> npt.NDArray[np.int64]:
+        """``nodes`` as an array."""
+        if self._array is None:
+            self._array = np.asarray(self.nodes, dtype=np.int64)
+        return self._array
+
+    @property
+    def alloc_sum(self) -> tuple[int, ...]:
+        """The scored resources' allocatable, added over the domain's nodes."""
+        assert self.family is not None
+        return self.family.alloc_sums[self.position]
+
+    @property
+    def used_sum(self) -> tuple[int, ...]:
+        """The scored resources running pods take, added over the domain's nodes."""
+        assert self.family is not None
+        return self.family.used_sums[self.position]
 
     def __repr__(self) -> str:
         return f"Domain({self.label}, {len(self.nodes)} nodes)"
+
+
+class DomainSet:
+    """Disjoint domains, each node's position among them (``codes``; -1: in none), and per-domain sums.
+
+    ``alloc_columns`` / ``used_columns`` hold, per scored resource, the
+    domains' summed allocatable and used amounts as exact arrays
+    (``arrays.exact``); ``alloc_sums`` / ``used_sums`` are the same per
+    domain as tuples of Python integers.
+    """
+
+    __slots__ = ("alloc_columns", "alloc_sums", "codes", "domains", "uid", "used_columns", "used_sums")
+
+    def __init__(self, cluster: Cluster, domains: list[Domain], uid: int) -> None:
+        self.uid = uid
+        self.domains = domains
+        codes = np.full(len(cluster.names), -1, dtype=np.int64)
+        for position, domain in enumerate(domains):
+            domain.family = self
+            domain.position = position
+            codes[domain.node_array] = position
+        self.codes = codes
+        count = len(domains)
+        self.alloc_columns = [group_sums(codes, cluster.allocatable_array(r), count) for r in cluster.score_index]
+        self.used_columns = [group_sums(codes, cluster.used_array(r), count) for r in cluster.score_index]
+        self.alloc_sums = [tuple(map(int, row)) for row in zip(*self.alloc_columns)]
+        self.used_sums = [tuple(map(int, row)) for row in zip(*self.used_columns)]
+
+    def __len__(self) -> int:
+        return len(self.domains)
+
+
+def alloc_sums(domains: Sequence[Domain]) -> list[IntArray]:
+    """The summed allocatable of each of ``domains`` (one ``DomainSet``), one exact array per scored resource."""
+    family = domains[0].family
+    assert family is not None
+    positions = np.fromiter((domain.position for domain in domains), dtype=np.int64, count=len(domains))
+    return [column[positions] for column in family.alloc_columns]
 
 
 @dataclass
 class _KeyIndex:
     values: list[str | None]
     domains: dict[str, Domain]
+    family: DomainSet
     nested_in: dict[str, dict[str, list[Domain]] | None] = field(default_factory=dict)
 
 
@@ -179,15 +230,21 @@ class Cluster:
         self.score_index = tuple(self.resource_index[name] for name, _ in SCORE_RESOURCES)
         self._uids = itertools.count()
         self.vectors: list[tuple[int, ...]] = []
-        self._columns: list[list[int]] | None = None
+        self._free_columns: list[IntArray] | None = None
+        self._node_columns: dict[tuple[str, int], IntArray] = {}
         self.vector_of: list[int] = self._intern_free_vectors()
-        self.root = Domain(self, None, None, list(range(len(names))), next(self._uids))
+        self.vector_index = np.asarray(self.vector_of, dtype=np.int64)
+        self.root = Domain(None, None, list(range(len(names))), next(self._uids))
+        DomainSet(self, [self.root], next(self._uids))
         self._keys: dict[str, _KeyIndex] = {}
         self._partitions: dict[tuple[int, str], list[Domain]] = {}
         self._restricted = any(self.taints) or not all(self.schedulable)
         self.has_preferences = any(t.effect == "PreferNoSchedule" for taints in self.taints for t in taints)
         self._allowed: dict[PodConstraints, list[bool] | None] = {}
+        self._allowed_masks: dict[PodConstraints, npt.NDArray[np.bool_] | None] = {}
         self._affinity_domains: dict[PodConstraints, tuple[list[frozenset[str]], list[frozenset[str]]]] = {}
+        self._reach: dict[str, npt.NDArray[np.bool_]] = {}
+        self._covers: dict[tuple[str, int], bool] = {}
 
     def replace(self, **changes: Any) -> Cluster:
         """A new cluster with this one's constructor arguments, but for ``changes`` (by argument name).
@@ -411,6 +468,13 @@ class Cluster:
         self._allowed[pod] = mask
         return mask
 
+    def allowed_mask(self, pod: PodConstraints) -> npt.NDArray[np.bool_] | None:
+        """``allowed(pod)`` as a boolean array over the nodes (``None``: every node passes)."""
+        if pod not in self._allowed_masks:
+            mask = self.allowed(pod)
+            self._allowed_masks[pod] = None if mask is None else np.asarray(mask, dtype=np.bool_)
+        return self._allowed_masks[pod]
+
     def pod_affinity_reason(self, pod: PodConstraints, i: int) -> str | None:
         """InterPodAffinity's reason to reject node ``i`` for ``pod``, counting running pods (``None``: it passes)."""
         if not pod.pod_affinity and not pod.pod_anti_affinity:
@@ -463,13 +527,26 @@ class Cluster:
             out.append(vid)
         return out
 
-    def vector_columns(self) -> list[list[int]]:
-        """The free vectors column by column: ``vector_columns()[r][v]`` is vector ``v``'s free amount of ``r``."""
-        if self._columns is None:
-            self._columns = (
-                [list(column) for column in zip(*self.vectors)] if self.vectors else [[] for _ in self.resources]
-            )
-        return self._columns
+    def free_columns(self) -> list[IntArray]:
+        """The free vectors column by column: ``free_columns()[r][v]`` is vector ``v``'s free amount of ``r``."""
+        if self._free_columns is None:
+            rows = zip(*self.vectors) if self.vectors else [()] * len(self.resources)
+            self._free_columns = [exact(list(column)) for column in rows]
+        return self._free_columns
+
+    def allocatable_array(self, r: int) -> IntArray:
+        """``allocatable[r]`` as an exact array over the nodes."""
+        return self._node_column("allocatable", r, self.allocatable)
+
+    def used_array(self, r: int) -> IntArray:
+        """``used[r]`` as an exact array over the nodes."""
+        return self._node_column("used", r, self.used)
+
+    def _node_column(self, name: str, r: int, columns: list[list[int]]) -> IntArray:
+        column = self._node_columns.get((name, r))
+        if column is None:
+            column = self._node_columns[(name, r)] = exact(columns[r], 100)
+        return column
 
     def free(self, i: int) -> tuple[int, ...]:
         """Node ``i``'s free capacity per resource, negative where it is over-committed."""
@@ -485,8 +562,9 @@ class Cluster:
             for i, value in enumerate(values):
                 if value is not None:
                     members.setdefault(value, []).append(i)
-            domains = {value: Domain(self, key, value, members[value], next(self._uids)) for value in sorted(members)}
-            index = self._keys[key] = _KeyIndex(values, domains)
+            domains = {value: Domain(key, value, members[value], next(self._uids)) for value in sorted(members)}
+            family = DomainSet(self, list(domains.values()), next(self._uids))
+            index = self._keys[key] = _KeyIndex(values, domains, family)
         return index
 
     def domains(self, key: str) -> dict[str, Domain]:
@@ -536,7 +614,8 @@ class Cluster:
             value = values[i]
             if value is not None:
                 members.setdefault(value, []).append(i)
-        parts = [Domain(self, key, value, members[value], next(self._uids)) for value in sorted(members)]
+        parts = [Domain(key, value, members[value], next(self._uids)) for value in sorted(members)]
+        DomainSet(self, parts, next(self._uids))
         self._partitions[(parent.uid, key)] = parts
         return parts
 
@@ -548,9 +627,30 @@ class Cluster:
 
     def reaches(self, pool: DevicePool, i: int) -> bool:
         """Whether pods on node ``i`` can use devices of ``pool``."""
-        if pool.node is not None:
-            return self.names[i] == pool.node
-        if pool.domain is not None:
-            key, value = pool.domain
-            return self.labels[i].get(key) == value
-        return True
+        return bool(self.reach(pool)[i])
+
+    def reaches_all(self, pool: DevicePool, domain: Domain) -> bool:
+        """Whether pods on every node of ``domain`` can use devices of ``pool`` (computed once per pair)."""
+        key = (pool.name, domain.uid)
+        answer = self._covers.get(key)
+        if answer is None:
+            answer = self._covers[key] = bool(self.reach(pool)[domain.node_array].all())
+        return answer
+
+    def reach(self, pool: DevicePool) -> npt.NDArray[np.bool_]:
+        """Which nodes' pods can use devices of ``pool``, as a boolean array (computed once per pool)."""
+        mask = self._reach.get(pool.name)
+        if mask is None:
+            mask = np.zeros(len(self.names), dtype=np.bool_)
+            if pool.node is not None:
+                if pool.node in self.node_index:
+                    mask[self.node_index[pool.node]] = True
+            elif pool.domain is not None:
+                key, value = pool.domain
+                domain = self.domains(key).get(value)
+                if domain is not None:
+                    mask[domain.node_array] = True
+            else:
+                mask[:] = True
+            self._reach[pool.name] = mask
+        return mask

@@ -24,6 +24,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from workloadbuilder.placement.claims import devices_free
 from workloadbuilder.placement.cluster import Domain, is_slot
 from workloadbuilder.placement.complete import SearchReport
@@ -378,10 +380,7 @@ def _resources(groups: list[GroupRequest], snap: Snapshot, kube: KubeScheduler) 
         for r, q in shape.terms:
             if is_slot(cluster.resources[r]):
                 continue
-            short = 0
-            for v, count in cluster.root.classes:
-                if cluster.vectors[v][r] < q:
-                    short += count
+            short = int(np.count_nonzero(cluster.free_columns()[r][cluster.vector_index] < q))
             for i in snap.changed_in(cluster.root):
                 short += (snap.free(i)[r] < q) - (cluster.vectors[cluster.vector_of[i]][r] < q)
             counts[cluster.resources[r]] = short

@@ -27,11 +27,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from workloadbuilder.placement.claims import allocate, first_fit, reaching
-from workloadbuilder.placement.cluster import Domain
+import numpy as np
+import numpy.typing as npt
+
+from workloadbuilder.placement.arrays import group_sums, plus
+from workloadbuilder.placement.claims import allocate, covers, first_fit_all, reach_mask, reaching
+from workloadbuilder.placement.cluster import Domain, alloc_sums
 from workloadbuilder.placement.outcome import CandidateTrace, GroupResult, GroupTrace, Outcome
-from workloadbuilder.placement.request import GroupRequest
-from workloadbuilder.placement.scoring import assign_pods, most_allocated, node_score
+from workloadbuilder.placement.request import ClaimRef, GroupRequest
+from workloadbuilder.placement.scoring import assign_pods, most_allocated, most_allocated_many, node_scores
 from workloadbuilder.placement.snapshot import Allocation, Shape, Snapshot
 from workloadbuilder.placement.spread import SpreadTracker
 
@@ -52,6 +56,21 @@ class _Best:
     domain: Domain
     ops: list[tuple[Any, ...]]
     outcome: Outcome
+
+
+def _rank_keys(
+    snap: Snapshot, shape: Shape, nodes: npt.NDArray[np.int64], fits: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int64]:
+    """One integer per node, higher for a better node (higher score, then lower index); -1 where no pod fits."""
+    keys = node_scores(snap, shape, nodes) * (len(snap.cluster) + 1) - nodes
+    return np.where(fits > 0, keys, -1)
+
+
+def _decode(key: int, nodes: int) -> int:
+    """The node of a ``_rank_keys`` key."""
+    width = nodes + 1
+    score = -(-key // width)
+    return score * width - key
 
 
 class KubeScheduler:
@@ -105,37 +124,31 @@ class KubeScheduler:
         if group.simulated_only and not group.claims:
             return self._mixed(group, scope, domains, trace)
         snap, shape, need = self.snap, self.shape(group), needed(group)
-        fits = trace.fits
-        top = -1
-        winners: list[tuple[int, Domain]] = []
-        for index, domain in enumerate(self.candidates(group, scope)):
-            if group.claims:
-                placed, note = self._claimed(group, shape, domain, commit=False)[:2]
-            else:
-                placed, note = min(group.count, snap.fit(shape, domain)), ""
-            fits.append((domain, placed, note))
-            if placed >= need and placed >= top:
-                if placed > top:
-                    top, winners = placed, []
-                winners.append((index, domain))
-        if not winners:
+        candidates = self.candidates(group, scope)
+        if group.claims:
+            counts = []
+            for domain, (placed, note) in zip(candidates, self._claim_fits(group, shape, candidates), strict=True):
+                trace.record_fit(domain, placed, note)
+                counts.append(placed)
+            placed_in = np.asarray(counts, dtype=np.int64)
+        else:
+            placed_in = np.minimum(snap.fits_in(shape, candidates), group.count)
+            trace.record_fits(candidates, placed_in)
+        top = int(placed_in.max(initial=-1))
+        if top < need:
             return Outcome(False)
-        domain = winners[0][1]
+        winners = np.flatnonzero(placed_in == top)
+        domain = candidates[int(winners[0])]
         if len(winners) > 1:
-            request = [top * q for q in shape.score_request]
-            best = max(
-                winners,
-                key=lambda w: (
-                    most_allocated([u + q for u, q in zip(snap.used_sum(w[1]), request)], w[1].alloc_sum),
-                    -w[0],
-                ),
-            )
-            domain = best[1]
+            tied = [candidates[int(k)] for k in winners]
+            requested = [plus(column, top * q) for column, q in zip(snap.used_sums(tied), shape.score_request)]
+            scores = most_allocated_many(requested, alloc_sums(tied))
+            domain = tied[int(np.argmax(scores))]
         trace.chosen = domain
         if group.claims:
-            _, _, nodes, claims = self._claimed(group, shape, domain, commit=True)
+            nodes, claims = self._claimed(group, shape, domain)
         else:
-            nodes, claims = assign_pods(snap, shape, domain.nodes, group.count), {}
+            nodes, claims = assign_pods(snap, shape, domain.node_array, group.count), {}
         own = dict(domains)
         if group.topology_key is not None:
             own[group.topology_key] = domain.value or ""
@@ -156,7 +169,7 @@ class KubeScheduler:
             placed = sum(1 for node in self._assign_sets(group, domain) if node is not None)
             used = snap.used_sum(domain)
             snap.revert(mark)
-            trace.fits.append((domain, placed, ""))
+            trace.record_fit(domain, placed)
             if placed < need:
                 continue
             key = (placed, most_allocated(used, domain.alloc_sum), -index)
@@ -185,54 +198,93 @@ class KubeScheduler:
             out += [*nodes, *([None] * (count - len(nodes)))]
         return out
 
-    def _claimed(
-        self, group: GroupRequest, shape: Shape, domain: Domain, commit: bool
-    ) -> tuple[int, str, list[int], dict[str, Allocation]]:
-        """Pods of a claim-holding PodGroup that fit in ``domain``, allocating its claims for the first pod.
+    def _claim_fits(self, group: GroupRequest, shape: Shape, candidates: list[Domain]) -> list[tuple[int, str]]:
+        """(pods placed, note) of a claim-holding PodGroup in each candidate, as ``_claimed`` would place them.
 
-        Returns (pods placed, note, nodes, allocations); without ``commit``
-        nothing stays assumed.
+        Nothing is assumed. The claims still to allocate go to the first pod's
+        node (the best-scoring one that fits it and where first fit finds
+        every claim's devices); the other pods fit on the candidate's nodes
+        that reach every allocated device. Every candidate's nodes are read
+        in one pass: their fits and scores; only the first pod's node is
+        looked at one candidate at a time.
         """
         snap, cluster = self.snap, self.cluster
-        mark = snap.mark()
+        if not candidates:
+            return []
+        allocations = [snap.allocations[ref.identity] for ref in group.claims if ref.identity in snap.allocations]
+        held = [name for allocation in allocations for name, _ in allocation.devices]
+        pending = [ref for ref in group.claims if ref.identity not in snap.allocations]
+        offsets = np.cumsum([0, *(len(domain.nodes) for domain in candidates)]).tolist()
+        nodes = np.concatenate([domain.node_array for domain in candidates])
+        owner = np.repeat(np.arange(len(candidates)), np.diff(offsets))
+        fits = snap.node_fits_now(shape, nodes)
+        if held:
+            fits = np.where(reach_mask(cluster, held)[nodes], fits, 0)
+        rooms = group_sums(owner, fits, len(candidates)).tolist()
+        if not pending or group.count <= 0:
+            return [(min(group.count, room), "") for room in rooms]
+        keys = _rank_keys(snap, shape, nodes, fits)
+        best = np.maximum.reduceat(keys, offsets[:-1]).tolist()
+        out = []
+        for k, domain in enumerate(candidates):
+            if best[k] < 0:
+                out.append((0, _CANNOT_ALLOCATE))
+                continue
+            segment = slice(offsets[k], offsets[k + 1])
+            devices = first_fit_all(snap, pending, _decode(best[k], len(cluster)))
+            if devices is None:
+                devices = self._first_node(pending, nodes[segment], keys[segment])[1]
+                if devices is None:
+                    out.append((0, _CANNOT_ALLOCATE))
+                    continue
+            pools = {pool for taken in devices.values() for pool, _ in taken}
+            if covers(cluster, pools, domain):
+                room = rooms[k]
+            else:
+                room = int(fits[segment][reach_mask(cluster, pools)[nodes[segment]]].sum())
+            # The first pod takes one of its node's places.
+            out.append((1 + min(group.count - 1, room - 1), ""))
+        return out
+
+    def _first_node(
+        self, pending: list[ClaimRef], nodes: npt.NDArray[np.int64], keys: npt.NDArray[np.int64]
+    ) -> tuple[int | None, dict[str, tuple[tuple[str, int], ...]] | None]:
+        """The first pod's node: the best-ranked of ``nodes`` (by ``keys``) where first fit allocates every claim.
+
+        Returns the node and each claim's devices, or ``(None, None)``.
+        """
+        for position in np.argsort(-keys, kind="stable").tolist():
+            if keys[position] < 0:
+                break
+            i = int(nodes[position])
+            devices = first_fit_all(self.snap, pending, i)
+            if devices is not None:
+                return i, devices
+        return None, None
+
+    def _claimed(self, group: GroupRequest, shape: Shape, domain: Domain) -> tuple[list[int], dict[str, Allocation]]:
+        """Place a claim-holding PodGroup's pods in ``domain``, allocating its claims for the first pod; assumed.
+
+        Returns the pods' nodes and the group's claims' allocations.
+        """
+        snap, cluster = self.snap, self.cluster
         claims = {ref.name: snap.allocations[ref.identity] for ref in group.claims if ref.identity in snap.allocations}
         allowed = reaching(cluster, claims.values(), snap.allowed_nodes(shape, domain.nodes))
         pending = [ref for ref in group.claims if ref.identity not in snap.allocations]
         nodes: list[int] = []
         if pending and group.count > 0:
-            first = self._first_pod(shape, allowed, pending, claims)
-            if first is None:
-                snap.revert(mark)
-                return 0, _CANNOT_ALLOCATE, [], {}
+            candidates = np.asarray(allowed, dtype=np.int64)
+            keys = _rank_keys(snap, shape, candidates, snap.node_fits_now(shape, candidates))
+            first, devices = self._first_node(pending, candidates, keys)
+            if first is None or devices is None:
+                return [], {}
+            for ref in pending:
+                claims[ref.name] = allocate(snap, ref, devices[ref.name])
             snap.add(first, shape.vector)
             nodes.append(first)
             allowed = reaching(cluster, claims.values(), allowed)
-        if commit:
-            nodes += assign_pods(snap, shape, allowed, group.count - len(nodes))
-            return len(nodes), "", nodes, claims
-        room = sum(shape.fits(snap.free(i)) for i in allowed)
-        snap.revert(mark)
-        return len(nodes) + min(group.count - len(nodes), room), "", [], {}
-
-    def _first_pod(
-        self, shape: Shape, allowed: list[int], pending: list[Any], claims: dict[str, Allocation]
-    ) -> int | None:
-        """The node of the claim's first pod: the best-scoring node that fits it and can allocate every claim."""
-        snap = self.snap
-        fitting = [i for i in allowed if shape.fits(snap.free(i)) > 0]
-        for i in sorted(fitting, key=lambda i: (-node_score(snap, i, shape), i)):
-            mark = snap.mark()
-            taken = {}
-            for ref in pending:
-                devices = first_fit(snap, ref, i)
-                if devices is None:
-                    break
-                taken[ref.name] = allocate(snap, ref, devices)
-            else:
-                claims.update(taken)
-                return i
-            snap.revert(mark)
-        return None
+        nodes += assign_pods(snap, shape, allowed, group.count - len(nodes))
+        return nodes, claims
 
     # -- CompositePodGroup ------------------------------------------------------------
 

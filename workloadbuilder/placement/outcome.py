@@ -8,6 +8,7 @@ for each candidate domain how many pods (or child groups) fit there.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from workloadbuilder.placement.cluster import Domain
@@ -70,12 +71,30 @@ class GroupTrace:
     """One attempt to place a group inside ``scope`` (the whole cluster, or its parent's candidate).
 
     A PodGroup's candidates are ``(domain, pods that fit, note)`` triples in
-    ``fits`` (cheap to record for thousands of racks); a CompositePodGroup's
-    are ``CandidateTrace`` records in ``candidates``.
+    ``fits``, recorded a whole batch of domains at a time and built only
+    when read (cheap for thousands of racks); a CompositePodGroup's are
+    ``CandidateTrace`` records in ``candidates``.
     """
 
     group: GroupRequest
     scope: Domain
     candidates: list[CandidateTrace] = field(default_factory=list)
-    fits: list[tuple[Domain, int, str]] = field(default_factory=list)
     chosen: Domain | None = None
+    _batches: list[tuple[Sequence[Domain], Sequence[int], str]] = field(default_factory=list, repr=False)
+
+    def record_fit(self, domain: Domain, placed: int, note: str = "") -> None:
+        """Record that ``placed`` pods fit in the candidate ``domain``."""
+        self._batches.append(((domain,), (placed,), note))
+
+    def record_fits(self, domains: Sequence[Domain], placed: Sequence[int]) -> None:
+        """Record how many pods fit in each of the candidate ``domains``."""
+        self._batches.append((domains, placed, ""))
+
+    @property
+    def fits(self) -> list[tuple[Domain, int, str]]:
+        """``(domain, pods that fit, note)`` for every candidate domain, in the order they were tried."""
+        return [
+            (domain, int(placed), note)
+            for domains, counts, note in self._batches
+            for domain, placed in zip(domains, counts, strict=True)
+        ]

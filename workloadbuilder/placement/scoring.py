@@ -22,13 +22,17 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Sequence
 
+import numpy as np
+import numpy.typing as npt
+
+from workloadbuilder.placement.arrays import IntArray, exact
 from workloadbuilder.placement.cluster import SCORE_RESOURCES
 from workloadbuilder.placement.filters.nodeaffinity import preferred_score
 from workloadbuilder.placement.filters.tainttoleration import intolerable_preferences
 from workloadbuilder.placement.snapshot import Shape, Snapshot
 from workloadbuilder.placement.spread import SpreadTracker
 
-__all__ = ["assign_pods", "most_allocated", "node_score", "preference_scores"]
+__all__ = ["assign_pods", "most_allocated", "most_allocated_many", "node_score", "node_scores", "preference_scores"]
 
 _MAX_SCORE = 100
 
@@ -42,6 +46,20 @@ def most_allocated(requested: Sequence[int], allocatable: Sequence[int]) -> int:
         total += (min(req, alloc) * _MAX_SCORE // alloc) * weight
         weights += weight
     return total // weights if weights else 0
+
+
+def most_allocated_many(requested: Sequence[IntArray], allocatable: Sequence[IntArray]) -> npt.NDArray[np.int64]:
+    """``most_allocated`` of many domains at once: one array per scored resource, one entry per domain."""
+    total: IntArray = np.zeros(len(requested[0]), dtype=np.int64)
+    weights: IntArray = np.zeros(len(requested[0]), dtype=np.int64)
+    for (_, weight), req, alloc in zip(SCORE_RESOURCES, requested, allocatable):
+        alloc = exact(alloc, _MAX_SCORE)
+        offered = alloc > 0
+        divisor = np.where(offered, alloc, 1)
+        share = np.minimum(req, divisor) * _MAX_SCORE // divisor
+        total = total + np.where(offered, share * weight, 0)
+        weights = weights + np.where(offered, weight, 0)
+    return np.where(weights > 0, total // np.maximum(weights, 1), 0).astype(np.int64)
 
 
 def node_score(snap: Snapshot, i: int, shape: Shape) -> int:
@@ -71,6 +89,62 @@ def node_score(snap: Snapshot, i: int, shape: Shape) -> int:
     return least + _MAX_SCORE if weights else _MAX_SCORE
 
 
+def node_scores(snap: Snapshot, shape: Shape, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """``node_score`` of each of ``nodes`` in one pass (the same integer and float steps, elementwise).
+
+    Amounts of 2**53 and more are not exact as floats: then the nodes are
+    scored one by one with ``node_score``.
+    """
+    scores = _scores_after(shape, _score_inputs(snap, nodes), 0)
+    if scores is None:
+        return np.array([node_score(snap, i, shape) for i in nodes.tolist()], dtype=np.int64)
+    return scores
+
+
+_ScoreInputs = list[tuple[IntArray, IntArray, int]]
+
+
+def _score_inputs(snap: Snapshot, nodes: npt.NDArray[np.int64]) -> _ScoreInputs:
+    """Per scored resource: the nodes' allocatable, what is given out there now, and the resource's index."""
+    cluster = snap.cluster
+    return [(cluster.allocatable_array(r)[nodes], snap.used_at(r, nodes), r) for r in cluster.score_index]
+
+
+def _scores_after(
+    shape: Shape, inputs: _ScoreInputs, landed: npt.NDArray[np.int64] | int
+) -> npt.NDArray[np.int64] | None:
+    """``node_score`` of each node of ``inputs`` once ``landed`` more pods of ``shape`` are on it.
+
+    ``None`` when an amount is too large to convert to a float exactly.
+    """
+    parts = []
+    for (alloc, used, r), request in zip(inputs, shape.score_request, strict=True):
+        requested = used + landed * shape.vector[r] + request
+        if not (_float_exact(alloc) and _float_exact(requested)):
+            return None
+        parts.append((alloc, requested))
+    least = np.zeros(len(inputs[0][0]), dtype=np.int64)
+    weights = np.zeros(len(inputs[0][0]), dtype=np.int64)
+    fractions = []
+    for alloc, requested in parts:
+        offered = alloc > 0
+        divisor = np.where(offered, alloc, 1)
+        free_share = np.where(requested <= alloc, (alloc - requested) * _MAX_SCORE // divisor, 0)
+        least += np.where(offered, free_share, 0)
+        weights += offered
+        fractions.append(np.where(requested < alloc, requested / divisor, 1.0))
+    if not any(shape.requests.get(name, 0) > 0 for name, _ in SCORE_RESOURCES):
+        # BalancedAllocation skips pods that request neither CPU nor memory.
+        return np.where(weights > 0, least // np.maximum(weights, 1), 0).astype(np.int64)
+    balanced = ((1 - np.abs(fractions[0] - fractions[1]) / 2) * _MAX_SCORE).astype(np.int64)
+    return np.where(weights == 2, least // 2 + balanced, least + _MAX_SCORE).astype(np.int64)
+
+
+def _float_exact(values: IntArray) -> bool:
+    """Whether every one of ``values`` converts to a float without rounding."""
+    return len(values) == 0 or bool(int(np.abs(values).max()) < 2**53)
+
+
 def preference_scores(snap: Snapshot, shape: Shape, nodes: Sequence[int]) -> dict[int, int]:
     """TaintToleration (weight 3) and NodeAffinity (weight 2) scores of ``nodes``, normalized over them as upstream.
 
@@ -97,31 +171,70 @@ def assign_pods(
 ) -> list[int]:
     """Place up to ``count`` pods of ``shape`` one by one on the best-scoring node of ``nodes``, assuming each.
 
-    With ``spread``, a node the pod's spread constraints reject now is
-    passed over (and tried again after the next pod is placed), and every
-    placed pod is counted in it.
+    The best node has the highest score, then the lowest index. With
+    ``spread``, a node the pod's spread constraints reject now is passed
+    over (and tried again after the next pod is placed), and every placed
+    pod is counted in it.
 
     Returns the chosen node of each placed pod, in placement order; fewer
     than ``count`` when the nodes run out of room.
+
+    A node's score changes only when a pod lands on it. Every node is
+    scored in one pass; only the best ``count`` of them can ever be chosen.
+    When no node's score rises as pods land on it (the usual case), the
+    order in which pods land is the order of every (node, k-th pod) score,
+    computed a column of k at a time; otherwise the chosen nodes wait in a
+    heap with their new scores and each pod takes the better of the heap's
+    front and the best untouched node. Both give exactly what one heap of
+    every node gives.
     """
     if count <= 0:
         return []
-    node_fit = snap.node_fit
-    fitting = [i for i in nodes if node_fit(shape, i) > 0]
-    extra = preference_scores(snap, shape, fitting) if _prefers(snap, shape) else dict.fromkeys(fitting, 0)
-    heap = [(-node_score(snap, i, shape) - extra[i], i) for i in fitting]
-    heapq.heapify(heap)
-    placed: list[int] = []
-    vector = shape.vector
+    candidates = nodes if isinstance(nodes, np.ndarray) else np.fromiter(nodes, dtype=np.int64)
+    fits = snap.node_fits_now(shape, candidates)
+    fitting = candidates[fits > 0]
+    fits = fits[fits > 0]
+    scores = node_scores(snap, shape, fitting)
+    extra: dict[int, int] = {}
+    extras = np.zeros(len(fitting), dtype=np.int64)
+    if _prefers(snap, shape):
+        extra = preference_scores(snap, shape, fitting.tolist())
+        extras = np.fromiter(extra.values(), dtype=np.int64, count=len(fitting))
+        scores = scores + extras
     pod = shape.constraints
     tracker = spread if spread is not None and pod.spread else None
-    while heap and len(placed) < count:
+    # Untouched nodes, best first: higher score, then lower index.
+    order = np.lexsort((fitting, -scores))
+    if tracker is None and len(order) > count:
+        top = np.argpartition(-(scores * (len(snap.cluster) + 1) - fitting), count - 1)[:count]
+        order = top[np.lexsort((fitting[top], -scores[top]))]
+    if tracker is None:
+        landing = _landing_order(snap, shape, fitting[order], fits[order], scores[order], extras[order], count)
+        if landing is not None:
+            chosen, times = np.unique(landing, return_counts=True)
+            for i, n in zip(chosen.tolist(), times.tolist(), strict=True):
+                snap.add(i, shape.vector, n)
+            placed: list[int] = landing.tolist()
+            return placed
+    untouched = list(zip((-scores[order]).tolist(), fitting[order].tolist(), strict=True))
+    heap: list[tuple[int, int]] = []
+    if tracker is not None:
+        heap, untouched = untouched, []
+    placed = []
+    vector = shape.vector
+    next_untouched = 0
+    node_fit = snap.node_fit
+    while len(placed) < count:
         passed_over = []
         while heap and tracker is not None and tracker.reason(pod, heap[0][1]) is not None:
             passed_over.append(heapq.heappop(heap))
-        if not heap:
+        if heap and (next_untouched == len(untouched) or heap[0] < untouched[next_untouched]):
+            _, i = heapq.heappop(heap)
+        elif next_untouched < len(untouched):
+            i = untouched[next_untouched][1]
+            next_untouched += 1
+        else:
             break
-        _, i = heapq.heappop(heap)
         snap.add(i, vector)
         placed.append(i)
         if tracker is not None:
@@ -129,8 +242,63 @@ def assign_pods(
         for entry in passed_over:
             heapq.heappush(heap, entry)
         if node_fit(shape, i) > 0:
-            heapq.heappush(heap, (-node_score(snap, i, shape) - extra[i], i))
+            heapq.heappush(heap, (-node_score(snap, i, shape) - extra.get(i, 0), i))
     return placed
+
+
+def _landing_order(
+    snap: Snapshot,
+    shape: Shape,
+    nodes: npt.NDArray[np.int64],
+    fits: npt.NDArray[np.int64],
+    first: npt.NDArray[np.int64],
+    extras: npt.NDArray[np.int64],
+    count: int,
+) -> npt.NDArray[np.int64] | None:
+    """The nodes the next ``count`` pods land on, in order, when no node's score rises as pods land on it.
+
+    ``nodes`` are the candidates with their room (``fits``) and first score,
+    best first. The k-th pod on a node scores what ``node_score`` gives with
+    k - 1 of them assumed there; columns of k are computed until no entry
+    of the next one can beat the ``count``-th best entry so far. ``None``
+    when some node's score would rise (or amounts are too large to score in
+    one pass): then the caller's heap decides.
+    """
+    size = len(snap.cluster) + 1
+    inputs = _score_inputs(snap, nodes)
+    columns = [(first, nodes, np.zeros(len(nodes), dtype=np.int64))]
+    previous, active = first, np.arange(len(nodes))
+    best_keys = first * size - nodes
+    for k in range(1, min(count, int(fits.max(initial=0)))):
+        active = active[fits[active] > k]
+        if len(active) == 0:
+            break
+        threshold = _kth_largest(best_keys, count)
+        scores = _scores_after(shape, [(alloc[active], used[active], r) for alloc, used, r in inputs], k)
+        if scores is None:
+            return None
+        scores = scores + extras[active]
+        if np.any(scores > previous[active]):
+            return None
+        keys = scores * size - nodes[active]
+        if threshold is not None and int(keys.max()) < threshold:
+            break
+        columns.append((scores, nodes[active], np.full(len(active), k, dtype=np.int64)))
+        best_keys = np.concatenate((best_keys, keys))
+        previous = previous.copy()
+        previous[active] = scores
+    score = np.concatenate([c[0] for c in columns])
+    node = np.concatenate([c[1] for c in columns])
+    pod = np.concatenate([c[2] for c in columns])
+    ranked = np.lexsort((pod, node, -score))[:count]
+    return node[ranked]
+
+
+def _kth_largest(keys: npt.NDArray[np.int64], k: int) -> int | None:
+    """The ``k``-th largest of ``keys`` (``None`` when there are fewer)."""
+    if len(keys) < k:
+        return None
+    return int(np.partition(keys, len(keys) - k)[len(keys) - k])
 
 
 def _prefers(snap: Snapshot, shape: Shape) -> bool:

@@ -17,11 +17,21 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import repeat
-from operator import floordiv, mul, sub
+from operator import sub
 from typing import Any
 
-from workloadbuilder.placement.cluster import ANTI_AFFINITY_PREFIX, SCORE_RESOURCES, Cluster, Domain, host_port_resource
+import numpy as np
+import numpy.typing as npt
+
+from workloadbuilder.placement.arrays import FIT_CAP, IntArray, exact, group_sums, headroom
+from workloadbuilder.placement.cluster import (
+    ANTI_AFFINITY_PREFIX,
+    SCORE_RESOURCES,
+    Cluster,
+    Domain,
+    DomainSet,
+    host_port_resource,
+)
 from workloadbuilder.placement.constraints import NO_CONSTRAINTS, PodConstraints
 from workloadbuilder.placement.filters import interpodaffinity
 from workloadbuilder.placement.filters.noderesources import is_scheduled_resource
@@ -58,7 +68,17 @@ class Shape:
     (``None``: all of them).
     """
 
-    __slots__ = ("allowed", "constraints", "missing", "requests", "score_request", "terms", "uid", "vector")
+    __slots__ = (
+        "allowed",
+        "allowed_mask",
+        "constraints",
+        "missing",
+        "requests",
+        "score_request",
+        "terms",
+        "uid",
+        "vector",
+    )
 
     def __init__(
         self, uid: int, cluster: Cluster, requests: dict[str, int], constraints: PodConstraints = NO_CONSTRAINTS
@@ -66,6 +86,7 @@ class Shape:
         self.uid = uid
         self.constraints = constraints
         self.allowed = cluster.allowed(constraints)
+        self.allowed_mask = cluster.allowed_mask(constraints)
         self.requests = {name: amount for name, amount in requests.items() if is_scheduled_resource(name)}
         self.requests["pods"] = self.requests.get("pods", 0) + POD_MILLIS
         for slot in slots_of(constraints):
@@ -80,7 +101,7 @@ class Shape:
         if self.missing:
             return 0
         k = min([free[r] // q for r, q in self.terms])
-        return max(0, k)
+        return min(max(0, k), FIT_CAP)
 
 
 @dataclass(frozen=True)
@@ -107,8 +128,9 @@ class Snapshot:
         self.allocations: dict[tuple[str, ...], Allocation] = {}
         self._log: list[tuple[Any, ...]] = []
         self._by_key: dict[str, dict[str, set[int]]] = {}
-        self._vector_fits: dict[int, list[int]] = {}
-        self._base_fit: dict[tuple[int, int], int] = {}
+        self._vector_fits: dict[int, npt.NDArray[np.int64]] = {}
+        self._node_fits: dict[int, npt.NDArray[np.int64]] = {}
+        self._family_fits: dict[tuple[int, int], npt.NDArray[np.int64]] = {}
         self._shapes: dict[tuple[tuple[int, ...], tuple[str, ...], PodConstraints], Shape] = {}
 
     # -- shapes ----------------------------------------------------------------
@@ -218,31 +240,61 @@ class Snapshot:
         nodes = set(domain.nodes)
         return iter(sorted(i for i in changed if i in nodes))
 
-    def vector_fits(self, shape: Shape) -> list[int]:
+    def vector_fits(self, shape: Shape) -> npt.NDArray[np.int64]:
         """How many pods of ``shape`` fit in each of the cluster's free vectors (computed once per shape)."""
         fits = self._vector_fits.get(shape.uid)
         if fits is None:
             fits = self._vector_fits[shape.uid] = _fits_per_vector(self.cluster, shape)
         return fits
 
+    def node_fits(self, shape: Shape) -> npt.NDArray[np.int64]:
+        """How many pods of ``shape`` fit on each node before this query's changes (0 where a filter rejects it)."""
+        fits = self._node_fits.get(shape.uid)
+        if fits is None:
+            fits = self.vector_fits(shape)[self.cluster.vector_index]
+            if shape.allowed_mask is not None:
+                fits = np.where(shape.allowed_mask, fits, 0)
+            self._node_fits[shape.uid] = fits
+        return fits
+
+    def _base_fits(self, shape: Shape, family: DomainSet) -> npt.NDArray[np.int64]:
+        """Pods of ``shape`` that fit in each domain of ``family`` before this query's changes."""
+        fits = self._family_fits.get((shape.uid, family.uid))
+        if fits is None:
+            fits = group_sums(family.codes, self.node_fits(shape), len(family))
+            self._family_fits[(shape.uid, family.uid)] = fits
+        return fits
+
     def fit(self, shape: Shape, domain: Domain) -> int:
         """How many pods of ``shape`` fit in ``domain`` now, each pod anywhere in it the filters allow."""
-        base = self._base_fit.get((shape.uid, domain.uid))
-        fits = self.vector_fits(shape)
-        vector_of = self.cluster.vector_of
-        allowed = shape.allowed
-        if base is None:
-            if allowed is None:
-                base = sum(map(mul, map(fits.__getitem__, domain.class_ids), domain.class_counts))
-            else:
-                base = sum(fits[vector_of[i]] for i in domain.nodes if allowed[i])
-            self._base_fit[(shape.uid, domain.uid)] = base
+        assert domain.family is not None
+        base = int(self._base_fits(shape, domain.family)[domain.position])
         if not self.delta:
             return base
-        for i in self.changed_in(domain):
-            if allowed is None or allowed[i]:
-                base += self.node_fit(shape, i) - fits[vector_of[i]]
+        changed = list(self.changed_in(domain))
+        if changed:
+            base += int((self._changed_fits(shape, changed) - self.node_fits(shape)[changed]).sum())
         return base
+
+    def fits_in(self, shape: Shape, domains: Sequence[Domain]) -> npt.NDArray[np.int64]:
+        """``fit(shape, d)`` for each of ``domains``, in one pass when they belong to one ``DomainSet``."""
+        families = {id(domain.family) for domain in domains}
+        if len(families) != 1:
+            return np.array([self.fit(shape, domain) for domain in domains], dtype=np.int64)
+        family = domains[0].family
+        assert family is not None
+        positions = np.fromiter((domain.position for domain in domains), dtype=np.int64, count=len(domains))
+        out = self._base_fits(shape, family)[positions].copy()
+        if self.delta:
+            owners, changed = [], []
+            for k, domain in enumerate(domains):
+                for i in self.changed_in(domain):
+                    owners.append(k)
+                    changed.append(i)
+            if changed:
+                now = self._changed_fits(shape, changed) - self.node_fits(shape)[changed]
+                np.add.at(out, owners, now)
+        return out
 
     def allowed_nodes(self, shape: Shape, nodes: Iterable[int]) -> list[int]:
         """The nodes of ``nodes`` that the pod-and-node filters let ``shape`` use, in order."""
@@ -251,16 +303,48 @@ class Snapshot:
 
     def node_fit(self, shape: Shape, i: int) -> int:
         """How many pods of ``shape`` fit on node ``i`` now (0 where a filter rejects it)."""
-        if shape.allowed is not None and not shape.allowed[i]:
-            return 0
         delta = self.delta.get(i)
         if delta is None:
-            return self.vector_fits(shape)[self.cluster.vector_of[i]]
-        if shape.missing:
+            return int(self.node_fits(shape)[i])
+        if shape.missing or (shape.allowed is not None and not shape.allowed[i]):
             return 0
         base = self.cluster.vectors[self.cluster.vector_of[i]]
         k = min([(base[r] - delta[r]) // q for r, q in shape.terms])
-        return max(0, k)
+        return min(max(0, k), FIT_CAP)
+
+    def node_fits_now(self, shape: Shape, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """``node_fit(shape, i)`` for each of ``nodes``."""
+        out = self.node_fits(shape)[nodes]
+        hits = self._changed_positions(nodes)
+        if len(hits):
+            out[hits] = self._changed_fits(shape, nodes[hits].tolist())
+        return out
+
+    def _changed_fits(self, shape: Shape, nodes: list[int]) -> npt.NDArray[np.int64]:
+        """``node_fit(shape, i)`` for each of ``nodes``, all of them changed by this query, in one pass."""
+        if shape.missing:
+            return np.zeros(len(nodes), dtype=np.int64)
+        cluster = self.cluster
+        vectors = cluster.vector_index[nodes]
+        deltas = self._delta_rows(nodes)
+        columns = cluster.free_columns()
+        fits: IntArray | None = None
+        for r, q in shape.terms:
+            quotient = (columns[r][vectors] - deltas[:, r]) // q
+            fits = quotient if fits is None else np.minimum(fits, quotient)
+        assert fits is not None
+        fits = np.minimum(np.maximum(fits, 0), FIT_CAP).astype(np.int64)
+        if shape.allowed_mask is not None:
+            fits = np.where(shape.allowed_mask[nodes], fits, 0)
+        return fits
+
+    def _delta_rows(self, nodes: list[int]) -> IntArray:
+        """This query's changes to each of ``nodes``, one row per node (exact)."""
+        rows = [self.delta[i] for i in nodes]
+        try:
+            return np.array(rows, dtype=np.int64).reshape(len(nodes), len(self.cluster.resources))
+        except OverflowError:
+            return np.array(rows, dtype=object).reshape(len(nodes), len(self.cluster.resources))
 
     def used_sum(self, domain: Domain) -> tuple[int, ...]:
         """The scored resources given out in ``domain`` now."""
@@ -274,28 +358,69 @@ class Snapshot:
                 sums[s] += delta[r]
         return tuple(sums)
 
+    def used_at(self, r: int, nodes: npt.NDArray[np.int64]) -> IntArray:
+        """What is given out of resource ``r`` on each of ``nodes`` now (running pods and this query's changes)."""
+        used = self.cluster.used_array(r)[nodes]
+        hits = self._changed_positions(nodes)
+        if len(hits) == 0:
+            return used
+        changes = self._delta_rows(nodes[hits].tolist())[:, r]
+        used = used.astype(object) if changes.dtype == object or not headroom(used, 200) else used.copy()
+        used[hits] += changes
+        return exact(used, 100)
+
+    def _changed_positions(self, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """Where in ``nodes`` the nodes this query has changed are."""
+        delta = self.delta
+        if not delta:
+            return np.zeros(0, dtype=np.int64)
+        if len(nodes) <= 256:
+            return np.array([k for k, i in enumerate(nodes.tolist()) if i in delta], dtype=np.int64)
+        changed = np.fromiter(delta, dtype=np.int64, count=len(delta))
+        return np.flatnonzero(np.isin(nodes, changed))
+
+    def used_sums(self, domains: Sequence[Domain]) -> list[IntArray]:
+        """``used_sum`` of each of ``domains`` (one ``DomainSet``), as one exact array per scored resource."""
+        family = domains[0].family
+        assert family is not None
+        positions = np.fromiter((domain.position for domain in domains), dtype=np.int64, count=len(domains))
+        columns = [column[positions] for column in family.used_columns]
+        if not self.delta:
+            return columns
+        columns = [column.astype(object) for column in columns]
+        score_index = self.cluster.score_index
+        for k, domain in enumerate(domains):
+            for i in self.changed_in(domain):
+                delta = self.delta[i]
+                for s, r in enumerate(score_index):
+                    columns[s][k] += delta[r]
+        return [exact(column) for column in columns]
+
     def free_sum(self, domain: Domain) -> tuple[int, ...]:
         """``domain``'s free capacity now, per resource, added over its nodes (a node's debt counts as 0)."""
-        vectors = self.cluster.vectors
-        sums = [0] * len(self.cluster.resources)
-        for v, count in domain.classes:
-            for r, amount in enumerate(vectors[v]):
-                sums[r] += max(0, amount) * count
+        cluster = self.cluster
+        vectors = cluster.vectors
+        nodes = domain.node_array
+        sums = []
+        for column in cluster.free_columns():
+            free = column[cluster.vector_index[nodes]]
+            sums.append(int(np.maximum(free, 0).sum()) if free.dtype != object else sum(max(0, v) for v in free))
         for i in self.changed_in(domain):
-            for r, (now, base) in enumerate(zip(self.free(i), vectors[self.cluster.vector_of[i]])):
+            for r, (now, base) in enumerate(zip(self.free(i), vectors[cluster.vector_of[i]])):
                 sums[r] += max(0, now) - max(0, base)
         return tuple(sums)
 
 
-def _fits_per_vector(cluster: Cluster, shape: Shape) -> list[int]:
+def _fits_per_vector(cluster: Cluster, shape: Shape) -> npt.NDArray[np.int64]:
     """``shape.fits`` for every free vector, a column at a time (the vectors are many, the resources few)."""
     n = len(cluster.vectors)
     if shape.missing:
-        return [0] * n
-    columns = cluster.vector_columns()
-    per_resource = [map(floordiv, columns[r], repeat(q)) for r, q in shape.terms]
+        return np.zeros(n, dtype=np.int64)
+    columns = cluster.free_columns()
+    fits: IntArray | None = None
+    for r, q in shape.terms:
+        quotient = columns[r] // q
+        fits = quotient if fits is None else np.minimum(fits, quotient)
+    assert fits is not None
     # A free vector is negative where its nodes are over-committed: no pod fits there.
-    zero = repeat(0)
-    if len(per_resource) == 1:
-        return list(map(max, per_resource[0], zero))
-    return list(map(max, map(min, *per_resource), zero))
+    return np.minimum(np.maximum(fits, 0), FIT_CAP).astype(np.int64)

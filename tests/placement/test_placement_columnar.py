@@ -1,0 +1,175 @@
+"""The columnar (numpy) passes give exactly what the one-node-at-a-time rules give.
+
+Each vectorized step of the engine (fits per domain, node scores, the
+domain score, pod assignment) is compared with its scalar rule, or with a
+straightforward reference, on random clusters that carry what real ones
+do: over-committed nodes, nodes that offer no CPU or memory, cordons,
+PreferNoSchedule taints, amounts too large for 64-bit integers, and
+assumptions already made in the snapshot.
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from workloadbuilder.placement import Cluster
+from workloadbuilder.placement.arrays import exact, group_sums, plus
+from workloadbuilder.placement.constraints import Taint
+from workloadbuilder.placement.scoring import (
+    assign_pods,
+    most_allocated,
+    most_allocated_many,
+    node_score,
+    node_scores,
+    preference_scores,
+)
+from workloadbuilder.placement.snapshot import Snapshot
+
+GI = 1024**3 * 1000
+HUGE = 2**70
+
+amounts = st.one_of(st.integers(0, 64_000), st.sampled_from([0, 100, 250, 999, 1000, 64_000]))
+memory = st.one_of(st.integers(0, 8) .map(lambda k: k * GI), st.integers(0, 512 * GI))
+
+
+@st.composite
+def clusters(draw: Any, huge: bool = False) -> Cluster:
+    """2-40 nodes in racks, with random allocatable and used (sometimes more than allocatable)."""
+    count = draw(st.integers(2, 40))
+    nodes = []
+    for i in range(count):
+        cpu, mem = draw(amounts), draw(memory)
+        if huge and draw(st.booleans()):
+            mem = draw(st.integers(2**62, HUGE))
+        nodes.append(
+            {
+                "name": f"n{i:02d}",
+                "labels": {"rack": f"r{draw(st.integers(0, 4))}", "block": f"b{draw(st.integers(0, 1))}"},
+                "allocatable": {"cpu": cpu, "memory": mem, "pods": draw(st.integers(0, 8)) * 1000},
+                "used": {"cpu": draw(st.integers(0, cpu + 2000)), "memory": draw(st.integers(0, mem + GI))},
+                "schedulable": draw(st.integers(0, 9)) > 0,
+                "taints": (Taint("spot", "true", "PreferNoSchedule"),) if draw(st.integers(0, 4)) == 0 else (),
+            }
+        )
+    return Cluster.build(nodes)
+
+
+shapes = st.fixed_dictionaries(
+    {"cpu": st.sampled_from([0, 100, 250, 1000, 3000]), "memory": st.sampled_from([0, GI // 4, GI, 3 * GI])}
+)
+
+
+def assumed(cluster: Cluster, shape_requests: dict[str, int], picks: list[int]) -> Snapshot:
+    """A snapshot with one pod of the shape already assumed on each picked node."""
+    snap = Snapshot(cluster)
+    shape = snap.shape(shape_requests)
+    for i in picks:
+        snap.add(i % len(cluster), shape.vector)
+    return snap
+
+
+def reference_assign(snap: Snapshot, requests: dict[str, int], nodes: list[int], count: int) -> list[int]:
+    """One heap of every fitting node, re-scored after each pod: the rule as kube-scheduler states it."""
+    shape = snap.shape(requests)
+    fitting = [i for i in nodes if snap.node_fit(shape, i) > 0]
+    prefers = snap.cluster.has_preferences
+    extra = preference_scores(snap, shape, fitting) if prefers else dict.fromkeys(fitting, 0)
+    heap = [(-node_score(snap, i, shape) - extra[i], i) for i in fitting]
+    heapq.heapify(heap)
+    placed: list[int] = []
+    while heap and len(placed) < count:
+        _, i = heapq.heappop(heap)
+        snap.add(i, shape.vector)
+        placed.append(i)
+        if snap.node_fit(shape, i) > 0:
+            heapq.heappush(heap, (-node_score(snap, i, shape) - extra[i], i))
+    return placed
+
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(clusters(), shapes, st.lists(st.integers(0, 100), max_size=6))
+def test_node_scores_equal_node_score(cluster: Cluster, requests: dict[str, int], picks: list[int]) -> None:
+    snap = assumed(cluster, requests, picks)
+    shape = snap.shape(requests)
+    nodes = np.arange(len(cluster))
+    assert node_scores(snap, shape, nodes).tolist() == [node_score(snap, i, shape) for i in range(len(cluster))]
+
+
+@SETTINGS
+@given(clusters(huge=True), shapes)
+def test_node_scores_of_huge_amounts_equal_node_score(cluster: Cluster, requests: dict[str, int]) -> None:
+    snap = Snapshot(cluster)
+    shape = snap.shape(requests)
+    nodes = np.arange(len(cluster))
+    assert node_scores(snap, shape, nodes).tolist() == [node_score(snap, i, shape) for i in range(len(cluster))]
+
+
+@SETTINGS
+@given(clusters(), shapes, st.lists(st.integers(0, 100), max_size=6), st.integers(1, 60))
+def test_assign_pods_equals_one_heap_of_every_node(
+    cluster: Cluster, requests: dict[str, int], picks: list[int], count: int
+) -> None:
+    fast, slow = assumed(cluster, requests, picks), assumed(cluster, requests, picks)
+    nodes = list(range(len(cluster)))
+    assert assign_pods(fast, fast.shape(requests), nodes, count) == reference_assign(slow, requests, nodes, count)
+    assert fast.delta == slow.delta
+
+
+@SETTINGS
+@given(clusters(huge=True), shapes, st.lists(st.integers(0, 100), max_size=6), st.sampled_from(["rack", "block"]))
+def test_fits_in_a_domain_set_equal_node_fits_added_up(
+    cluster: Cluster, requests: dict[str, int], picks: list[int], key: str
+) -> None:
+    snap = assumed(cluster, requests, picks)
+    shape = snap.shape(requests)
+    domains = list(cluster.domains(key).values())
+    expected = [sum(snap.node_fit(shape, i) for i in domain.nodes) for domain in domains]
+    assert snap.fits_in(shape, domains).tolist() == expected
+    assert [snap.fit(shape, domain) for domain in domains] == expected
+    # A subset, in another order, as a parent's subdomains are.
+    subset = domains[::-2]
+    assert snap.fits_in(shape, subset).tolist() == [expected[domains.index(d)] for d in subset]
+
+
+@SETTINGS
+@given(clusters(huge=True), shapes, st.lists(st.integers(0, 100), max_size=6), st.integers(0, 64))
+def test_domain_scores_equal_most_allocated(
+    cluster: Cluster, requests: dict[str, int], picks: list[int], pods: int
+) -> None:
+    snap = assumed(cluster, requests, picks)
+    shape = snap.shape(requests)
+    domains = list(cluster.domains("rack").values())
+    used = snap.used_sums(domains)
+    assert [tuple(int(column[k]) for column in used) for k in range(len(domains))] == [
+        snap.used_sum(domain) for domain in domains
+    ]
+    requested = [plus(column, pods * q) for column, q in zip(used, shape.score_request, strict=True)]
+    allocatable = [exact([domain.alloc_sum[s] for domain in domains]) for s in range(2)]
+    expected = [
+        most_allocated([u + pods * q for u, q in zip(snap.used_sum(d), shape.score_request, strict=True)], d.alloc_sum)
+        for d in domains
+    ]
+    assert most_allocated_many(requested, allocatable).tolist() == expected
+
+
+GROUP_SUMS = [
+    ("small values, float weights", [1, 2, 3, 4], [0, 1, -1, 0], [5, 2]),
+    ("above 2**53, int64", [2**54, 1, 2**54, 3], [0, 0, 1, 1], [2**54 + 1, 2**54 + 3]),
+    ("above 2**63 in total, Python integers", [2**62, 2**62, 2**62], [0, 0, 1], [2**63, 2**62]),
+    ("no members", [7, 8], [-1, -1], [0, 0]),
+]
+
+
+@pytest.mark.parametrize(("values", "codes", "expected"), [c[1:] for c in GROUP_SUMS], ids=[c[0] for c in GROUP_SUMS])
+def test_group_sums_are_exact(values: list[int], codes: list[int], expected: list[int]) -> None:
+    sums = group_sums(np.asarray(codes, dtype=np.int64), exact(values), len(expected))
+    assert [int(v) for v in sums] == expected

@@ -1,0 +1,75 @@
+"""Exact integer arrays for the columnar cluster state.
+
+Amounts are integer millis, and some exceed what a 64-bit integer holds
+once added up over a domain (a block's memory in millis) or multiplied by a
+score's 100. Every array here is ``int64`` when its values leave room for the
+arithmetic done on it, and an ``object`` array of Python integers otherwise:
+numpy's elementwise operators then give Python's exact results, only slower.
+Pod counts are capped at ``FIT_CAP`` per node, far above any node's pod limit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["FIT_CAP", "IntArray", "exact", "group_sums", "headroom", "plus"]
+
+IntArray = npt.NDArray[Any]
+"""An ``int64`` or ``object`` array of exact integers."""
+
+FIT_CAP = 2**31
+"""The most pods of one shape a node is counted to hold (a node's pod limit is far lower)."""
+
+_SAFE = 2**62
+
+
+def headroom(values: IntArray | Sequence[int], factor: int = 1) -> bool:
+    """Whether ``values`` times ``factor`` (and sums of two of them) stay inside ``int64``."""
+    if len(values) == 0:
+        return True
+    array = np.asarray(values)
+    if array.dtype == object:
+        return bool(max(abs(int(v)) for v in array.flat) * factor < _SAFE)
+    return bool(int(np.abs(array).max()) * factor < _SAFE // 2)
+
+
+def exact(values: IntArray | Sequence[int], factor: int = 1) -> IntArray:
+    """``values`` as an ``int64`` array when ``factor`` times them fits, else as an ``object`` array."""
+    if isinstance(values, np.ndarray) and values.dtype != object and headroom(values, factor):
+        return values
+    if headroom(values, factor):
+        return np.asarray(values, dtype=np.int64)
+    return np.array([int(v) for v in values], dtype=object)
+
+
+def plus(values: IntArray, amount: int) -> IntArray:
+    """``values + amount``, exactly (in Python integers when ``int64`` could overflow)."""
+    if values.dtype != object and abs(amount) < _SAFE // 2 and headroom(values):
+        return values + amount
+    return np.array([int(v) + amount for v in values], dtype=object)
+
+
+def group_sums(codes: npt.NDArray[np.int64], values: IntArray | Sequence[int], groups: int) -> IntArray:
+    """``values`` added up per code (``0 <= code < groups``; negative codes belong to no group), exactly.
+
+    Float weights are exact while every partial sum stays below 2**53; above
+    that the sums are taken in ``int64``, and above 2**62 in Python integers.
+    """
+    member = codes >= 0
+    keys = codes[member]
+    column = np.asarray(values)[member]
+    if column.dtype != object:
+        magnitude = float(np.abs(column.astype(np.float64)).sum()) if len(column) else 0.0
+        if magnitude < 2**52:
+            return np.bincount(keys, weights=column, minlength=groups).astype(np.int64)
+        if magnitude < _SAFE:
+            out = np.zeros(groups, dtype=np.int64)
+            np.add.at(out, keys, column.astype(np.int64))
+            return out
+    out = np.zeros(groups, dtype=object)
+    np.add.at(out, keys, np.array([int(v) for v in column], dtype=object))
+    return out
