@@ -124,8 +124,7 @@ def _from_kubectl(nodes_json: Any, pods_json: Any, groups_json: Any, policies_js
         [*read_priority_classes(policies, "policies", errors), *read_priority_classes(listed, section, errors)]
     )
     nodes = read_nodes(by_kind.get("Node", []), section, errors)
-    _check_unique(nodes, section, errors)
-    names = {node["name"] for node in nodes if node}
+    names = _check_unique(nodes, section, errors)
     groups: dict[str, RunningGroup] = {}
     group_items = [
         *_indexed(groups_json, "groups"),
@@ -289,7 +288,8 @@ def _kubectl_group(item: Any, path: FieldPath, classes: PriorityClasses, errors:
     )
 
 
-def _check_unique(nodes: list[dict[str, Any]], section: str, errors: ErrorList) -> None:
+def _check_unique(nodes: list[dict[str, Any]], section: str, errors: ErrorList) -> set[str]:
+    """The names of the nodes read; a node named again is an error at its name, and its record is emptied."""
     seen: set[str] = set()
     for i, node in enumerate(nodes):
         if node and node["name"] in seen:
@@ -297,6 +297,7 @@ def _check_unique(nodes: list[dict[str, Any]], section: str, errors: ErrorList) 
             node.clear()
         elif node:
             seen.add(node["name"])
+    return seen
 
 
 # -- compact YAML ------------------------------------------------------------------
@@ -322,8 +323,7 @@ def _from_yaml(data: Any) -> ClusterParts:
     nodes = [
         _yaml_node(entry, FieldPath("nodes").index(i), errors) for i, entry in enumerate(_seq(data, "nodes", errors))
     ]
-    _check_unique(nodes, "nodes", errors)
-    names = {node["name"] for node in nodes if node}
+    names = _check_unique(nodes, "nodes", errors)
     pools = [
         _yaml_pool(entry, FieldPath("devicePools").index(i), names, errors)
         for i, entry in enumerate(_seq(data, "devicePools", errors))

@@ -48,16 +48,19 @@ class _Reader:
     def __init__(self, section: str, errors: ErrorList) -> None:
         self.section = FieldPath(section)
         self.errors = errors
-        self.quantities: dict[str, dict[str, int]] = {}
+        self.cpu: dict[str, int] = {}
+        self.others: dict[str, int] = {}
+        """Millis by quantity string: CPU counts milli-cores, every other resource whole units (``resource_millis``)."""
         self.taint_lists: dict[tuple[Any, ...], tuple[Taint, ...]] = {}
 
     def node(self, item: Any, i: int) -> dict[str, Any]:
+        """The record of item ``i`` (``{}`` when it is malformed)."""
         try:
             metadata = item["metadata"]
             name = metadata["name"]
             status = item["status"]
             allocatable = status["allocatable"]
-        except (KeyError, TypeError, IndexError):
+        except (KeyError, TypeError):
             return self.malformed(item, i)
         if not isinstance(name, str) or not name:
             self.errors.append(required(self.section.index(i).child("metadata", "name")))
@@ -106,14 +109,13 @@ class _Reader:
         return out
 
     def allocatable(self, raw: Mapping[Any, Any], i: int) -> dict[str, int]:
-        """``status.allocatable`` in millis; each distinct quantity string of a resource is read once per dump."""
+        """``status.allocatable`` in millis; each distinct quantity string is read once per dump."""
         if type(raw) is not dict:
             return read_resource_list(raw, path_below(self.section, i, "status", "allocatable"), self.errors)
-        memos = self.quantities
+        cpu, others = self.cpu, self.others
         out: dict[str, int] = {}
         for name, text in raw.items():
-            memo = memos.get(name)
-            millis = memo.get(text) if memo is not None and type(text) is str else None
+            millis = (cpu if name == "cpu" else others).get(text) if type(text) is str else None
             if millis is None:
                 millis = self.quantity(name, text, i)
                 if millis is None:
@@ -129,7 +131,7 @@ class _Reader:
             except QuantityError:
                 millis = -1
             if millis >= 0:
-                self.quantities.setdefault(name, {})[text] = millis
+                (self.cpu if name == "cpu" else self.others)[text] = millis
                 return millis
         where = key_below(path_below(self.section, i, "status", "allocatable"), name)
         return read_quantity(str(name), text, where, self.errors)
@@ -138,7 +140,7 @@ class _Reader:
         """``spec.taints``; nodes with equal taint lists share one tuple."""
         key: tuple[Any, ...] | None
         try:
-            key = tuple((entry.get("key"), entry.get("value"), entry.get("effect")) for entry in raw)
+            key = tuple([(entry.get("key"), entry.get("value"), entry.get("effect")) for entry in raw])
             known = self.taint_lists.get(key) if type(raw) is list else None
         except (AttributeError, TypeError):  # not a list of objects of strings: read_taints says what is wrong
             key, known = None, None
