@@ -19,8 +19,7 @@ from typing import Any
 
 from workloadbuilder.field import ErrorList, FieldPath, path_below, required, type_invalid
 from workloadbuilder.placement.constraints import Taint, read_taints
-from workloadbuilder.placement.quantity import QuantityError, resource_millis
-from workloadbuilder.placement.resources import key_below, read_quantity, read_resource_list
+from workloadbuilder.placement.resources import key_below, read_quantity, read_resource_list, valid_millis
 
 __all__ = ["NOT_READY_TAINTS", "read_nodes"]
 
@@ -125,16 +124,12 @@ class _Reader:
 
     def quantity(self, name: Any, text: Any, i: int) -> int | None:
         """One allocatable quantity read afresh (and remembered), or ``None`` with its error."""
-        if type(name) is str and type(text) is str:
-            try:
-                millis = resource_millis(name, text)
-            except QuantityError:
-                millis = -1
-            if millis >= 0:
-                (self.cpu if name == "cpu" else self.others)[text] = millis
-                return millis
-        where = key_below(path_below(self.section, i, "status", "allocatable"), name)
-        return read_quantity(str(name), text, where, self.errors)
+        millis = valid_millis(name, text)
+        if millis is None:
+            where = key_below(path_below(self.section, i, "status", "allocatable"), name)
+            return read_quantity(str(name), text, where, self.errors)
+        (self.cpu if name == "cpu" else self.others)[text] = millis
+        return millis
 
     def taints(self, raw: Any, i: int) -> tuple[Taint, ...]:
         """``spec.taints``; nodes with equal taint lists share one tuple."""

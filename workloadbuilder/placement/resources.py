@@ -14,7 +14,7 @@ from workloadbuilder.field import ErrorList, FieldPath, Where, invalid, path_bel
 from workloadbuilder.fields_read import read_list
 from workloadbuilder.placement.quantity import QuantityError, resource_millis
 
-__all__ = ["POD_MILLIS", "Where", "key_below", "pod_requests", "read_quantity", "read_resource_list"]
+__all__ = ["POD_MILLIS", "Where", "key_below", "pod_requests", "read_quantity", "read_resource_list", "valid_millis"]
 
 """A path, or a function that makes it: readers of large inputs build paths only for errors."""
 
@@ -60,10 +60,28 @@ def read_resource_list(raw: Any, path: Where, errors: ErrorList) -> dict[str, in
         return {}
     out: dict[str, int] = {}
     for name, quantity in raw.items():
-        millis = read_quantity(str(name), quantity, key_below(path, name), errors)
-        if millis is not None:
-            out[str(name)] = millis
+        millis = valid_millis(name, quantity)
+        if millis is None:
+            millis = read_quantity(str(name), quantity, key_below(path, name), errors)
+            if millis is None:
+                continue
+        out[str(name)] = millis
     return out
+
+
+def valid_millis(resource: Any, raw: Any) -> int | None:
+    """``resource_millis`` of a valid quantity string under a string name, else ``None``.
+
+    The quick test readers of many lists make first; ``read_quantity``
+    reads the rest (YAML numbers) and says what is wrong with the others.
+    """
+    if type(resource) is not str or type(raw) is not str:
+        return None
+    try:
+        millis = resource_millis(resource, raw)
+    except QuantityError:
+        return None
+    return millis if millis >= 0 else None
 
 
 def key_below(where: Where, key: Any) -> Callable[[], FieldPath]:
