@@ -11,6 +11,7 @@ assumptions already made in the snapshot.
 from __future__ import annotations
 
 import heapq
+import os
 from typing import Any
 
 import numpy as np
@@ -35,7 +36,7 @@ GI = 1024**3 * 1000
 HUGE = 2**70
 
 amounts = st.one_of(st.integers(0, 64_000), st.sampled_from([0, 100, 250, 999, 1000, 64_000]))
-memory = st.one_of(st.integers(0, 8) .map(lambda k: k * GI), st.integers(0, 512 * GI))
+memory = st.one_of(st.integers(0, 8).map(lambda k: k * GI), st.integers(0, 512 * GI))
 
 
 @st.composite
@@ -92,7 +93,12 @@ def reference_assign(snap: Snapshot, requests: dict[str, int], nodes: list[int],
     return placed
 
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=int(os.environ.get("WB_COLUMNAR_EXAMPLES", "150")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+"""``WB_COLUMNAR_EXAMPLES=3000`` runs more examples."""
 
 
 @SETTINGS
@@ -173,3 +179,24 @@ GROUP_SUMS = [
 def test_group_sums_are_exact(values: list[int], codes: list[int], expected: list[int]) -> None:
     sums = group_sums(np.asarray(codes, dtype=np.int64), exact(values), len(expected))
     assert [int(v) for v in sums] == expected
+
+
+@SETTINGS
+@given(clusters(huge=True), shapes, st.lists(st.integers(0, 100), max_size=6), st.sampled_from(["rack", None]))
+def test_free_sums_are_exact(cluster: Cluster, requests: dict[str, int], picks: list[int], key: str | None) -> None:
+    snap = assumed(cluster, requests, picks)
+    domains = [cluster.root] if key is None else list(cluster.domains(key).values())
+    for domain in domains:
+        expected = tuple(
+            sum(max(0, snap.free(i)[r]) for i in domain.nodes) for r in range(len(cluster.resources))
+        )
+        assert snap.free_sum(domain) == expected
+
+
+def test_free_sum_of_fifty_thousand_large_nodes_does_not_wrap_around() -> None:
+    """512 GiB of memory in millis on each of 50,000 nodes adds up past 2**63."""
+    allocatable = {"cpu": 64_000, "memory": 512 * GI, "pods": 110_000}
+    nodes = [{"name": f"n{i}", "allocatable": allocatable} for i in range(50_000)]
+    cluster = Cluster.build(nodes)
+    memory = cluster.resource_index["memory"]
+    assert Snapshot(cluster).free_sum(cluster.root)[memory] == 50_000 * 512 * GI

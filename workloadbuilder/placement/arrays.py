@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["FIT_CAP", "IntArray", "exact", "group_sums", "headroom", "plus"]
+__all__ = ["FIT_CAP", "IntArray", "exact", "exact_sum", "group_sums", "headroom", "plus"]
 
 IntArray = npt.NDArray[Any]
 """An ``int64`` or ``object`` array of exact integers."""
@@ -53,23 +53,34 @@ def plus(values: IntArray, amount: int) -> IntArray:
     return np.array([int(v) + amount for v in values], dtype=object)
 
 
-def group_sums(codes: npt.NDArray[np.int64], values: IntArray | Sequence[int], groups: int) -> IntArray:
+def exact_sum(values: IntArray) -> int:
+    """The sum of ``values``, exactly (``int64`` sums wrap around silently past 2**63)."""
+    return int(group_sums(np.zeros(len(values), dtype=np.int64), values, 1)[0])
+
+
+def group_sums(
+    codes: npt.NDArray[np.int64], values: IntArray | Sequence[int], groups: int, bound: int | None = None
+) -> IntArray:
     """``values`` added up per code (``0 <= code < groups``; negative codes belong to no group), exactly.
 
-    Float weights are exact while every partial sum stays below 2**53; above
-    that the sums are taken in ``int64``, and above 2**62 in Python integers.
+    Float weights are exact while every partial sum stays below 2**53, so
+    each ``int64`` value is added as its high and low 32 bits; sums past
+    2**62 come back as Python integers. ``bound``, when given, is a bound on
+    every value's magnitude (small values are added in one pass).
     """
     member = codes >= 0
     keys = codes[member]
     column = np.asarray(values)[member]
     if column.dtype != object:
-        magnitude = float(np.abs(column.astype(np.float64)).sum()) if len(column) else 0.0
-        if magnitude < 2**52:
+        if bound is not None and bound * len(column) < 2**52:
             return np.bincount(keys, weights=column, minlength=groups).astype(np.int64)
-        if magnitude < _SAFE:
-            out = np.zeros(groups, dtype=np.int64)
-            np.add.at(out, keys, column.astype(np.int64))
-            return out
+        if len(column) < 2**20:
+            # Each value is high * 2**32 + low: both halves add up exactly as float weights.
+            high = np.bincount(keys, weights=column >> 32, minlength=groups).astype(np.int64)
+            low = np.bincount(keys, weights=column & 0xFFFFFFFF, minlength=groups).astype(np.int64)
+            if headroom(high, 2**33):
+                return (high << 32) + low
+            return np.array([(int(h) << 32) + int(lo) for h, lo in zip(high, low, strict=True)], dtype=object)
     out = np.zeros(groups, dtype=object)
     np.add.at(out, keys, np.array([int(v) for v in column], dtype=object))
     return out

@@ -6,12 +6,14 @@ after construction, so one model answers many queries. Per-query state
 (what a simulation has assumed) lives in ``Snapshot``.
 
 Storage is a structure of arrays: one list per resource, indexed by node,
-every amount an integer number of millis (see ``quantity``). Nodes whose free
-capacity is identical share one *free vector*, so a fit computation for a pod
-shape reads each distinct vector once, not each node. Topology domains are
-indexed per label key on first use, each with its nodes and a count of its
-free vectors; domains of a key that nest inside the domains of another key
-(rack inside block) are found without scanning nodes again.
+every amount an integer number of millis (see ``quantity``), with numpy
+columns of them for the vectorized passes (``arrays`` keeps them exact).
+Nodes whose free capacity is identical share one *free vector*. Topology
+domains are indexed per label key on first use: the key's domains form a
+``DomainSet`` that knows every node's domain and each domain's summed
+allocatable and usage, so a figure for every rack is one pass; domains of a
+key that nest inside the domains of another key (rack inside block) are
+found without scanning nodes again.
 """
 
 from __future__ import annotations
@@ -135,11 +137,23 @@ class DomainSet:
     domain as tuples of Python integers.
     """
 
-    __slots__ = ("alloc_columns", "alloc_sums", "codes", "domains", "uid", "used_columns", "used_sums")
+    __slots__ = (
+        "_every",
+        "_members",
+        "alloc_columns",
+        "alloc_sums",
+        "codes",
+        "domains",
+        "uid",
+        "used_columns",
+        "used_sums",
+    )
 
     def __init__(self, cluster: Cluster, domains: list[Domain], uid: int) -> None:
         self.uid = uid
         self.domains = domains
+        self._every = np.arange(len(domains), dtype=np.int64)
+        self._members: tuple[npt.NDArray[np.int64], list[int]] | None = None
         codes = np.full(len(cluster.names), -1, dtype=np.int64)
         for position, domain in enumerate(domains):
             domain.family = self
@@ -152,6 +166,32 @@ class DomainSet:
         self.alloc_sums = [tuple(map(int, row)) for row in zip(*self.alloc_columns)]
         self.used_sums = [tuple(map(int, row)) for row in zip(*self.used_columns)]
 
+    def positions(self, domains: Sequence[Domain]) -> npt.NDArray[np.int64] | None:
+        """Where each of ``domains`` is in this set (``None``: one of them is not in it)."""
+        if len(domains) == len(self.domains) and list(domains) == self.domains:
+            return self._every
+        positions = []
+        for domain in domains:
+            if domain.family is not self:
+                return None
+            positions.append(domain.position)
+        return np.asarray(positions, dtype=np.int64)
+
+    def members(self, domains: Sequence[Domain]) -> tuple[npt.NDArray[np.int64], list[int]]:
+        """The nodes of ``domains``, one domain after the other, and where each domain's nodes start (and end)."""
+        if len(domains) == len(self.domains) and list(domains) == self.domains:
+            if self._members is None:
+                self._members = self._concatenate(self.domains)
+            return self._members
+        return self._concatenate(domains)
+
+    @staticmethod
+    def _concatenate(domains: Sequence[Domain]) -> tuple[npt.NDArray[np.int64], list[int]]:
+        offsets = [0]
+        for domain in domains:
+            offsets.append(offsets[-1] + len(domain.nodes))
+        return np.concatenate([domain.node_array for domain in domains]), offsets
+
     def __len__(self) -> int:
         return len(self.domains)
 
@@ -160,7 +200,8 @@ def alloc_sums(domains: Sequence[Domain]) -> list[IntArray]:
     """The summed allocatable of each of ``domains`` (one ``DomainSet``), one exact array per scored resource."""
     family = domains[0].family
     assert family is not None
-    positions = np.fromiter((domain.position for domain in domains), dtype=np.int64, count=len(domains))
+    positions = family.positions(domains)
+    assert positions is not None, "the domains belong to one DomainSet"
     return [column[positions] for column in family.alloc_columns]
 
 

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from workloadbuilder.placement.arrays import group_sums, plus
+from workloadbuilder.placement.arrays import IntArray, group_sums, plus
 from workloadbuilder.placement.claims import allocate, covers, first_fit_all, reach_mask, reaching
 from workloadbuilder.placement.cluster import Domain, alloc_sums
 from workloadbuilder.placement.outcome import CandidateTrace, GroupResult, GroupTrace, Outcome
@@ -140,7 +140,7 @@ class KubeScheduler:
         winners = np.flatnonzero(placed_in == top)
         domain = candidates[int(winners[0])]
         if len(winners) > 1:
-            tied = [candidates[int(k)] for k in winners]
+            tied = candidates if len(winners) == len(candidates) else [candidates[k] for k in winners.tolist()]
             requested = [plus(column, top * q) for column, q in zip(snap.used_sums(tied), shape.score_request)]
             scores = most_allocated_many(requested, alloc_sums(tied))
             domain = tied[int(np.argmax(scores))]
@@ -214,8 +214,9 @@ class KubeScheduler:
         allocations = [snap.allocations[ref.identity] for ref in group.claims if ref.identity in snap.allocations]
         held = [name for allocation in allocations for name, _ in allocation.devices]
         pending = [ref for ref in group.claims if ref.identity not in snap.allocations]
-        offsets = np.cumsum([0, *(len(domain.nodes) for domain in candidates)]).tolist()
-        nodes = np.concatenate([domain.node_array for domain in candidates])
+        family = candidates[0].family
+        assert family is not None
+        nodes, offsets = family.members(candidates)
         owner = np.repeat(np.arange(len(candidates)), np.diff(offsets))
         fits = snap.node_fits_now(shape, nodes)
         if held:
@@ -292,18 +293,19 @@ class KubeScheduler:
         snap = self.snap
         need = needed(group)
         total, request = self._subtree(group)
-        memo: dict[tuple[Any, int], tuple[int, int]] = {}
-        order = []
-        for index, domain in enumerate(self.candidates(group, scope)):
-            able, bound = self.bound(group, domain, memo)
-            if able < need:
-                trace.candidates.append(CandidateTrace(domain, able, False, skipped=True))
-                continue
-            tightness = 101
-            if bound == total:
-                tightness = most_allocated([u + q for u, q in zip(snap.used_sum(domain), request)], domain.alloc_sum)
-            order.append(((bound, tightness), index, domain))
-        order.sort(key=lambda entry: (-entry[0][0], -entry[0][1], entry[1]))
+        candidates = self.candidates(group, scope)
+        able, bounds = self.bounds(group, candidates, {})
+        tightness = np.full(len(candidates), 101, dtype=np.int64)
+        whole = np.flatnonzero((bounds == total) & (able >= need))
+        if len(whole):
+            fitting = [candidates[k] for k in whole.tolist()]
+            with_subtree = [plus(column, q) for column, q in zip(snap.used_sums(fitting), request, strict=True)]
+            tightness[whole] = most_allocated_many(with_subtree, alloc_sums(fitting))
+        for k in np.flatnonzero(able < need).tolist():
+            trace.candidates.append(CandidateTrace(candidates[k], int(able[k]), False, skipped=True))
+        eligible = np.flatnonzero(able >= need)
+        ranked = eligible[np.lexsort((eligible, -tightness[eligible], -bounds[eligible]))]
+        order = [((int(bounds[k]), int(tightness[k])), k, candidates[k]) for k in ranked.tolist()]
         best: _Best | None = None
         for bound_key, index, domain in order:
             if best is not None and (bound_key, -index) <= (best.key, -best.index):
@@ -352,28 +354,31 @@ class KubeScheduler:
         candidate.placed = satisfied
         return outcome, candidate
 
-    def bound(
-        self, group: GroupRequest, domain: Domain, memo: dict[tuple[Any, int], tuple[int, int]]
-    ) -> tuple[int, int]:
-        """(children that could each fit alone, pods that could fit at most) for ``group`` in ``domain``.
+    def bounds(
+        self, group: GroupRequest, candidates: list[Domain], memo: dict[tuple[Any, ...], tuple[IntArray, IntArray]]
+    ) -> tuple[IntArray, IntArray]:
+        """(children that could each fit alone, pods that could fit at most) for ``group`` in each candidate.
 
         For a PodGroup the first number is 1 or 0. Both ignore siblings and
-        lower topology keys, so they never understate what a simulation finds.
+        lower topology keys, so they never understate what a simulation
+        finds. ``memo`` holds the answers for these candidates by signature.
         """
-        key = (self.signature(group), domain.uid)
+        key = self.signature(group)
         cached = memo.get(key)
         if cached is not None:
             return cached
         if group.is_leaf:
-            pods = sum(min(count, self.snap.fit(shape, domain)) for shape, count in self.shapes(group))
-            result = (1 if pods >= needed(group) else 0, pods)
+            pods: IntArray = np.zeros(len(candidates), dtype=np.int64)
+            for shape, count in self.shapes(group):
+                pods = pods + np.minimum(self.snap.fits_in(shape, candidates), count)
+            result = ((pods >= needed(group)).astype(np.int64), pods)
         else:
-            able = pods = 0
+            able: IntArray = np.zeros(len(candidates), dtype=np.int64)
+            pods = np.zeros(len(candidates), dtype=np.int64)
             for child in group.children:
-                child_able, child_pods = self.bound(child, domain, memo)
-                pods += child_pods
-                if child_able >= (needed(child) if not child.is_leaf else 1):
-                    able += 1
+                child_able, child_pods = self.bounds(child, candidates, memo)
+                pods = pods + child_pods
+                able = able + (child_able >= (needed(child) if not child.is_leaf else 1))
             result = (able, pods)
         memo[key] = result
         return result

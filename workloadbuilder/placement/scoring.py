@@ -35,6 +35,8 @@ from workloadbuilder.placement.spread import SpreadTracker
 __all__ = ["assign_pods", "most_allocated", "most_allocated_many", "node_score", "node_scores", "preference_scores"]
 
 _MAX_SCORE = 100
+_BLOCK = 8192
+"""How many (node, k-th pod) scores ``_landing_order`` computes in one pass."""
 
 
 def most_allocated(requested: Sequence[int], allocatable: Sequence[int]) -> int:
@@ -115,7 +117,9 @@ def _scores_after(
 ) -> npt.NDArray[np.int64] | None:
     """``node_score`` of each node of ``inputs`` once ``landed`` more pods of ``shape`` are on it.
 
-    ``None`` when an amount is too large to convert to a float exactly.
+    The arrays broadcast: a column of nodes against a row of ``landed``
+    counts gives one score per node and count. ``None`` when an amount is
+    too large to convert to a float exactly.
     """
     parts = []
     for (alloc, used, r), request in zip(inputs, shape.score_request, strict=True):
@@ -123,15 +127,15 @@ def _scores_after(
         if not (_float_exact(alloc) and _float_exact(requested)):
             return None
         parts.append((alloc, requested))
-    least = np.zeros(len(inputs[0][0]), dtype=np.int64)
-    weights = np.zeros(len(inputs[0][0]), dtype=np.int64)
+    least: IntArray | int = 0
+    weights: IntArray | int = 0
     fractions = []
     for alloc, requested in parts:
         offered = alloc > 0
         divisor = np.where(offered, alloc, 1)
         free_share = np.where(requested <= alloc, (alloc - requested) * _MAX_SCORE // divisor, 0)
-        least += np.where(offered, free_share, 0)
-        weights += offered
+        least = least + np.where(offered, free_share, 0)
+        weights = weights + offered
         fractions.append(np.where(requested < alloc, requested / divisor, 1.0))
     if not any(shape.requests.get(name, 0) > 0 for name, _ in SCORE_RESOURCES):
         # BalancedAllocation skips pods that request neither CPU nor memory.
@@ -180,13 +184,13 @@ def assign_pods(
     than ``count`` when the nodes run out of room.
 
     A node's score changes only when a pod lands on it. Every node is
-    scored in one pass; only the best ``count`` of them can ever be chosen.
-    When no node's score rises as pods land on it (the usual case), the
-    order in which pods land is the order of every (node, k-th pod) score,
-    computed a column of k at a time; otherwise the chosen nodes wait in a
-    heap with their new scores and each pod takes the better of the heap's
-    front and the best untouched node. Both give exactly what one heap of
-    every node gives.
+    scored in one pass; only the best ``count`` of them can ever be chosen,
+    and the order pods land in is computed a column of k-th pods at a time
+    (``_landing_order``). With spread constraints (a node's turn depends on
+    where the others went) or amounts too large to score in one pass, the
+    chosen nodes wait in a heap with their new scores and each pod takes the
+    better of the heap's front and the best untouched node. Both give
+    exactly what one heap of every node gives.
     """
     if count <= 0:
         return []
@@ -255,43 +259,46 @@ def _landing_order(
     extras: npt.NDArray[np.int64],
     count: int,
 ) -> npt.NDArray[np.int64] | None:
-    """The nodes the next ``count`` pods land on, in order, when no node's score rises as pods land on it.
+    """The nodes the next ``count`` pods land on, in order, as one heap of every node would choose them.
 
-    ``nodes`` are the candidates with their room (``fits``) and first score,
-    best first. The k-th pod on a node scores what ``node_score`` gives with
-    k - 1 of them assumed there; columns of k are computed until no entry
-    of the next one can beat the ``count``-th best entry so far. ``None``
-    when some node's score would rise (or amounts are too large to score in
-    one pass): then the caller's heap decides.
+    ``nodes`` are the candidates with their room (``fits``) and first score.
+    The k-th pod on a node scores what ``node_score`` gives with k - 1 of
+    them assumed there. A heap that always takes the best front of these
+    per-node sequences takes the k-th pod of a node in the order of the
+    lowest score among that node's first k (its *key*): a node's later,
+    higher score waits behind its lower one. So every (node, k) entry is
+    ranked by key, then node, then k; columns of k are computed until no
+    key of the next one can beat the ``count``-th best so far (keys never
+    rise along a node). ``None`` when amounts are too large to score in one
+    pass: then the caller's heap decides.
     """
     size = len(snap.cluster) + 1
-    inputs = _score_inputs(snap, nodes)
-    columns = [(first, nodes, np.zeros(len(nodes), dtype=np.int64))]
-    previous, active = first, np.arange(len(nodes))
-    best_keys = first * size - nodes
-    for k in range(1, min(count, int(fits.max(initial=0)))):
-        active = active[fits[active] > k]
-        if len(active) == 0:
-            break
-        threshold = _kth_largest(best_keys, count)
-        scores = _scores_after(shape, [(alloc[active], used[active], r) for alloc, used, r in inputs], k)
+    inputs = [(alloc[:, None], used[:, None], r) for alloc, used, r in _score_inputs(snap, nodes)]
+    keys, owners, turns = [first * size - nodes], [nodes], [np.zeros(len(nodes), dtype=np.int64)]
+    key = first
+    last = min(count, int(fits.max(initial=0)))
+    k = 1
+    while k < last:
+        width = min(last - k, max(1, _BLOCK // len(nodes)))
+        landed = np.arange(k, k + width)[None, :]
+        scores = _scores_after(shape, inputs, landed)
         if scores is None:
             return None
-        scores = scores + extras[active]
-        if np.any(scores > previous[active]):
-            return None
-        keys = scores * size - nodes[active]
-        if threshold is not None and int(keys.max()) < threshold:
+        running = np.minimum.accumulate(np.concatenate((key[:, None], scores + extras[:, None]), axis=1), axis=1)
+        valid = landed < fits[:, None]
+        block = (running[:, 1:] * size - nodes[:, None])[valid]
+        if len(block) == 0:
             break
-        columns.append((scores, nodes[active], np.full(len(active), k, dtype=np.int64)))
-        best_keys = np.concatenate((best_keys, keys))
-        previous = previous.copy()
-        previous[active] = scores
-    score = np.concatenate([c[0] for c in columns])
-    node = np.concatenate([c[1] for c in columns])
-    pod = np.concatenate([c[2] for c in columns])
-    ranked = np.lexsort((pod, node, -score))[:count]
-    return node[ranked]
+        threshold = _kth_largest(np.concatenate(keys), count)
+        if threshold is not None and int(block.max()) < threshold:
+            break
+        keys.append(block)
+        owners.append(np.broadcast_to(nodes[:, None], valid.shape)[valid])
+        turns.append(np.broadcast_to(landed, valid.shape)[valid])
+        key = running[:, -1]
+        k += width
+    ranked = np.lexsort((np.concatenate(turns), -np.concatenate(keys)))[:count]
+    return np.concatenate(owners)[ranked]
 
 
 def _kth_largest(keys: npt.NDArray[np.int64], k: int) -> int | None:

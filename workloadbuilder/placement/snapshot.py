@@ -6,10 +6,10 @@ it and reverts; a ``Snapshot`` does the same on top of an immutable
 devices taken from pools, claim allocations) in an undo log, so marking,
 reverting and replaying an evaluation costs what the evaluation changed.
 
-Fits are computed per *pod shape* (one request vector): for an indexed
-domain, the cluster's count of nodes per free vector gives the untouched
-part in one step per distinct vector; only nodes this query changed are
-read one by one.
+Fits are computed per *pod shape* (one request vector), in columns: how
+many pods fit on each node before this query's changes is one numpy pass,
+and how many fit in every domain of a ``DomainSet`` one more; only the
+nodes this query changed are corrected, all in one pass too.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from workloadbuilder.placement.arrays import FIT_CAP, IntArray, exact, group_sums, headroom
+from workloadbuilder.placement.arrays import FIT_CAP, IntArray, exact, exact_sum, group_sums, headroom
 from workloadbuilder.placement.cluster import (
     ANTI_AFFINITY_PREFIX,
     SCORE_RESOURCES,
@@ -261,7 +261,7 @@ class Snapshot:
         """Pods of ``shape`` that fit in each domain of ``family`` before this query's changes."""
         fits = self._family_fits.get((shape.uid, family.uid))
         if fits is None:
-            fits = group_sums(family.codes, self.node_fits(shape), len(family))
+            fits = group_sums(family.codes, self.node_fits(shape), len(family), FIT_CAP)
             self._family_fits[(shape.uid, family.uid)] = fits
         return fits
 
@@ -278,12 +278,10 @@ class Snapshot:
 
     def fits_in(self, shape: Shape, domains: Sequence[Domain]) -> npt.NDArray[np.int64]:
         """``fit(shape, d)`` for each of ``domains``, in one pass when they belong to one ``DomainSet``."""
-        families = {id(domain.family) for domain in domains}
-        if len(families) != 1:
+        family = domains[0].family if domains else None
+        positions = family.positions(domains) if family is not None else None
+        if family is None or positions is None:
             return np.array([self.fit(shape, domain) for domain in domains], dtype=np.int64)
-        family = domains[0].family
-        assert family is not None
-        positions = np.fromiter((domain.position for domain in domains), dtype=np.int64, count=len(domains))
         out = self._base_fits(shape, family)[positions].copy()
         if self.delta:
             owners, changed = [], []
@@ -383,7 +381,8 @@ class Snapshot:
         """``used_sum`` of each of ``domains`` (one ``DomainSet``), as one exact array per scored resource."""
         family = domains[0].family
         assert family is not None
-        positions = np.fromiter((domain.position for domain in domains), dtype=np.int64, count=len(domains))
+        positions = family.positions(domains)
+        assert positions is not None, "the domains belong to one DomainSet"
         columns = [column[positions] for column in family.used_columns]
         if not self.delta:
             return columns
@@ -399,15 +398,18 @@ class Snapshot:
     def free_sum(self, domain: Domain) -> tuple[int, ...]:
         """``domain``'s free capacity now, per resource, added over its nodes (a node's debt counts as 0)."""
         cluster = self.cluster
-        vectors = cluster.vectors
         nodes = domain.node_array
+        vectors = cluster.vector_index[nodes]
+        changed = list(self.changed_in(domain))
+        deltas = self._delta_rows(changed) if changed else None
+        before = cluster.vector_index[changed] if changed else None
         sums = []
-        for column in cluster.free_columns():
-            free = column[cluster.vector_index[nodes]]
-            sums.append(int(np.maximum(free, 0).sum()) if free.dtype != object else sum(max(0, v) for v in free))
-        for i in self.changed_in(domain):
-            for r, (now, base) in enumerate(zip(self.free(i), vectors[cluster.vector_of[i]])):
-                sums[r] += max(0, now) - max(0, base)
+        for r, column in enumerate(cluster.free_columns()):
+            total = exact_sum(np.maximum(column[vectors], 0))
+            if deltas is not None and before is not None:
+                base = column[before]
+                total += exact_sum(np.maximum(base - deltas[:, r], 0)) - exact_sum(np.maximum(base, 0))
+            sums.append(total)
         return tuple(sums)
 
 
