@@ -166,14 +166,10 @@ class _Reader:
 
 
 def _ready(conditions: Any) -> str:
-    """The status of a node's Ready condition (``Unknown`` when it reports none; ``True`` without conditions).
-
-    Conditions are keyed by type (one per type); the kubelet lists Ready
-    last, so the list is searched from its end.
-    """
+    """The status of a node's first Ready condition (``Unknown`` when it has none; ``True`` without conditions)."""
     if not isinstance(conditions, list):
         return "True"
-    for condition in reversed(conditions):
+    for condition in conditions:
         if (type(condition) is dict or isinstance(condition, Mapping)) and condition.get("type") == "Ready":
             return str(condition.get("status") or "Unknown")
     return "Unknown"
