@@ -125,14 +125,29 @@ def _interpret(suffix: str) -> tuple[int, int]:
     if len(suffix) > 1 and suffix[0] in "eE":
         exponent = suffix[1:]
         sign_free = exponent[1:] if exponent[0] in "+-" else exponent
-        if not sign_free or not set(sign_free) <= _DIGITS:
-            raise QuantityError(ERR_SUFFIX)
-        parsed = int(exponent)
+        if not sign_free or not set(sign_free) <= _DIGITS or len(sign_free.lstrip("0")) > 19:
+            raise QuantityError(ERR_SUFFIX)  # not digits, or beyond int64 for any digits
+        parsed = -_integer(sign_free) if exponent[0] == "-" else _integer(sign_free)
         if not -(2**63) <= parsed <= _MAX_INT64:  # strconv.ParseInt(..., 64) fails
             raise QuantityError(ERR_SUFFIX)
         wrapped = (parsed + 2**31) % 2**32 - 2**31  # Go's int32(parsed)
         return 10, wrapped
     raise QuantityError(ERR_SUFFIX)
+
+
+_CHUNK = 4000
+"""Decimal digits converted at a time: ``int()`` refuses strings of more than 4,300 digits."""
+
+
+def _integer(digits: str) -> int:
+    """The number a string of decimal digits writes, however long (inf.Dec reads any length)."""
+    if len(digits) <= _CHUNK:
+        return int(digits)
+    value = 0
+    for start in range(0, len(digits), _CHUNK):
+        chunk = digits[start : start + _CHUNK]
+        value = value * 10 ** len(chunk) + int(chunk)
+    return value
 
 
 def _ceil_div(numerator: int, denominator: int) -> int:
@@ -151,7 +166,7 @@ def _parse(text: str) -> int:
     # no digit; the int64 path takes the scanner's "0" numerator instead.
     if _needs_exact_decimal(num, denom, base, exponent) and not _DIGITS.intersection(value):
         raise QuantityError(ERR_NUMERIC)
-    digits = int(num + denom)
+    digits = _integer(num + denom)
     if digits == 0:
         return 0
     if base == 2:
