@@ -1,6 +1,6 @@
 """Node items of ``kubectl get nodes -o json``: read by the fields the model needs, nothing of the input kept.
 
-A real node dump (``tests/data/placement/node-realistic.json``, an EKS GPU
+A realistic node dump (``tests/data/placement/node-realistic.json``, an EKS GPU
 node) reads into exact records; equal quantity strings of different
 resources keep their own meaning; the model holds no dict or list of the
 input; malformed nodes are errors at their paths.

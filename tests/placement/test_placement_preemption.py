@@ -141,3 +141,25 @@ def test_more_important_victims_are_reprieved_first() -> None:
     # both freed, the pods go to n1; `old` (older: more important) is reprieved first but must go; `new` stays
     assert where(answer) == {"w": ({}, ["n1", "n1"])}
     assert [v.name for v in answer.victims] == ["old"]
+
+
+@pytest.mark.parametrize("strategy", ["kube-scheduler", "complete"], ids=["kube-scheduler", "complete"])
+def test_the_reprieve_checks_every_pod_set_of_a_mixed_group(strategy: str) -> None:
+    """A leader without GPUs and GPU workers: the eviction the workers need is kept, not reprieved.
+
+    The reprieve used to check only the first pod set's resources (none
+    here), so it gave the victim back and the workers over-committed n1.
+    """
+    cl = cluster(
+        node("n1", 2),
+        running=[{"name": "run", "priority": 0, "disruptionMode": "all", "pods": [_pod("run-0", "n1", 1)]}],
+    )
+    req = request(
+        [pod_group("g", 3, priority=5)], {"g": [(1, {"nvidia.com/gpu": "0"}), (3, {"nvidia.com/gpu": "1"})]}
+    )
+    answer = checked(req, cl, place(req, cl, strategy, preempt=True))
+    assert (answer.feasible, where(answer), [victim.name for victim in answer.victims]) == (
+        True,
+        {"g": ({}, ["n1", "n1", "n1"])},
+        ["run"],
+    )

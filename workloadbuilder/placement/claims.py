@@ -142,17 +142,19 @@ def allocate(snap: Snapshot, claim: ClaimRef, devices: Sequence[tuple[str, int]]
 
 def reaching(cluster: Cluster, allocations: Iterable[Allocation], nodes: Iterable[int]) -> list[int]:
     """The nodes of ``nodes`` that reach every device of every allocation."""
-    pools = [cluster.pool(name) for allocation in allocations for name, _ in allocation.devices]
+    pools = [name for allocation in allocations for name, _ in allocation.devices]
     if not pools:
         return list(nodes)
-    return [i for i in nodes if all(cluster.reaches(pool, i) for pool in pools)]
+    candidates = np.fromiter(nodes, dtype=np.int64)
+    kept: list[int] = candidates[reach_mask(cluster, pools, candidates)].tolist()
+    return kept
 
 
-def reach_mask(cluster: Cluster, pools: Iterable[str]) -> npt.NDArray[np.bool_]:
-    """Which nodes reach every one of ``pools`` (by name), as a boolean array over the nodes."""
-    mask = np.ones(len(cluster), dtype=np.bool_)
+def reach_mask(cluster: Cluster, pools: Iterable[str], nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
+    """Which of ``nodes`` reach every one of ``pools`` (by name)."""
+    mask = np.ones(len(nodes), dtype=np.bool_)
     for name in pools:
-        mask &= cluster.reach(cluster.pool(name))
+        mask &= cluster.reach(cluster.pool(name), nodes)
     return mask
 
 

@@ -163,8 +163,8 @@ class DomainSet:
         count = len(domains)
         self.alloc_columns = [group_sums(codes, cluster.allocatable_array(r), count) for r in cluster.score_index]
         self.used_columns = [group_sums(codes, cluster.used_array(r), count) for r in cluster.score_index]
-        self.alloc_sums = [tuple(map(int, row)) for row in zip(*self.alloc_columns)]
-        self.used_sums = [tuple(map(int, row)) for row in zip(*self.used_columns)]
+        self.alloc_sums = list(zip(*(column.tolist() for column in self.alloc_columns), strict=True))
+        self.used_sums = list(zip(*(column.tolist() for column in self.used_columns), strict=True))
 
     def positions(self, domains: Sequence[Domain]) -> npt.NDArray[np.int64] | None:
         """Where each of ``domains`` is in this set (``None``: one of them is not in it)."""
@@ -284,7 +284,6 @@ class Cluster:
         self._allowed: dict[PodConstraints, list[bool] | None] = {}
         self._allowed_masks: dict[PodConstraints, npt.NDArray[np.bool_] | None] = {}
         self._affinity_domains: dict[PodConstraints, tuple[list[frozenset[str]], list[frozenset[str]]]] = {}
-        self._reach: dict[str, npt.NDArray[np.bool_]] = {}
         self._covers: dict[tuple[str, int], bool] = {}
 
     def replace(self, **changes: Any) -> Cluster:
@@ -668,30 +667,26 @@ class Cluster:
 
     def reaches(self, pool: DevicePool, i: int) -> bool:
         """Whether pods on node ``i`` can use devices of ``pool``."""
-        return bool(self.reach(pool)[i])
+        return bool(self.reach(pool, np.asarray([i]))[0])
 
     def reaches_all(self, pool: DevicePool, domain: Domain) -> bool:
         """Whether pods on every node of ``domain`` can use devices of ``pool`` (computed once per pair)."""
         key = (pool.name, domain.uid)
         answer = self._covers.get(key)
         if answer is None:
-            answer = self._covers[key] = bool(self.reach(pool)[domain.node_array].all())
+            answer = self._covers[key] = bool(self.reach(pool, domain.node_array).all())
         return answer
 
-    def reach(self, pool: DevicePool) -> npt.NDArray[np.bool_]:
-        """Which nodes' pods can use devices of ``pool``, as a boolean array (computed once per pool)."""
-        mask = self._reach.get(pool.name)
-        if mask is None:
-            mask = np.zeros(len(self.names), dtype=np.bool_)
-            if pool.node is not None:
-                if pool.node in self.node_index:
-                    mask[self.node_index[pool.node]] = True
-            elif pool.domain is not None:
-                key, value = pool.domain
-                domain = self.domains(key).get(value)
-                if domain is not None:
-                    mask[domain.node_array] = True
-            else:
-                mask[:] = True
-            self._reach[pool.name] = mask
-        return mask
+    def reach(self, pool: DevicePool, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
+        """Which of ``nodes`` can use devices of ``pool``: the pool's node, its domain's nodes, or all of them."""
+        if pool.node is not None:
+            here: npt.NDArray[np.bool_] = nodes == self.node_index.get(pool.node, -1)
+            return here
+        if pool.domain is not None:
+            key, value = pool.domain
+            domain = self.domains(key).get(value)
+            if domain is None or domain.family is None:
+                return np.zeros(len(nodes), dtype=np.bool_)
+            inside: npt.NDArray[np.bool_] = domain.family.codes[nodes] == domain.position
+            return inside
+        return np.ones(len(nodes), dtype=np.bool_)

@@ -223,6 +223,8 @@ def split_violating(units: Sequence[Any], budgets: Sequence[DisruptionBudget]) -
 
     Both lists keep the given order.
     """
+    if not budgets:
+        return [], list(units)
     left = [budget.disruptions_allowed for budget in budgets]
     violating: list[Any] = []
     other: list[Any] = []

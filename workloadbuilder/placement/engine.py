@@ -10,7 +10,7 @@ admit it. The answer lists roots in request order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from workloadbuilder.errors import InvalidArgumentError
@@ -21,7 +21,7 @@ from workloadbuilder.placement.complete import DEFAULT_TIMEOUT, Complete
 from workloadbuilder.placement.explain import RootReport, admissible, explain_root
 from workloadbuilder.placement.kube_scheduler import KubeScheduler, needed
 from workloadbuilder.placement.outcome import Outcome
-from workloadbuilder.placement.preemption import Unit, Victims, preempt, units_below
+from workloadbuilder.placement.preemption import Candidates, Victims, candidates_below, preempt
 from workloadbuilder.placement.preemption_report import report as preemption_report
 from workloadbuilder.placement.priorities import (
     PREEMPT_NEVER,
@@ -31,8 +31,8 @@ from workloadbuilder.placement.priorities import (
     resolve_request,
 )
 from workloadbuilder.placement.quantity import format_millis
-from workloadbuilder.placement.request import GroupRequest, PlacementRequest
-from workloadbuilder.placement.snapshot import Shape, Snapshot, slots_of
+from workloadbuilder.placement.request import PlacementRequest
+from workloadbuilder.placement.snapshot import Snapshot, slots_of
 
 __all__ = ["STRATEGIES", "place"]
 
@@ -108,23 +108,21 @@ def _cycle(snap: Snapshot, runner: _Runner, root: Any, asked: bool, gone: set[st
     report = runner.attempt(root)
     if report.outcome.success:
         return report
-    candidates = units_below(snap.cluster, root.priority, gone)
+    candidates = candidates_below(snap.cluster, root.priority, gone)
     if root.preemption_policy == PREEMPT_NEVER:
-        report.preemption = preemption_report(None, candidates, asked, root.priority, snap.cluster, never=True)
+        report.preemption = preemption_report(None, candidates.units, asked, root.priority, snap.cluster, never=True)
         return report
     if asked:
         evicted = _preempt(snap, runner, root, candidates)
         if evicted is not None:
             # the first attempt's trace and search describe a cluster without the evictions
             report = RootReport(root, evicted.outcome, victims=evicted.units)
-            report.preemption = preemption_report(evicted, candidates, asked, root.priority, snap.cluster)
+            report.preemption = preemption_report(evicted, candidates.units, asked, root.priority, snap.cluster)
             return report
-        report.preemption = preemption_report(None, candidates, asked, root.priority, snap.cluster)
+        report.preemption = preemption_report(None, candidates.units, asked, root.priority, snap.cluster)
         return report
-    mark = snap.mark()
-    probe = _preempt(snap, runner, root, candidates)
-    snap.revert(mark)
-    report.preemption = preemption_report(probe, candidates, asked, root.priority, snap.cluster)
+    probe = _preempt(snap, runner, root, candidates, assume=False)
+    report.preemption = preemption_report(probe, candidates.units, asked, root.priority, snap.cluster)
     return report
 
 
@@ -146,15 +144,10 @@ class _Runner:
         return self.attempt(root).outcome
 
 
-def _preempt(snap: Snapshot, runner: _Runner, root: Any, candidates: list[Unit]) -> Victims | None:
-    return preempt(
-        snap, root, candidates, lambda: runner.outcome(root), _shapes(runner.kube), snap.cluster.disruption_budgets
-    )
-
-
-def _shapes(kube: KubeScheduler) -> Callable[[GroupRequest], list[tuple[Shape, int]]]:
-    """Each PodGroup's pod shapes with their counts, in placement order (one shape per PodGroup here)."""
-    return lambda group: [(kube.shape(group), group.count)]
+def _preempt(snap: Snapshot, runner: _Runner, root: Any, candidates: Candidates, assume: bool = True) -> Victims | None:
+    """Preemption for ``root`` with the runner's strategy; ``assume=False`` probes, leaving ``snap`` as it was."""
+    budgets = snap.cluster.disruption_budgets
+    return preempt(snap, root, candidates, lambda: runner.outcome(root), runner.kube.shapes, budgets, assume)
 
 
 def _answer(

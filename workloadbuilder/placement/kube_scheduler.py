@@ -220,7 +220,7 @@ class KubeScheduler:
         owner = np.repeat(np.arange(len(candidates)), np.diff(offsets))
         fits = snap.node_fits_now(shape, nodes)
         if held:
-            fits = np.where(reach_mask(cluster, held)[nodes], fits, 0)
+            fits = np.where(reach_mask(cluster, held, nodes), fits, 0)
         rooms = group_sums(owner, fits, len(candidates)).tolist()
         if not pending or group.count <= 0:
             return [(min(group.count, room), "") for room in rooms]
@@ -242,7 +242,7 @@ class KubeScheduler:
             if covers(cluster, pools, domain):
                 room = rooms[k]
             else:
-                room = int(fits[segment][reach_mask(cluster, pools)[nodes[segment]]].sum())
+                room = int(fits[segment][reach_mask(cluster, pools, nodes[segment])].sum())
             # The first pod takes one of its node's places.
             out.append((1 + min(group.count - 1, room - 1), ""))
         return out

@@ -21,6 +21,18 @@ is the whole cluster:
   ones first; a unit is reprieved when every placed pod of the gang still
   passes its node's resource check, else it is a victim.
 
+Only a unit with a pod on a node holding placed pods can fail that check,
+and giving back any other unit changes no node the check reads: those are
+reprieved without being looked at, so the reprieve costs what the placed
+nodes hold, not what the cluster runs, and is done on a copy of those
+nodes' free capacity. Evicting is one snapshot change per node, every
+candidate's pods there at once; then the snapshot is restored to its
+checkpoint from before, and only the victims' eviction and the placement
+are applied again, which leaves what giving every other unit back would.
+The units of a cluster, in importance order, and what each frees per node
+are built once per cluster (the model does not change): the candidates of
+a priority are a suffix of that order.
+
 Capacity is signed, so putting back a pod on a node that was over-committed
 before preemption makes it over-committed again, and evicting less than a
 node's debt frees nothing there. Pods on cordoned nodes are never removed:
@@ -31,8 +43,11 @@ cannot help. The placement is not searched again for fewer victims
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from operator import add, sub
+from weakref import WeakKeyDictionary
 
 from workloadbuilder.placement.cluster import Cluster, RunningGroup, RunningPod
 from workloadbuilder.placement.disruption import DisruptionBudget, split_violating
@@ -40,7 +55,7 @@ from workloadbuilder.placement.outcome import Outcome
 from workloadbuilder.placement.request import GroupRequest
 from workloadbuilder.placement.snapshot import Shape, Snapshot
 
-__all__ = ["Unit", "Victims", "preempt", "units_below"]
+__all__ = ["Candidates", "Unit", "Victims", "candidates_below", "preempt", "units_below"]
 
 _RANK = {"CompositePodGroup": 3, "PodGroup": 2, "Pod": 1}
 _NOT_STARTED = "\uffff"  # sorts after every timestamp: an unstarted pod counts as started now
@@ -83,6 +98,104 @@ class Victims:
 
 def units_below(cluster: Cluster, priority: int, gone: Iterable[str] = ()) -> list[Unit]:
     """Every running unit of lower priority than ``priority``, except those named in ``gone``, in cluster order."""
+    return list(candidates_below(cluster, priority, gone).units)
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """The units a preemptor may evict: every running unit of lower priority, but those already evicted.
+
+    ``units`` are in cluster order, ``ranked`` the same units most important
+    first (``Unit.importance``); ``evictions`` the snapshot changes that
+    evict them all, ``(node, change, 1)`` for ``Snapshot.add_many``: per
+    schedulable node, less their pods' requests there (pods on cordoned
+    nodes stay). The lists are shared with the cluster's index: read them,
+    do not change them. ``index``, ``start`` and ``skipped`` place the units
+    in that index (positions from ``start`` on, but ``skipped``).
+    """
+
+    units: list[Unit]
+    ranked: list[Unit]
+    evictions: list[tuple[int, tuple[int, ...], int]]
+    index: _Index = field(repr=False, compare=False)
+    start: int = 0
+    skipped: frozenset[int] = frozenset()
+
+    def touching(self, nodes: Iterable[int]) -> list[int]:
+        """The index positions (see ``_Index``) of the candidates with a pod on any of ``nodes``, most important first."""
+        on_node, start, skipped = self.index.on_node, self.start, self.skipped
+        found = {p for i in nodes for p in on_node.get(i, ()) if p >= start and p not in skipped}
+        return sorted(found)
+
+
+_INDEXES: WeakKeyDictionary[Cluster, _Index] = WeakKeyDictionary()
+
+
+def candidates_below(cluster: Cluster, priority: int, gone: Iterable[str] = ()) -> Candidates:
+    """The units of lower priority than ``priority`` that preemption may evict, except those named in ``gone``."""
+    index = _INDEXES.get(cluster)
+    if index is None:
+        index = _INDEXES[cluster] = _Index(cluster)
+    return index.below(priority, set(gone))
+
+
+class _Index:
+    """Every running unit of one cluster, most important first, with what evicting each gives back per node.
+
+    ``ranked[p]`` is the unit at position ``p``; ``frees[p]`` its
+    ``(node, vector)`` pairs, its pods' requests added up per schedulable
+    node; ``on_node[i]`` the positions of the units with a pod on node
+    ``i``, cordoned or not. The units below a priority are the positions
+    from some point on, as priority comes first in the order.
+    """
+
+    def __init__(self, cluster: Cluster) -> None:
+        units = _all_units(cluster)
+        order = sorted(range(len(units)), key=lambda k: units[k].importance())
+        self.ranked = [units[k] for k in order]
+        self.cluster_order = order  # ranked[p] is the cluster's unit order[p]
+        self.negated = [-unit.priority for unit in self.ranked]  # ascending
+        schedulable = cluster.schedulable
+        self.frees: list[tuple[tuple[int, tuple[int, ...]], ...]] = []
+        self.on_node: dict[int, list[int]] = {}
+        for p, unit in enumerate(self.ranked):
+            per_node: dict[int, tuple[int, ...]] = {}
+            for pod in unit.pods:
+                if schedulable[pod.node]:
+                    held = per_node.get(pod.node)
+                    per_node[pod.node] = pod.requests if held is None else tuple(map(add, held, pod.requests))
+            self.frees.append(tuple(per_node.items()))
+            for i in unit.nodes:
+                self.on_node.setdefault(i, []).append(p)
+        self._evictions: dict[int, list[tuple[int, tuple[int, ...], int]]] = {}
+        self._units: dict[int, list[Unit]] = {}
+
+    def below(self, priority: int, gone: set[str]) -> Candidates:
+        """The candidates of a preemptor of ``priority``, those named in ``gone`` left out."""
+        start = bisect_right(self.negated, -priority)
+        end = len(self.ranked)
+        evictions = self._evictions.get(start)
+        if evictions is None:
+            freed = _added(self.frees[p] for p in range(start, end))
+            evictions = self._evictions[start] = [
+                (i, tuple(-amount for amount in vector), 1) for i, vector in freed.items()
+            ]
+        units = self._units.get(start)
+        if units is None:
+            units = self._units[start] = [
+                self.ranked[p] for p in sorted(range(start, end), key=self.cluster_order.__getitem__)
+            ]
+        ranked = self.ranked[start:]
+        skipped = frozenset(p for p in range(start, end) if self.ranked[p].name in gone) if gone else frozenset()
+        if skipped:
+            ranked = [unit for p, unit in enumerate(ranked, start) if p not in skipped]
+            units = [unit for unit in units if unit.name not in gone]
+            evictions = _without(evictions, (self.frees[p] for p in skipped))
+        return Candidates(units, ranked, evictions, self, start, skipped)
+
+
+def _all_units(cluster: Cluster) -> list[Unit]:
+    """Every running unit, in cluster order (of each unit's first pod)."""
     members: dict[str, list[RunningPod]] = {}
     heads: dict[str, tuple[str, int, int]] = {}
     for pod in cluster.running_pods:
@@ -97,13 +210,11 @@ def units_below(cluster: Cluster, priority: int, gone: Iterable[str] = ()) -> li
             key = pod.name
             heads[key] = ("Pod", priority_of, _RANK["PodGroup"] if group is not None else _RANK["Pod"])
         members.setdefault(key, []).append(pod)
-    skip = set(gone)
     out = []
     for name, pods in members.items():
-        kind, unit_priority, rank = heads[name]
-        if unit_priority < priority and name not in skip:
-            start = min((pod.start for pod in pods if pod.start), default="")
-            out.append(Unit(name, kind, unit_priority, tuple(pods), rank, start))
+        kind, priority, rank = heads[name]
+        start = min((pod.start for pod in pods if pod.start), default="")
+        out.append(Unit(name, kind, priority, tuple(pods), rank, start))
     return out
 
 
@@ -118,43 +229,93 @@ def _ancestry(cluster: Cluster, group: RunningGroup | None) -> list[RunningGroup
     return chain
 
 
+def _added(parts: Iterable[Iterable[tuple[int, tuple[int, ...]]]]) -> dict[int, tuple[int, ...]]:
+    """``(node, vector)`` pairs added up per node."""
+    out: dict[int, tuple[int, ...]] = {}
+    for pairs in parts:
+        for i, vector in pairs:
+            held = out.get(i)
+            out[i] = vector if held is None else tuple(map(add, held, vector))
+    return out
+
+
+def _without(
+    evictions: list[tuple[int, tuple[int, ...], int]], parts: Iterable[Iterable[tuple[int, tuple[int, ...]]]]
+) -> list[tuple[int, tuple[int, ...], int]]:
+    """``evictions`` that no longer free what ``parts`` frees, without the nodes left with nothing to change."""
+    kept = _added(parts)
+    out = []
+    for i, change, n in evictions:
+        vector = kept.get(i)
+        if vector is not None:
+            change = tuple(map(add, change, vector))
+            if not any(change):
+                continue
+        out.append((i, change, n))
+    return out
+
+
 def preempt(
     snap: Snapshot,
     root: GroupRequest,
-    candidates: list[Unit],
+    candidates: Candidates,
     place: Callable[[], Outcome],
     shapes_of: Callable[[GroupRequest], list[tuple[Shape, int]]],
     budgets: Sequence[DisruptionBudget] = (),
+    assume: bool = True,
 ) -> Victims | None:
     """Evict what placing ``root`` needs from ``candidates``; ``None`` (and nothing changed) if even all do not help.
 
     ``shapes_of`` gives each PodGroup's pod shapes with their pod counts, in
     the order its pods are placed; the reprieve checks their resources. On
     success the placement stays assumed and the victims stay removed in the
-    snapshot; ``Victims.units`` is ordered from the most important.
+    snapshot, unless ``assume`` is false (a probe: the snapshot is left as it
+    was); ``Victims.units`` is ordered from the most important.
     """
-    if not candidates:
+    if not candidates.units:
         return None
+    before = snap.checkpoint()
+    snap.add_many(candidates.evictions)
     mark = snap.mark()
-    for unit in candidates:
-        _give_back(snap, unit, -1)
     outcome = place()
     if not outcome.success:
-        snap.revert(mark)
+        snap.restore(before)
         return None
+    placement = snap.ops_since(mark)
     checked = _checked_resources(root, outcome, shapes_of)
-    ordered = sorted(candidates, key=Unit.importance)
-    violating, other = split_violating(ordered, budgets)
-    victims: list[Unit] = []
-    for unit in [*violating, *other]:
-        reprieve = snap.mark()
-        _give_back(snap, unit, 1)
-        if not _still_fits(snap, unit, checked):
-            snap.revert(reprieve)
-            victims.append(unit)
-    victims.sort(key=Unit.importance)
-    evicted = {unit.name for unit in victims}
-    return Victims(outcome, victims, [unit for unit in violating if unit.name in evicted])
+    index = candidates.index
+    violating, _ = split_violating(candidates.ranked, budgets)
+    breaking = {id(unit) for unit in violating}
+    touching = candidates.touching(checked)
+    order = [p for p in touching if id(index.ranked[p]) in breaking] + [
+        p for p in touching if id(index.ranked[p]) not in breaking
+    ]
+    evicted = sorted(_reprieve(snap, index, order, checked))
+    victims = [index.ranked[p] for p in evicted]
+    # everyone else is back: the state before, less the victims, with the placement
+    snap.restore(before)
+    if assume:
+        snap.add_many((i, vector, -1) for i, vector in _added(index.frees[p] for p in evicted).items())
+        snap.replay(placement)
+    return Victims(outcome, victims, [unit for unit in victims if id(unit) in breaking])
+
+
+def _reprieve(snap: Snapshot, index: _Index, order: list[int], checked: dict[int, set[int]]) -> list[int]:
+    """The positions of ``order`` that are victims: with the unit back, a checked resource of a placed node goes negative.
+
+    The units are given back in ``order`` on a copy of the placed nodes' free
+    capacity (the snapshot as the placement left it): a pod back takes its
+    requests again. A victim's pods stay gone.
+    """
+    free = {i: snap.free(i) for i in checked}
+    victims = []
+    for p in order:
+        trial = {i: tuple(map(sub, free[i], vector)) for i, vector in index.frees[p] if i in checked}
+        if all(trial.get(i, free[i])[r] >= 0 for i in index.ranked[p].nodes if i in checked for r in checked[i]):
+            free.update(trial)
+        else:
+            victims.append(p)
+    return victims
 
 
 def _checked_resources(
@@ -173,22 +334,3 @@ def _checked_resources(
         for i, terms in zip(result.nodes, per_pod, strict=False):  # pods beyond those placed have no node
             checked.setdefault(i, set()).update(terms)
     return checked
-
-
-def _still_fits(snap: Snapshot, unit: Unit, checked: dict[int, set[int]]) -> bool:
-    """Whether every placed pod still passes with ``unit`` back: no checked resource of its nodes goes negative."""
-    for i in unit.nodes:
-        resources = checked.get(i)
-        if resources:
-            free = snap.free(i)
-            if any(free[r] < 0 for r in resources):
-                return False
-    return True
-
-
-def _give_back(snap: Snapshot, unit: Unit, sign: int) -> None:
-    """Add (``sign=1``) or remove (``-1``) a unit's pods on their nodes; pods on cordoned nodes stay."""
-    schedulable = snap.cluster.schedulable
-    for pod in unit.pods:
-        if schedulable[pod.node]:
-            snap.add(pod.node, pod.requests, sign)

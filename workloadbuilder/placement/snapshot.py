@@ -37,7 +37,7 @@ from workloadbuilder.placement.filters import interpodaffinity
 from workloadbuilder.placement.filters.noderesources import is_scheduled_resource
 from workloadbuilder.placement.resources import POD_MILLIS
 
-__all__ = ["HOSTNAME_KEY", "NONZERO_DEFAULTS", "Allocation", "Shape", "Snapshot", "slots_of"]
+__all__ = ["HOSTNAME_KEY", "NONZERO_DEFAULTS", "Allocation", "Checkpoint", "Shape", "Snapshot", "slots_of"]
 
 HOSTNAME_KEY = "kubernetes.io/hostname"
 """The topology key whose domains are single nodes: anti-affinity over it among the pods placed is a per-node slot."""
@@ -411,6 +411,56 @@ class Snapshot:
                 total += exact_sum(np.maximum(base - deltas[:, r], 0)) - exact_sum(np.maximum(base, 0))
             sums.append(total)
         return tuple(sums)
+
+    # -- bulk changes ------------------------------------------------------------
+
+    def add_many(self, changes: Iterable[tuple[int, Sequence[int], int]]) -> None:
+        """``add(i, vector, n)`` for each ``(i, vector, n)`` of ``changes``, in order (one undo entry each).
+
+        Preemption evicts a node's pods at once this way.
+        """
+        deltas, log, by_key = self.delta, self._log, self._by_key
+        for i, vector, n in changes:
+            if i in deltas or not any(vector):
+                self._change(i, vector, n)
+            else:  # a node's first change is the vector itself; ``changed_in`` rebuilds the per-key index
+                by_key.clear()
+                deltas[i] = list(vector) if n == 1 else [n * amount for amount in vector]
+            log.append(("node", i, vector, n))
+
+    def checkpoint(self) -> Checkpoint:
+        """The snapshot as it is now, for ``restore``: costs what the snapshot holds, not what comes after."""
+        return Checkpoint(
+            len(self._log),
+            {i: list(delta) for i, delta in self.delta.items()},
+            dict(self.pool_taken),
+            dict(self.allocations),
+        )
+
+    def restore(self, checkpoint: Checkpoint) -> None:
+        """Back to the state and undo log of ``checkpoint`` at once, however much changed since.
+
+        What ``revert`` to a mark taken then does, in time proportional to
+        what the snapshot held then; marks taken since are void.
+        """
+        del self._log[checkpoint.log :]
+        self.delta.clear()
+        self.delta.update((i, list(delta)) for i, delta in checkpoint.delta.items())
+        self.pool_taken.clear()
+        self.pool_taken.update(checkpoint.pool_taken)
+        self.allocations.clear()
+        self.allocations.update(checkpoint.allocations)
+        self._by_key.clear()  # rebuilt from ``delta`` key by key as ``changed_in`` asks
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """A snapshot's state at one point (``Snapshot.checkpoint``): its log length and copies of what it had changed."""
+
+    log: int
+    delta: dict[int, list[int]]
+    pool_taken: dict[str, int]
+    allocations: dict[tuple[str, ...], Allocation]
 
 
 def _fits_per_vector(cluster: Cluster, shape: Shape) -> npt.NDArray[np.int64]:
