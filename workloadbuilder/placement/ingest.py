@@ -117,7 +117,7 @@ def _from_kubectl(nodes_json: Any, pods_json: Any, groups_json: Any, policies_js
     items = _items(nodes_json, "nodes")
     mixed = any(_is_object(item) and item.get("kind") not in (None, "Node") for item in items)
     section = "items" if mixed else "nodes"
-    by_kind = _by_kind(items, section, errors)
+    by_kind = _by_kind(items, section, errors) if mixed else {"Node": list(enumerate(items))}
     policies = _items(policies_json, "policies")
     listed = items if mixed else []  # the readers below skip the items of other kinds, so indexes stay the List's
     classes = PriorityClasses(
