@@ -208,14 +208,14 @@ TRAIN_STOLEN = TRAIN_HEAD + lines(
     "  why:",
     "    `train` cannot be placed",
     "    `train`: block block-A fits 1 of 2 child groups; 0 of 1 block fit 2",
-    "    `workers-1`: rack rack-A2 in block block-A fits 3 of 3 pods; 1 of 2 racks fit 3, "
-    "but none once the groups placed before it took their share",
+    "    `workers-1`: rack rack-A2 in block block-A fits 3 of 3 pods on its own, 0 once `workers-0` took its share; "
+    "1 of 2 racks fit 3",
     "    preemption cannot help: nothing of lower priority runs",
     "",
     "not feasible (kube-scheduler): 0 of 1 object placed",
     "verdict: never: even with no pod running: `train`: block block-A fits 1 of 2 child groups; 0 of 1 block fit 2; "
-    "`workers-1`: rack rack-A2 in block block-A fits 3 of 3 pods; 1 of 2 racks fit 3, "
-    "but none once the groups placed before it took their share",
+    "`workers-1`: rack rack-A2 in block block-A fits 3 of 3 pods on its own, 0 once `workers-0` took its share; "
+    "1 of 2 racks fit 3",
 )
 
 TRAIN_FOUND = TRAIN_HEAD + lines(
@@ -264,14 +264,14 @@ EXPLAIN_STOLEN = TRAIN_HEAD + lines(
     "    `workers-1`: 3 pods for a minCount of 3: met",
     "  levels, outermost first:",
     "    [block] `train`: block block-A fits 1 of 2 child groups; 0 of 1 block fit 2",
-    "    [rack] `workers-1`: rack rack-A2 in block block-A fits 3 of 3 pods; 1 of 2 racks fit 3, "
-    "but none once the groups placed before it took their share",
+    "    [rack] `workers-1`: rack rack-A2 in block block-A fits 3 of 3 pods on its own, "
+    "0 once `workers-0` took its share; 1 of 2 racks fit 3",
     "  preemption: preemption cannot help: nothing of lower priority runs",
     "",
     "not feasible (kube-scheduler): 0 of 1 object placed",
     "verdict: never: even with no pod running: `train`: block block-A fits 1 of 2 child groups; 0 of 1 block fit 2; "
-    "`workers-1`: rack rack-A2 in block block-A fits 3 of 3 pods; 1 of 2 racks fit 3, "
-    "but none once the groups placed before it took their share",
+    "`workers-1`: rack rack-A2 in block block-A fits 3 of 3 pods on its own, 0 once `workers-0` took its share; "
+    "1 of 2 racks fit 3",
 )
 
 EXPLAIN_FOUND = TRAIN_HEAD + lines(
@@ -302,7 +302,8 @@ EXPLAIN_TOO_FEW = lines(
     "",
     "not feasible (complete): 0 of 1 object placed",
     "verdict: never: even with no pod running: `train`: block block-A fits 1 of 2 child groups; 0 of 1 block fit 2; "
-    "`workers-1`: rack rack-A1 in block block-A fits 2 of 3 pods; 0 of 2 racks fit 3",
+    "`workers-1`: rack rack-A1 in block block-A fits 2 of 3 pods; 0 of 2 racks fit 3; "
+    "no placement exists (proved by the complete search)",
 )
 
 
@@ -320,6 +321,105 @@ def test_explain_prints_only_the_explanation_level_by_level(workdir, argv, code,
     (workdir / "small.yaml").write_text(small.replace("cluster.yaml", "small.yaml"))
     expected = out.replace("from cluster.yaml", "from small.yaml") if "small.yaml" in argv else out
     assert run(*shlex.split(argv)) == (code, expected, "")
+
+
+CUT_SHORT = "the complete search reached its time bound (1e-06 s)"
+CUT_SHORT_VERDICT = f"verdict: undecided: {CUT_SHORT} on this cluster"
+
+
+def _answer_in(name: str) -> list[str]:
+    """The lines of the text answer beside the drawing of an HTML page, markup removed."""
+    page = Path(name).read_text()
+    answer = re.search(r'<pre class="answer">(.*?)</pre>', page, re.S)
+    assert answer is not None
+    return re.sub(r"</?code>", "`", answer.group(1)).splitlines()
+
+
+# id -> (extra argv, what the answer shows: text lines, JSON fields or the HTML page's answer)
+SEARCH_CUT_SHORT = {
+    "place-text": (
+        [],
+        lambda out: out.split("  why:\n", 1)[1].split("\n\n", 1)[0].splitlines(),
+        [
+            "    `train` is not placed",
+            "    `train`: block block-A fits 1 of 2 child groups; 0 of 1 block fit 2",
+            "    `workers-1`: rack rack-A2 in block block-A fits 3 of 3 pods on its own, "
+            "0 once `workers-0` took its share; 1 of 2 racks fit 3",
+            f"    {CUT_SHORT}: no placement found, none ruled out",
+            "    preemption cannot help: nothing of lower priority runs",
+        ],
+    ),
+    "place-json": (
+        ["--output", "json"],
+        lambda out: [json.loads(out)["explanation"]["roots"][0]["text"][0], json.loads(out)["verdict"]],
+        [
+            "`train` is not placed",
+            {"tier": "undecided", "victims": [], "cause": f"{CUT_SHORT} on this cluster"},
+        ],
+    ),
+    "place-html": (
+        ["--render", "answer.html"],
+        lambda out: _answer_in("answer.html")[-3:],
+        ["", "not feasible (complete): 0 of 1 object placed", CUT_SHORT_VERDICT],
+    ),
+}
+
+
+@pytest.mark.parametrize(("extra", "shown", "expected"), SEARCH_CUT_SHORT.values(), ids=SEARCH_CUT_SHORT.keys())
+def test_a_search_cut_short_is_never_called_a_proof(workdir, extra, shown, expected):
+    code, out, err = run(
+        "place", "train.yaml", "--cluster", "cluster.yaml", "--strategy", "complete", "--timeout", "1e-6", *extra
+    )
+    assert (code, err) == (1, "")
+    assert shown(out) == expected
+    if not extra:
+        assert out.splitlines()[-1] == CUT_SHORT_VERDICT
+
+
+def _gang_yaml(name: str, pods: int) -> str:
+    """A PodGroup ``name`` (gang of ``pods``) and its pods, one GPU each."""
+    group = (
+        f"apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {{name: {name}}}\n"
+        f"spec: {{schedulingPolicy: {{gang: {{minCount: {pods}}}}}}}\n"
+    )
+    pod = (
+        "---\n{apiVersion: v1, kind: Pod, metadata: {name: %s-%d}, spec: {schedulingGroup: {podGroupName: %s}, "
+        'containers: [{name: main, image: x, resources: {requests: {nvidia.com/gpu: "1"}}}]}}\n'
+    )
+    return group + "".join(pod % (name, i, name) for i in range(pods))
+
+
+TWO_NODES = """\
+nodes:
+- {name: n1, allocatable: {cpu: "64", memory: 256Gi, nvidia.com/gpu: "8", pods: "110"}}
+- {name: n2, allocatable: {cpu: "64", memory: 256Gi, nvidia.com/gpu: "8", pods: "110"}}
+"""
+
+
+def test_explain_names_the_earlier_roots_and_qualifies_the_proof(workdir):
+    (workdir / "two.yaml").write_text(TWO_NODES)
+    (workdir / "roots.yaml").write_text("---\n".join([_gang_yaml("a", 6), _gang_yaml("c", 6), _gang_yaml("b", 12)]))
+    code, out, err = run("explain", "roots.yaml", "--cluster", "two.yaml", "--strategy", "complete")
+    assert (code, err) == (1, "")
+    assert out.split("PodGroup b ", 1)[1].splitlines()[1:] == [
+        "  `b` cannot be placed",
+        "  quorum:",
+        "    `b`: 12 pods for a minCount of 12: met",
+        "  levels, outermost first:",
+        "    [domain] `b`: the cluster fits 4 of 12 pods",
+        "  resources:",
+        "    `b`: nvidia.com/gpu leaves 1 of 2 nodes without room for one pod",
+        "  earlier roots: `a`, `c` were placed first and took the room `b` needs: without them, `b` fits on the "
+        "nodes where `a` placed 6 pods and `c` 6",
+        "  preemption: preemption cannot help: nothing of lower priority runs",
+        "  search: no placement exists beside what `a`, `c` placed (proved by the complete search)",
+        "",
+        "not feasible (complete): 2 of 3 objects placed",
+        "verdict: never: even with no pod running: `b`: the cluster fits 4 of 12 pods; `b`: nvidia.com/gpu rules "
+        "out the most nodes (1 of 2 lack room for one pod); `a`, `c` were placed first and took the room `b` needs: "
+        "without them, `b` fits on the nodes where `a` placed 6 pods and `c` 6; no placement exists beside what "
+        "`a`, `c` placed (proved by the complete search)",
+    ]
 
 
 def test_json_output_is_the_documented_answer_format(workdir):

@@ -41,6 +41,8 @@ def test_to_dict_shape(kep_cluster: Cluster, kep_request: PlacementRequest) -> N
         "greedyGap",
         "fitErrors",
         "text",
+        "placedBefore",
+        "interplay",
     ]
 
 

@@ -28,7 +28,10 @@ def test_first_fit_pins_the_gang_to_one_node_complete_does_not() -> None:
     greedy = checked(req, cl, place(req, cl))
     # the first pod lands on n1, whose own NICs come first: the claim then only reaches n1, which holds 2 pods
     assert not greedy.feasible
-    assert greedy.explanation["roots"][0]["levels"][0]["text"] == "`w`: rack r1 fits 2 of 4 pods; 0 of 1 rack fit 4"
+    assert greedy.explanation["roots"][0]["levels"][0]["text"] == (
+        "`w`: rack r1 fits 2 of 4 pods (claim `nics` pins it to node n1: first-fit for the first pod took `n1-nics`); "
+        "0 of 1 rack fit 4"
+    )
     found = checked(req, cl, place(req, cl, strategy="complete"))
     assert where(found) == {"w": ({"rack": "r1"}, ["n1", "n1", "n2", "n2"])}
     assert [claim.to_dict() for claim in found.group("w").claims] == [

@@ -18,6 +18,7 @@ default, so CI spends seconds; thousands for a thorough run).
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 from exact_reference import exists, initial, replay, without_lower
@@ -93,9 +94,8 @@ def instances(draw: st.DrawFn, running: bool = False) -> tuple[Cluster, Placemen
                 source = "resourceClaimName" if shared else "resourceClaimTemplateName"
                 claims = [{"name": "dev", source: draw(st.sampled_from(["nic", "fabric"]))}]
             groups.append(pod_group(name, minimum, key=key, parent=parent, claims=claims, priority=priority))
-            # several pod sets, as an LWS leader and workers (without claims: kube-scheduler's cycle gives such a
-            # group's every pod its first set's shape, which verify rejects)
-            if len(shapes) > 1 and not claims and draw(st.integers(0, 3)) == 0:
+            # several pod sets, as an LWS leader and workers
+            if len(shapes) > 1 and draw(st.integers(0, 3)) == 0:
                 first = draw(st.integers(1, count))
                 pods[name] = [(first, shapes[0]), (count - first + 1, shapes[1])]
             else:
@@ -168,3 +168,29 @@ def test_complete_with_preemption_agrees_with_the_exact_reference(instance: tupl
     (entry,) = answer.explanation["roots"]
     assert entry["search"] is None or entry["search"]["timedOut"] is False
     assert answer.feasible == exists(cl, state, root)
+
+
+_COUNT = re.compile(r"fits (\d+) of (\d+) (?:pods|child group)")
+_REPEATED_LEVEL = re.compile(r"\b(\w+) \S+ in \1 ")
+
+
+@settings(
+    max_examples=EXAMPLES // 3,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    derandomize=True,
+    database=None,
+)
+@given(instances())
+def test_explanations_state_only_true_causes(instance: tuple[Cluster, PlacementRequest]) -> None:
+    """No count above what is needed, no level named inside itself, and no line that contradicts the answer."""
+    cl, req = instance
+    for strategy in ("kube-scheduler", "complete"):
+        answer = place(req, cl, strategy=strategy)
+        for entry in answer.explanation["roots"]:
+            for line in entry["text"]:
+                assert all(int(fit) <= int(need) for fit, need in _COUNT.findall(line)), line
+                assert _REPEATED_LEVEL.search(line) is None, line
+            cut_short = entry["search"] is not None and entry["search"]["timedOut"]
+            if entry["feasible"] or cut_short:
+                assert not any("cannot be placed" in line or "no placement exists" in line for line in entry["text"])

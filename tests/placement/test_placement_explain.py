@@ -46,7 +46,8 @@ def test_per_level_best_domain_and_shortfall() -> None:
     assert answer.text.splitlines() == [
         "not feasible (kube-scheduler)",
         "- `train` cannot be placed",
-        "- `train`: zone a fits 1 of 2 child groups; 0 of 2 zones fit 2",
+        "- `train`: in zone b, child group `workers` does not fit; the other child group was not tried, "
+        "since 2 must fit; 0 of 2 zones fit 2",
         "- `workers`: rack r3 in zone b fits 4 of 8 pods; 0 of 4 racks fit 8",
         "- `workers`: nvidia.com/gpu rules out the most nodes (2 of 8 lack room for one pod)",
         "- preemption would not help: even evicting every lower-priority unit (1 unit) leaves it unplaceable",
@@ -59,7 +60,7 @@ def test_per_level_best_domain_and_shortfall() -> None:
         "need": 8,
         "candidates": 4,
         "fitting": 0,
-        "best": {"domain": {ZONE: "b", RACK: "r3"}, "fits": 4},
+        "best": {"domain": {ZONE: "b", RACK: "r3"}, "fits": 4, "alone": None},
         "text": "`workers`: rack r3 in zone b fits 4 of 8 pods; 0 of 4 racks fit 8",
         "alike": [],
     }
@@ -124,7 +125,7 @@ def test_groups_that_fit_alone_but_not_after_their_siblings() -> None:
     lines = place(req, cl).text.splitlines()
     assert (
         lines[3]
-        == "- `workers-1`: rack rack-A2 fits 7 of 7 pods; 1 of 2 racks fit 7, but none once the groups placed before it took their share"
+        == "- `workers-1`: rack rack-A2 fits 7 of 7 pods on its own, 0 once `workers-0` took its share; 1 of 2 racks fit 7"
     )
 
 

@@ -18,7 +18,7 @@ Both end with the answer's verdict tier (``verdict: TIER`` in text, the
 ``verdict`` key in JSON; see ``workloadbuilder.placement.verdict``). Exit
 codes: 0 for ``placeable`` (placed now, evicting nothing), 1 for every
 other tier (``placeable-after-preemption``, ``waiting-for-capacity``,
-``never``, ``invalid``), 2 for bad input.
+``never``, ``undecided``, ``invalid``), 2 for bad input.
 """
 
 from __future__ import annotations
@@ -215,7 +215,8 @@ class _Session:
         with progress.step(f"placing on {nodes_text(len(cluster))} ({args.strategy})"):
             try:
                 placement = place(request, cluster, args.strategy, args.preempt, args.timeout, classes)
-                tier = verdict(request, cluster, placement, classes)  # places again only when not placeable
+                # places again (with the same strategy and timeout) only when not placeable
+                tier = verdict(request, cluster, placement, classes, args.timeout)
             except PriorityError as problem:
                 owner = next((item.label for item in inputs for g in item.request.groups if g.name == problem.obj), "")
                 raise UsageError(f"{owner}: {problem}" if owner else str(problem)) from None

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from workloadbuilder.cli.placement_inputs import PlacementInput
 from workloadbuilder.placement import GroupPlacement, GroupRequest, Placement, resource_millis
-from workloadbuilder.placement.explain import count_of, short_key
+from workloadbuilder.placement.explain import count_of, proof_text, short_key
 from workloadbuilder.placement.explanation import ResourceShortage, RootExplanation, SearchSummary
 from workloadbuilder.placement.quantity import readable_quantity
 
@@ -157,11 +157,13 @@ def _explanation_lines(entry: RootExplanation) -> list[str]:
         if entry.claims:
             lines.append("  claims:")
             lines += [f"    {claim.text}" for claim in entry.claims]
+        if entry.interplay is not None:
+            lines.append(f"  earlier roots: {entry.interplay.text}")
         if entry.preemption is not None:
             lines.append(f"  preemption: {entry.preemption['text']}")
             lines += [f"    {reason['text']}" for reason in entry.preemption["reasons"]]
     if entry.search is not None:
-        lines.append(f"  search: {_search_text(entry.search, entry.feasible)}")
+        lines.append(f"  search: {_search_text(entry.search, entry.feasible, entry.placed_before)}")
     return lines
 
 
@@ -173,12 +175,15 @@ def _resource_text(entry: ResourceShortage) -> str:
     return f"`{entry.group}`: {entry.resource} leaves {nodes} without room for one pod"
 
 
-def _search_text(search: SearchSummary, feasible: bool) -> str:
-    """What the complete search did: a search cut short by its time bound proves nothing, so it says so."""
+def _search_text(search: SearchSummary, feasible: bool, placed_before: tuple[str, ...]) -> str:
+    """What the complete search did: a search cut short by its time bound proves nothing, so it says so.
+
+    A proof that nothing fits holds beside the roots placed before, and says so.
+    """
     if search.greedy:
         return "kube-scheduler's answer, kept by the complete strategy"
     if search.timed_out:
         return f"the complete search reached its time bound ({search.timeout:g} s): no placement found, none ruled out"
     if not feasible:
-        return "no placement exists (proved by the complete search)"
+        return proof_text(placed_before)
     return "found by the complete search (exact)"

@@ -17,24 +17,32 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from workloadbuilder.placement.cluster import Cluster, DevicePool, Domain
+from workloadbuilder.placement.outcome import Devices
 from workloadbuilder.placement.request import ClaimRef
-from workloadbuilder.placement.snapshot import Allocation, Snapshot
+from workloadbuilder.placement.snapshot import Allocation, Shape, Snapshot
 
 __all__ = [
+    "CANNOT_ALLOCATE",
+    "ClaimPin",
     "allocate",
     "covers",
     "devices_free",
     "first_fit",
     "first_fit_all",
+    "pins",
     "pools_reaching",
     "reach_mask",
     "reaching",
 ]
+
+CANNOT_ALLOCATE = "cannot allocate all claims"
+"""The trace note of a candidate where no node could allocate every claim for the group's first pod."""
 
 
 def devices_free(snap: Snapshot, pool: DevicePool) -> int:
@@ -161,3 +169,52 @@ def reach_mask(cluster: Cluster, pools: Iterable[str], nodes: npt.NDArray[np.int
 def covers(cluster: Cluster, pools: Iterable[str], domain: Domain) -> bool:
     """Whether every node of ``domain`` reaches every one of ``pools``."""
     return all(cluster.reaches_all(cluster.pool(name), domain) for name in pools)
+
+
+@dataclass(frozen=True)
+class ClaimPin:
+    """A group claim whose devices keep a candidate's pods off nodes that have room for them.
+
+    ``pools`` are the devices' pools, ``reach`` says who reaches them all
+    (``node n1``, ``rack r1``), and ``earlier`` is true when the claim was
+    allocated before the group was tried (a ``resourceClaimName`` claim that
+    another group holds), false when kube-scheduler took the devices
+    first-fit for the group's first pod.
+    """
+
+    claim: str
+    pools: tuple[str, ...]
+    reach: str
+    earlier: bool
+
+
+def pins(
+    snap: Snapshot, shape: Shape, nodes: Iterable[int], held: Mapping[str, Devices], taken: Mapping[str, Devices]
+) -> tuple[ClaimPin, ...]:
+    """The claims (by name) whose devices do not reach every node of ``nodes`` that has room for ``shape``.
+
+    ``held`` are the devices of the claims allocated before the group was
+    tried, ``taken`` those taken for its first pod (``GroupTrace.claim_devices``).
+    Empty when the devices reach every node with room: they are then not
+    what keeps the pods out.
+    """
+    cluster = snap.cluster
+    roomy = [i for i in snap.allowed_nodes(shape, nodes) if shape.fits(snap.free(i)) > 0]
+    out = []
+    for name, devices in sorted({**held, **taken}.items()):
+        pools = [cluster.pool(pool) for pool, _ in devices]
+        if all(all(cluster.reaches(pool, i) for pool in pools) for i in roomy):
+            continue
+        reach = " and ".join(dict.fromkeys(_reach(pool) for pool in pools))
+        out.append(ClaimPin(name, tuple(pool.name for pool in pools), reach, name in held))
+    return tuple(out)
+
+
+def _reach(pool: DevicePool) -> str:
+    """Who reaches ``pool``, for prose: ``node n1``, ``rack r1`` (the key's last segment), ``every node``."""
+    if pool.node is not None:
+        return f"node {pool.node}"
+    if pool.domain is not None:
+        key, value = pool.domain
+        return f"{key.rsplit('/', 1)[-1]} {value}"
+    return "every node"

@@ -2,7 +2,8 @@
 
 Roots are separate scheduling cycles, in kube-scheduler's queue order
 (higher priority first, then creation order; ``priorities.queue_order``):
-each sees what the earlier ones placed (and evicted). Priorities are
+each sees what the earlier ones placed (and evicted), and is explained
+right after its cycle, on the cluster as it saw it. Priorities are
 resolved first, from the cluster's PriorityClasses and any given here. A
 root short of its quorum is not tried, as kube-scheduler's queue would not
 admit it. The answer lists roots in request order.
@@ -19,6 +20,7 @@ from workloadbuilder.placement.answer import ClaimPlacement, GroupPlacement, Pla
 from workloadbuilder.placement.cluster import Cluster, Domain
 from workloadbuilder.placement.complete import DEFAULT_TIMEOUT, Complete
 from workloadbuilder.placement.explain import RootReport, admissible, explain_root
+from workloadbuilder.placement.explanation import RootExplanation
 from workloadbuilder.placement.kube_scheduler import KubeScheduler, needed
 from workloadbuilder.placement.outcome import Outcome
 from workloadbuilder.placement.preemption import Candidates, Victims, candidates_below, preempt
@@ -81,12 +83,18 @@ def place(
     snap = Snapshot(cluster)
     runner = _Runner(snap, strategy, timeout)
     reports: dict[str, RootReport] = {}
+    explained: dict[str, RootExplanation] = {}
     gone: set[str] = set()
+    placed: list[RootReport] = []
     for root in queue_order(request.roots):
         reports[root.name] = report = _cycle(snap, runner, root, preempt, gone)
+        report.earlier = tuple(placed)
+        explained[root.name] = explain_root(report, snap, runner.kube)
+        if report.outcome.success:
+            placed.append(report)
         if report.victims:
             gone.update(unit.name for unit in report.victims)
-    ordered = [reports[root.name] for root in request.roots]
+    ordered = [(reports[root.name], explained[root.name]) for root in request.roots]
     return _answer(request, cluster, snap, strategy, ordered, runner.kube)
 
 
@@ -155,14 +163,14 @@ def _answer(
     cluster: Cluster,
     snap: Snapshot,
     strategy: str,
-    reports: list[RootReport],
+    reports: list[tuple[RootReport, RootExplanation]],
     kube: KubeScheduler,
 ) -> Placement:
     groups: list[GroupPlacement] = []
     victims: list[Victim] = []
     explained = []
     left: dict[int, dict[str, str]] = {}
-    for report in reports:
+    for report, said in reports:
         results = report.outcome.results if report.outcome.success else {}
         for group in report.root.walk():
             placement = GroupPlacement(group.name, group.kind, group.template, group.parent, needed(group))
@@ -179,8 +187,8 @@ def _answer(
         for unit in report.victims or []:
             pods = [PodPlacement(pod.name, cluster.names[pod.node]) for pod in unit.pods]
             victims.append(Victim(unit.name, unit.kind, unit.priority, pods))
-        explained.append(explain_root(report, snap, kube))
-    feasible = all(report.outcome.success for report in reports)
+        explained.append(said)
+    feasible = all(report.outcome.success for report, _ in reports)
     lines = [f"{'feasible' if feasible else 'not feasible'} ({strategy})"]
     for entry in explained:
         lines += [f"- {line}" for line in entry.text]

@@ -1,43 +1,55 @@
-"""Why a gang does (not) fit, in terms a person can act on.
+"""Why a gang does (not) fit, in terms a person can act on; every line a cause that holds.
 
-One explanation per root hierarchy, built from kube-scheduler's trace (what
-each group could fit in each candidate domain) and the cluster as it stood:
+One explanation per root hierarchy, built right after its scheduling cycle
+from kube-scheduler's trace (what each group could fit in each candidate
+domain) and the cluster as that cycle left it:
 
 * ``quorum``: pods (or child groups) that exist against ``minCount``
   (``minGroupCount``); a gang short of its quorum is never even tried.
-* ``levels``: for each group that failed somewhere, its best candidate
+* ``levels`` (the ``levels`` module): for each group that failed somewhere, its best candidate
   domain and shortfall, and how many candidates would have fit
   ("rack rack-00-0-03 in block block-00-0 fits 6 of 8 pods; 0 of 16 racks fit 8").
+  A composite candidate names the children that fit, those that did not
+  and how many were never tried (kube-scheduler stops once
+  ``minGroupCount`` is out of reach); a domain that holds a PodGroup alone
+  says what was left of it once the groups before it were placed.
 * ``resources``: for each failing PodGroup, how many nodes each requested
   resource rules out on its own (a node without room for even one pod).
-* ``claims``: group claims that could not be allocated, and why.
+* ``claims``: group claims that could not be allocated, or whose devices
+  pin the group to the nodes that reach them, and why.
+* ``placedBefore`` and ``interplay``: the roots placed before this one, and
+  those of them that took the room it needs (``interplay`` module).
 * ``preemption``: whether evicting lower-priority work would help, and
   what it would evict.
-* ``search`` and ``greedyGap`` (complete strategy): how the search ended,
-  and, when kube-scheduler fails where a placement exists, why its greedy
-  order misses it.
+* ``search`` and ``greedyGap`` (complete strategy): how the search ended
+  (a search cut short says the root "is not placed", never that it cannot
+  be), and, when kube-scheduler fails where a placement exists, why its
+  greedy order misses it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from workloadbuilder.placement.claims import devices_free
+from workloadbuilder.placement.claims import CANNOT_ALLOCATE, devices_free
 from workloadbuilder.placement.cluster import Domain, is_slot
 from workloadbuilder.placement.complete import SearchReport
 from workloadbuilder.placement.explanation import RootExplanation
 from workloadbuilder.placement.fiterror import fit_error
+from workloadbuilder.placement.interplay import interplay
 from workloadbuilder.placement.kube_scheduler import KubeScheduler, needed
+from workloadbuilder.placement.levels import every_trace, levels, pins_at
 from workloadbuilder.placement.outcome import GroupTrace, Outcome
 from workloadbuilder.placement.preemption import Unit
+from workloadbuilder.placement.prose import count_of, names_of, pin_text, short_key
 from workloadbuilder.placement.request import GroupRequest
 from workloadbuilder.placement.snapshot import Snapshot
 
-__all__ = ["RootReport", "admissible", "count_of", "explain_root", "short_key"]
+__all__ = ["RootReport", "admissible", "count_of", "explain_root", "proof_text", "short_key"]
 
 
 @dataclass
@@ -50,13 +62,8 @@ class RootReport:
     search: SearchReport | None = None
     victims: list[Unit] | None = None
     preemption: dict[str, Any] | None = None
-
-
-def short_key(key: str | None) -> str:
-    """A topology key's last segment, for prose: ``topology.example.com/rack`` → ``rack``."""
-    if key is None:
-        return "domain"
-    return key.rsplit("/", 1)[-1]
+    earlier: tuple[RootReport, ...] = ()
+    """The roots placed before this one in the same ``place`` call, in queue order."""
 
 
 def admissible(group: GroupRequest) -> bool:
@@ -80,6 +87,8 @@ def explain_root(report: RootReport, snap: Snapshot, kube: KubeScheduler) -> Roo
         "search": None,
         "greedyGap": None,
         "fitErrors": [],
+        "placedBefore": [earlier.root.name for earlier in report.earlier if earlier.outcome.success],
+        "interplay": None,
     }
     if report.search is not None:
         out["search"] = {
@@ -103,35 +112,46 @@ def _success(report: RootReport, out: dict[str, Any]) -> list[str]:
 
 
 def _failure(report: RootReport, out: dict[str, Any], snap: Snapshot, kube: KubeScheduler) -> list[str]:
-    """The quorum, each failing level, the resources and claims in the way, the search, preemption."""
-    root = report.root
-    if admissible(root):
-        lines = [f"`{root.name}` cannot be placed"]
-    else:
+    """The quorum, each failing level, the resources and claims in the way, earlier roots, the search, preemption."""
+    root, search = report.root, report.search
+    timed_out = search is not None and search.timed_out
+    if not admissible(root):
         short = [entry for entry in out["quorum"] if not entry["ok"]]
         lines = [f"`{root.name}` waits for its quorum: " + "; ".join(_quorum_text(entry) for entry in short)]
+    else:  # a search cut short rules nothing out: the root is not placed, not unplaceable
+        lines = [f"`{root.name}` {'is not placed' if timed_out else 'cannot be placed'}"]
     out["fitErrors"] = _fit_errors(root, snap, kube)
     lines += [f"`{entry['group']}` pod `{entry['pod']}`: {entry['message']}" for entry in out["fitErrors"]]
     if report.trace is not None:
-        out["levels"] = _levels(report.trace, snap, kube)
+        out["levels"] = levels(report.trace, snap, kube)
         reported = {level["group"] for level in out["levels"]}
         failing = [group for group in root.walk() if group.is_leaf and group.name in reported]
         out["resources"] = _resources(failing, snap, kube)
-        out["claims"] = _claims(failing, report.trace, snap)
+        out["claims"] = _claims(failing, report.trace, snap, kube)
         lines += [level["text"] for level in out["levels"]]
         lines += _resource_lines(out["resources"])
         lines += [claim["text"] for claim in out["claims"]]
-    search = report.search
+    if admissible(root):
+        out["interplay"] = interplay(root, [(e.root, e.outcome) for e in report.earlier], snap.cluster)
+        if out["interplay"] is not None:
+            lines.append(out["interplay"]["text"])
     if search is not None and not search.greedy:
-        if search.timed_out:
+        if timed_out:
             lines.append(
                 f"the complete search reached its time bound ({search.timeout:g} s): no placement found, none ruled out"
             )
         elif admissible(root):
-            lines.append("no placement exists (proved by the complete search)")
+            lines.append(proof_text(out["placedBefore"]))
     if report.preemption is not None:
         lines.append(report.preemption["text"])
     return lines
+
+
+def proof_text(placed_before: Sequence[str]) -> str:
+    """What the complete search proved when it found nothing: no placement, beside the roots placed before."""
+    if not placed_before:
+        return "no placement exists (proved by the complete search)"
+    return f"no placement exists beside what {names_of(list(placed_before))} placed (proved by the complete search)"
 
 
 def _fit_errors(root: GroupRequest, snap: Snapshot, kube: KubeScheduler) -> list[dict[str, str]]:
@@ -172,195 +192,6 @@ def _quorum_text(entry: dict[str, Any]) -> str:
     if entry["unit"] == "pods":
         return f"`{entry['group']}` has {entry['have']} of the {entry['need']} pods its minCount needs"
     return f"`{entry['group']}` can admit {entry['have']} of the {entry['need']} child groups its minGroupCount needs"
-
-
-# -- levels ------------------------------------------------------------------------------
-
-
-def _traces(trace: GroupTrace) -> Iterable[GroupTrace]:
-    yield trace
-    for candidate in trace.candidates:
-        for child in candidate.children:
-            yield from _traces(child)
-
-
-def _levels(root_trace: GroupTrace, snap: Snapshot, kube: KubeScheduler) -> list[dict[str, Any]]:
-    """One entry per group that failed in some scope, parents first.
-
-    A CompositePodGroup's entry is what the simulation saw (child groups
-    satisfied per candidate domain). A PodGroup's entry counts every domain
-    of its innermost topology key in the cluster, each on its own (without
-    its siblings' pods), and notes when some would fit alone but none did
-    once the groups placed before it had taken their share.
-    """
-    by_group: dict[str, list[GroupTrace]] = {}
-    order: list[tuple[GroupRequest, tuple[str, ...]]] = []
-    for trace, keys in _traces_with_keys(root_trace, ()):
-        if trace.group.name not in by_group:
-            order.append((trace.group, keys))
-        by_group.setdefault(trace.group.name, []).append(trace)
-    levels: list[dict[str, Any]] = []
-    alike: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for group, keys in order:
-        traces = by_group[group.name]
-        if all(trace.chosen is not None for trace in traces):
-            continue
-        signature = (group.parent, kube.signature(group))
-        if signature in alike:  # an identical sibling fails for the same reason
-            alike[signature]["alike"].append(group.name)
-            continue
-        level = _leaf_level(group, keys, snap, kube, traces) if group.is_leaf else _composite_level(group, traces)
-        level["alike"] = []
-        alike[signature] = level
-        levels.append(level)
-    for level in levels:
-        alike = level.pop("alike")
-        level["text"] = _subject(level["group"], len(alike)) + level.pop("says")
-        level["alike"] = alike
-    # PodGroups never simulated (their parent's candidates were ruled out by
-    # capacity alone) are reported when they fit nowhere even on their own.
-    for group, keys in _walk_with_keys(root_trace.group, ()):
-        if group.is_leaf and group.name not in by_group:
-            level = _leaf_level(group, keys, snap, kube, [])
-            if not level["fitting"]:
-                level["text"] = _subject(group.name, 0) + level.pop("says")
-                level["alike"] = []
-                levels.append(level)
-    return levels
-
-
-def _subject(group: str, alike: int) -> str:
-    """How a level's line starts: the group, and how many identical siblings fail the same way."""
-    return f"`{group}` (and {count_of(alike, 'sibling')} like it): " if alike else f"`{group}`: "
-
-
-def _walk_with_keys(group: GroupRequest, keys: tuple[str, ...]) -> Iterable[tuple[GroupRequest, tuple[str, ...]]]:
-    own = (*keys, group.topology_key) if group.topology_key else keys
-    yield group, own
-    for child in group.children:
-        yield from _walk_with_keys(child, own)
-
-
-def _traces_with_keys(trace: GroupTrace, keys: tuple[str, ...]) -> Iterable[tuple[GroupTrace, tuple[str, ...]]]:
-    """Every attempt in the trace, with the topology keys of the group and its ancestors, outermost first."""
-    own = (*keys, trace.group.topology_key) if trace.group.topology_key else keys
-    yield trace, own
-    for candidate in trace.candidates:
-        for child in candidate.children:
-            yield from _traces_with_keys(child, own)
-
-
-def _leaf_level(
-    group: GroupRequest, keys: tuple[str, ...], snap: Snapshot, kube: KubeScheduler, traces: list[GroupTrace]
-) -> dict[str, Any]:
-    cluster, need = snap.cluster, needed(group)
-    key = keys[-1] if keys else None
-    notes: dict[int, str] = {}
-    simulated_fits = [fit for trace in traces for fit in trace.fits]
-    if group.claims or (group.simulated_only and simulated_fits):
-        # where the claims fit depends on the first pod's node, and one pod
-        # shape changes the room left for the next: only the simulation knows
-        simulated: dict[int, tuple[Domain, int]] = {}
-        for trace in traces:
-            for domain, placed, note in trace.fits:
-                if domain.uid not in simulated or placed > simulated[domain.uid][1]:
-                    simulated[domain.uid], notes[domain.uid] = (domain, placed), note
-        fits = list(simulated.values())
-        domains = [domain for domain, _ in fits]
-    else:
-        domains = list(cluster.domains(key).values()) if key is not None else [cluster.root]
-        fits = [(domain, _fit_alone(group, domain, snap, kube)) for domain in domains]
-    fitting = sum(1 for _, placed in fits if placed >= need)
-    entry: dict[str, Any] = {
-        "group": group.name,
-        "kind": group.kind,
-        "topologyKey": key,
-        "need": need,
-        "candidates": len(domains),
-        "fitting": fitting,
-        "best": None,
-    }
-    if not domains:
-        entry["says"] = f"no node has the label `{key}`"
-        return entry
-    domain, placed = max(fits, key=lambda pair: pair[1])
-    outer = keys[-2] if len(keys) > 1 else None
-    where = {key: domain.value or ""} if key is not None else {}
-    context = ""
-    if outer is not None and domain.nodes:
-        value = cluster.labels[domain.nodes[0]].get(outer, "")
-        where = {outer: value, **where}
-        context = f" in {short_key(outer)} {value}"
-    entry["best"] = {"domain": where, "fits": placed}
-    what = f"{short_key(key)} {domain.value}{context}" if key is not None else "the cluster"
-    text = f"{what} fits {placed} of {need} pods"
-    if notes.get(domain.uid):
-        text += f" ({notes[domain.uid]})"
-    if key is not None:
-        text += f"; {fitting} of {count_of(len(domains), short_key(key))} fit {need}"
-    if fitting and not group.claims and not group.simulated_only:
-        text += ", but none once the groups placed before it took their share"
-    entry["says"] = text
-    return entry
-
-
-def _fit_alone(group: GroupRequest, domain: Domain, snap: Snapshot, kube: KubeScheduler) -> int:
-    """How many of the PodGroup's pods fit ``domain``, each pod shape on its own (an upper bound for mixed shapes)."""
-    return min(group.count, sum(min(count, snap.fit(shape, domain)) for shape, count in kube.shapes(group)))
-
-
-def _composite_level(group: GroupRequest, traces: list[GroupTrace]) -> dict[str, Any]:
-    need = needed(group)
-    seen: dict[int, tuple[Domain, Domain, int]] = {}
-    for trace in traces:
-        for candidate in trace.candidates:
-            known = seen.get(candidate.domain.uid)
-            if known is None or candidate.placed > known[2]:
-                seen[candidate.domain.uid] = (candidate.domain, trace.scope, candidate.placed)
-    candidates = list(seen.values())
-    fitting = sum(1 for _, _, placed in candidates if placed >= need)
-    entry: dict[str, Any] = {
-        "group": group.name,
-        "kind": group.kind,
-        "topologyKey": group.topology_key,
-        "need": need,
-        "candidates": len(candidates),
-        "fitting": fitting,
-        "best": None,
-    }
-    if not candidates:
-        entry["says"] = f"no node has the label `{group.topology_key}`"
-        return entry
-    domain, scope, placed = max(candidates, key=lambda c: c[2])
-    entry["best"] = {"domain": _where(domain, scope), "fits": placed}
-    text = f"{_describe(domain, scope)} fits {placed} of {need} child groups"
-    if group.topology_key is not None:
-        text += f"; {fitting} of {count_of(len(candidates), short_key(group.topology_key))} fit {need}"
-    entry["says"] = text
-    return entry
-
-
-def count_of(n: int, noun: str) -> str:
-    """``1 rack``, ``3 racks``."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
-def _where(domain: Domain, scope: Domain) -> dict[str, str]:
-    where = {}
-    if scope.key is not None:
-        where[scope.key] = scope.value or ""
-    if domain.key is not None:
-        where[domain.key] = domain.value or ""
-    return where
-
-
-def _describe(domain: Domain, scope: Domain) -> str:
-    if domain.key is None:
-        return "the cluster"
-    text = f"{short_key(domain.key)} {domain.value}"
-    if scope.key is not None and scope is not domain:
-        text += f" in {short_key(scope.key)} {scope.value}"
-    return text
 
 
 # -- resources and claims ---------------------------------------------------------------
@@ -412,18 +243,41 @@ def _resource_lines(entries: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def _claims(groups: list[GroupRequest], root_trace: GroupTrace, snap: Snapshot) -> list[dict[str, Any]]:
-    noted = {trace.group.name for trace in _traces(root_trace) if any(note for _, _, note in trace.fits)}
+def _claims(
+    groups: list[GroupRequest], root_trace: GroupTrace, snap: Snapshot, kube: KubeScheduler
+) -> list[dict[str, Any]]:
+    """Per failing PodGroup's claim: too few free devices, no node to allocate it from, or devices that pin the pods.
+
+    A claim allocated before the group was tried (another group's
+    ``resourceClaimName``) needs no free devices; it can only pin. Pins are
+    read at the failed candidate where the most of the group's pods fit.
+    """
+    failed = [trace for trace in every_trace(root_trace) if trace.chosen is None]
+    unallocatable = {trace.group.name for trace in failed if any(note == CANNOT_ALLOCATE for _, _, note in trace.fits)}
+    closest: dict[str, tuple[int, GroupTrace, Domain]] = {}
+    for trace in failed:
+        for domain, placed, _ in trace.fits:
+            known = closest.get(trace.group.name)
+            if domain.uid in trace.claim_devices and (known is None or placed > known[0]):
+                closest[trace.group.name] = (placed, trace, domain)
+    pinned = {
+        (name, pin.claim): pin
+        for name, (_, trace, domain) in closest.items()
+        for pin in pins_at(trace, domain, snap, kube)
+    }
     out = []
     for group in groups:
         for ref in group.claims:
             supply = sum(
                 devices_free(snap, pool) for pool in snap.cluster.pools if pool.device_class == ref.device.device_class
             )
-            if supply < ref.device.count:
+            pinning = pinned.get((group.name, ref.name))
+            if ref.identity not in snap.allocations and supply < ref.device.count:
                 reason = f"only {supply} free `{ref.device.device_class}` devices in the cluster"
-            elif group.name in noted:
+            elif group.name in unallocatable and ref.identity not in snap.allocations:
                 reason = "no candidate node could allocate it for the first pod"
+            elif pinning is not None:
+                reason = f"it {pin_text(pinning, 'the group')}"
             else:
                 continue
             out.append(

@@ -15,6 +15,7 @@ __all__ = [
     "BestCandidate",
     "ClaimProblem",
     "FitErrorLine",
+    "Interplay",
     "Level",
     "QuorumEntry",
     "ResourceShortage",
@@ -48,14 +49,20 @@ class QuorumEntry:
 
 @dataclass(frozen=True)
 class BestCandidate:
-    """A level's best candidate domain (its labels, outermost first) and what fit there."""
+    """A level's best candidate domain (its labels, outermost first) and what fit there.
+
+    ``fits`` is what fit there when it was tried (or, for a domain never
+    tried, on its own); ``alone`` is set when the domain holds the
+    group's minimum on its own, but not once the groups before it were placed.
+    """
 
     domain: Mapping[str, str]
     fits: int
+    alone: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form."""
-        return {"domain": dict(self.domain), "fits": self.fits}
+        return {"domain": dict(self.domain), "fits": self.fits, "alone": self.alone}
 
 
 @dataclass(frozen=True)
@@ -153,6 +160,18 @@ class FitErrorLine:
 
 
 @dataclass(frozen=True)
+class Interplay:
+    """The roots placed before a failing root that took the room it needs: without them it fits."""
+
+    roots: tuple[str, ...]
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {"roots": list(self.roots), "text": self.text}
+
+
+@dataclass(frozen=True)
 class RootExplanation:
     """Everything said about one root hierarchy; ``text`` is its lines, the first one the verdict."""
 
@@ -167,6 +186,9 @@ class RootExplanation:
     greedy_gap: str | None
     fit_errors: tuple[FitErrorLine, ...]
     text: tuple[str, ...]
+    placed_before: tuple[str, ...] = ()
+    """The roots placed before this one in the same call (queue order): what a complete search's proof assumes."""
+    interplay: Interplay | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: the keys and order ``Placement.to_dict()`` documents."""
@@ -182,6 +204,8 @@ class RootExplanation:
             "greedyGap": self.greedy_gap,
             "fitErrors": [line.to_dict() for line in self.fit_errors],
             "text": list(self.text),
+            "placedBefore": list(self.placed_before),
+            "interplay": None if self.interplay is None else self.interplay.to_dict(),
         }
 
     @classmethod
@@ -216,8 +240,12 @@ class RootExplanation:
             greedy_gap=data["greedyGap"],
             fit_errors=tuple(FitErrorLine(**line) for line in data.get("fitErrors", ())),
             text=tuple(data["text"]),
+            placed_before=tuple(data.get("placedBefore", ())),
+            interplay=None
+            if data.get("interplay") is None
+            else Interplay(tuple(data["interplay"]["roots"]), data["interplay"]["text"]),
         )
 
 
 def _best(raw: Mapping[str, Any] | None) -> BestCandidate | None:
-    return None if raw is None else BestCandidate(dict(raw["domain"]), raw["fits"])
+    return None if raw is None else BestCandidate(dict(raw["domain"]), raw["fits"], raw.get("alone"))

@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from workloadbuilder.placement.arrays import IntArray, group_sums, plus
-from workloadbuilder.placement.claims import allocate, covers, first_fit_all, reach_mask, reaching
+from workloadbuilder.placement.claims import CANNOT_ALLOCATE, allocate, covers, first_fit_all, reach_mask, reaching
 from workloadbuilder.placement.cluster import Domain, alloc_sums
 from workloadbuilder.placement.outcome import CandidateTrace, GroupResult, GroupTrace, Outcome
 from workloadbuilder.placement.request import ClaimRef, GroupRequest
@@ -40,8 +40,6 @@ from workloadbuilder.placement.snapshot import Allocation, Shape, Snapshot
 from workloadbuilder.placement.spread import SpreadTracker
 
 __all__ = ["KubeScheduler", "needed"]
-
-_CANNOT_ALLOCATE = "cannot allocate all claims"
 
 
 def needed(group: GroupRequest) -> int:
@@ -121,13 +119,14 @@ class KubeScheduler:
     # -- PodGroup --------------------------------------------------------------
 
     def _leaf(self, group: GroupRequest, scope: Domain, domains: dict[str, str], trace: GroupTrace) -> Outcome:
-        if group.simulated_only and not group.claims:
+        if group.simulated_only:
             return self._mixed(group, scope, domains, trace)
         snap, shape, need = self.snap, self.shape(group), needed(group)
         candidates = self.candidates(group, scope)
         if group.claims:
             counts = []
-            for domain, (placed, note) in zip(candidates, self._claim_fits(group, shape, candidates), strict=True):
+            claim_fits = self._claim_fits(group, shape, candidates, trace)
+            for domain, (placed, note) in zip(candidates, claim_fits, strict=True):
                 trace.record_fit(domain, placed, note)
                 counts.append(placed)
             placed_in = np.asarray(counts, dtype=np.int64)
@@ -146,7 +145,8 @@ class KubeScheduler:
             domain = tied[int(np.argmax(scores))]
         trace.chosen = domain
         if group.claims:
-            nodes, claims = self._claimed(group, shape, domain)
+            per_pod, claims, _ = self._assign_sets(group, domain)
+            nodes = [node for node in per_pod if node is not None]
         else:
             nodes, claims = assign_pods(snap, shape, domain.node_array, group.count), {}
         own = dict(domains)
@@ -166,10 +166,11 @@ class KubeScheduler:
         best: tuple[int, int, int, Domain] | None = None
         for index, domain in enumerate(self.candidates(group, scope)):
             mark = snap.mark()
-            placed = sum(1 for node in self._assign_sets(group, domain) if node is not None)
+            per_pod, _, note = self._assign_sets(group, domain)
+            placed = sum(1 for node in per_pod if node is not None)
             used = snap.used_sum(domain)
             snap.revert(mark)
-            trace.record_fit(domain, placed)
+            trace.record_fit(domain, placed, note)
             if placed < need:
                 continue
             key = (placed, most_allocated(used, domain.alloc_sum), -index)
@@ -180,33 +181,67 @@ class KubeScheduler:
         domain = best[3]
         trace.chosen = domain
         before = snap.used_sum(domain)
-        per_pod = self._assign_sets(group, domain)
+        per_pod, claims, _ = self._assign_sets(group, domain)
         nodes = [node for node in per_pod if node is not None]
         names = [name for name, node in zip(group.pod_names, per_pod) if node is not None]
         own = dict(domains)
         if group.topology_key is not None:
             own[group.topology_key] = domain.value or ""
         request = tuple(u - b for u, b in zip(snap.used_sum(domain), before))
-        return Outcome(True, len(nodes), {group.name: GroupResult(own, domain, nodes, {}, names)}, request)
+        return Outcome(True, len(nodes), {group.name: GroupResult(own, domain, nodes, claims, names)}, request)
 
-    def _assign_sets(self, group: GroupRequest, domain: Domain) -> list[int | None]:
-        """Each pod's node (``None`` where it does not fit), placing the pod sets in creation order, assumed."""
+    def _assign_sets(
+        self, group: GroupRequest, domain: Domain
+    ) -> tuple[list[int | None], dict[str, Allocation], str]:
+        """Each pod's node (``None`` where it does not fit), the pod sets in creation order, assumed.
+
+        With group claims, the first pod allocates the claims not yet
+        allocated, first fit at the best-scoring node that fits it and where
+        every claim finds its devices; then every pod runs where all the
+        group's devices reach. Returns the nodes, the claims' allocations and
+        a note (why no pod was placed, when the first pod finds no node).
+        """
+        snap, cluster = self.snap, self.cluster
+        sets = self.shapes(group)
+        tracker = SpreadTracker(cluster)
+        allowed: list[int] = domain.nodes
+        claims: dict[str, Allocation] = {}
         out: list[int | None] = []
-        tracker = SpreadTracker(self.cluster)
-        for shape, count in self.shapes(group):
-            nodes = assign_pods(self.snap, shape, domain.nodes, count, tracker)
-            out += [*nodes, *([None] * (count - len(nodes)))]
-        return out
+        if group.claims:
+            pending = [ref for ref in group.claims if ref.identity not in snap.allocations]
+            claims = {ref.name: snap.allocations[ref.identity] for ref in group.claims if ref not in pending}
+            allowed = reaching(cluster, claims.values(), domain.nodes)
+            if pending and group.count > 0:
+                shape = sets[0][0]
+                candidates = np.asarray(snap.allowed_nodes(shape, allowed), dtype=np.int64)
+                keys = _rank_keys(snap, shape, candidates, snap.node_fits_now(shape, candidates))
+                first, devices = self._first_node(pending, candidates, keys)
+                if first is None or devices is None:
+                    return [None] * group.count, {}, CANNOT_ALLOCATE
+                for ref in pending:
+                    claims[ref.name] = allocate(snap, ref, devices[ref.name])
+                snap.add(first, shape.vector)
+                tracker.add(first, shape.constraints)
+                out.append(first)
+                allowed = reaching(cluster, claims.values(), allowed)
+        for n, (shape, count) in enumerate(sets):
+            wanted = count - 1 if n == 0 and out else count
+            nodes = assign_pods(snap, shape, allowed, wanted, tracker)
+            out += [*nodes, *([None] * (wanted - len(nodes)))]
+        return out, claims, ""
 
-    def _claim_fits(self, group: GroupRequest, shape: Shape, candidates: list[Domain]) -> list[tuple[int, str]]:
-        """(pods placed, note) of a claim-holding PodGroup in each candidate, as ``_claimed`` would place them.
+    def _claim_fits(
+        self, group: GroupRequest, shape: Shape, candidates: list[Domain], trace: GroupTrace
+    ) -> list[tuple[int, str]]:
+        """(pods placed, note) of a claim-holding PodGroup in each candidate, as ``_assign_sets`` would place them.
 
         Nothing is assumed. The claims still to allocate go to the first pod's
         node (the best-scoring one that fits it and where first fit finds
         every claim's devices); the other pods fit on the candidate's nodes
         that reach every allocated device. Every candidate's nodes are read
         in one pass: their fits and scores; only the first pod's node is
-        looked at one candidate at a time.
+        looked at one candidate at a time. ``trace.claim_devices`` records,
+        per candidate short of ``minCount``, the devices its claims held or took.
         """
         snap, cluster = self.snap, self.cluster
         if not candidates:
@@ -222,21 +257,24 @@ class KubeScheduler:
         if held:
             fits = np.where(reach_mask(cluster, held, nodes), fits, 0)
         rooms = group_sums(owner, fits, len(candidates)).tolist()
+        had = {ref.name: snap.allocations[ref.identity].devices for ref in group.claims if ref not in pending}
         if not pending or group.count <= 0:
-            return [(min(group.count, room), "") for room in rooms]
+            out = [(min(group.count, room), "") for room in rooms]
+            trace.claim_devices.update((d.uid, (had, {})) for d, (n, _) in zip(candidates, out) if n < needed(group))
+            return out
         keys = _rank_keys(snap, shape, nodes, fits)
         best = np.maximum.reduceat(keys, offsets[:-1]).tolist()
         out = []
         for k, domain in enumerate(candidates):
             if best[k] < 0:
-                out.append((0, _CANNOT_ALLOCATE))
+                out.append((0, CANNOT_ALLOCATE))
                 continue
             segment = slice(offsets[k], offsets[k + 1])
             devices = first_fit_all(snap, pending, _decode(best[k], len(cluster)))
             if devices is None:
                 devices = self._first_node(pending, nodes[segment], keys[segment])[1]
                 if devices is None:
-                    out.append((0, _CANNOT_ALLOCATE))
+                    out.append((0, CANNOT_ALLOCATE))
                     continue
             pools = {pool for taken in devices.values() for pool, _ in taken}
             if covers(cluster, pools, domain):
@@ -245,6 +283,8 @@ class KubeScheduler:
                 room = int(fits[segment][reach_mask(cluster, pools, nodes[segment])].sum())
             # The first pod takes one of its node's places.
             out.append((1 + min(group.count - 1, room - 1), ""))
+            if out[-1][0] < needed(group):
+                trace.claim_devices[domain.uid] = (had, devices)
         return out
 
     def _first_node(
@@ -262,30 +302,6 @@ class KubeScheduler:
             if devices is not None:
                 return i, devices
         return None, None
-
-    def _claimed(self, group: GroupRequest, shape: Shape, domain: Domain) -> tuple[list[int], dict[str, Allocation]]:
-        """Place a claim-holding PodGroup's pods in ``domain``, allocating its claims for the first pod; assumed.
-
-        Returns the pods' nodes and the group's claims' allocations.
-        """
-        snap, cluster = self.snap, self.cluster
-        claims = {ref.name: snap.allocations[ref.identity] for ref in group.claims if ref.identity in snap.allocations}
-        allowed = reaching(cluster, claims.values(), snap.allowed_nodes(shape, domain.nodes))
-        pending = [ref for ref in group.claims if ref.identity not in snap.allocations]
-        nodes: list[int] = []
-        if pending and group.count > 0:
-            candidates = np.asarray(allowed, dtype=np.int64)
-            keys = _rank_keys(snap, shape, candidates, snap.node_fits_now(shape, candidates))
-            first, devices = self._first_node(pending, candidates, keys)
-            if first is None or devices is None:
-                return [], {}
-            for ref in pending:
-                claims[ref.name] = allocate(snap, ref, devices[ref.name])
-            snap.add(first, shape.vector)
-            nodes.append(first)
-            allowed = reaching(cluster, claims.values(), allowed)
-        nodes += assign_pods(snap, shape, allowed, group.count - len(nodes))
-        return nodes, claims
 
     # -- CompositePodGroup ------------------------------------------------------------
 

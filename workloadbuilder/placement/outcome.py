@@ -8,14 +8,17 @@ for each candidate domain how many pods (or child groups) fit there.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from workloadbuilder.placement.cluster import Domain
 from workloadbuilder.placement.request import GroupRequest
 from workloadbuilder.placement.snapshot import Allocation
 
-__all__ = ["CandidateTrace", "GroupResult", "GroupTrace", "Outcome"]
+__all__ = ["CandidateTrace", "Devices", "GroupResult", "GroupTrace", "Outcome"]
+
+Devices = tuple[tuple[str, int], ...]
+"""A claim's devices: ``(pool name, count)`` pairs."""
 
 
 @dataclass
@@ -73,13 +76,18 @@ class GroupTrace:
     A PodGroup's candidates are ``(domain, pods that fit, note)`` triples in
     ``fits``, recorded a whole batch of domains at a time and built only
     when read (cheap for thousands of racks); a CompositePodGroup's are
-    ``CandidateTrace`` records in ``candidates``.
+    ``CandidateTrace`` records in ``candidates``. ``claim_devices``
+    holds, per candidate domain (by ``uid``) of a claim-holding PodGroup
+    where fewer than ``minCount`` pods fit, the devices of its claims by claim
+    name: those allocated before it was tried, and those taken first-fit for
+    its first pod there.
     """
 
     group: GroupRequest
     scope: Domain
     candidates: list[CandidateTrace] = field(default_factory=list)
     chosen: Domain | None = None
+    claim_devices: dict[int, tuple[Mapping[str, Devices], Mapping[str, Devices]]] = field(default_factory=dict)
     _batches: list[tuple[Sequence[Domain], Sequence[int], str]] = field(default_factory=list, repr=False)
 
     def record_fit(self, domain: Domain, placed: int, note: str = "") -> None:

@@ -528,7 +528,9 @@ def _mark_best(level: dict[str, Any], name: str, cluster: Cluster, cell_of: dict
     """Outline a failed group's best candidate domain with its shortfall; the legend's text for it."""
     unit = "pods" if level["kind"] == "PodGroup" else "child groups"
     fits, need = level["best"]["fits"], level["need"]
-    short = f"{need - fits} short" if fits < need else "fits alone, not after the groups before it"
+    short = f"{need - fits} short"
+    if (level["best"].get("alone") or 0) >= need:
+        short += " (fits alone, not after the groups before it)"
     text = f"best for {name}: {fits} of {need} {unit}, {short}"
     target = _target(cluster, level["best"]["domain"], cell_of)
     if target is not None:

@@ -11,7 +11,13 @@
 - ``never``: it does not fit even this cluster emptied of every running pod
   with every node uncordoned; ``cause`` says why (a pod larger than any
   node, a topology key no node carries, or the engine's reason);
+- ``undecided``: the complete strategy's search reached its time bound
+  before the tier was settled (a search cut short proves nothing, so the
+  answer is neither placed nor ``never``); ``cause`` says where;
 - ``invalid``: the request did not validate (``Verdict.invalid(error)``).
+
+Every placement made here uses the answer's strategy and ``timeout``, so
+the verdict never rests on another strategy's reasoning.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from typing import Any
 
 from workloadbuilder.placement.answer import Placement
 from workloadbuilder.placement.cluster import Cluster
+from workloadbuilder.placement.complete import DEFAULT_TIMEOUT
 from workloadbuilder.placement.engine import place
 from workloadbuilder.placement.priorities import PriorityClass
 from workloadbuilder.placement.quantity import format_millis
@@ -29,13 +36,13 @@ from workloadbuilder.placement.request import PlacementRequest
 
 __all__ = ["TIERS", "Verdict", "verdict"]
 
-TIERS = ("placeable", "placeable-after-preemption", "waiting-for-capacity", "never", "invalid")
+TIERS = ("placeable", "placeable-after-preemption", "waiting-for-capacity", "never", "undecided", "invalid")
 """Every tier, best first; only ``placeable`` exits 0 on the command line."""
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """One tier, the victims preemption would take (by name) and, for ``never``/``invalid``, the cause."""
+    """One tier, the victims preemption would take (by name) and, for ``never``/``undecided``/``invalid``, the cause."""
 
     tier: str
     victims: tuple[str, ...] = ()
@@ -71,29 +78,51 @@ def verdict(
     cluster: Cluster,
     answer: Placement,
     priority_classes: Iterable[PriorityClass | Mapping[str, Any]] = (),
+    timeout: float = DEFAULT_TIMEOUT,
 ) -> Verdict:
-    """The tier of ``answer``, which ``place(request, cluster, ..., priority_classes)`` returned.
+    """The tier of ``answer``, which ``place(request, cluster, ..., timeout=timeout, priority_classes=...)`` returned.
 
     Places ``request`` again (on the same cluster with preemption, then on
-    emptied copies of it) only as far as the tier needs; ``cluster`` and
-    ``answer`` are not changed.
+    emptied copies of it), with the answer's strategy and ``timeout``, only
+    as far as the tier needs; ``cluster`` and ``answer`` are not changed.
     """
     if answer.feasible:
         victims = tuple(victim.name for victim in answer.victims)
         return Verdict("placeable-after-preemption", victims) if victims else Verdict("placeable")
     classes = list(priority_classes)
-    preempted = place(request, cluster, answer.strategy, preempt=True, priority_classes=classes)
-    if preempted.feasible:
+
+    def again(on: Cluster, preempt: bool = False) -> Placement:
+        return place(request, on, answer.strategy, preempt=preempt, timeout=timeout, priority_classes=classes)
+
+    preempted = again(cluster, preempt=True)
+    if preempted.feasible and preempted.victims:
         return Verdict("placeable-after-preemption", tuple(victim.name for victim in preempted.victims))
+    if preempted.feasible or _cut_short(preempted):  # placeable without evicting, or not ruled out: not settled
+        return _undecided(preempted if _cut_short(preempted) else answer, "on this cluster")
     ceiling = max((root.priority for root in request.roots), default=0)
-    if place(
-        request, _without_pods(cluster, ceiling, uncordon=False), answer.strategy, priority_classes=classes
-    ).feasible:
+    emptied = again(_without_pods(cluster, ceiling, uncordon=False))
+    if emptied.feasible:
         return Verdict("waiting-for-capacity")
-    empty = _without_pods(cluster, None, uncordon=True)
-    if place(request, empty, answer.strategy, priority_classes=classes).feasible:
+    empty_cluster = _without_pods(cluster, None, uncordon=True)
+    empty = again(empty_cluster)
+    if empty.feasible:
         return Verdict("waiting-for-capacity")
-    return Verdict("never", cause=_cause(request, empty, classes))
+    if _cut_short(emptied):
+        return _undecided(emptied, "without the running work of lower or equal priority")
+    if _cut_short(empty):
+        return _undecided(empty, "on the emptied cluster")
+    return Verdict("never", cause=_cause(request, empty_cluster, empty))
+
+
+def _cut_short(answer: Placement) -> bool:
+    """Whether the complete strategy's search of some root reached its time bound in ``answer``."""
+    return any(root.search is not None and root.search.timed_out for root in answer.explained)
+
+
+def _undecided(answer: Placement, where: str) -> Verdict:
+    """The tier of a question a search cut short left open: it names the bound and where it was hit."""
+    bound = next((root.search.timeout for root in answer.explained if root.search is not None), DEFAULT_TIMEOUT)
+    return Verdict("undecided", cause=f"the complete search reached its time bound ({bound:g} s) {where}")
 
 
 def _without_pods(cluster: Cluster, ceiling: int | None, *, uncordon: bool) -> Cluster:
@@ -124,8 +153,14 @@ def _without_pods(cluster: Cluster, ceiling: int | None, *, uncordon: bool) -> C
     )
 
 
-def _cause(request: PlacementRequest, empty: Cluster, classes: list[PriorityClass | Mapping[str, Any]]) -> str:
-    """Why ``request`` fits no arrangement of ``empty``: the first configuration error found, else the engine's."""
+def _cause(request: PlacementRequest, empty: Cluster, answer: Placement) -> str:
+    """Why ``request`` fits no arrangement of ``empty``: the first configuration error found, else ``answer``'s reasons.
+
+    ``answer`` is the placement on ``empty`` with the original answer's
+    strategy, so a complete answer's cause is the complete strategy's; the
+    reasons are the failing roots' explanation lines but their first (which
+    only says the root is not placed) and the preemption line.
+    """
     for group in request.groups:
         if group.topology_key and all(group.topology_key not in labels for labels in empty.labels):
             return f"no node carries the topology key {group.topology_key} that {group.name!r} requires"
@@ -137,6 +172,12 @@ def _cause(request: PlacementRequest, empty: Cluster, classes: list[PriorityClas
                     f"a pod of {group.name!r} requests {format_millis(resource, amount)} {resource}; "
                     f"the largest node has {format_millis(resource, largest)}"
                 )
-    lines = [line.removeprefix("- ") for line in place(request, empty, priority_classes=classes).text.splitlines()[1:]]
-    reasons = [line for line in lines if not line.startswith("preemption") and not line.endswith("cannot be placed")]
+    lines: list[str] = []
+    reasons: list[str] = []
+    for root in answer.explained:
+        if root.feasible:
+            continue
+        lines += root.text
+        preemption = root.preemption["text"] if root.preemption is not None else None
+        reasons += [line for line in root.text[1:] if line != preemption] if len(root.text) > 1 else []
     return "even with no pod running: " + "; ".join(reasons or lines)
