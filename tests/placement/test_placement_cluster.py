@@ -9,7 +9,9 @@ import pytest
 from placement_helpers import BLOCK, RACK, ZONE, cluster, node
 
 from workloadbuilder.field import AggregateError, ErrorList, ErrorType, FieldPath
-from workloadbuilder.placement import Cluster
+from workloadbuilder.placement import Cluster, RunningPod
+from workloadbuilder.placement.constraints import HostPort
+from workloadbuilder.placement.derive import add_running
 from workloadbuilder.placement.generate import generate_kubectl
 from workloadbuilder.placement.resources import pod_requests
 
@@ -311,3 +313,52 @@ def test_pod_requests(spec: dict[str, Any], expected: dict[str, int]) -> None:
     errors = ErrorList()
     assert pod_requests(spec, FieldPath("spec"), errors) == expected
     assert errors == []
+
+
+SLOT_NODES = [
+    {"name": "a", "labels": {RACK: "r1"}, "allocatable": {"cpu": 4000, "pods": 3000, "example.com/nic": 2000}},
+    {"name": "b", "labels": {RACK: "r1"}, "allocatable": {"cpu": 4000, "pods": 3000}, "schedulable": False},
+]
+SLOT_PODS = [
+    {"name": "web", "node": "a", "requests": {"cpu": 1000}, "host_ports": (HostPort(8080),)},
+    {"name": "dns", "node": "b", "requests": {"cpu": 500}, "host_ports": (HostPort(53, "UDP"),)},
+    {"name": "batch", "node": "b", "requests": {"cpu": 500, "example.com/nic": 1000}},
+]
+ADDED_SLOTS = [
+    ("a port that sorts last", ["hostport:TCP/9090"]),
+    ("a port that sorts between", ["hostport:TCP/80"]),
+    ("a port the running pods hold and a new one", ["hostport:TCP/8080", "hostport:SCTP/1"]),
+    ("an anti-affinity slot", ["podantiaffinity:0"]),
+    ("nothing new", ["hostport:UDP/53"]),
+]
+
+
+def _model(cluster: Cluster) -> tuple[Any, ...]:
+    return (
+        cluster.names,
+        cluster.labels,
+        cluster.resources,
+        cluster.allocatable,
+        cluster.used,
+        cluster.schedulable,
+        cluster.taints,
+        [(pod.name, pod.node, pod.requests, pod.host_ports) for pod in cluster.running_pods],
+        [cluster.free(i) for i in range(len(cluster))],
+    )
+
+
+@pytest.mark.parametrize("slots", [slots for _, slots in ADDED_SLOTS], ids=[name for name, _ in ADDED_SLOTS])
+def test_with_slots_is_the_cluster_built_with_them(slots: list[str]) -> None:
+    plain = Cluster.build(SLOT_NODES, running_pods=SLOT_PODS)
+    assert _model(plain.with_slots(slots)) == _model(Cluster.build(SLOT_NODES, running_pods=SLOT_PODS, slots=slots))
+
+
+def test_with_slots_counts_a_running_pod_that_holds_a_new_slot() -> None:
+    plain = Cluster.build(SLOT_NODES, running_pods=SLOT_PODS[:2])
+    extra = RunningPod("late", 1, (0,) * len(plain.resources), host_ports=(HostPort(7070),))
+    grown = add_running(plain, [extra]).with_slots(["hostport:TCP/7070"])
+    late = {**SLOT_PODS[0], "name": "late", "node": "b", "requests": {}, "host_ports": (HostPort(7070),)}
+    built = Cluster.build(SLOT_NODES, running_pods=[*SLOT_PODS[:2], late])
+    index = built.resource_index["hostport:TCP/7070"]
+    assert grown.used[grown.resource_index["hostport:TCP/7070"]] == built.used[index] == [0, 1000]
+    assert grown.running_pods[-1].requests[grown.resource_index["hostport:TCP/7070"]] == 1000

@@ -43,6 +43,10 @@ PARSED = [
     ("-", 0),  # the scanner reads an empty number as zero
     (".", 0),
     ("Gi", 0),
+    ("1" * 5000, (2**63 - 1) * NANO),  # more digits than int() converts at once: read, and capped
+    ("1" * 5000 + "e-4990", 1111111111111111112),  # 1111111111.111... cores: exact, rounded up to a nano
+    ("0." + "0" * 5000 + "1", 1),
+    ("1e" + "0" * 5000 + "5", 10**5 * NANO),  # leading zeros in the exponent
 ]
 
 REJECTED = [
@@ -57,18 +61,23 @@ REJECTED = [
     ("1e+", ERR_SUFFIX),
     ("1ii", ERR_SUFFIX),
     ("1Mi5", ERR_SUFFIX),
+    ("1e" + "1" * 5000, ERR_SUFFIX),  # an exponent beyond int64
     ("--1", ERR_SUFFIX),
     ("Ei", ERR_NUMERIC),
     ("-Ei", ERR_NUMERIC),
 ]
 
 
-@pytest.mark.parametrize(("text", "nanos"), PARSED, ids=[text or "empty" for text, _ in PARSED])
+def _id(text: str) -> str:
+    return text[:8] + f"...{text[-8:]} ({len(text)} chars)" if len(text) > 24 else text or "empty"
+
+
+@pytest.mark.parametrize(("text", "nanos"), PARSED, ids=[_id(text) for text, _ in PARSED])
 def test_parse(text: str, nanos: int) -> None:
     assert parse_nanos(text) == nanos
 
 
-@pytest.mark.parametrize(("text", "message"), REJECTED, ids=[text or "empty" for text, _ in REJECTED])
+@pytest.mark.parametrize(("text", "message"), REJECTED, ids=[_id(text) for text, _ in REJECTED])
 def test_rejected_with_apimachinery_message(text: str, message: str) -> None:
     with pytest.raises(QuantityError) as err:
         parse_nanos(text)

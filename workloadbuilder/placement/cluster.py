@@ -18,6 +18,7 @@ found without scanning nodes again.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -76,19 +77,11 @@ def is_slot(resource: str) -> bool:
     return resource.startswith(SLOT_PREFIXES)
 
 
-_EMPTY: dict[str, int] = {}
-
-
 def _columns(resources: Sequence[str], rows: list[Mapping[str, int]]) -> list[list[int]]:
-    """Per-resource columns of per-node maps; maps shared by many nodes are read once."""
-    vectors: dict[int, tuple[int, ...]] = {}
-    out = []
-    for row in rows:
-        vector = vectors.get(id(row))
-        if vector is None:
-            vector = vectors[id(row)] = tuple(row.get(r, 0) for r in resources)
-        out.append(vector)
-    return [list(column) for column in zip(*out)] if out else [[] for _ in resources]
+    """Per-resource columns of per-node ``{resource: millis}`` maps (0 where a map lacks the resource)."""
+    if not any(rows):
+        return [[0] * len(rows) for _ in resources]
+    return [[row.get(resource, 0) for row in rows] for resource in resources]
 
 
 class Domain:
@@ -291,7 +284,6 @@ class Cluster:
         self._allowed: dict[PodConstraints, list[bool] | None] = {}
         self._allowed_masks: dict[PodConstraints, npt.NDArray[np.bool_] | None] = {}
         self._affinity_domains: dict[PodConstraints, tuple[list[frozenset[str]], list[frozenset[str]]]] = {}
-        self._parts: ClusterParts | None = None
         self._covers: dict[tuple[str, int], bool] = {}
 
     def replace(self, **changes: Any) -> Cluster:
@@ -348,12 +340,12 @@ class Cluster:
         names = [node["name"] for node in nodes]
         ports = {host_port_resource(port) for pod in running_pods for port in pod.get("host_ports", ())}
         ports.update(slots)
-        extra = sorted({r for node in nodes for r in node["allocatable"]} - set(BASE_RESOURCES) - ports)
+        extra = sorted(set().union(*(node["allocatable"] for node in nodes)) - set(BASE_RESOURCES) - ports)
         resources = (*BASE_RESOURCES, *extra, *sorted(ports))
         allocatable = _columns(resources, [node["allocatable"] for node in nodes])
         for resource in ports:
             allocatable[resources.index(resource)] = [POD_MILLIS] * len(nodes)
-        used = _columns(resources, [node.get("used") or _EMPTY for node in nodes])
+        used = _columns(resources, [node.get("used") or {} for node in nodes])
         index = {name: i for i, name in enumerate(names)}
         pods: list[RunningPod] = []
         for pod in running_pods:
@@ -379,7 +371,7 @@ class Cluster:
                 )
             )
         schedulable = [bool(node.get("schedulable", True)) for node in nodes]
-        cluster = cls(
+        return cls(
             names,
             [node.get("labels", {}) for node in nodes],
             resources,
@@ -394,48 +386,59 @@ class Cluster:
             disruption_budgets,
             warnings,
         )
-        cluster._parts = ClusterParts(
-            [dict(n) for n in nodes],
-            list(cluster.pools),
-            [dict(p) for p in running_pods],
-            list(cluster.running_groups.values()),
-        )
-        return cluster
 
     @classmethod
     def from_parts(cls, parts: ClusterParts) -> Cluster:
-        """A cluster from what a reader found (``ingest``, ``generate``)."""
-        return cls.build(
-            parts.nodes,
-            parts.pools,
-            parts.pods,
-            parts.groups,
-            priority_classes=parts.priority_classes,
-            disruption_budgets=parts.disruption_budgets,
-            warnings=parts.warnings,
-        )
+        """A cluster from what a reader found (``ingest``, ``generate``).
+
+        Indexing makes no reference cycles: the cycle collector is paused
+        meanwhile, as it is while reading (``ingest.quiet_gc``).
+        """
+        with ingest.quiet_gc():
+            return cls.build(
+                parts.nodes,
+                parts.pools,
+                parts.pods,
+                parts.groups,
+                priority_classes=parts.priority_classes,
+                disruption_budgets=parts.disruption_budgets,
+                warnings=parts.warnings,
+            )
 
     def with_slots(self, slots: Iterable[str]) -> Cluster:
         """This cluster, or a copy that also has each of the one-slot resources ``slots`` it lacks.
 
         ``place`` calls it with the slots the pods to place use (host ports,
         per-node anti-affinity), so that two pods holding one slot never
-        share a node.
+        share a node. A new slot offers one unit on every node and is used
+        on the nodes of the running pods that hold it; slots stay sorted
+        after the other resources, as ``Cluster.build`` orders them, and the
+        columns of the other resources are shared with this cluster.
         """
         missing = set(slots) - set(self.resources)
-        if not missing or self._parts is None:
+        if not missing:
             return self
-        parts = self._parts
-        return Cluster.build(
-            parts.nodes,
-            parts.pools,
-            parts.pods,
-            parts.groups,
-            slots=missing,
-            priority_classes=self.priority_classes.values(),
-            disruption_budgets=self.disruption_budgets,
-            warnings=self.warnings,
+        resources = (
+            *(r for r in self.resources if not is_slot(r)),
+            *sorted({r for r in self.resources if is_slot(r)} | missing),
         )
+        nodes = len(self.names)
+        allocatable = [
+            self.allocatable[self.resource_index[r]] if r in self.resource_index else [POD_MILLIS] * nodes
+            for r in resources
+        ]
+        used = [self.used[self.resource_index[r]] if r in self.resource_index else [0] * nodes for r in resources]
+        pods = []
+        for pod in self.running_pods:
+            held = {host_port_resource(port) for port in pod.host_ports} & missing
+            requests = tuple(
+                pod.requests[self.resource_index[r]] if r in self.resource_index else POD_MILLIS if r in held else 0
+                for r in resources
+            )
+            for resource in held:  # a new slot's column is a new list
+                used[resources.index(resource)][pod.node] += POD_MILLIS
+            pods.append(dataclasses.replace(pod, requests=requests))
+        return self.replace(resources=resources, allocatable=allocatable, used=used, running_pods=pods)
 
     @classmethod
     def from_kubectl(

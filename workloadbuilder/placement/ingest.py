@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 import io
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ from workloadbuilder.fields_read import read_field, type_error
 from workloadbuilder.placement import objects
 from workloadbuilder.placement.constraints import HostPort, read_host_ports, read_taints
 from workloadbuilder.placement.disruption import DisruptionBudget, read_budgets
+from workloadbuilder.placement.kubectl_nodes import NOT_READY_TAINTS, read_nodes
 from workloadbuilder.placement.priorities import (
     PriorityClasses,
     PriorityError,
@@ -53,9 +54,6 @@ CLUSTER_KINDS = (
     "ResourceSlice",
 )
 """The kinds ``--cluster`` reads from one mixed ``List`` (what ``kubectl get nodes,pods,... -A -o json`` prints)."""
-
-NOT_READY_TAINTS = frozenset({"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"})
-"""The taints the node lifecycle controller puts on a node whose Ready condition is False or Unknown."""
 
 _DONE_PHASES = frozenset({"Succeeded", "Failed"})
 _NODE_FIELDS = frozenset({"name", "labels", "allocatable", "used", "unschedulable", "taints"})
@@ -117,18 +115,16 @@ def _from_kubectl(nodes_json: Any, pods_json: Any, groups_json: Any, policies_js
     errors = ErrorList()
     parts = ClusterParts()
     items = _items(nodes_json, "nodes")
-    mixed = any(isinstance(item, Mapping) and item.get("kind") not in (None, "Node") for item in items)
+    mixed = any(_is_object(item) and item.get("kind") not in (None, "Node") for item in items)
     section = "items" if mixed else "nodes"
-    by_kind = _by_kind(items, section, errors)
+    by_kind = _by_kind(items, section, errors) if mixed else {"Node": list(enumerate(items))}
     policies = _items(policies_json, "policies")
     listed = items if mixed else []  # the readers below skip the items of other kinds, so indexes stay the List's
     classes = PriorityClasses(
         [*read_priority_classes(policies, "policies", errors), *read_priority_classes(listed, section, errors)]
     )
-    seen: dict[tuple[Any, ...], dict[str, int]] = {}
-    nodes = [_kubectl_node(item, i, errors, seen, section) for i, item in by_kind.get("Node", [])]
-    _check_unique(nodes, section, errors)
-    names = {node["name"] for node in nodes if node}
+    nodes = read_nodes(by_kind.get("Node", []), section, errors)
+    names = _check_unique(nodes, section, errors)
     groups: dict[str, RunningGroup] = {}
     group_items = [
         *_indexed(groups_json, "groups"),
@@ -181,13 +177,18 @@ def _by_kind(items: list[Any], section: str, errors: ErrorList) -> dict[str, lis
     """A ``kubectl get ... -o json`` List sorted by kind, each item with its index; an item without kind is a Node."""
     out: dict[str, list[tuple[int, Any]]] = {}
     for i, item in enumerate(items):
-        kind = item.get("kind") if isinstance(item, Mapping) else None
+        kind = item.get("kind") if _is_object(item) else None
         kind = kind or "Node"
         if kind not in CLUSTER_KINDS:
             errors.append(not_supported(FieldPath(section).index(i).child("kind"), kind, CLUSTER_KINDS))
             continue
         out.setdefault(kind, []).append((i, item))
     return out
+
+
+def _is_object(item: Any) -> bool:
+    """Whether ``item`` is a JSON object (the common case, a plain dict, checked first)."""
+    return type(item) is dict or isinstance(item, Mapping)
 
 
 def _items(data: Any, section: str) -> list[Any]:
@@ -210,100 +211,6 @@ def _get(obj: Any, *names: str) -> Any:
         except (AttributeError, TypeError):
             return None
     return obj
-
-
-def _kubectl_node(
-    item: Any, i: int, errors: ErrorList, seen: dict[tuple[Any, ...], dict[str, int]], section: str = "nodes"
-) -> dict[str, Any]:
-    """One node: name, labels, allocatable (in millis) and whether it is cordoned.
-
-    Nodes of one type repeat the same allocatable map: each distinct map is
-    parsed once (``seen``) and shared.
-    """
-    try:
-        metadata = item["metadata"]
-        name = metadata["name"]
-        allocatable = item["status"]["allocatable"]
-        key: tuple[Any, ...] | None = tuple(allocatable.items())
-    except (KeyError, TypeError, AttributeError):
-        return _kubectl_node_slowly(item, i, errors, section)
-    if not isinstance(name, str) or not name:
-        errors.append(required(FieldPath(section).index(i).child("metadata", "name")))
-        return {}
-    try:
-        parsed = seen.get(key) if key is not None else None
-    except TypeError:  # a quantity that is a list or a map: never cached, read_resource_list reports it
-        key, parsed = None, None
-    if parsed is None:
-        before = len(errors)
-        parsed = read_resource_list(
-            allocatable, lambda: FieldPath(section).index(i).child("status", "allocatable"), errors
-        )
-        if len(errors) == before and key is not None:
-            seen[key] = parsed
-    labels = _labels(metadata.get("labels"), lambda: FieldPath(section).index(i).child("metadata", "labels"), errors)
-    spec = item.get("spec")
-    spec = spec if isinstance(spec, Mapping) else {}
-    taints = read_taints(spec.get("taints"), lambda: FieldPath(section).index(i).child("spec", "taints"), errors)
-    node: dict[str, Any] = {
-        "name": name,
-        "labels": labels,
-        "allocatable": parsed,
-        "schedulable": not spec.get("unschedulable"),
-        "taints": taints,
-    }
-    ready = _ready(item)
-    if ready != "True" and not any(taint.key in NOT_READY_TAINTS for taint in taints):
-        node["warning"] = (
-            f"node {name} reports Ready={ready} but has no node.kubernetes.io/not-ready or unreachable taint: "
-            "kube-scheduler still places pods on it, and so does this model"
-        )
-    return node
-
-
-def _labels(raw: Any, path: Callable[[], FieldPath], errors: ErrorList) -> dict[str, str]:
-    """A node's labels; a value that is not a string is an error at its key (label values are strings)."""
-    if raw is None:
-        return {}
-    if not isinstance(raw, Mapping):
-        errors.append(type_invalid(path(), raw, "must be of type object"))
-        return {}
-    if all(type(value) is str for value in raw.values()):
-        return raw if isinstance(raw, dict) else dict(raw)
-    out = {}
-    for key, value in raw.items():
-        if isinstance(value, str):
-            out[str(key)] = value
-        else:
-            errors.append(type_invalid(path().key(str(key)), value, "must be of type string"))
-    return out
-
-
-def _ready(item: Mapping[str, Any]) -> str:
-    """The status of a node's Ready condition (``Unknown`` when it reports none)."""
-    conditions = _get(item, "status", "conditions")
-    for condition in conditions if isinstance(conditions, list) else []:
-        if isinstance(condition, Mapping) and condition.get("type") == "Ready":
-            return str(condition.get("status") or "Unknown")
-    return "Unknown" if isinstance(conditions, list) else "True"
-
-
-def _kubectl_node_slowly(item: Any, i: int, errors: ErrorList, section: str) -> dict[str, Any]:
-    """The error path: say exactly what is missing."""
-    path = FieldPath(section).index(i)
-    if not isinstance(item, Mapping):
-        errors.append(type_invalid(path, item, "must be of type object"))
-    elif not isinstance(_get(item, "metadata", "name"), str) or not _get(item, "metadata", "name"):
-        errors.append(required(path.child("metadata", "name")))
-    elif _get(item, "status", "allocatable") is None:
-        errors.append(required(path.child("status", "allocatable")))
-    else:
-        errors.append(
-            type_invalid(
-                path.child("status", "allocatable"), _get(item, "status", "allocatable"), "must be of type object"
-            )
-        )
-    return {}
 
 
 def _kubectl_pod(
@@ -381,7 +288,8 @@ def _kubectl_group(item: Any, path: FieldPath, classes: PriorityClasses, errors:
     )
 
 
-def _check_unique(nodes: list[dict[str, Any]], section: str, errors: ErrorList) -> None:
+def _check_unique(nodes: list[dict[str, Any]], section: str, errors: ErrorList) -> set[str]:
+    """The names of the nodes read; a node named again is an error at its name, and its record is emptied."""
     seen: set[str] = set()
     for i, node in enumerate(nodes):
         if node and node["name"] in seen:
@@ -389,6 +297,7 @@ def _check_unique(nodes: list[dict[str, Any]], section: str, errors: ErrorList) 
             node.clear()
         elif node:
             seen.add(node["name"])
+    return seen
 
 
 # -- compact YAML ------------------------------------------------------------------
@@ -414,8 +323,7 @@ def _from_yaml(data: Any) -> ClusterParts:
     nodes = [
         _yaml_node(entry, FieldPath("nodes").index(i), errors) for i, entry in enumerate(_seq(data, "nodes", errors))
     ]
-    _check_unique(nodes, "nodes", errors)
-    names = {node["name"] for node in nodes if node}
+    names = _check_unique(nodes, "nodes", errors)
     pools = [
         _yaml_pool(entry, FieldPath("devicePools").index(i), names, errors)
         for i, entry in enumerate(_seq(data, "devicePools", errors))

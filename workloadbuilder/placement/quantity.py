@@ -9,8 +9,10 @@ keeps every resource as an integer number of *millis*: CPU as
 1000, because that is how kube-scheduler reads them (``MilliCPU`` and whole
 bytes or devices, both rounded up).
 
-Parsing is memoized: a real cluster repeats a handful of allocatable and
-request strings across thousands of nodes and pods.
+The forms nodes and pods mostly write (``"110"``, ``"191450m"``,
+``"2001321736Ki"``) are read by a short path that gives the same amounts as
+the full scanner; every other string is parsed in full and memoized, as a
+real cluster repeats a handful of request strings across thousands of pods.
 
 Going the other way, ``format_millis`` writes an amount as a canonical
 quantity string and ``readable_quantity`` as people read it (``852.6``
@@ -29,7 +31,6 @@ __all__ = [
     "ERR_SUFFIX",
     "MAX_CACHED",
     "QuantityError",
-    "cached_millis",
     "clear_cache",
     "format_millis",
     "parse_nanos",
@@ -51,6 +52,20 @@ _MAX_INT64 = 2**63 - 1
 _LIMIT = _MAX_INT64 * _NANO
 _BINARY_SUFFIXES = (("Ei", 2**60), ("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10))
 _BYTE_RESOURCES = ("memory", "ephemeral-storage", "storage")
+_WHOLE_UNITS = {
+    "k": 10**3 * 1000,
+    "M": 10**6 * 1000,
+    "G": 10**9 * 1000,
+    "T": 10**12 * 1000,
+    "Ki": 2**10 * 1000,
+    "Mi": 2**20 * 1000,
+    "Gi": 2**30 * 1000,
+    "Ti": 2**40 * 1000,
+}
+"""The whole-unit suffixes the short path reads, with the millis of one unit (of CPU or any other resource)."""
+_SUFFIX_LETTERS = "mkMGTKi"
+_COMMON_DIGITS = 18
+_MAX_MILLIS = _MAX_INT64 * 1000
 
 
 class QuantityError(WorkloadBuilderError, ValueError):
@@ -110,14 +125,29 @@ def _interpret(suffix: str) -> tuple[int, int]:
     if len(suffix) > 1 and suffix[0] in "eE":
         exponent = suffix[1:]
         sign_free = exponent[1:] if exponent[0] in "+-" else exponent
-        if not sign_free or not set(sign_free) <= _DIGITS:
-            raise QuantityError(ERR_SUFFIX)
-        parsed = int(exponent)
+        if not sign_free or not set(sign_free) <= _DIGITS or len(sign_free.lstrip("0")) > 19:
+            raise QuantityError(ERR_SUFFIX)  # not digits, or beyond int64 for any digits
+        parsed = -_integer(sign_free) if exponent[0] == "-" else _integer(sign_free)
         if not -(2**63) <= parsed <= _MAX_INT64:  # strconv.ParseInt(..., 64) fails
             raise QuantityError(ERR_SUFFIX)
         wrapped = (parsed + 2**31) % 2**32 - 2**31  # Go's int32(parsed)
         return 10, wrapped
     raise QuantityError(ERR_SUFFIX)
+
+
+_CHUNK = 4000
+"""Decimal digits converted at a time: ``int()`` refuses strings of more than 4,300 digits."""
+
+
+def _integer(digits: str) -> int:
+    """The number a string of decimal digits writes, however long (inf.Dec reads any length)."""
+    if len(digits) <= _CHUNK:
+        return int(digits)
+    value = 0
+    for start in range(0, len(digits), _CHUNK):
+        chunk = digits[start : start + _CHUNK]
+        value = value * 10 ** len(chunk) + int(chunk)
+    return value
 
 
 def _ceil_div(numerator: int, denominator: int) -> int:
@@ -136,7 +166,7 @@ def _parse(text: str) -> int:
     # no digit; the int64 path takes the scanner's "0" numerator instead.
     if _needs_exact_decimal(num, denom, base, exponent) and not _DIGITS.intersection(value):
         raise QuantityError(ERR_NUMERIC)
-    digits = int(num + denom)
+    digits = _integer(num + denom)
     if digits == 0:
         return 0
     if base == 2:
@@ -168,6 +198,29 @@ def _needs_exact_decimal(num: str, denom: str, base: int, exponent: int) -> bool
     if denom:
         return True
     return 15 - len(num) - int(exponent * 3 / 10) - 1 < 0
+
+
+def _common_millis(is_cpu: bool, text: str) -> int | None:
+    """``resource_millis`` of a common-form quantity (up to 18 ASCII digits, then ``m``, ``Ki``... or nothing).
+
+    Such a string has no sign, no decimal point and no exponent: its amount
+    is the whole number times its suffix, capped as the full parser caps
+    it. ``None`` sends every other string to the full parser.
+    """
+    digits = text.rstrip(_SUFFIX_LETTERS)
+    if not 0 < len(digits) <= _COMMON_DIGITS or not digits.isascii() or not digits.isdigit():
+        return None
+    number = int(digits)
+    suffix = text[len(digits) :]
+    if not suffix:
+        return number * 1000
+    if suffix == "m":
+        return number if is_cpu else -(-number // 1000) * 1000
+    unit = _WHOLE_UNITS.get(suffix)
+    if unit is None:
+        return None
+    millis = number * unit
+    return millis if millis < _MAX_MILLIS else _MAX_MILLIS
 
 
 _NANOS: dict[str, int] = {}
@@ -214,21 +267,20 @@ def resource_millis(resource: str, text: str) -> int:
         (1500, 2000, 1)
     """
     is_cpu = resource == "cpu"
+    millis = _common_millis(is_cpu, text)
+    if millis is not None:
+        return millis
     key = (is_cpu, text)
     millis = _MILLIS.get(key)
     if millis is None:
-        nanos = parse_nanos(text)
-        if is_cpu:
-            millis = _ceil_up(nanos, 10**6)
-        else:
-            millis = _ceil_up(nanos, _NANO) * 1000
+        millis = _millis(is_cpu, parse_nanos(text))
         _remember(_MILLIS, key, millis)
     return millis
 
 
-def cached_millis(resource: str, text: str) -> int | None:
-    """``resource_millis`` if that string was read before, else ``None`` (a dictionary lookup, no parsing)."""
-    return _MILLIS.get((resource == "cpu", text))
+def _millis(is_cpu: bool, nanos: int) -> int:
+    """Nanos as kube-scheduler counts them, in millis: milli-cores for CPU, whole units times 1000 otherwise."""
+    return _ceil_up(nanos, 10**6) if is_cpu else _ceil_up(nanos, _NANO) * 1000
 
 
 def _remember(cache: dict[Any, int], key: Any, value: int) -> None:

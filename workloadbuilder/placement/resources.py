@@ -7,14 +7,14 @@ Every reader (cluster ingest, placement requests) goes through
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from workloadbuilder.field import ErrorList, FieldPath, Where, invalid, path_below, resolve_where, type_invalid
 from workloadbuilder.fields_read import read_list
-from workloadbuilder.placement.quantity import QuantityError, cached_millis, resource_millis
+from workloadbuilder.placement.quantity import QuantityError, resource_millis
 
-__all__ = ["POD_MILLIS", "Where", "pod_requests", "read_quantity", "read_resource_list"]
+__all__ = ["POD_MILLIS", "Where", "key_below", "pod_requests", "read_quantity", "read_resource_list", "valid_millis"]
 
 """A path, or a function that makes it: readers of large inputs build paths only for errors."""
 
@@ -22,8 +22,8 @@ POD_MILLIS = 1000
 """One pod, in the millis unit of the ``pods`` resource."""
 
 
-def read_quantity(resource: str, raw: Any, path: FieldPath, errors: ErrorList) -> int | None:
-    """One quantity in millis, or ``None`` with an error appended at ``path``.
+def read_quantity(resource: str, raw: Any, path: Where, errors: ErrorList) -> int | None:
+    """One quantity in millis, or ``None`` with an error appended at ``path`` (built only then).
 
     Accepts a string (as in JSON) or a YAML number; rejects negative amounts,
     which the API server rejects for requests and which no node can offer.
@@ -35,15 +35,15 @@ def read_quantity(resource: str, raw: Any, path: FieldPath, errors: ErrorList) -
     elif isinstance(raw, float):
         text = repr(raw)
     else:
-        errors.append(type_invalid(path, raw, "must be a quantity string"))
+        errors.append(type_invalid(resolve_where(path), raw, "must be a quantity string"))
         return None
     try:
         millis = resource_millis(resource, text)
     except QuantityError as err:
-        errors.append(invalid(path, raw, str(err)))
+        errors.append(invalid(resolve_where(path), raw, str(err)))
         return None
     if millis < 0:
-        errors.append(invalid(path, raw, "must be greater than or equal to 0"))
+        errors.append(invalid(resolve_where(path), raw, "must be greater than or equal to 0"))
         return None
     return millis
 
@@ -51,7 +51,7 @@ def read_quantity(resource: str, raw: Any, path: FieldPath, errors: ErrorList) -
 def read_resource_list(raw: Any, path: Where, errors: ErrorList) -> dict[str, int]:
     """A ``{resource: quantity}`` map as ``{resource: millis}``; bad entries are reported and left out.
 
-    Strings read before are looked up without parsing or building a path.
+    Paths are built only for errors.
     """
     if raw is None:
         return {}
@@ -60,13 +60,33 @@ def read_resource_list(raw: Any, path: Where, errors: ErrorList) -> dict[str, in
         return {}
     out: dict[str, int] = {}
     for name, quantity in raw.items():
-        millis = cached_millis(name, quantity) if type(quantity) is str else None
-        if millis is None or millis < 0:
-            millis = read_quantity(str(name), quantity, resolve_where(path).key(str(name)), errors)
+        millis = valid_millis(name, quantity)
+        if millis is None:
+            millis = read_quantity(str(name), quantity, key_below(path, name), errors)
             if millis is None:
                 continue
         out[str(name)] = millis
     return out
+
+
+def valid_millis(resource: Any, raw: Any) -> int | None:
+    """``resource_millis`` of a valid quantity string under a string name, else ``None``.
+
+    The quick test readers of many lists make first; ``read_quantity``
+    reads the rest (YAML numbers) and says what is wrong with the others.
+    """
+    if type(resource) is not str or type(raw) is not str:
+        return None
+    try:
+        millis = resource_millis(resource, raw)
+    except QuantityError:
+        return None
+    return millis if millis >= 0 else None
+
+
+def key_below(where: Where, key: Any) -> Callable[[], FieldPath]:
+    """The path of map entry ``key`` under ``where`` (``requests[cpu]``), built only when called."""
+    return lambda: resolve_where(where).key(str(key))
 
 
 def pod_requests(spec: Mapping[str, Any], path: Where, errors: ErrorList) -> dict[str, int]:
