@@ -29,6 +29,7 @@ import numpy.typing as npt
 
 from workloadbuilder.placement import generate, ingest
 from workloadbuilder.placement.arrays import IntArray, exact, group_sums
+from workloadbuilder.placement.collector import quiet_gc
 from workloadbuilder.placement.constraints import AffinityTerm, HostPort, PodConstraints, Taint
 from workloadbuilder.placement.disruption import DisruptionBudget
 from workloadbuilder.placement.filters import Rejection, interpodaffinity, static_rejection
@@ -392,9 +393,9 @@ class Cluster:
         """A cluster from what a reader found (``ingest``, ``generate``).
 
         Indexing makes no reference cycles: the cycle collector is paused
-        meanwhile, as it is while reading (``ingest.quiet_gc``).
+        meanwhile, as it is while reading (``collector.quiet_gc``).
         """
-        with ingest.quiet_gc():
+        with quiet_gc():
             return cls.build(
                 parts.nodes,
                 parts.pools,

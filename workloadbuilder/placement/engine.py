@@ -18,6 +18,7 @@ from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.field import ErrorList
 from workloadbuilder.placement.answer import ClaimPlacement, GroupPlacement, Placement, PodPlacement, Victim
 from workloadbuilder.placement.cluster import Cluster, Domain
+from workloadbuilder.placement.collector import quiet_gc
 from workloadbuilder.placement.complete import DEFAULT_TIMEOUT, Complete
 from workloadbuilder.placement.explain import RootReport, admissible, explain_root
 from workloadbuilder.placement.explanation import RootExplanation
@@ -79,6 +80,12 @@ def place(
     if not timeout > 0:
         raise InvalidArgumentError(f"timeout must be a positive number of seconds, got {timeout!r}")
     resolve_request(request, cluster.priority_classes.with_classes(_classes(priority_classes)))
+    with quiet_gc():
+        return _place(request, cluster, strategy, preempt, timeout)
+
+
+def _place(request: PlacementRequest, cluster: Cluster, strategy: str, preempt: bool, timeout: float) -> Placement:
+    """``place`` once its arguments are checked and the request's priorities resolved."""
     cluster = cluster.with_slots(slot for pod in request.pod_constraints() for slot in slots_of(pod))
     snap = Snapshot(cluster)
     runner = _Runner(snap, strategy, timeout)

@@ -18,7 +18,7 @@ from typing import Any
 from workloadbuilder.field import ErrorList, FieldPath, invalid
 from workloadbuilder.fields_read import read_count
 from workloadbuilder.limits import MAX_NODES
-from workloadbuilder.placement.ingest import quiet_gc
+from workloadbuilder.placement.collector import quiet_gc
 from workloadbuilder.placement.records import ClusterParts, RunningGroup
 from workloadbuilder.placement.resources import read_resource_list
 

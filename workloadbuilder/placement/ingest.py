@@ -8,10 +8,8 @@ Node paths start at ``nodes[i]``, pod paths at ``pods[i]``, group paths at
 
 from __future__ import annotations
 
-import gc
 import io
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +27,7 @@ from workloadbuilder.field import (
 )
 from workloadbuilder.fields_read import read_field, type_error
 from workloadbuilder.placement import objects
+from workloadbuilder.placement.collector import quiet_gc
 from workloadbuilder.placement.constraints import HostPort, read_host_ports, read_taints
 from workloadbuilder.placement.disruption import DisruptionBudget, read_budgets
 from workloadbuilder.placement.kubectl_nodes import NOT_READY_TAINTS, read_nodes
@@ -42,7 +41,7 @@ from workloadbuilder.placement.priorities import (
 from workloadbuilder.placement.records import ClusterParts, DevicePool, RunningGroup
 from workloadbuilder.placement.resources import pod_requests, read_resource_list
 
-__all__ = ["CLUSTER_KINDS", "NOT_READY_TAINTS", "quiet_gc", "read_kubectl", "read_yaml"]
+__all__ = ["CLUSTER_KINDS", "NOT_READY_TAINTS", "read_kubectl", "read_yaml"]
 
 CLUSTER_KINDS = (
     "Node",
@@ -81,22 +80,6 @@ _MODES = ("single", "all")
 
 
 # -- kubectl -------------------------------------------------------------------
-
-
-@contextmanager
-def quiet_gc() -> Iterator[None]:
-    """Pause the cycle collector while reading a cluster.
-
-    Reading creates no reference cycles, but every collection would walk the
-    whole (large) input again; at 50,000 nodes that doubles the ingest time.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def read_kubectl(
