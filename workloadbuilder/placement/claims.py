@@ -103,17 +103,29 @@ class _PoolIndex:
                     for pool in found
                     if cls == device_class and k == key
                 ]
-                cached = _Shared(everywhere, pools)
+                cached = _Shared(cluster, key, everywhere, pools)
             self.shared[(device_class, key)] = cached
         return cached
 
 
-@dataclass
 class _Shared:
-    """Pools every node of a domain reaches alike: everyone's, and each domain's own, by label value."""
+    """Pools every node of a domain reaches alike: everyone's, and each domain's own, by label value.
 
-    everywhere: list[DevicePool]
-    by_value: list[tuple[str, DevicePool]]
+    ``positions`` holds each domain pool's domain in the key's ``DomainSet``
+    (-1 when no node carries its value), ``capacity`` what the pool offers
+    before anyone takes devices, ``slot`` each domain pool's index.
+    """
+
+    def __init__(
+        self, cluster: Cluster, key: str | None, everywhere: list[DevicePool], pools: list[tuple[str, DevicePool]]
+    ) -> None:
+        self.everywhere = everywhere
+        self.by_value = pools
+        domains = cluster.domains(key) if key is not None else {}
+        self.family = next(iter(domains.values())).family if domains else None
+        self.positions = np.array([domains[v].position if v in domains else -1 for v, _ in pools], dtype=np.int64)
+        self.capacity = np.array([pool.count - pool.allocated for _, pool in pools], dtype=np.int64)
+        self.slot = {pool.name: j for j, (_, pool) in enumerate(pools)}
 
 
 _INDEXES: weakref.WeakKeyDictionary[Cluster, _PoolIndex] = weakref.WeakKeyDictionary()
@@ -146,19 +158,29 @@ def domain_supply(snap: Snapshot, claims: Sequence[ClaimRef], domains: Sequence[
     needs: dict[str, int] = {}
     for claim in claims:
         needs[claim.device.device_class] = needs.get(claim.device.device_class, 0) + claim.device.count
-    ok = [True] * len(domains)
+    ok = np.ones(len(domains), dtype=np.bool_)
     for device_class, need in needs.items():
         shared = index.shared_by(snap.cluster, device_class, key)
         if shared is None:
             return None
         base = sum(max(0, devices_free(snap, pool)) for pool in shared.everywhere)
-        per_value: dict[str, int] = {}
-        for value, pool in shared.by_value:
-            per_value[value] = per_value.get(value, 0) + max(0, devices_free(snap, pool))
-        for k, domain in enumerate(domains):
-            if base + per_value.get(domain.value or "", 0) < need:
-                ok[k] = False
-    return ok
+        free = shared.capacity.copy()
+        for name, n in snap.pool_taken.items():
+            if name in shared.slot:
+                free[shared.slot[name]] -= n
+        free = np.maximum(free, 0)
+        positions = shared.family.positions(domains) if shared.family is not None and domains else None
+        if positions is not None and shared.family is not None:
+            known = shared.positions >= 0
+            per_domain = np.bincount(shared.positions[known], weights=free[known], minlength=len(shared.family))
+            ok &= base + per_domain[positions] >= need
+        else:
+            per_value: dict[str, int] = {}
+            for (value, _), amount in zip(shared.by_value, free.tolist(), strict=True):
+                per_value[value] = per_value.get(value, 0) + amount
+            ok &= np.array([base + per_value.get(d.value or "", 0) >= need for d in domains], dtype=np.bool_)
+    supplied: list[bool] = ok.tolist()
+    return supplied
 
 
 def first_fit(

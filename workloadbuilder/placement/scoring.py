@@ -130,13 +130,16 @@ def _scores_after(
     least: IntArray | int = 0
     weights: IntArray | int = 0
     fractions = []
+    everywhere = all(bool((alloc > 0).all()) for alloc, _ in parts)  # every node offers both: no masks needed
     for alloc, requested in parts:
-        offered = alloc > 0
-        divisor = np.where(offered, alloc, 1)
-        free_share = np.where(requested <= alloc, (alloc - requested) * _MAX_SCORE // divisor, 0)
-        least = least + np.where(offered, free_share, 0)
+        offered = True if everywhere else alloc > 0
+        divisor = alloc if everywhere else np.where(offered, alloc, 1)
+        # (alloc - requested) * 100 // alloc where requested <= alloc, else 0
+        free_share = np.maximum(alloc - requested, 0) * _MAX_SCORE // divisor
+        least = least + (free_share if everywhere else np.where(offered, free_share, 0))
         weights = weights + offered
-        fractions.append(np.where(requested < alloc, requested / divisor, 1.0))
+        # requested / alloc where requested < alloc, else 1.0
+        fractions.append(np.minimum(requested / divisor, 1.0))
     if not any(shape.requests.get(name, 0) > 0 for name, _ in SCORE_RESOURCES):
         # BalancedAllocation skips pods that request neither CPU nor memory.
         return np.where(weights > 0, least // np.maximum(weights, 1), 0).astype(np.int64)
@@ -146,7 +149,7 @@ def _scores_after(
 
 def _float_exact(values: IntArray) -> bool:
     """Whether every one of ``values`` converts to a float without rounding."""
-    return len(values) == 0 or bool(int(np.abs(values).max()) < 2**53)
+    return len(values) == 0 or max(-int(values.min()), int(values.max())) < 2**53
 
 
 def preference_scores(snap: Snapshot, shape: Shape, nodes: Sequence[int]) -> dict[int, int]:

@@ -132,6 +132,9 @@ class Snapshot:
         self._node_fits: dict[int, npt.NDArray[np.int64]] = {}
         self._family_fits: dict[tuple[int, int], npt.NDArray[np.int64]] = {}
         self._shapes: dict[tuple[tuple[int, ...], tuple[str, ...], PodConstraints], Shape] = {}
+        self._rows: IntArray | None = None
+        self._stale: set[int] = set()
+        self._changed: tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]] | None = None
 
     # -- shapes ----------------------------------------------------------------
 
@@ -192,6 +195,7 @@ class Snapshot:
                 self.allocate(op[1])
 
     def _change(self, i: int, vector: Sequence[int], n: int) -> None:
+        self._touched(i)
         delta = self.delta.get(i)
         if delta is None:
             delta = self.delta[i] = [0] * len(vector)
@@ -284,15 +288,21 @@ class Snapshot:
             return np.array([self.fit(shape, domain) for domain in domains], dtype=np.int64)
         out = self._base_fits(shape, family)[positions].copy()
         if self.delta:
-            owners, changed = [], []
-            for k, domain in enumerate(domains):
-                for i in self.changed_in(domain):
-                    owners.append(k)
-                    changed.append(i)
-            if changed:
-                now = self._changed_fits(shape, changed) - self.node_fits(shape)[changed]
-                np.add.at(out, owners, now)
+            changed, owners = self._changed_among(family, positions)
+            if len(changed):
+                np.add.at(out, owners, self._changed_fits(shape, changed) - self.node_fits(shape)[changed])
         return out
+
+    def _changed_among(
+        self, family: DomainSet, positions: npt.NDArray[np.int64]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """The changed nodes in the domains of ``family`` at ``positions``, and where in ``positions`` each one's is."""
+        changed = self._changed_nodes()[0]
+        where = np.full(len(family) + 1, -1, dtype=np.int64)  # code -1 (in no domain) reads the last entry
+        where[positions] = np.arange(len(positions))
+        owners = where[family.codes[changed]]
+        inside = owners >= 0
+        return changed[inside], owners[inside]
 
     def allowed_nodes(self, shape: Shape, nodes: Iterable[int]) -> list[int]:
         """The nodes of ``nodes`` that the pod-and-node filters let ``shape`` use, in order."""
@@ -313,18 +323,19 @@ class Snapshot:
     def node_fits_now(self, shape: Shape, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
         """``node_fit(shape, i)`` for each of ``nodes``."""
         out = self.node_fits(shape)[nodes]
-        hits = self._changed_positions(nodes)
-        if len(hits):
-            out[hits] = self._changed_fits(shape, nodes[hits].tolist())
+        if self.delta:
+            hits = np.flatnonzero(self._changed_nodes()[1][nodes])
+            if len(hits):
+                out[hits] = self._changed_fits(shape, nodes[hits])
         return out
 
-    def _changed_fits(self, shape: Shape, nodes: list[int]) -> npt.NDArray[np.int64]:
+    def _changed_fits(self, shape: Shape, nodes: npt.NDArray[np.int64] | list[int]) -> npt.NDArray[np.int64]:
         """``node_fit(shape, i)`` for each of ``nodes``, all of them changed by this query, in one pass."""
         if shape.missing:
             return np.zeros(len(nodes), dtype=np.int64)
         cluster = self.cluster
         vectors = cluster.vector_index[nodes]
-        deltas = self._delta_rows(nodes)
+        deltas = self._delta_rows()[nodes]
         columns = cluster.free_columns()
         fits: IntArray | None = None
         for r, q in shape.terms:
@@ -336,13 +347,42 @@ class Snapshot:
             fits = np.where(shape.allowed_mask[nodes], fits, 0)
         return fits
 
-    def _delta_rows(self, nodes: list[int]) -> IntArray:
-        """This query's changes to each of ``nodes``, one row per node (exact)."""
-        rows = [self.delta[i] for i in nodes]
-        try:
-            return np.array(rows, dtype=np.int64).reshape(len(nodes), len(self.cluster.resources))
-        except OverflowError:
-            return np.array(rows, dtype=object).reshape(len(nodes), len(self.cluster.resources))
+    def _touched(self, i: int) -> None:
+        """Node ``i``'s change is about to change: the columns of changes are stale there."""
+        if self._rows is not None:
+            self._stale.add(i)
+        self._changed = None
+
+    def _delta_rows(self) -> IntArray:
+        """This query's changes as one row per node (zero where unchanged), exact; kept up to date lazily."""
+        rows = self._rows
+        width = len(self.cluster.resources)
+        if rows is None:
+            rows = np.zeros((len(self.cluster), width), dtype=np.int64)
+            stale: Iterable[int] = self.delta
+        else:
+            stale = self._stale
+        nodes = list(stale)
+        if nodes:
+            values = [self.delta.get(i) or [0] * width for i in nodes]
+            try:
+                block = np.array(values, dtype=np.int64).reshape(len(nodes), width)
+            except OverflowError:
+                block = np.array(values, dtype=object).reshape(len(nodes), width)
+            if block.dtype == object or not headroom(block, 2**4):
+                rows = rows.astype(object)
+            rows[nodes] = block
+        self._rows, self._stale = rows, set()
+        return rows
+
+    def _changed_nodes(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+        """The nodes this query has changed, and the same as a mask over every node."""
+        if self._changed is None:
+            changed = np.fromiter(self.delta, dtype=np.int64, count=len(self.delta))
+            mask = np.zeros(len(self.cluster), dtype=np.bool_)
+            mask[changed] = True
+            self._changed = (changed, mask)
+        return self._changed
 
     def used_sum(self, domain: Domain) -> tuple[int, ...]:
         """The scored resources given out in ``domain`` now."""
@@ -359,23 +399,15 @@ class Snapshot:
     def used_at(self, r: int, nodes: npt.NDArray[np.int64]) -> IntArray:
         """What is given out of resource ``r`` on each of ``nodes`` now (running pods and this query's changes)."""
         used = self.cluster.used_array(r)[nodes]
-        hits = self._changed_positions(nodes)
+        if not self.delta:
+            return used
+        hits = np.flatnonzero(self._changed_nodes()[1][nodes])
         if len(hits) == 0:
             return used
-        changes = self._delta_rows(nodes[hits].tolist())[:, r]
+        changes = self._delta_rows()[nodes[hits], r]
         used = used.astype(object) if changes.dtype == object or not headroom(used, 200) else used.copy()
         used[hits] += changes
         return exact(used, 100)
-
-    def _changed_positions(self, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-        """Where in ``nodes`` the nodes this query has changed are."""
-        delta = self.delta
-        if not delta:
-            return np.zeros(0, dtype=np.int64)
-        if len(nodes) <= 256:
-            return np.array([k for k, i in enumerate(nodes.tolist()) if i in delta], dtype=np.int64)
-        changed = np.fromiter(delta, dtype=np.int64, count=len(delta))
-        return np.flatnonzero(np.isin(nodes, changed))
 
     def used_sums(self, domains: Sequence[Domain]) -> list[IntArray]:
         """``used_sum`` of each of ``domains`` (one ``DomainSet``), as one exact array per scored resource."""
@@ -386,23 +418,29 @@ class Snapshot:
         columns = [column[positions] for column in family.used_columns]
         if not self.delta:
             return columns
-        columns = [column.astype(object) for column in columns]
-        score_index = self.cluster.score_index
-        for k, domain in enumerate(domains):
-            for i in self.changed_in(domain):
-                delta = self.delta[i]
-                for s, r in enumerate(score_index):
-                    columns[s][k] += delta[r]
-        return [exact(column) for column in columns]
+        changed, owners = self._changed_among(family, positions)
+        if len(changed) == 0:
+            return columns
+        rows = self._delta_rows()
+        out = []
+        for column, r in zip(columns, self.cluster.score_index, strict=True):
+            add = rows[changed, r]
+            if column.dtype == object or add.dtype == object or not headroom(column) or not headroom(add, len(add)):
+                column, add = column.astype(object), add.astype(object)
+            else:
+                column = column.copy()
+            np.add.at(column, owners, add)
+            out.append(exact(column))
+        return out
 
     def free_sum(self, domain: Domain) -> tuple[int, ...]:
         """``domain``'s free capacity now, per resource, added over its nodes (a node's debt counts as 0)."""
         cluster = self.cluster
         nodes = domain.node_array
         vectors = cluster.vector_index[nodes]
-        changed = list(self.changed_in(domain))
-        deltas = self._delta_rows(changed) if changed else None
-        before = cluster.vector_index[changed] if changed else None
+        changed = nodes[self._changed_nodes()[1][nodes]] if self.delta else nodes[:0]
+        deltas = self._delta_rows()[changed] if len(changed) else None
+        before = cluster.vector_index[changed] if len(changed) else None
         sums = []
         for r, column in enumerate(cluster.free_columns()):
             total = exact_sum(np.maximum(column[vectors], 0))
@@ -425,6 +463,7 @@ class Snapshot:
                 self._change(i, vector, n)
             else:  # a node's first change is the vector itself; ``changed_in`` rebuilds the per-key index
                 by_key.clear()
+                self._touched(i)
                 deltas[i] = list(vector) if n == 1 else [n * amount for amount in vector]
             log.append(("node", i, vector, n))
 
@@ -451,6 +490,7 @@ class Snapshot:
         self.allocations.clear()
         self.allocations.update(checkpoint.allocations)
         self._by_key.clear()  # rebuilt from ``delta`` key by key as ``changed_in`` asks
+        self._rows, self._changed = None, None
 
 
 @dataclass(frozen=True)
