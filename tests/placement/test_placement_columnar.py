@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from workloadbuilder.placement import Cluster, DevicePool
-from workloadbuilder.placement.arrays import exact, group_sums, plus
+from workloadbuilder.placement.arrays import exact, exact_sum, group_sums, plus
 from workloadbuilder.placement.claims import covers, domain_supply, first_fit_all
 from workloadbuilder.placement.constraints import Taint
 from workloadbuilder.placement.request import ClaimRef, DeviceRequest
@@ -251,3 +251,17 @@ def test_domain_supply_declines_node_pools_and_other_keys() -> None:
     for pool in (DevicePool("local", "nic", 2, node="n0"), DevicePool("block", "nic", 2, domain=("block", "b0"))):
         cluster = Cluster.build(nodes, [pool])
         assert domain_supply(Snapshot(cluster), [claim], list(cluster.domains("rack").values())) is None
+
+
+EXACT_SUMS = [
+    ("past 2**63", [2**62] * 8),
+    ("negative and large", [-5, 3, -(2**62)]),
+    ("cancelling", [2**62, -(2**62) + 1]),
+    ("small", [1, 2, 3]),
+    ("empty", []),
+]
+
+
+@pytest.mark.parametrize("values", [c[1] for c in EXACT_SUMS], ids=[c[0] for c in EXACT_SUMS])
+def test_exact_sum_is_python_sum(values: list[int]) -> None:
+    assert exact_sum(np.asarray(values, dtype=np.int64)) == sum(values)

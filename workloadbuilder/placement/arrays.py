@@ -54,8 +54,16 @@ def plus(values: IntArray, amount: int) -> IntArray:
 
 
 def exact_sum(values: IntArray) -> int:
-    """The sum of ``values``, exactly (``int64`` sums wrap around silently past 2**63)."""
-    return int(group_sums(np.zeros(len(values), dtype=np.int64), values, 1)[0])
+    """The sum of ``values``, exactly (``int64`` sums wrap around silently past 2**63).
+
+    An ``int64`` array is added as its high and low 32 bits, each sum of
+    which fits 64 bits for fewer than 2**31 values.
+    """
+    if len(values) == 0:
+        return 0
+    if values.dtype == object or len(values) >= 2**31:
+        return sum(int(v) for v in values)
+    return (int((values >> 32).sum()) << 32) + int((values & 0xFFFFFFFF).sum())
 
 
 def group_sums(
