@@ -15,6 +15,7 @@ nodes this query changed are corrected, all in one pass too.
 from __future__ import annotations
 
 import hashlib
+import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from operator import sub
@@ -364,11 +365,13 @@ class Snapshot:
             stale = self._stale
         nodes = list(stale)
         if nodes:
-            values = [self.delta.get(i) or [0] * width for i in nodes]
+            zero = [0] * width
+            values = [self.delta.get(i) or zero for i in nodes]
             try:
-                block = np.array(values, dtype=np.int64).reshape(len(nodes), width)
+                flat = np.fromiter(itertools.chain.from_iterable(values), dtype=np.int64, count=len(nodes) * width)
             except OverflowError:
-                block = np.array(values, dtype=object).reshape(len(nodes), width)
+                flat = np.array(list(itertools.chain.from_iterable(values)), dtype=object)
+            block = flat.reshape(len(nodes), width)
             if block.dtype == object or not headroom(block, 2**4):
                 rows = rows.astype(object)
             rows[nodes] = block
