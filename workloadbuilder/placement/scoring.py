@@ -201,7 +201,9 @@ def assign_pods(
     fits = snap.node_fits_now(shape, candidates)
     fitting = candidates[fits > 0]
     fits = fits[fits > 0]
-    scores = node_scores(snap, shape, fitting)
+    inputs = _score_inputs(snap, fitting)
+    exact_scores = _scores_after(shape, inputs, 0)
+    scores = exact_scores if exact_scores is not None else node_scores(snap, shape, fitting)
     extra: dict[int, int] = {}
     extras = np.zeros(len(fitting), dtype=np.int64)
     if _prefers(snap, shape):
@@ -215,8 +217,9 @@ def assign_pods(
     if tracker is None and len(order) > count:
         top = np.argpartition(-(scores * (len(snap.cluster) + 1) - fitting), count - 1)[:count]
         order = top[np.lexsort((fitting[top], -scores[top]))]
-    if tracker is None:
-        landing = _landing_order(snap, shape, fitting[order], fits[order], scores[order], extras[order], count)
+    if tracker is None and exact_scores is not None:
+        ranked = [(alloc[order], used[order], r) for alloc, used, r in inputs]
+        landing = _landing_order(snap, shape, ranked, fitting[order], fits[order], scores[order], extras[order], count)
         if landing is not None:
             chosen, times = np.unique(landing, return_counts=True)
             for i, n in zip(chosen.tolist(), times.tolist(), strict=True):
@@ -256,6 +259,7 @@ def assign_pods(
 def _landing_order(
     snap: Snapshot,
     shape: Shape,
+    inputs: _ScoreInputs,
     nodes: npt.NDArray[np.int64],
     fits: npt.NDArray[np.int64],
     first: npt.NDArray[np.int64],
@@ -264,7 +268,8 @@ def _landing_order(
 ) -> npt.NDArray[np.int64] | None:
     """The nodes the next ``count`` pods land on, in order, as one heap of every node would choose them.
 
-    ``nodes`` are the candidates with their room (``fits``) and first score.
+    ``nodes`` are the candidates with their score inputs (``_score_inputs``),
+    room (``fits``) and first score.
     The k-th pod on a node scores what ``node_score`` gives with k - 1 of
     them assumed there. A heap that always takes the best front of these
     per-node sequences takes the k-th pod of a node in the order of the
@@ -276,7 +281,7 @@ def _landing_order(
     pass: then the caller's heap decides.
     """
     size = len(snap.cluster) + 1
-    inputs = [(alloc[:, None], used[:, None], r) for alloc, used, r in _score_inputs(snap, nodes)]
+    inputs = [(alloc[:, None], used[:, None], r) for alloc, used, r in inputs]
     keys, owners, turns = [first * size - nodes], [nodes], [np.zeros(len(nodes), dtype=np.int64)]
     key = first
     last = min(count, int(fits.max(initial=0)))
