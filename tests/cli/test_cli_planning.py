@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import xml.etree.ElementTree as ET
 import json
 from pathlib import Path
 
@@ -137,3 +138,25 @@ def test_simulate_bad_queue_files(files, queue, message):
     (files / "queue.yaml").write_text(yaml.safe_dump(queue))
     code, _, err = run("simulate", str(files / "queue.yaml"), "--cluster", str(files / "cluster.yaml"))
     assert (code, err) == (2, f"error: {files / 'queue.yaml'}: {message}\n")
+
+
+def test_render_charts(files):
+    chart = files / "copies.svg"
+    code, _, _ = run("capacity", str(files / "gang.yaml"), "--cluster", str(files / "cluster.yaml"), "--render", str(chart))
+    root = ET.fromstring(chart.read_text())
+    assert code == 0 and root.get("viewBox") == "0 0 800 144"
+    assert [t.text for t in root.iter("{http://www.w3.org/2000/svg}title")] == [
+        "3 copies fit in all", "rack=rack-a: 2 copies", "rack=rack-b: 1 copy",
+    ]  # fmt: skip
+    # An existing file is kept unless --force; a symlink is replaced, never followed.
+    code, _, err = run("capacity", str(files / "gang.yaml"), "--cluster", str(files / "cluster.yaml"), "--render", str(chart))
+    assert (code, err) == (2, f"error: --render: {chart} exists; give --force to replace it\n")
+    target = files / "elsewhere.txt"
+    target.write_text("keep")
+    link = files / "link.svg"
+    link.symlink_to(target)
+    code, _, _ = run(
+        "simulate", QUEUE, "--generate", GEN, "--render", str(link), "--force",
+    )  # fmt: skip
+    assert code == 0 and target.read_text() == "keep" and not link.is_symlink()
+    assert ET.fromstring(link.read_text()).get("aria-label") == "utilization over time"

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
@@ -32,6 +33,7 @@ from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.field import ErrorList
 from workloadbuilder.placement import STRATEGIES, PlacementRequest
 from workloadbuilder.placement.capacity import capacity
+from workloadbuilder.placement.charts import capacity_svg, utilization_svg
 from workloadbuilder.placement.priorities import PriorityClass, read_priority_classes
 from workloadbuilder.placement.simulate import Workload, simulate
 
@@ -65,6 +67,8 @@ def add_simulate_options(sub: argparse.ArgumentParser) -> None:
 
 
 def _common(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--render", metavar="FILE.svg", help="draw the answer as an SVG chart")
+    sub.add_argument("--force", action="store_true", help="let --render replace an existing file")
     sub.add_argument(
         "--strategy", default="kube-scheduler", help=" or ".join(STRATEGIES) + " (default: kube-scheduler)"
     )
@@ -72,6 +76,13 @@ def _common(sub: argparse.ArgumentParser) -> None:
 
 
 def _check(args: argparse.Namespace) -> None:
+    if args.render is not None:
+        if not args.render.lower().endswith(".svg"):
+            raise UsageError(f"--render: {args.render}: the file name must end in .svg")
+        if not Path(args.render).parent.is_dir():
+            raise UsageError(f"--render: {args.render}: no such directory")
+        if os.path.lexists(args.render) and not args.force:
+            raise UsageError(f"--render: {args.render} exists; give --force to replace it")
     if args.strategy not in STRATEGIES:
         raise UsageError(f"--strategy: {args.strategy!r} is not one of {', '.join(STRATEGIES)}")
     if args.output not in ("text", "json"):
@@ -98,6 +109,7 @@ def capacity_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(json.dumps(answer.to_dict(), indent=2) + "\n")
     else:
         out.write(f"{line}\n{answer.text}\n")
+    _draw(args, capacity_svg(answer))
     return 0 if answer.copies > 0 else 1
 
 
@@ -118,7 +130,24 @@ def simulate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(json.dumps(result.to_dict(), indent=2) + "\n")
     else:
         out.write(f"{line}\n{result.text}\n")
+    _draw(args, utilization_svg(result))
     return 0
+
+
+def _draw(args: argparse.Namespace, svg: str) -> None:
+    """Write ``--render``'s file: never through a symlink, and over an existing file only with ``--force``."""
+    if args.render is None:
+        return
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    if not args.force:
+        flags |= os.O_EXCL
+    try:
+        if args.force and os.path.islink(args.render):
+            os.unlink(args.render)
+        with os.fdopen(os.open(args.render, flags, 0o644), "w", encoding="utf-8") as file:
+            file.write(svg)
+    except OSError as problem:
+        raise UsageError(f"--render: cannot write {args.render}: {problem.strerror or problem}") from None
 
 
 def read_queue(path: str, to_request: Any) -> tuple[list[Workload], list[PriorityClass]]:
