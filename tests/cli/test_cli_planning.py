@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import xml.etree.ElementTree as ET
 import json
 from pathlib import Path
 
@@ -137,3 +138,28 @@ def test_simulate_bad_queue_files(files, queue, message):
     (files / "queue.yaml").write_text(yaml.safe_dump(queue))
     code, _, err = run("simulate", str(files / "queue.yaml"), "--cluster", str(files / "cluster.yaml"))
     assert (code, err) == (2, f"error: {files / 'queue.yaml'}: {message}\n")
+
+
+def test_render_charts(files):
+    chart = files / "copies.svg"
+    code, _, _ = run("capacity", str(files / "gang.yaml"), "--cluster", str(files / "cluster.yaml"), "--render", str(chart))
+    root = ET.fromstring(chart.read_text())
+    assert code == 0 and root.get("viewBox") == "0 0 800 144"
+    assert [t.text for t in root.iter("{http://www.w3.org/2000/svg}title")] == [
+        "3 copies fit in all", "rack=rack-a: 2 copies", "rack=rack-b: 1 copy",
+    ]  # fmt: skip
+    # An existing file is kept unless --force, and a symlink is never followed, as with place --render.
+    code, _, err = run("capacity", str(files / "gang.yaml"), "--cluster", str(files / "cluster.yaml"), "--render", str(chart))
+    assert (code, err) == (2, f"error: --render: {chart} exists; --force overwrites it\n")
+    target = files / "elsewhere.txt"
+    target.write_text("keep")
+    link = files / "link.svg"
+    link.symlink_to(target)
+    code, _, err = run(
+        "simulate", QUEUE, "--generate", GEN, "--render", str(link), "--force",
+    )  # fmt: skip
+    assert (code, err) == (2, f"error: --render: {link} is a symbolic link; it is not followed: give the file itself\n")
+    assert target.read_text() == "keep"
+    drawing = files / "utilization.svg"
+    code, _, _ = run("simulate", QUEUE, "--generate", GEN, "--render", str(drawing))
+    assert code == 0 and ET.fromstring(drawing.read_text()).get("aria-label") == "utilization over time"

@@ -25,11 +25,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TextIO
 
 from workloadbuilder.cli.clusters import (
@@ -41,6 +39,7 @@ from workloadbuilder.cli.messages import summarize
 from workloadbuilder.cli.placement_inputs import PlacementInput, merge_requests, placement_inputs
 from workloadbuilder.cli.placement_text import explain_text, place_text
 from workloadbuilder.cli.progress import Progress
+from workloadbuilder.cli.render_file import check_render_target, write_render
 from workloadbuilder.field import AggregateError, ErrorList
 from workloadbuilder.placement import (
     DEFAULT_TIMEOUT,
@@ -242,19 +241,10 @@ def _priority_classes(documents: Sequence[Document]) -> list[PriorityClass]:
 
 
 def _render_writer(path: str | None, force: bool = False) -> Callable[[_Session], None] | None:
-    """What ``--render PATH`` writes, chosen (and checked) before any work is done.
-
-    An existing file is kept unless ``--force``; a symbolic link is never
-    followed (not even with ``--force``): the drawing goes to PATH itself.
-    """
+    """What ``--render PATH`` writes (``render_file``), chosen (and checked) before any work is done."""
     if path is None:
         return None
-    suffix = Path(path).suffix.lower()
-    if suffix not in (".svg", ".html", ".htm"):
-        raise UsageError(f"--render: {path}: the file name must end in .svg or .html")
-    if not Path(path).parent.is_dir():
-        raise UsageError(f"--render: {path}: no such directory")
-    _check_target(path, force)
+    suffix = check_render_target(path, (".svg", ".html", ".htm"), force)
 
     def write(session: _Session) -> None:
         drawn = (session.request, session.cluster, session.placement)
@@ -262,21 +252,6 @@ def _render_writer(path: str | None, force: bool = False) -> Callable[[_Session]
             text = render_svg(*drawn)
         else:  # the page carries the whole text answer beside the drawing
             text = render_html(*drawn, text=session.place_text())
-        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | (0 if force else os.O_EXCL)
-        try:
-            descriptor = os.open(path, flags, 0o644)
-        except OSError as problem:
-            _check_target(path, force)  # the path changed since the start: say what it is now
-            raise UsageError(f"--render: cannot write {path}: {problem.strerror or problem}") from None
-        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-            file.write(text)
+        write_render(path, text, force)
 
     return write
-
-
-def _check_target(path: str, force: bool) -> None:
-    """Refuse a symbolic link always, and an existing file unless ``force``."""
-    if Path(path).is_symlink():
-        raise UsageError(f"--render: {path} is a symbolic link; it is not followed: give the file itself")
-    if Path(path).exists() and not force:
-        raise UsageError(f"--render: {path} exists; --force overwrites it")

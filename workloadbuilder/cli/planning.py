@@ -28,10 +28,12 @@ from workloadbuilder.cli.inputs import Document, UsageError, read_inputs
 from workloadbuilder.cli.place import add_cluster_options, parse_claims
 from workloadbuilder.cli.placement_inputs import merge_requests, placement_inputs
 from workloadbuilder.cli.progress import Progress
+from workloadbuilder.cli.render_file import check_render_target, write_render
 from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.field import ErrorList
 from workloadbuilder.placement import STRATEGIES, PlacementRequest
 from workloadbuilder.placement.capacity import capacity
+from workloadbuilder.placement.charts import capacity_svg, utilization_svg
 from workloadbuilder.placement.priorities import PriorityClass, read_priority_classes
 from workloadbuilder.placement.simulate import Workload, simulate
 
@@ -65,6 +67,8 @@ def add_simulate_options(sub: argparse.ArgumentParser) -> None:
 
 
 def _common(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--render", metavar="FILE.svg", help="draw the answer as an SVG chart")
+    sub.add_argument("--force", action="store_true", help="let --render replace an existing file")
     sub.add_argument(
         "--strategy", default="kube-scheduler", help=" or ".join(STRATEGIES) + " (default: kube-scheduler)"
     )
@@ -72,6 +76,8 @@ def _common(sub: argparse.ArgumentParser) -> None:
 
 
 def _check(args: argparse.Namespace) -> None:
+    if args.render is not None:
+        check_render_target(args.render, (".svg",), args.force)
     if args.strategy not in STRATEGIES:
         raise UsageError(f"--strategy: {args.strategy!r} is not one of {', '.join(STRATEGIES)}")
     if args.output not in ("text", "json"):
@@ -98,6 +104,7 @@ def capacity_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(json.dumps(answer.to_dict(), indent=2) + "\n")
     else:
         out.write(f"{line}\n{answer.text}\n")
+    _draw(args, capacity_svg(answer))
     return 0 if answer.copies > 0 else 1
 
 
@@ -118,7 +125,14 @@ def simulate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(json.dumps(result.to_dict(), indent=2) + "\n")
     else:
         out.write(f"{line}\n{result.text}\n")
+    _draw(args, utilization_svg(result))
     return 0
+
+
+def _draw(args: argparse.Namespace, svg: str) -> None:
+    """Write ``--render``'s file (``render_file``), when one was asked for."""
+    if args.render is not None:
+        write_render(args.render, svg, args.force)
 
 
 def read_queue(

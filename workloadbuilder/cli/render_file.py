@@ -1,0 +1,48 @@
+"""The file ``--render FILE`` writes, for every command that draws: checked before any work, written safely.
+
+An existing file is kept unless ``--force``; a symbolic link is never
+followed (not even with ``--force``): the drawing goes to FILE itself.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from workloadbuilder.cli.inputs import UsageError
+
+__all__ = ["check_render_target", "write_render"]
+
+
+def check_render_target(path: str, suffixes: tuple[str, ...], force: bool) -> str:
+    """Refuse a name without one of ``suffixes``, a missing directory, a link, or an existing file without ``force``.
+
+    Returns the name's suffix, lowercased.
+    """
+    suffix = Path(path).suffix.lower()
+    if suffix not in suffixes:
+        endings = " or ".join(dict.fromkeys(s for s in suffixes if s != ".htm"))
+        raise UsageError(f"--render: {path}: the file name must end in {endings}")
+    if not Path(path).parent.is_dir():
+        raise UsageError(f"--render: {path}: no such directory")
+    _check_existing(path, force)
+    return suffix
+
+
+def write_render(path: str, text: str, force: bool) -> None:
+    """Write ``text`` to ``path``, never through a link and over an existing file only with ``force``."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | (0 if force else os.O_EXCL)
+    try:
+        descriptor = os.open(path, flags, 0o644)
+    except OSError as problem:
+        _check_existing(path, force)  # the path changed since the start: say what it is now
+        raise UsageError(f"--render: cannot write {path}: {problem.strerror or problem}") from None
+    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+        file.write(text)
+
+
+def _check_existing(path: str, force: bool) -> None:
+    if Path(path).is_symlink():
+        raise UsageError(f"--render: {path} is a symbolic link; it is not followed: give the file itself")
+    if Path(path).exists() and not force:
+        raise UsageError(f"--render: {path} exists; --force overwrites it")
