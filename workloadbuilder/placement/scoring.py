@@ -222,8 +222,7 @@ def assign_pods(
         landing = _landing_order(snap, shape, ranked, fitting[order], fits[order], scores[order], extras[order], count)
         if landing is not None:
             chosen, times = np.unique(landing, return_counts=True)
-            for i, n in zip(chosen.tolist(), times.tolist(), strict=True):
-                snap.add(i, shape.vector, n)
+            snap.add_many((i, shape.vector, n) for i, n in zip(chosen.tolist(), times.tolist(), strict=True))
             placed: list[int] = landing.tolist()
             return placed
     untouched = list(zip((-scores[order]).tolist(), fitting[order].tolist(), strict=True))
