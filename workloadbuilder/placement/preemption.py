@@ -135,8 +135,17 @@ def candidates_below(cluster: Cluster, priority: int, gone: Iterable[str] = ()) 
     """The units of lower priority than ``priority`` that preemption may evict, except those named in ``gone``."""
     index = _INDEXES.get(cluster)
     if index is None:
+        if priority <= _lowest_priority(cluster):  # nothing runs below it: no need to index what runs
+            return _Index(cluster, []).below(priority, set())
         index = _INDEXES[cluster] = _Index(cluster)
     return index.below(priority, set(gone))
+
+
+def _lowest_priority(cluster: Cluster) -> int:
+    """At most the lowest priority of any running unit (a unit's is its pod's or one of its groups')."""
+    pods = (pod.priority for pod in cluster.running_pods)
+    groups = (group.priority for group in cluster.running_groups.values())
+    return min(min(pods, default=2**31), min(groups, default=2**31))
 
 
 class _Index:
@@ -149,8 +158,9 @@ class _Index:
     from some point on, as priority comes first in the order.
     """
 
-    def __init__(self, cluster: Cluster) -> None:
-        units = _all_units(cluster)
+    def __init__(self, cluster: Cluster, units: list[Unit] | None = None) -> None:
+        """The index of ``units`` (by default every running unit of ``cluster``)."""
+        units = _all_units(cluster) if units is None else units
         order = sorted(range(len(units)), key=lambda k: units[k].importance())
         self.ranked = [units[k] for k in order]
         self.cluster_order = order  # ranked[p] is the cluster's unit order[p]
