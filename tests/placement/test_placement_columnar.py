@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import heapq
 import os
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -22,7 +23,8 @@ from hypothesis import strategies as st
 from workloadbuilder.placement import Cluster, DevicePool
 from workloadbuilder.placement.arrays import exact, exact_sum, group_sums, plus
 from workloadbuilder.placement.claims import covers, domain_supply, first_fit_all
-from workloadbuilder.placement.constraints import Taint
+from workloadbuilder.placement.constraints import NO_CONSTRAINTS, PodConstraints, Taint, Toleration
+from workloadbuilder.placement.fiterror import fit_error, node_reasons
 from workloadbuilder.placement.request import ClaimRef, DeviceRequest
 from workloadbuilder.placement.scoring import (
     assign_pods,
@@ -43,7 +45,7 @@ memory = st.one_of(st.integers(0, 8).map(lambda k: k * GI), st.integers(0, 512 *
 
 @st.composite
 def clusters(draw: Any, huge: bool = False) -> Cluster:
-    """2-40 nodes in racks, with random allocatable and used (sometimes more than allocatable)."""
+    """2-40 nodes in racks, with random allocatable and used (sometimes more than allocatable), cordons and taints."""
     count = draw(st.integers(2, 40))
     nodes = []
     for i in range(count):
@@ -57,7 +59,9 @@ def clusters(draw: Any, huge: bool = False) -> Cluster:
                 "allocatable": {"cpu": cpu, "memory": mem, "pods": draw(st.integers(0, 8)) * 1000},
                 "used": {"cpu": draw(st.integers(0, cpu + 2000)), "memory": draw(st.integers(0, mem + GI))},
                 "schedulable": draw(st.integers(0, 9)) > 0,
-                "taints": (Taint("spot", "true", "PreferNoSchedule"),) if draw(st.integers(0, 4)) == 0 else (),
+                "taints": (Taint("spot", "true", draw(st.sampled_from(["PreferNoSchedule", "NoSchedule"]))),)
+                if draw(st.integers(0, 4)) == 0
+                else (),
             }
         )
     return Cluster.build(nodes)
@@ -265,3 +269,39 @@ EXACT_SUMS = [
 @pytest.mark.parametrize("values", [c[1] for c in EXACT_SUMS], ids=[c[0] for c in EXACT_SUMS])
 def test_exact_sum_is_python_sum(values: list[int]) -> None:
     assert exact_sum(np.asarray(values, dtype=np.int64)) == sum(values)
+
+
+def reference_fit_error(snap: Snapshot, requests: dict[str, int], constraints: PodConstraints) -> str | None:
+    """kube-scheduler's FitError line, node by node: the first node with no reason ends it."""
+    shape = snap.shape(requests, constraints)
+    counts: Counter[str] = Counter()
+    for i in range(len(snap.cluster)):
+        reasons = node_reasons(snap, shape, i)
+        if not reasons:
+            return None
+        counts.update(reasons)
+    histogram = ", ".join(sorted(f"{count} {reason}" for reason, count in counts.items()))
+    return f"0/{len(snap.cluster)} nodes are available: {histogram}."
+
+
+TOLERATING = PodConstraints(tolerations=(Toleration(key="spot", operator="Exists"),))
+
+
+@SETTINGS
+@given(
+    clusters(huge=True),
+    st.fixed_dictionaries(
+        {
+            "cpu": st.sampled_from([0, 1000, 64_000, 70_000]),
+            "memory": st.sampled_from([0, GI, 600 * GI]),
+            "nvidia.com/gpu": st.sampled_from([0, 1000]),
+        }
+    ),
+    st.lists(st.integers(0, 100), max_size=6),
+    st.sampled_from([NO_CONSTRAINTS, TOLERATING]),
+)
+def test_fit_error_equals_node_by_node(
+    cluster: Cluster, requests: dict[str, int], picks: list[int], constraints: PodConstraints
+) -> None:
+    snap = assumed(cluster, {"cpu": 100, "memory": GI // 4}, picks)
+    assert fit_error(snap, snap.shape(requests, constraints)) == reference_fit_error(snap, requests, constraints)

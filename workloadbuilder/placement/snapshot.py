@@ -412,6 +412,23 @@ class Snapshot:
         used[hits] += changes
         return exact(used, 100)
 
+    def free_at(self, resource: str, nodes: npt.NDArray[np.int64]) -> IntArray:
+        """The free amount of ``resource`` on each of ``nodes`` now (signed; 0 for a resource the cluster lacks)."""
+        cluster = self.cluster
+        r = cluster.resource_index.get(resource)
+        if r is None:
+            return np.zeros(len(nodes), dtype=np.int64)
+        free = cluster.free_columns()[r][cluster.vector_index[nodes]]
+        if not self.delta:
+            return free
+        hits = np.flatnonzero(self._changed_nodes()[1][nodes])
+        if len(hits) == 0:
+            return free
+        changes = self._delta_rows()[nodes[hits], r]
+        free = free.astype(object) if changes.dtype == object or not headroom(free, 2) else free.copy()
+        free[hits] -= changes
+        return free
+
     def used_sums(self, domains: Sequence[Domain]) -> list[IntArray]:
         """``used_sum`` of each of ``domains`` (one ``DomainSet``), as one exact array per scored resource."""
         family = domains[0].family

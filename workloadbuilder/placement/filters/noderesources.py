@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["NAME", "TOO_MANY_PODS", "check", "is_scalar", "is_scheduled_resource"]
+__all__ = ["NAME", "TOO_MANY_PODS", "check", "is_scalar", "is_scheduled_resource", "shortfalls"]
 
 NAME = "NodeResourcesFit"
 TOO_MANY_PODS = "Too many pods"
@@ -46,17 +46,24 @@ def check(requests: Mapping[str, int], free: Mapping[str, int]) -> list[str]:
         free: the node's free amount per resource in millis (``pods`` in
             millis of a pod); a resource the node lacks has nothing free.
     """
-    reasons = []
-    if free.get("pods", 0) < 1000:
-        reasons.append(TOO_MANY_PODS)
+    return [reason for reason, resource, amount in shortfalls(requests) if free.get(resource, 0) < amount]
+
+
+def shortfalls(requests: Mapping[str, int]) -> list[tuple[str, str, int]]:
+    """The plugin's checks for a pod, in its order: ``(reason, resource, amount)``, failing where less is free.
+
+    ``Too many pods`` where less than one pod slot is free, then
+    ``Insufficient <resource>`` for each requested CPU, memory,
+    ephemeral-storage and scalar resource (sorted) above what is free.
+    """
+    checks = [(TOO_MANY_PODS, "pods", 1000)]
     for resource in _NATIVE:
         amount = requests.get(resource, 0)
-        if amount > 0 and amount > free.get(resource, 0):
-            reasons.append(f"Insufficient {resource}")
+        if amount > 0:
+            checks.append((f"Insufficient {resource}", resource, amount))
     for resource in sorted(requests):
         amount = requests[resource]
         if resource in _NATIVE or resource == "pods" or amount <= 0 or not is_scalar(resource):
             continue
-        if amount > free.get(resource, 0):
-            reasons.append(f"Insufficient {resource}")
-    return reasons
+        checks.append((f"Insufficient {resource}", resource, amount))
+    return checks
