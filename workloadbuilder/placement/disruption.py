@@ -27,39 +27,15 @@ from pydantic import BaseModel
 
 from workloadbuilder.field import ErrorList, FieldPath, invalid, not_supported, required, type_invalid
 from workloadbuilder.manifests import to_dict
+from workloadbuilder.placement.constraints import LabelSelector, NodeSelectorRequirement
 
 if TYPE_CHECKING:
     from workloadbuilder.placement.cluster import RunningPod
 
-__all__ = ["DisruptionBudget", "Selector", "read_budgets", "split_violating"]
+__all__ = ["DisruptionBudget", "read_budgets", "split_violating"]
 
 _OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
 _PERCENT = re.compile(r"^([0-9]+)%$")
-
-
-@dataclass(frozen=True)
-class Selector:
-    """A ``metav1.LabelSelector``: every ``matchLabels`` pair and every ``matchExpressions`` term must hold."""
-
-    match_labels: tuple[tuple[str, str], ...] = ()
-    expressions: tuple[tuple[str, str, frozenset[str]], ...] = ()
-
-    def matches(self, labels: Mapping[str, str]) -> bool:
-        """Whether a pod with ``labels`` is selected."""
-        for key, value in self.match_labels:
-            if labels.get(key) != value:
-                return False
-        for key, operator, values in self.expressions:
-            present = key in labels
-            if operator == "In" and not (present and labels[key] in values):
-                return False
-            if operator == "NotIn" and present and labels[key] in values:
-                return False
-            if operator == "Exists" and not present:
-                return False
-            if operator == "DoesNotExist" and present:
-                return False
-        return True
 
 
 @dataclass(frozen=True)
@@ -77,7 +53,7 @@ class DisruptionBudget:
     selector: Mapping[str, Any] | None
     disruptions_allowed: int = 0
     disrupted_pods: tuple[str, ...] = ()
-    _parsed: Selector | None = field(init=False, repr=False, compare=False, default=None)
+    _parsed: LabelSelector | None = field(init=False, repr=False, compare=False, default=None)
 
     def __post_init__(self) -> None:
         # parsed once; read_budgets has already reported any malformed term
@@ -151,7 +127,7 @@ def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
-def _selector(raw: Any, path: FieldPath, errors: ErrorList) -> Selector | None:
+def _selector(raw: Any, path: FieldPath, errors: ErrorList) -> LabelSelector | None:
     """``None`` for a missing selector (selects nothing); an empty one selects every pod."""
     if raw is None:
         return None
@@ -185,8 +161,8 @@ def _selector(raw: Any, path: FieldPath, errors: ErrorList) -> Selector | None:
                 )
             )
             continue
-        expressions.append((str(term["key"]), str(operator), frozenset(str(v) for v in values)))
-    return Selector(tuple((str(k), str(v)) for k, v in labels.items()), tuple(expressions))
+        expressions.append(NodeSelectorRequirement(str(term["key"]), str(operator), tuple(str(v) for v in values)))
+    return LabelSelector(tuple((str(k), str(v)) for k, v in labels.items()), tuple(expressions))
 
 
 def _allowed(spec: Mapping[str, Any], matching: int, path: FieldPath, errors: ErrorList) -> int | None:
