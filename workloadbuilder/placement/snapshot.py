@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from operator import sub
 from typing import Any
@@ -332,18 +332,11 @@ class Snapshot:
 
     def _changed_fits(self, shape: Shape, nodes: npt.NDArray[np.int64] | list[int]) -> npt.NDArray[np.int64]:
         """``node_fit(shape, i)`` for each of ``nodes``, all of them changed by this query, in one pass."""
-        if shape.missing:
-            return np.zeros(len(nodes), dtype=np.int64)
         cluster = self.cluster
         vectors = cluster.vector_index[nodes]
         deltas = self._delta_rows()[nodes]
         columns = cluster.free_columns()
-        fits: IntArray | None = None
-        for r, q in shape.terms:
-            quotient = (columns[r][vectors] - deltas[:, r]) // q
-            fits = quotient if fits is None else np.minimum(fits, quotient)
-        assert fits is not None
-        fits = np.minimum(np.maximum(fits, 0), FIT_CAP).astype(np.int64)
+        fits = _pods_fitting(shape, lambda r: columns[r][vectors] - deltas[:, r], len(nodes))
         if shape.allowed_mask is not None:
             fits = np.where(shape.allowed_mask[nodes], fits, 0)
         return fits
@@ -401,16 +394,7 @@ class Snapshot:
 
     def used_at(self, r: int, nodes: npt.NDArray[np.int64]) -> IntArray:
         """What is given out of resource ``r`` on each of ``nodes`` now (running pods and this query's changes)."""
-        used = self.cluster.used_array(r)[nodes]
-        if not self.delta:
-            return used
-        hits = np.flatnonzero(self._changed_nodes()[1][nodes])
-        if len(hits) == 0:
-            return used
-        changes = self._delta_rows()[nodes[hits], r]
-        used = used.astype(object) if changes.dtype == object or not headroom(used, 200) else used.copy()
-        used[hits] += changes
-        return exact(used, 100)
+        return exact(self._with_changes(self.cluster.used_array(r)[nodes], r, nodes, 1), 100)
 
     def free_at(self, resource: str, nodes: npt.NDArray[np.int64]) -> IntArray:
         """The free amount of ``resource`` on each of ``nodes`` now (signed; 0 for a resource the cluster lacks)."""
@@ -418,16 +402,19 @@ class Snapshot:
         r = cluster.resource_index.get(resource)
         if r is None:
             return np.zeros(len(nodes), dtype=np.int64)
-        free = cluster.free_columns()[r][cluster.vector_index[nodes]]
+        return self._with_changes(cluster.free_columns()[r][cluster.vector_index[nodes]], r, nodes, -1)
+
+    def _with_changes(self, base: IntArray, r: int, nodes: npt.NDArray[np.int64], sign: int) -> IntArray:
+        """``base`` (one amount of resource ``r`` per node of ``nodes``) plus ``sign`` times this query's changes."""
         if not self.delta:
-            return free
+            return base
         hits = np.flatnonzero(self._changed_nodes()[1][nodes])
         if len(hits) == 0:
-            return free
+            return base
         changes = self._delta_rows()[nodes[hits], r]
-        free = free.astype(object) if changes.dtype == object or not headroom(free, 2) else free.copy()
-        free[hits] -= changes
-        return free
+        out = base.astype(object) if changes.dtype == object or not headroom(base, 200) else base.copy()
+        out[hits] += sign * changes
+        return out
 
     def used_sums(self, domains: Sequence[Domain]) -> list[IntArray]:
         """``used_sum`` of each of ``domains`` (one ``DomainSet``), as one exact array per scored resource."""
@@ -525,14 +512,18 @@ class Checkpoint:
 
 def _fits_per_vector(cluster: Cluster, shape: Shape) -> npt.NDArray[np.int64]:
     """``shape.fits`` for every free vector, a column at a time (the vectors are many, the resources few)."""
-    n = len(cluster.vectors)
-    if shape.missing:
-        return np.zeros(n, dtype=np.int64)
     columns = cluster.free_columns()
+    return _pods_fitting(shape, columns.__getitem__, len(cluster.vectors))
+
+
+def _pods_fitting(shape: Shape, free: Callable[[int], IntArray], count: int) -> npt.NDArray[np.int64]:
+    """How many pods of ``shape`` fit in each of ``count`` free amounts, ``free(r)`` giving resource ``r``'s."""
+    if shape.missing:
+        return np.zeros(count, dtype=np.int64)
     fits: IntArray | None = None
     for r, q in shape.terms:
-        quotient = columns[r] // q
+        quotient = free(r) // q
         fits = quotient if fits is None else np.minimum(fits, quotient)
     assert fits is not None
-    # A free vector is negative where its nodes are over-committed: no pod fits there.
+    # Free capacity is negative where a node is over-committed: no pod fits there.
     return np.minimum(np.maximum(fits, 0), FIT_CAP).astype(np.int64)
