@@ -43,7 +43,14 @@ from workloadbuilder.placement.claims import (
 from workloadbuilder.placement.cluster import Domain, alloc_sums
 from workloadbuilder.placement.outcome import CandidateTrace, GroupResult, GroupTrace, Outcome
 from workloadbuilder.placement.request import ClaimRef, GroupRequest
-from workloadbuilder.placement.scoring import assign_pods, most_allocated, most_allocated_many, node_scores
+from workloadbuilder.placement.scoring import (
+    assign_pods,
+    key_node,
+    most_allocated,
+    most_allocated_many,
+    node_scores,
+    rank_keys,
+)
 from workloadbuilder.placement.snapshot import Allocation, Shape, Snapshot
 from workloadbuilder.placement.spread import SpreadTracker
 
@@ -68,15 +75,8 @@ def _rank_keys(
     snap: Snapshot, shape: Shape, nodes: npt.NDArray[np.int64], fits: npt.NDArray[np.int64]
 ) -> npt.NDArray[np.int64]:
     """One integer per node, higher for a better node (higher score, then lower index); -1 where no pod fits."""
-    keys = node_scores(snap, shape, nodes) * (len(snap.cluster) + 1) - nodes
+    keys = rank_keys(node_scores(snap, shape, nodes), nodes, len(snap.cluster))
     return np.where(fits > 0, keys, -1)
-
-
-def _decode(key: int, nodes: int) -> int:
-    """The node of a ``_rank_keys`` key."""
-    width = nodes + 1
-    score = -(-key // width)
-    return score * width - key
 
 
 class KubeScheduler:
@@ -281,11 +281,11 @@ class KubeScheduler:
                 # Every node of the domain reaches the same pools, and they reach all of it.
                 out.append((1 + min(group.count - 1, rooms[k] - 1), ""))
                 if out[-1][0] < needed(group):
-                    taken = first_fit_all(snap, pending, _decode(best[k], len(cluster)))
+                    taken = first_fit_all(snap, pending, key_node(best[k], len(cluster)))
                     trace.claim_devices[domain.uid] = (had, taken or {})
                 continue
             segment = slice(offsets[k], offsets[k + 1])
-            devices = first_fit_all(snap, pending, _decode(best[k], len(cluster)))
+            devices = first_fit_all(snap, pending, key_node(best[k], len(cluster)))
             if devices is None:
                 devices = self._first_node(pending, nodes[segment], keys[segment])[1]
                 if devices is None:

@@ -32,7 +32,16 @@ from workloadbuilder.placement.filters.tainttoleration import intolerable_prefer
 from workloadbuilder.placement.snapshot import Shape, Snapshot
 from workloadbuilder.placement.spread import SpreadTracker
 
-__all__ = ["assign_pods", "most_allocated", "most_allocated_many", "node_score", "node_scores", "preference_scores"]
+__all__ = [
+    "assign_pods",
+    "key_node",
+    "most_allocated",
+    "most_allocated_many",
+    "node_score",
+    "node_scores",
+    "preference_scores",
+    "rank_keys",
+]
 
 _MAX_SCORE = 100
 _BLOCK = 8192
@@ -89,6 +98,21 @@ def node_score(snap: Snapshot, i: int, shape: Shape) -> int:
     if weights == 2:
         return least // 2 + int((1 - abs(fractions[0] - fractions[1]) / 2) * _MAX_SCORE)
     return least + _MAX_SCORE if weights else _MAX_SCORE
+
+
+def rank_keys(scores: IntArray, nodes: IntArray, cluster_size: int) -> IntArray:
+    """One integer per (score, node), higher for a higher score and then for a lower node index.
+
+    This is the order nodes are chosen in (upstream breaks ties at random;
+    here the node listed first wins); ``key_node`` reads the node back.
+    """
+    return scores * (cluster_size + 1) - nodes
+
+
+def key_node(key: int, cluster_size: int) -> int:
+    """The node of a ``rank_keys`` key."""
+    width = cluster_size + 1
+    return -(-key // width) * width - key
 
 
 def node_scores(snap: Snapshot, shape: Shape, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
@@ -215,7 +239,7 @@ def assign_pods(
     # Untouched nodes, best first: higher score, then lower index.
     order = np.lexsort((fitting, -scores))
     if tracker is None and len(order) > count:
-        top = np.argpartition(-(scores * (len(snap.cluster) + 1) - fitting), count - 1)[:count]
+        top = np.argpartition(-rank_keys(scores, fitting, len(snap.cluster)), count - 1)[:count]
         order = top[np.lexsort((fitting[top], -scores[top]))]
     if tracker is None and exact_scores is not None:
         ranked = [(alloc[order], used[order], r) for alloc, used, r in inputs]
@@ -279,9 +303,9 @@ def _landing_order(
     rise along a node). ``None`` when amounts are too large to score in one
     pass: then the caller's heap decides.
     """
-    size = len(snap.cluster) + 1
+    size = len(snap.cluster)
     inputs = [(alloc[:, None], used[:, None], r) for alloc, used, r in inputs]
-    keys, owners, turns = [first * size - nodes], [nodes], [np.zeros(len(nodes), dtype=np.int64)]
+    keys, owners, turns = [rank_keys(first, nodes, size)], [nodes], [np.zeros(len(nodes), dtype=np.int64)]
     key = first
     last = min(count, int(fits.max(initial=0)))
     k = 1
@@ -293,7 +317,7 @@ def _landing_order(
             return None
         running = np.minimum.accumulate(np.concatenate((key[:, None], scores + extras[:, None]), axis=1), axis=1)
         valid = landed < fits[:, None]
-        block = (running[:, 1:] * size - nodes[:, None])[valid]
+        block = rank_keys(running[:, 1:], nodes[:, None], size)[valid]
         if len(block) == 0:
             break
         threshold = _kth_largest(np.concatenate(keys), count)
