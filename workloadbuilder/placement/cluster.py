@@ -169,7 +169,7 @@ class DomainSet:
 
     def positions(self, domains: Sequence[Domain]) -> npt.NDArray[np.int64] | None:
         """Where each of ``domains`` is in this set (``None``: one of them is not in it)."""
-        if len(domains) == len(self.domains) and list(domains) == self.domains:
+        if self._is_every(domains):
             return self._every
         positions = []
         for domain in domains:
@@ -180,11 +180,15 @@ class DomainSet:
 
     def members(self, domains: Sequence[Domain]) -> tuple[npt.NDArray[np.int64], list[int]]:
         """The nodes of ``domains``, one domain after the other, and where each domain's nodes start (and end)."""
-        if len(domains) == len(self.domains) and list(domains) == self.domains:
+        if self._is_every(domains):
             if self._members is None:
                 self._members = self._concatenate(self.domains)
             return self._members
         return self._concatenate(domains)
+
+    def _is_every(self, domains: Sequence[Domain]) -> bool:
+        """Whether ``domains`` are this set's domains, all of them in order."""
+        return len(domains) == len(self.domains) and list(domains) == self.domains
 
     @staticmethod
     def _concatenate(domains: Sequence[Domain]) -> tuple[npt.NDArray[np.int64], list[int]]:
