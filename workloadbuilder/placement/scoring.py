@@ -29,7 +29,7 @@ from workloadbuilder.placement.arrays import IntArray, exact
 from workloadbuilder.placement.cluster import SCORE_RESOURCES
 from workloadbuilder.placement.filters.nodeaffinity import preferred_score
 from workloadbuilder.placement.filters.tainttoleration import intolerable_preferences
-from workloadbuilder.placement.snapshot import Shape, Snapshot
+from workloadbuilder.placement.snapshot import Block, Shape, Snapshot
 from workloadbuilder.placement.spread import SpreadTracker
 
 __all__ = [
@@ -81,14 +81,14 @@ def node_score(snap: Snapshot, i: int, shape: Shape) -> int:
     """
     cluster = snap.cluster
     cpu, memory = cluster.score_index
-    delta = snap.delta.get(i)
+    change = snap.change_at(i)
     least = weights = 0
     fractions = []
     for r, request in ((cpu, shape.score_request[0]), (memory, shape.score_request[1])):
         alloc = cluster.allocatable[r][i]
         if alloc <= 0:
             continue
-        requested = cluster.used[r][i] + request + (delta[r] if delta is not None else 0)
+        requested = cluster.used[r][i] + request + (change[r] if change is not None else 0)
         least += (alloc - requested) * _MAX_SCORE // alloc if requested <= alloc else 0
         weights += 1
         fractions.append(requested / alloc if requested < alloc else 1.0)
@@ -246,7 +246,7 @@ def assign_pods(
         landing = _landing_order(snap, shape, ranked, fitting[order], fits[order], scores[order], extras[order], count)
         if landing is not None:
             chosen, times = np.unique(landing, return_counts=True)
-            snap.add_many((i, shape.vector, n) for i, n in zip(chosen.tolist(), times.tolist(), strict=True))
+            snap.add_block(Block.counts(chosen, times, shape.vector))
             placed: list[int] = landing.tolist()
             return placed
     untouched = list(zip((-scores[order]).tolist(), fitting[order].tolist(), strict=True))
