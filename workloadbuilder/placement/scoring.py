@@ -105,14 +105,15 @@ def rank_keys(scores: IntArray, nodes: IntArray, cluster_size: int) -> IntArray:
 
     This is the order nodes are chosen in (upstream breaks ties at random;
     here the node listed first wins); ``key_node`` reads the node back.
+    Every key of a score of 0 or more is positive, so -1 can mark a node
+    that is no candidate.
     """
-    return scores * (cluster_size + 1) - nodes
+    return scores * (cluster_size + 1) + (cluster_size - nodes)
 
 
 def key_node(key: int, cluster_size: int) -> int:
     """The node of a ``rank_keys`` key."""
-    width = cluster_size + 1
-    return -(-key // width) * width - key
+    return cluster_size - key % (cluster_size + 1)
 
 
 def node_scores(snap: Snapshot, shape: Shape, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
