@@ -132,12 +132,8 @@ class KubeScheduler:
         snap, shape, need = self.snap, self.shape(group), needed(group)
         candidates = self.candidates(group, scope)
         if group.claims:
-            counts = []
-            claim_fits = self._claim_fits(group, shape, candidates, trace)
-            for domain, (placed, note) in zip(candidates, claim_fits, strict=True):
-                trace.record_fit(domain, placed, note)
-                counts.append(placed)
-            placed_in = np.asarray(counts, dtype=np.int64)
+            placed_in, notes = self._claim_fits(group, shape, candidates, trace)
+            trace.record_fits(candidates, placed_in, notes)
         else:
             placed_in = np.minimum(snap.fits_in(shape, candidates), group.count)
             trace.record_fits(candidates, placed_in)
@@ -238,21 +234,22 @@ class KubeScheduler:
 
     def _claim_fits(
         self, group: GroupRequest, shape: Shape, candidates: list[Domain], trace: GroupTrace
-    ) -> list[tuple[int, str]]:
-        """(pods placed, note) of a claim-holding PodGroup in each candidate, as ``_assign_sets`` would place them.
+    ) -> tuple[IntArray, list[str]]:
+        """Pods placed, and a note, per candidate of a claim-holding PodGroup, as ``_assign_sets`` would place them.
 
         Nothing is assumed. The claims still to allocate go to the first pod's
         node (the best-scoring one that fits it and where first fit finds
         every claim's devices); the other pods fit on the candidate's nodes
         that reach every allocated device. Every candidate's nodes are read
         in one pass: their fits and scores; where every pool is everyone's or
-        a whole candidate's (``claims.domain_supply``) no node is tried, and
-        otherwise only the first pod's node, one candidate at a time. ``trace.claim_devices`` records,
-        per candidate short of ``minCount``, the devices its claims held or took.
+        a whole candidate's (``claims.domain_supply``) no node is tried nor
+        scored, and otherwise only the first pod's node, one candidate at a
+        time. ``trace.claim_devices`` records, per candidate short of
+        ``minCount``, the devices its claims held or took.
         """
-        snap, cluster = self.snap, self.cluster
+        snap, cluster, need = self.snap, self.cluster, needed(group)
         if not candidates:
-            return []
+            return np.zeros(0, dtype=np.int64), []
         allocations = [snap.allocations[ref.identity] for ref in group.claims if ref.identity in snap.allocations]
         held = [name for allocation in allocations for name, _ in allocation.devices]
         pending = [ref for ref in group.claims if ref.identity not in snap.allocations]
@@ -263,44 +260,49 @@ class KubeScheduler:
         fits = snap.node_fits_now(shape, nodes)
         if held:
             fits = np.where(reach_mask(cluster, held, nodes), fits, 0)
-        rooms = group_sums(owner, fits, len(candidates)).tolist()
+        rooms = group_sums(owner, fits, len(candidates))
         had = {ref.name: snap.allocations[ref.identity].devices for ref in group.claims if ref not in pending}
         if not pending or group.count <= 0:
-            out = [(min(group.count, room), "") for room in rooms]
-            trace.claim_devices.update((d.uid, (had, {})) for d, (n, _) in zip(candidates, out) if n < needed(group))
-            return out
-        keys = _rank_keys(snap, shape, nodes, fits)
-        best = np.maximum.reduceat(keys, offsets[:-1]).tolist()
+            placed = np.minimum(group.count, rooms)
+            trace.claim_devices.update((candidates[k].uid, (had, {})) for k in np.flatnonzero(placed < need).tolist())
+            return placed, [""] * len(candidates)
         supplied = domain_supply(snap, pending, candidates)
-        out = []
+        if supplied is not None:
+            # Every node of a domain reaches the same pools, and they reach all of it; the first pod takes a place.
+            ok = supplied & (rooms > 0)
+            placed = np.where(ok, 1 + np.minimum(group.count - 1, rooms - 1), 0)
+            for k in np.flatnonzero(ok & (placed < need)).tolist():
+                segment = slice(offsets[k], offsets[k + 1])
+                best = int(_rank_keys(snap, shape, nodes[segment], fits[segment]).max())
+                taken = first_fit_all(snap, pending, key_node(best, len(cluster)))
+                trace.claim_devices[candidates[k].uid] = (had, taken or {})
+            return placed, ["" if good else CANNOT_ALLOCATE for good in ok.tolist()]
+        keys = _rank_keys(snap, shape, nodes, fits)
+        tops = np.maximum.reduceat(keys, offsets[:-1]).tolist()
+        counts, notes = [], []
         for k, domain in enumerate(candidates):
-            if best[k] < 0 or (supplied is not None and not supplied[k]):
-                out.append((0, CANNOT_ALLOCATE))
-                continue
-            if supplied is not None:
-                # Every node of the domain reaches the same pools, and they reach all of it.
-                out.append((1 + min(group.count - 1, rooms[k] - 1), ""))
-                if out[-1][0] < needed(group):
-                    taken = first_fit_all(snap, pending, key_node(best[k], len(cluster)))
-                    trace.claim_devices[domain.uid] = (had, taken or {})
-                continue
-            segment = slice(offsets[k], offsets[k + 1])
-            devices = first_fit_all(snap, pending, key_node(best[k], len(cluster)))
-            if devices is None:
-                devices = self._first_node(pending, nodes[segment], keys[segment])[1]
+            devices = None
+            if tops[k] >= 0:
+                devices = first_fit_all(snap, pending, key_node(tops[k], len(cluster)))
                 if devices is None:
-                    out.append((0, CANNOT_ALLOCATE))
-                    continue
+                    segment = slice(offsets[k], offsets[k + 1])
+                    devices = self._first_node(pending, nodes[segment], keys[segment])[1]
+            if devices is None:
+                counts.append(0)
+                notes.append(CANNOT_ALLOCATE)
+                continue
             pools = {pool for taken in devices.values() for pool, _ in taken}
             if covers(cluster, pools, domain):
-                room = rooms[k]
+                room = int(rooms[k])
             else:
+                segment = slice(offsets[k], offsets[k + 1])
                 room = int(fits[segment][reach_mask(cluster, pools, nodes[segment])].sum())
             # The first pod takes one of its node's places.
-            out.append((1 + min(group.count - 1, room - 1), ""))
-            if out[-1][0] < needed(group):
+            counts.append(1 + min(group.count - 1, room - 1))
+            notes.append("")
+            if counts[-1] < need:
                 trace.claim_devices[domain.uid] = (had, devices)
-        return out
+        return np.asarray(counts, dtype=np.int64), notes
 
     def _first_node(
         self, pending: list[ClaimRef], nodes: npt.NDArray[np.int64], keys: npt.NDArray[np.int64]

@@ -108,12 +108,13 @@ def rank_keys(scores: IntArray, nodes: IntArray, cluster_size: int) -> IntArray:
     Every key of a score of 0 or more is positive, so -1 can mark a node
     that is no candidate.
     """
-    return scores * (cluster_size + 1) + (cluster_size - nodes)
+    keys: IntArray = scores * (cluster_size + 1) + (cluster_size - nodes)
+    return keys
 
 
 def key_node(key: int, cluster_size: int) -> int:
     """The node of a ``rank_keys`` key."""
-    return cluster_size - key % (cluster_size + 1)
+    return int(cluster_size - key % (cluster_size + 1))
 
 
 def node_scores(snap: Snapshot, shape: Shape, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
