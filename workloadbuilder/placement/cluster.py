@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from workloadbuilder.placement import generate, ingest
-from workloadbuilder.placement.arrays import IntArray, exact, group_sums
+from workloadbuilder.placement.arrays import IntArray, exact, exact_sum, group_sums
 from workloadbuilder.placement.collector import quiet_gc
 from workloadbuilder.placement.constraints import AffinityTerm, HostPort, PodConstraints, Taint
 from workloadbuilder.placement.disruption import DisruptionBudget
@@ -278,6 +278,7 @@ class Cluster:
         self.vectors: list[tuple[int, ...]] = []
         self._free_columns: list[IntArray] | None = None
         self._node_columns: dict[tuple[str, int], IntArray] = {}
+        self._free_sums: dict[int, tuple[int, ...]] = {}
         self.vector_of: list[int] = self._intern_free_vectors()
         self.vector_index = np.asarray(self.vector_of, dtype=np.int64)
         self.root = Domain(None, None, list(range(len(names))), next(self._uids))
@@ -578,6 +579,15 @@ class Cluster:
             rows = zip(*self.vectors) if self.vectors else [()] * len(self.resources)
             self._free_columns = [exact(list(column)) for column in rows]
         return self._free_columns
+
+    def free_sum(self, domain: Domain) -> tuple[int, ...]:
+        """``domain``'s free capacity per resource, added over its nodes (a node's debt counts as 0); kept."""
+        sums = self._free_sums.get(domain.uid)
+        if sums is None:
+            vectors = self.vector_index[domain.node_array]
+            sums = tuple(exact_sum(np.maximum(column[vectors], 0)) for column in self.free_columns())
+            self._free_sums[domain.uid] = sums
+        return sums
 
     def allocatable_array(self, r: int) -> IntArray:
         """``allocatable[r]`` as an exact array over the nodes."""

@@ -234,49 +234,53 @@ class KubeScheduler:
 
     def _claim_fits(
         self, group: GroupRequest, shape: Shape, candidates: list[Domain], trace: GroupTrace
-    ) -> tuple[IntArray, list[str]]:
-        """Pods placed, and a note, per candidate of a claim-holding PodGroup, as ``_assign_sets`` would place them.
+    ) -> tuple[IntArray, list[str] | None]:
+        """Pods placed per candidate of a claim-holding PodGroup, as ``_assign_sets`` would place them, and notes.
 
-        Nothing is assumed. The claims still to allocate go to the first pod's
-        node (the best-scoring one that fits it and where first fit finds
-        every claim's devices); the other pods fit on the candidate's nodes
-        that reach every allocated device. Every candidate's nodes are read
-        in one pass: their fits and scores; where every pool is everyone's or
-        a whole candidate's (``claims.domain_supply``) no node is tried nor
-        scored, and otherwise only the first pod's node, one candidate at a
-        time. ``trace.claim_devices`` records, per candidate short of
-        ``minCount``, the devices its claims held or took.
+        The notes are one per candidate, or ``None`` when every one is empty.
+        Nothing is assumed. The claims still to allocate go to the first
+        pod's node (the best-scoring one that fits it and where first fit
+        finds every claim's devices); the other pods fit on the candidate's
+        nodes that reach every allocated device. Where every pool is
+        everyone's or a whole candidate's (``claims.domain_supply``), the
+        counts are read from the candidates' fits and device supply, and no
+        node is tried nor scored; otherwise every candidate's nodes are
+        scored in one pass and only the first pod's node is tried, one
+        candidate at a time. ``trace.claim_devices`` records, per candidate
+        short of ``minCount``, the devices its claims held or took.
         """
         snap, cluster, need = self.snap, self.cluster, needed(group)
         if not candidates:
-            return np.zeros(0, dtype=np.int64), []
+            return np.zeros(0, dtype=np.int64), None
         allocations = [snap.allocations[ref.identity] for ref in group.claims if ref.identity in snap.allocations]
         held = [name for allocation in allocations for name, _ in allocation.devices]
         pending = [ref for ref in group.claims if ref.identity not in snap.allocations]
         family = candidates[0].family
         assert family is not None
         nodes, offsets = family.members(candidates)
-        owner = np.repeat(np.arange(len(candidates)), np.diff(offsets))
-        fits = snap.node_fits_now(shape, nodes)
-        if held:
-            fits = np.where(reach_mask(cluster, held, nodes), fits, 0)
-        rooms = group_sums(owner, fits, len(candidates))
+        fits = self._reachable_fits(shape, nodes, held) if held else None
+        if fits is not None:
+            rooms = group_sums(np.repeat(np.arange(len(candidates)), np.diff(offsets)), fits, len(candidates))
+        else:
+            rooms = snap.fits_in(shape, candidates)
         had = {ref.name: snap.allocations[ref.identity].devices for ref in group.claims if ref not in pending}
         if not pending or group.count <= 0:
             placed = np.minimum(group.count, rooms)
             trace.claim_devices.update((candidates[k].uid, (had, {})) for k in np.flatnonzero(placed < need).tolist())
-            return placed, [""] * len(candidates)
+            return placed, None
         supplied = domain_supply(snap, pending, candidates)
         if supplied is not None:
             # Every node of a domain reaches the same pools, and they reach all of it; the first pod takes a place.
             ok = supplied & (rooms > 0)
             placed = np.where(ok, 1 + np.minimum(group.count - 1, rooms - 1), 0)
             for k in np.flatnonzero(ok & (placed < need)).tolist():
-                segment = slice(offsets[k], offsets[k + 1])
-                best = int(_rank_keys(snap, shape, nodes[segment], fits[segment]).max())
+                segment = nodes[offsets[k] : offsets[k + 1]]
+                best = int(_rank_keys(snap, shape, segment, self._reachable_fits(shape, segment, held)).max())
                 taken = first_fit_all(snap, pending, key_node(best, len(cluster)))
                 trace.claim_devices[candidates[k].uid] = (had, taken or {})
-            return placed, ["" if good else CANNOT_ALLOCATE for good in ok.tolist()]
+            return placed, None if ok.all() else np.where(ok, "", CANNOT_ALLOCATE).tolist()
+        if fits is None:
+            fits = self._reachable_fits(shape, nodes, held)
         keys = _rank_keys(snap, shape, nodes, fits)
         tops = np.maximum.reduceat(keys, offsets[:-1]).tolist()
         counts, notes = [], []
@@ -303,6 +307,11 @@ class KubeScheduler:
             if counts[-1] < need:
                 trace.claim_devices[domain.uid] = (had, devices)
         return np.asarray(counts, dtype=np.int64), notes
+
+    def _reachable_fits(self, shape: Shape, nodes: npt.NDArray[np.int64], pools: list[str]) -> IntArray:
+        """Pods of ``shape`` that fit on each of ``nodes`` now, 0 where a device of ``pools`` does not reach."""
+        fits = self.snap.node_fits_now(shape, nodes)
+        return np.where(reach_mask(self.cluster, pools, nodes), fits, 0) if pools else fits
 
     def _first_node(
         self, pending: list[ClaimRef], nodes: npt.NDArray[np.int64], keys: npt.NDArray[np.int64]

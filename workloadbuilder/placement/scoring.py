@@ -239,10 +239,11 @@ def assign_pods(
     pod = shape.constraints
     tracker = spread if spread is not None and pod.spread else None
     # Untouched nodes, best first: higher score, then lower index.
-    order = np.lexsort((fitting, -scores))
-    if tracker is None and len(order) > count:
+    if tracker is None and len(fitting) > count:
         top = np.argpartition(-rank_keys(scores, fitting, len(snap.cluster)), count - 1)[:count]
         order = top[np.lexsort((fitting[top], -scores[top]))]
+    else:
+        order = np.lexsort((fitting, -scores))
     if tracker is None and exact_scores is not None:
         ranked = [(alloc[order], used[order], r) for alloc, used, r in inputs]
         landing = _landing_order(snap, shape, ranked, fitting[order], fits[order], scores[order], extras[order], count)

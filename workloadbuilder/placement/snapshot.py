@@ -485,19 +485,17 @@ class Snapshot:
     def free_sum(self, domain: Domain) -> tuple[int, ...]:
         """``domain``'s free capacity now, per resource, added over its nodes (a node's debt counts as 0)."""
         cluster = self.cluster
-        nodes = domain.node_array
-        vectors = cluster.vector_index[nodes]
-        changed = self._changed_of(nodes)
-        deltas = self._rows[changed] if len(changed) else None
-        before = cluster.vector_index[changed] if len(changed) else None
-        sums = []
-        for r, column in enumerate(cluster.free_columns()):
-            total = exact_sum(np.maximum(column[vectors], 0))
-            if deltas is not None and before is not None:
-                base = column[before]
-                total += exact_sum(np.maximum(base - deltas[:, r], 0)) - exact_sum(np.maximum(base, 0))
-            sums.append(total)
-        return tuple(sums)
+        sums = cluster.free_sum(domain)
+        changed = self._changed_of(domain.node_array)
+        if len(changed) == 0:
+            return sums
+        deltas = self._rows[changed]
+        before = cluster.vector_index[changed]
+        out = []
+        for r, (total, column) in enumerate(zip(sums, cluster.free_columns(), strict=True)):
+            base = column[before]
+            out.append(total + exact_sum(np.maximum(base - deltas[:, r], 0)) - exact_sum(np.maximum(base, 0)))
+        return tuple(out)
 
     # -- jumping back ----------------------------------------------------------------
 
