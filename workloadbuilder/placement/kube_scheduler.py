@@ -349,11 +349,15 @@ class KubeScheduler:
         ranked = eligible[np.lexsort((eligible, -tightness[eligible], -bounds[eligible]))]
         order = [((int(bounds[k]), int(tightness[k])), k, candidates[k]) for k in ranked.tolist()]
         best: _Best | None = None
+        kept = False  # whether the snapshot holds the best candidate's simulation (kept until another is tried)
+        mark = snap.mark()
         for bound_key, index, domain in order:
             if best is not None and (bound_key, -index) <= (best.key, -best.index):
                 break
+            if kept:
+                snap.revert(mark)
+                kept = False
             before = snap.used_sum(domain)
-            mark = snap.mark()
             outcome, candidate = self._children(group, domain, domains, need)
             trace.candidates.append(candidate)
             if outcome.success:
@@ -361,10 +365,13 @@ class KubeScheduler:
                 key = (outcome.placed, most_allocated(requested, domain.alloc_sum))
                 if best is None or (key, -index) > (best.key, -best.index):
                     best = _Best(key, index, domain, snap.ops_since(mark), outcome)
+                    kept = True
+                    continue
             snap.revert(mark)
         if best is None:
             return Outcome(False)
-        snap.replay(best.ops)
+        if not kept:
+            snap.replay(best.ops)
         trace.chosen = best.domain
         return best.outcome
 
