@@ -129,34 +129,71 @@ def node_scores(snap: Snapshot, shape: Shape, nodes: npt.NDArray[np.int64]) -> n
     return scores
 
 
-_ScoreInputs = list[tuple[IntArray, IntArray, int]]
+class _ScoreInputs:
+    """What scoring reads of some nodes, per scored resource: their allocatable and what is given out there now.
+
+    ``columns`` are ``(allocatable, used, resource index)``; the facts the
+    float steps depend on are found once: whether every node offers every
+    scored resource, whether the allocatable amounts are exact as floats,
+    and bounds on the used amounts. A subset of the nodes (``take``) keeps them.
+    """
+
+    __slots__ = ("columns", "exact", "offered", "used_bounds")
+
+    def __init__(
+        self,
+        columns: list[tuple[IntArray, IntArray, int]],
+        facts: tuple[bool, bool, list[tuple[int, int]]] | None = None,
+    ) -> None:
+        self.columns = columns
+        if facts is None:
+            offered = all(len(alloc) == 0 or bool((alloc > 0).all()) for alloc, _, _ in columns)
+            exact = all(_float_exact(alloc) for alloc, _, _ in columns)
+            bounds = [(int(used.min()), int(used.max())) if len(used) else (0, 0) for _, used, _ in columns]
+            facts = (offered, exact, bounds)
+        self.offered, self.exact, self.used_bounds = facts
+
+    def take(self, order: npt.NDArray[np.int64]) -> _ScoreInputs:
+        """The inputs of the nodes at ``order``."""
+        picked = [(alloc[order], used[order], r) for alloc, used, r in self.columns]
+        return _ScoreInputs(picked, (self.offered, self.exact, self.used_bounds))
+
+    def as_column(self) -> _ScoreInputs:
+        """The same inputs as a column of nodes, to broadcast against a row of pod counts."""
+        picked = [(alloc[:, None], used[:, None], r) for alloc, used, r in self.columns]
+        return _ScoreInputs(picked, (self.offered, self.exact, self.used_bounds))
 
 
 def _score_inputs(snap: Snapshot, nodes: npt.NDArray[np.int64]) -> _ScoreInputs:
-    """Per scored resource: the nodes' allocatable, what is given out there now, and the resource's index."""
+    """The score inputs of ``nodes`` now."""
     cluster = snap.cluster
-    return [(cluster.allocatable_array(r)[nodes], snap.used_at(r, nodes), r) for r in cluster.score_index]
+    return _ScoreInputs([(cluster.allocatable_array(r)[nodes], snap.used_at(r, nodes), r) for r in cluster.score_index])
 
 
 def _scores_after(
-    shape: Shape, inputs: _ScoreInputs, landed: npt.NDArray[np.int64] | int
+    shape: Shape, inputs: _ScoreInputs, landed: npt.NDArray[np.int64] | int, most: int | None = None
 ) -> npt.NDArray[np.int64] | None:
     """``node_score`` of each node of ``inputs`` once ``landed`` more pods of ``shape`` are on it.
 
     The arrays broadcast: a column of nodes against a row of ``landed``
-    counts gives one score per node and count. ``None`` when an amount is
-    too large to convert to a float exactly.
+    counts gives one score per node and count; ``most`` is the largest of
+    ``landed`` (``landed`` itself when it is a number). ``None`` when an
+    amount is too large to convert to a float exactly.
     """
+    most = most if most is not None else int(landed) if isinstance(landed, int) else int(np.max(landed))
+    if not inputs.exact:
+        return None
     parts = []
-    for (alloc, used, r), request in zip(inputs, shape.score_request, strict=True):
-        requested = used + landed * shape.vector[r] + request
-        if not (_float_exact(alloc) and _float_exact(requested)):
+    for (alloc, used, r), (low, high), request in zip(
+        inputs.columns, inputs.used_bounds, shape.score_request, strict=True
+    ):
+        if not (-(2**53) < low and high + most * shape.vector[r] + request < 2**53):
             return None
-        parts.append((alloc, requested))
+        parts.append((alloc, used + landed * shape.vector[r] + request))
     least: IntArray | int = 0
     weights: IntArray | int = 0
     fractions = []
-    everywhere = all(bool((alloc > 0).all()) for alloc, _ in parts)  # every node offers both: no masks needed
+    everywhere = inputs.offered  # every node offers both: no masks needed
     for alloc, requested in parts:
         offered = True if everywhere else alloc > 0
         divisor = alloc if everywhere else np.where(offered, alloc, 1)
@@ -228,30 +265,34 @@ def assign_pods(
     fitting = candidates[fits > 0]
     fits = fits[fits > 0]
     inputs = _score_inputs(snap, fitting)
-    exact_scores = _scores_after(shape, inputs, 0)
-    scores = exact_scores if exact_scores is not None else node_scores(snap, shape, fitting)
     extra: dict[int, int] = {}
     extras = np.zeros(len(fitting), dtype=np.int64)
     if _prefers(snap, shape):
         extra = preference_scores(snap, shape, fitting.tolist())
         extras = np.fromiter(extra.values(), dtype=np.int64, count=len(fitting))
-        scores = scores + extras
     pod = shape.constraints
     tracker = spread if spread is not None and pod.spread else None
-    # Untouched nodes, best first: higher score, then lower index.
-    if tracker is None and len(fitting) > count:
-        top = np.argpartition(-rank_keys(scores, fitting, len(snap.cluster)), count - 1)[:count]
-        order = top[np.lexsort((fitting[top], -scores[top]))]
-    else:
-        order = np.lexsort((fitting, -scores))
-    if tracker is None and exact_scores is not None:
-        ranked = [(alloc[order], used[order], r) for alloc, used, r in inputs]
-        landing = _landing_order(snap, shape, ranked, fitting[order], fits[order], scores[order], extras[order], count)
+    first: npt.NDArray[np.int64] | None = None
+    if tracker is None:
+        landing: npt.NDArray[np.int64] | None = None
+        if len(fitting) <= count:  # every node may take a pod: the first scores come with the others
+            landing = _landing_order(snap, shape, inputs, fitting, fits, None, extras, count)
+        else:
+            first = _scores_after(shape, inputs, 0)
+            if first is not None:  # only the best ``count`` nodes can be chosen
+                first = first + extras
+                top = np.argpartition(-rank_keys(first, fitting, len(snap.cluster)), count - 1)[:count]
+                landing = _landing_order(
+                    snap, shape, inputs.take(top), fitting[top], fits[top], first[top], extras[top], count
+                )
         if landing is not None:
             chosen, times = np.unique(landing, return_counts=True)
             snap.add_block(Block.counts(chosen, times, shape.vector))
             placed: list[int] = landing.tolist()
             return placed
+    scores = first if first is not None else node_scores(snap, shape, fitting) + extras
+    # Untouched nodes, best first: higher score, then lower index.
+    order = np.lexsort((fitting, -scores))
     untouched = list(zip((-scores[order]).tolist(), fitting[order].tolist(), strict=True))
     heap: list[tuple[int, int]] = []
     if tracker is not None:
@@ -288,14 +329,15 @@ def _landing_order(
     inputs: _ScoreInputs,
     nodes: npt.NDArray[np.int64],
     fits: npt.NDArray[np.int64],
-    first: npt.NDArray[np.int64],
+    first: npt.NDArray[np.int64] | None,
     extras: npt.NDArray[np.int64],
     count: int,
 ) -> npt.NDArray[np.int64] | None:
     """The nodes the next ``count`` pods land on, in order, as one heap of every node would choose them.
 
-    ``nodes`` are the candidates with their score inputs (``_score_inputs``),
-    room (``fits``) and first score.
+    ``nodes`` are the candidates (in any order) with their score inputs
+    (``_score_inputs``), room (``fits``), preference scores (``extras``) and
+    first score with them (``None``: computed here, with the others).
     The k-th pod on a node scores what ``node_score`` gives with k - 1 of
     them assumed there. A heap that always takes the best front of these
     per-node sequences takes the k-th pod of a node in the order of the
@@ -306,24 +348,34 @@ def _landing_order(
     rise along a node). ``None`` when amounts are too large to score in one
     pass: then the caller's heap decides.
     """
+    if len(nodes) == 0:
+        return nodes
     size = len(snap.cluster)
-    inputs = [(alloc[:, None], used[:, None], r) for alloc, used, r in inputs]
-    keys, owners, turns = [rank_keys(first, nodes, size)], [nodes], [np.zeros(len(nodes), dtype=np.int64)]
-    key = first
+    inputs = inputs.as_column()
+    keys: list[npt.NDArray[np.int64]] = []
+    owners: list[npt.NDArray[np.int64]] = []
+    turns: list[npt.NDArray[np.int64]] = []
+    key = first  # each node's running minimum so far
+    if first is not None:
+        keys, owners, turns = [rank_keys(first, nodes, size)], [nodes], [np.zeros(len(nodes), dtype=np.int64)]
     last = min(count, int(fits.max(initial=0)))
-    k = 1
+    k = 0 if first is None else 1
     while k < last:
         width = min(last - k, max(1, _BLOCK // len(nodes)))
         landed = np.arange(k, k + width)[None, :]
-        scores = _scores_after(shape, inputs, landed)
+        scores = _scores_after(shape, inputs, landed, k + width - 1)
         if scores is None:
             return None
-        running = np.minimum.accumulate(np.concatenate((key[:, None], scores + extras[:, None]), axis=1), axis=1)
+        scores = scores + extras[:, None]
+        if key is None:
+            running = np.minimum.accumulate(scores, axis=1)
+        else:
+            running = np.minimum.accumulate(np.concatenate((key[:, None], scores), axis=1), axis=1)[:, 1:]
         valid = landed < fits[:, None]
-        block = rank_keys(running[:, 1:], nodes[:, None], size)[valid]
+        block = rank_keys(running, nodes[:, None], size)[valid]
         if len(block) == 0:
             break
-        threshold = _kth_largest(np.concatenate(keys), count)
+        threshold = _kth_largest(np.concatenate(keys), count) if keys else None
         if threshold is not None and int(block.max()) < threshold:
             break
         keys.append(block)
