@@ -131,28 +131,38 @@ class KubeScheduler:
             return self._mixed(group, scope, domains, trace)
         snap, shape, need = self.snap, self.shape(group), needed(group)
         candidates = self.candidates(group, scope)
-        if group.claims:
-            placed_in, notes = self._claim_fits(group, shape, candidates, trace)
-            trace.record_fits(candidates, placed_in, notes)
+        claims: dict[str, Allocation] = {}
+        if not group.claims and len(candidates) == 1:
+            # One candidate: placing its pods costs what counting them would (the count is the same).
+            domain, mark = candidates[0], snap.mark()
+            nodes = assign_pods(snap, shape, domain.node_array, group.count)
+            trace.record_fits(candidates, [len(nodes)])
+            if len(nodes) < need:
+                snap.revert(mark)
+                return Outcome(False)
         else:
-            placed_in = np.minimum(snap.fits_in(shape, candidates), group.count)
-            trace.record_fits(candidates, placed_in)
-        top = int(placed_in.max(initial=-1))
-        if top < need:
-            return Outcome(False)
-        winners = np.flatnonzero(placed_in == top)
-        domain = candidates[int(winners[0])]
-        if len(winners) > 1:
-            tied = candidates if len(winners) == len(candidates) else [candidates[k] for k in winners.tolist()]
-            requested = [plus(column, top * q) for column, q in zip(snap.used_sums(tied), shape.score_request)]
-            scores = most_allocated_many(requested, alloc_sums(tied))
-            domain = tied[int(np.argmax(scores))]
+            if group.claims:
+                placed_in, notes = self._claim_fits(group, shape, candidates, trace)
+                trace.record_fits(candidates, placed_in, notes)
+            else:
+                placed_in = np.minimum(snap.fits_in(shape, candidates), group.count)
+                trace.record_fits(candidates, placed_in)
+            top = int(placed_in.max(initial=-1))
+            if top < need:
+                return Outcome(False)
+            winners = np.flatnonzero(placed_in == top)
+            domain = candidates[int(winners[0])]
+            if len(winners) > 1:
+                tied = candidates if len(winners) == len(candidates) else [candidates[k] for k in winners.tolist()]
+                requested = [plus(column, top * q) for column, q in zip(snap.used_sums(tied), shape.score_request)]
+                scores = most_allocated_many(requested, alloc_sums(tied))
+                domain = tied[int(np.argmax(scores))]
+            if group.claims:
+                per_pod, claims, _ = self._assign_sets(group, domain)
+                nodes = [node for node in per_pod if node is not None]
+            else:
+                nodes = assign_pods(snap, shape, domain.node_array, group.count)
         trace.chosen = domain
-        if group.claims:
-            per_pod, claims, _ = self._assign_sets(group, domain)
-            nodes = [node for node in per_pod if node is not None]
-        else:
-            nodes, claims = assign_pods(snap, shape, domain.node_array, group.count), {}
         own = dict(domains)
         if group.topology_key is not None:
             own[group.topology_key] = domain.value or ""

@@ -368,15 +368,24 @@ class Snapshot:
             return np.array([self.fit(shape, domain) for domain in domains], dtype=np.int64)
         out = self._base_fits(shape, family)[positions].copy()
         if self._count:
-            changed, owners = self._changed_among(family, positions)
+            changed, owners = self._changed_among(family, positions, domains)
             if len(changed):
                 np.add.at(out, owners, self._changed_fits(shape, changed) - self.node_fits(shape)[changed])
         return out
 
     def _changed_among(
-        self, family: DomainSet, positions: npt.NDArray[np.int64]
+        self, family: DomainSet, positions: npt.NDArray[np.int64], domains: Sequence[Domain]
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-        """The changed nodes in the domains of ``family`` at ``positions``, and where in ``positions`` each one's is."""
+        """The changed nodes in ``domains`` (of ``family``, at ``positions``), and which of the domains each is in.
+
+        Few domains are read node by node; many, through the list of every
+        changed node.
+        """
+        if len(domains) < len(family) and sum(len(domain.nodes) for domain in domains) * 8 < len(self.cluster):
+            nodes, offsets = family.members(domains)
+            inside = self._mask[nodes]
+            owners = np.repeat(np.arange(len(domains)), np.diff(offsets))
+            return nodes[inside], owners[inside]
         changed = self._changed_nodes()[0]
         where = np.full(len(family) + 1, -1, dtype=np.int64)  # code -1 (in no domain) reads the last entry
         where[positions] = np.arange(len(positions))
@@ -467,7 +476,7 @@ class Snapshot:
         columns = [column[positions] for column in family.used_columns]
         if not self._count:
             return columns
-        changed, owners = self._changed_among(family, positions)
+        changed, owners = self._changed_among(family, positions, domains)
         if len(changed) == 0:
             return columns
         rows = self._rows
