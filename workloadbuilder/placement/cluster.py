@@ -279,6 +279,7 @@ class Cluster:
         self._free_columns: list[IntArray] | None = None
         self._node_columns: dict[tuple[str, int], IntArray] = {}
         self._free_sums: dict[int, tuple[int, ...]] = {}
+        self._alloc_ranges: dict[int, tuple[int, int]] = {}
         self.vector_of: list[int] = self._intern_free_vectors()
         self.vector_index = np.asarray(self.vector_of, dtype=np.int64)
         self.root = Domain(None, None, list(range(len(names))), next(self._uids))
@@ -592,6 +593,14 @@ class Cluster:
     def allocatable_array(self, r: int) -> IntArray:
         """``allocatable[r]`` as an exact array over the nodes."""
         return self._node_column("allocatable", r, self.allocatable)
+
+    def allocatable_range(self, r: int) -> tuple[int, int]:
+        """The least and the greatest of ``allocatable[r]`` over the nodes (``(1, 1)`` without nodes); kept."""
+        known = self._alloc_ranges.get(r)
+        if known is None:
+            column = self.allocatable_array(r)
+            known = self._alloc_ranges[r] = (int(column.min()), int(column.max())) if len(column) else (1, 1)
+        return known
 
     def used_array(self, r: int) -> IntArray:
         """``used[r]`` as an exact array over the nodes."""

@@ -147,7 +147,7 @@ class _ScoreInputs:
     ) -> None:
         self.columns = columns
         if facts is None:
-            offered = all(len(alloc) == 0 or bool((alloc > 0).all()) for alloc, _, _ in columns)
+            offered = all(_all_positive(alloc) for alloc, _, _ in columns)
             exact = all(_float_exact(alloc) for alloc, _, _ in columns)
             bounds = [(int(used.min()), int(used.max())) if len(used) else (0, 0) for _, used, _ in columns]
             facts = (offered, exact, bounds)
@@ -167,7 +167,13 @@ class _ScoreInputs:
 def _score_inputs(snap: Snapshot, nodes: npt.NDArray[np.int64]) -> _ScoreInputs:
     """The score inputs of ``nodes`` now."""
     cluster = snap.cluster
-    return _ScoreInputs([(cluster.allocatable_array(r)[nodes], snap.used_at(r, nodes), r) for r in cluster.score_index])
+    columns = [(cluster.allocatable_array(r)[nodes], snap.used_at(r, nodes), r) for r in cluster.score_index]
+    ranges = [cluster.allocatable_range(r) for r in cluster.score_index]
+    if all(0 < low and high < 2**53 for low, high in ranges):
+        # what holds for every node's allocatable holds for these nodes'
+        bounds = [(int(used.min()), int(used.max())) if len(used) else (0, 0) for _, used, _ in columns]
+        return _ScoreInputs(columns, (True, True, bounds))
+    return _ScoreInputs(columns)
 
 
 def _scores_after(
@@ -213,6 +219,11 @@ def _scores_after(
 def _float_exact(values: IntArray) -> bool:
     """Whether every one of ``values`` converts to a float without rounding."""
     return len(values) == 0 or max(-int(values.min()), int(values.max())) < 2**53
+
+
+def _all_positive(values: IntArray) -> bool:
+    """Whether every one of ``values`` is above 0."""
+    return len(values) == 0 or bool((values > 0).all())
 
 
 def preference_scores(snap: Snapshot, shape: Shape, nodes: Sequence[int]) -> dict[int, int]:
@@ -371,18 +382,21 @@ def _landing_order(
             running = np.minimum.accumulate(scores, axis=1)
         else:
             running = np.minimum.accumulate(np.concatenate((key[:, None], scores), axis=1), axis=1)[:, 1:]
-        valid = landed < fits[:, None]
-        block = rank_keys(running, nodes[:, None], size)[valid]
-        if len(block) == 0:
+        rows, columns = np.nonzero(landed < fits[:, None])
+        if len(rows) == 0:
             break
+        block = rank_keys(running[rows, columns], nodes[rows], size)
         threshold = _kth_largest(np.concatenate(keys), count) if keys else None
         if threshold is not None and int(block.max()) < threshold:
             break
         keys.append(block)
-        owners.append(np.broadcast_to(nodes[:, None], valid.shape)[valid])
-        turns.append(np.broadcast_to(landed, valid.shape)[valid])
+        owners.append(nodes[rows])
+        turns.append(columns + k)
         key = running[:, -1]
         k += width
+    if len(keys) == 1:
+        ranked = np.lexsort((turns[0], -keys[0]))[:count]
+        return owners[0][ranked]
     ranked = np.lexsort((np.concatenate(turns), -np.concatenate(keys)))[:count]
     return np.concatenate(owners)[ranked]
 
