@@ -68,18 +68,26 @@ def exact_sum(values: IntArray) -> int:
 
 
 def group_sums(
-    codes: npt.NDArray[np.int64], values: IntArray | Sequence[int], groups: int, bound: int | None = None
+    codes: npt.NDArray[np.int64],
+    values: IntArray | Sequence[int],
+    groups: int,
+    bound: int | None = None,
+    complete: bool = False,
 ) -> IntArray:
     """``values`` added up per code (``0 <= code < groups``; negative codes belong to no group), exactly.
 
     Float weights are exact while every partial sum stays below 2**53, so
     each ``int64`` value is added as its high and low 32 bits; sums past
     2**62 come back as Python integers. ``bound``, when given, is a bound on
-    every value's magnitude (small values are added in one pass).
+    every value's magnitude (small values are added in one pass);
+    ``complete`` says that no code is negative.
     """
-    member = codes >= 0
-    keys = codes[member]
-    column = np.asarray(values)[member]
+    if complete:
+        keys, column = codes, np.asarray(values)
+    else:
+        member = codes >= 0
+        keys = codes[member]
+        column = np.asarray(values)[member]
     if column.dtype != object:
         if bound is not None and bound * len(column) < 2**52:
             return np.bincount(keys, weights=column, minlength=groups).astype(np.int64)

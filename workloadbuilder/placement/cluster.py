@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -135,7 +135,8 @@ class DomainSet:
     ``alloc_columns`` / ``used_columns`` hold, per scored resource, the
     domains' summed allocatable and used amounts as exact arrays
     (``arrays.exact``); ``alloc_sums`` / ``used_sums`` are the same per
-    domain as tuples of Python integers.
+    domain as tuples of Python integers. ``complete`` says whether every
+    node of the cluster is in one of the domains.
     """
 
     __slots__ = (
@@ -144,6 +145,7 @@ class DomainSet:
         "alloc_columns",
         "alloc_sums",
         "codes",
+        "complete",
         "domains",
         "uid",
         "used_columns",
@@ -161,6 +163,7 @@ class DomainSet:
             domain.position = position
             codes[domain.node_array] = position
         self.codes = codes
+        self.complete = bool((codes >= 0).all())  # every node is in one of the domains
         count = len(domains)
         self.alloc_columns = [group_sums(codes, cluster.allocatable_array(r), count) for r in cluster.score_index]
         self.used_columns = [group_sums(codes, cluster.used_array(r), count) for r in cluster.score_index]
@@ -279,9 +282,11 @@ class Cluster:
         self._free_columns: list[IntArray] | None = None
         self._node_columns: dict[tuple[str, int], IntArray] = {}
         self._free_sums: dict[int, tuple[int, ...]] = {}
-        self._alloc_ranges: dict[int, tuple[int, int]] = {}
+        self._ranges: dict[tuple[str, int], tuple[int, int]] = {}
         self.vector_of: list[int] = self._intern_free_vectors()
         self.vector_index = np.asarray(self.vector_of, dtype=np.int64)
+        self.vector_per_node = bool((self.vector_index == np.arange(len(self.vector_of))).all())
+        """Whether node ``i``'s free vector is vector ``i`` (every node's free capacity differs)."""
         self.root = Domain(None, None, list(range(len(names))), next(self._uids))
         DomainSet(self, [self.root], next(self._uids))
         self._keys: dict[str, _KeyIndex] = {}
@@ -596,10 +601,18 @@ class Cluster:
 
     def allocatable_range(self, r: int) -> tuple[int, int]:
         """The least and the greatest of ``allocatable[r]`` over the nodes (``(1, 1)`` without nodes); kept."""
-        known = self._alloc_ranges.get(r)
+        return self._range("allocatable", r, self.allocatable_array)
+
+    def free_range(self, r: int) -> tuple[int, int]:
+        """The least and the greatest free amount of resource ``r`` over the free vectors (``(0, 0)`` without); kept."""
+        return self._range("free", r, self.free_columns().__getitem__)
+
+    def _range(self, name: str, r: int, column_of: Callable[[int], IntArray]) -> tuple[int, int]:
+        known = self._ranges.get((name, r))
         if known is None:
-            column = self.allocatable_array(r)
-            known = self._alloc_ranges[r] = (int(column.min()), int(column.max())) if len(column) else (1, 1)
+            column = column_of(r)
+            empty = (1, 1) if name == "allocatable" else (0, 0)
+            known = self._ranges[(name, r)] = (int(column.min()), int(column.max())) if len(column) else empty
         return known
 
     def used_array(self, r: int) -> IntArray:

@@ -337,7 +337,9 @@ class Snapshot:
         """How many pods of ``shape`` fit on each node before this query's changes (0 where a filter rejects it)."""
         fits = self._node_fits.get(shape.uid)
         if fits is None:
-            fits = self.vector_fits(shape)[self.cluster.vector_index]
+            fits = self.vector_fits(shape)
+            if not self.cluster.vector_per_node:
+                fits = fits[self.cluster.vector_index]
             if shape.allowed_mask is not None:
                 fits = np.where(shape.allowed_mask, fits, 0)
             self._node_fits[shape.uid] = fits
@@ -347,7 +349,7 @@ class Snapshot:
         """Pods of ``shape`` that fit in each domain of ``family`` before this query's changes."""
         fits = self._family_fits.get((shape.uid, family.uid))
         if fits is None:
-            fits = group_sums(family.codes, self.node_fits(shape), len(family), FIT_CAP)
+            fits = group_sums(family.codes, self.node_fits(shape), len(family), FIT_CAP, family.complete)
             self._family_fits[(shape.uid, family.uid)] = fits
         return fits
 
@@ -560,9 +562,24 @@ def _largest(values: IntArray) -> int:
 
 
 def _fits_per_vector(cluster: Cluster, shape: Shape) -> npt.NDArray[np.int64]:
-    """``shape.fits`` for every free vector, a column at a time (the vectors are many, the resources few)."""
+    """``shape.fits`` for every free vector, a column at a time (the vectors are many, the resources few).
+
+    Where no free amount is negative and no quotient passes ``FIT_CAP``
+    (the cluster's ranges tell), the quotients need no clipping.
+    """
     columns = cluster.free_columns()
-    return _pods_fitting(shape, columns.__getitem__, len(cluster.vectors))
+    plain = not shape.missing and all(
+        columns[r].dtype != object and cluster.free_range(r)[0] >= 0 and cluster.free_range(r)[1] // q <= FIT_CAP
+        for r, q in shape.terms
+    )
+    if not plain:
+        return _pods_fitting(shape, columns.__getitem__, len(cluster.vectors))
+    fits: npt.NDArray[np.int64] | None = None
+    for r, q in shape.terms:
+        quotient = columns[r] // q
+        fits = quotient if fits is None else np.minimum(fits, quotient, out=fits)
+    assert fits is not None
+    return fits
 
 
 def _pods_fitting(shape: Shape, free: Callable[[int], IntArray], count: int) -> npt.NDArray[np.int64]:
