@@ -113,3 +113,25 @@ def test_block_of_huge_amounts_is_exact(racked: Cluster) -> None:
     snap.add_block(Block.of({2: huge}, -1, width))
     assert snap.free(2)[0] == racked.free(2)[0] + 2**70
     assert snap.change_at(2) == tuple(-v for v in huge)
+
+
+@pytest.mark.parametrize(
+    "amounts",
+    [[2**62 - 1] * 3, [2**62 - 1, -(2**62 - 1), 2**62 - 1, 2**62 - 1, 2**62 - 1], [3, 2**62 - 5, 2**62 - 1, 2**62 - 1]],
+    ids=["three-int64-blocks-pass-2**63", "back-and-past", "small-then-past"],
+)
+def test_blocks_that_add_up_past_int64_stay_exact(racked: Cluster, amounts: list[int]) -> None:
+    """Each block fits int64 on its own; their sum on one node does not, and the rows turn to Python integers."""
+    snap = Snapshot(racked)
+    width = len(racked.resources)
+    mark = snap.mark()
+    checkpoint = snap.checkpoint()
+    for amount in amounts:
+        snap.add_block(Block.of({0: [amount] + [0] * (width - 1), 2: [1] + [0] * (width - 1)}, 1, width))
+    assert snap.change_at(0) == (sum(amounts), *([0] * (width - 1)))
+    assert snap.change_at(2) == (len(amounts), *([0] * (width - 1)))
+    snap.revert(mark)
+    assert snap.change_at(0) is None
+    snap.add_block(Block.of({0: [amounts[0]] + [0] * (width - 1)}, 1, width))
+    snap.restore(checkpoint)
+    assert [snap.free(i) for i in range(3)] == [racked.free(i) for i in range(3)]

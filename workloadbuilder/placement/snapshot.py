@@ -15,7 +15,6 @@ nodes this query changed are corrected, all in one pass too.
 from __future__ import annotations
 
 import hashlib
-import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from operator import sub
@@ -119,17 +118,24 @@ class Block:
 
     ``change`` is an exact (``int64`` or ``object``) array of one row per
     node and one column per cluster resource; negative entries give back.
+    ``largest`` is the largest magnitude in it (found when not given).
     """
 
     nodes: npt.NDArray[np.int64]
     change: IntArray
+    largest: int = -1
+
+    def __post_init__(self) -> None:
+        if self.largest < 0:
+            object.__setattr__(self, "largest", _largest(self.change))
 
     @classmethod
     def of(cls, per_node: Mapping[int, Sequence[int]], sign: int = 1, width: int = 0) -> Block:
         """The block taking ``sign`` times ``per_node[i]`` on each node ``i`` (rows of ``width`` resources)."""
         nodes = sorted(per_node)
         rows = [[sign * amount for amount in per_node[i]] for i in nodes]
-        return cls(np.asarray(nodes, dtype=np.int64), _exact_rows(rows, width))
+        largest = max((abs(amount) for row in rows for amount in row), default=0)
+        return cls(np.asarray(nodes, dtype=np.int64), _exact_rows(rows, width), largest)
 
     @classmethod
     def counts(cls, nodes: npt.NDArray[np.int64], counts: npt.NDArray[np.int64], vector: Sequence[int]) -> Block:
@@ -139,7 +145,7 @@ class Block:
             change: IntArray = counts[:, None] * np.asarray(vector, dtype=np.int64)[None, :]
         else:
             change = np.asarray(counts, dtype=object)[:, None] * np.array([int(v) for v in vector], dtype=object)
-        return cls(nodes, change)
+        return cls(nodes, change, largest)
 
     def __len__(self) -> int:
         return len(self.nodes)
@@ -149,8 +155,7 @@ def _exact_rows(rows: list[list[int]], width: int) -> IntArray:
     """``rows`` as a (rows × ``width``) exact array: ``int64`` when every entry leaves room, else ``object``."""
     if not rows:
         return np.zeros((0, width), dtype=np.int64)
-    flat = list(itertools.chain.from_iterable(rows))
-    if max(flat) < INT64_SAFE and min(flat) > -INT64_SAFE:
+    if max(abs(amount) for row in rows for amount in row) < INT64_SAFE:
         return np.asarray(rows, dtype=np.int64)
     out = np.empty((len(rows), len(rows[0])), dtype=object)
     out[:, :] = rows
@@ -179,6 +184,7 @@ class Snapshot:
         self._rows: IntArray = np.zeros((0, len(cluster.resources)), dtype=np.int64)
         self._mask: npt.NDArray[np.bool_] = np.zeros(0, dtype=np.bool_)
         self._count = 0
+        self._bound = 0  # at least the largest magnitude in ``_rows`` (which stays int64 while below INT64_SAFE)
         self._changed: npt.NDArray[np.int64] | None = np.zeros(0, dtype=np.int64)
         self._vector_fits: dict[int, npt.NDArray[np.int64]] = {}
         self._node_fits: dict[int, npt.NDArray[np.int64]] = {}
@@ -269,6 +275,7 @@ class Snapshot:
                     rows = self._rows = rows.astype(object)
                     row = rows[i]
                 row[r] = value
+                self._bound = max(self._bound, abs(value))
         now = any(row.tolist())
         if now != self._mask[i]:
             self._mask[i] = now
@@ -281,9 +288,12 @@ class Snapshot:
         rows = self._writable_rows()
         nodes, change = block.nodes, block.change
         current = rows[nodes]
-        if rows.dtype != object and (change.dtype == object or _largest(current) + _largest(change) >= INT64_SAFE):
-            rows = self._rows = rows.astype(object)
-            current = rows[nodes]
+        if rows.dtype != object and self._bound + block.largest >= INT64_SAFE:
+            self._bound = _largest(rows)  # the bound ran past: find the true one
+            if _largest(current) + block.largest >= INT64_SAFE:
+                rows = self._rows = rows.astype(object)
+                current = rows[nodes]
+        self._bound += block.largest
         updated = current + change if sign > 0 else current - change
         rows[nodes] = updated
         now = (updated != 0).any(axis=1)
@@ -447,7 +457,7 @@ class Snapshot:
 
     def used_at(self, r: int, nodes: npt.NDArray[np.int64]) -> IntArray:
         """What is given out of resource ``r`` on each of ``nodes`` now (running pods and this query's changes)."""
-        return exact(self._with_changes(self.cluster.used_array(r)[nodes], r, nodes, 1), 100)
+        return self._with_changes(self.cluster.used_array(r)[nodes], r, nodes, 1)
 
     def free_at(self, resource: str, nodes: npt.NDArray[np.int64]) -> IntArray:
         """The free amount of ``resource`` on each of ``nodes`` now (signed; 0 for a resource the cluster lacks)."""
@@ -465,7 +475,8 @@ class Snapshot:
         if len(hits) == 0:
             return base
         changes = self._rows[nodes[hits], r]
-        out = base.astype(object) if changes.dtype == object or not headroom(base, 200) else base.copy()
+        # The cluster's int64 columns stay below 2**61 and int64 changes below 2**62: their sum fits.
+        out = base.astype(object) if changes.dtype == object or base.dtype == object else base.copy()
         out[hits] += sign * changes
         return out
 
@@ -534,6 +545,7 @@ class Snapshot:
                 rows = self._rows = rows.astype(object)
             rows[checkpoint.nodes] = checkpoint.rows
             self._mask[checkpoint.nodes] = True
+            self._bound = max(self._bound, _largest(checkpoint.rows))
         self._count, self._changed = len(checkpoint.nodes), checkpoint.nodes.copy()
         self.pool_taken.clear()
         self.pool_taken.update(checkpoint.pool_taken)
