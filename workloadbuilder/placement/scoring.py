@@ -371,8 +371,15 @@ def _landing_order(
         keys, owners, turns = [rank_keys(first, nodes, size)], [nodes], [np.zeros(len(nodes), dtype=np.int64)]
     last = min(count, int(fits.max(initial=0)))
     k = 0 if first is None else 1
+    # as many columns as an even spread would take, then twice as many each time (a block stays below _BLOCK)
+    step = -(-count // len(nodes)) + 1
     while k < last:
-        width = min(last - k, max(1, _BLOCK // len(nodes)))
+        if keys and key is not None:
+            threshold = _kth_largest(np.concatenate(keys), count)
+            if threshold is not None and int(rank_keys(key, nodes, size).max()) < threshold:
+                break  # no later entry can beat the count-th best: keys never rise along a node
+        width = min(last - k, max(1, _BLOCK // len(nodes)), step)
+        step *= 2
         landed = np.arange(k, k + width)[None, :]
         scores = _scores_after(shape, inputs, landed, k + width - 1)
         if scores is None:
@@ -386,9 +393,6 @@ def _landing_order(
         if len(rows) == 0:
             break
         block = rank_keys(running[rows, columns], nodes[rows], size)
-        threshold = _kth_largest(np.concatenate(keys), count) if keys else None
-        if threshold is not None and int(block.max()) < threshold:
-            break
         keys.append(block)
         owners.append(nodes[rows])
         turns.append(columns + k)
