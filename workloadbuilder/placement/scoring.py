@@ -45,7 +45,9 @@ __all__ = [
 
 _MAX_SCORE = 100
 _BLOCK = 8192
-"""How many (node, k-th pod) scores ``_landing_order`` computes in one pass."""
+"""How many (node, k-th pod) scores ``_landing_order`` computes in one pass, at most."""
+_SMALL_BLOCK = 1024
+"""So few (node, k-th pod) scores that computing them all at once beats growing the block."""
 
 
 def most_allocated(requested: Sequence[int], allocatable: Sequence[int]) -> int:
@@ -371,8 +373,8 @@ def _landing_order(
         keys, owners, turns = [rank_keys(first, nodes, size)], [nodes], [np.zeros(len(nodes), dtype=np.int64)]
     last = min(count, int(fits.max(initial=0)))
     k = 0 if first is None else 1
-    # as many columns as an even spread would take, then twice as many each time (a block stays below _BLOCK)
-    step = -(-count // len(nodes)) + 1
+    # as many columns as an even spread would take (a small block whole), then twice as many each time
+    step = max(-(-count // len(nodes)) + 1, _SMALL_BLOCK // len(nodes))
     while k < last:
         if keys and key is not None:
             threshold = _kth_largest(np.concatenate(keys), count)
