@@ -33,6 +33,7 @@ from workloadbuilder.types import (
 __all__ = ["compile_workload", "compile_workload_spec", "parse_group"]
 
 
+
 def compile_workload(root: WorkloadItem | None, options: BuildOptions) -> V1beta1Workload:
     """Compile the tree into a complete Workload manifest owned by ``options.owner``.
 
@@ -72,7 +73,9 @@ def parse_group(api_version: str) -> str:
         return ""
     if slashes == 1:
         return api_version.split("/", 1)[0]
-    raise BuildError(f"invalid owner apiVersion {go_quote(api_version)}: unexpected GroupVersion string: {api_version}")
+    raise BuildError(
+        f"invalid owner apiVersion {go_quote(api_version)}: unexpected GroupVersion string: {api_version}"
+    )
 
 
 def compile_workload_spec(root: WorkloadItem | None) -> V1beta1WorkloadSpec:

@@ -120,7 +120,7 @@ def _plain_form(sign: str, digits: str, exp: int) -> str:
         return f"{sign}0.{'0' * (-exp - 1)}{digits}"
     if exp + 1 >= len(digits):
         return sign + digits + "0" * (exp + 1 - len(digits))
-    return f"{sign}{digits[: exp + 1]}.{digits[exp + 1 :]}"
+    return f"{sign}{digits[:exp + 1]}.{digits[exp + 1:]}"
 
 
 def go_float(value: float) -> str:

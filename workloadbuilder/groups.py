@@ -31,6 +31,7 @@ __all__ = [
 ]
 
 
+
 def new_pod_group(
     workload: V1beta1Workload, template: V1beta1PodGroupTemplate, name: str, owners: list[V1OwnerReference]
 ) -> V1beta1PodGroup:

@@ -77,7 +77,8 @@ def tree_error(root: WorkloadItem | None) -> str | None:
             return "workload item name cannot be empty"
         if item.name in seen:
             return (
-                f"duplicate workload item name {go_quote(item.name)}: template names must be unique across the Workload"
+                f"duplicate workload item name {go_quote(item.name)}: "
+                "template names must be unique across the Workload"
             )
         seen.add(item.name)
         problem = _input_union_error(item)

@@ -30,7 +30,6 @@ from workloadbuilder.walk import walk
 
 __all__ = ["GateRequirement", "required_gates"]
 
-
 @dataclass(frozen=True)
 class GateRequirement:
     """A gate some of the objects need.
