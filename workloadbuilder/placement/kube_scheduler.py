@@ -49,6 +49,7 @@ from workloadbuilder.placement.scoring import (
     most_allocated,
     most_allocated_many,
     node_scores,
+    prefers,
     rank_keys,
 )
 from workloadbuilder.placement.snapshot import Allocation, Shape, Snapshot
@@ -396,22 +397,85 @@ class KubeScheduler:
         candidate = CandidateTrace(domain, 0, False)
         satisfied, remaining = 0, len(group.children)
         request = list(outcome.score_request)
-        for child in group.children:
-            child_trace = GroupTrace(child, domain)
-            candidate.children.append(child_trace)
-            result = self.place(child, domain, own, child_trace)
-            remaining -= 1
-            if result.success:
-                satisfied += 1
-                outcome.placed += result.placed
-                outcome.results.update(result.results)
-                request = [a + b for a, b in zip(request, result.score_request)]
+        children = group.children
+        k = 0
+        while k < len(children):
+            run = self._run(children, k)
+            traces = [GroupTrace(child, domain) for child in run]
+            results = self._place_run(run, domain, own, traces) if len(run) > 1 else None
+            if results is None:  # one child, or a run that must be placed child by child
+                run, traces = run[:1], traces[:1]
+                results = [self.place(run[0], domain, own, traces[0])]
+            k += len(run)
+            candidate.children += traces
+            for result in results:
+                remaining -= 1
+                if result.success:
+                    satisfied += 1
+                    outcome.placed += result.placed
+                    outcome.results.update(result.results)
+                    request = [a + b for a, b in zip(request, result.score_request)]
             if satisfied + remaining < need:
                 break
         outcome.success = candidate.success = satisfied >= need
         outcome.score_request = tuple(request)
         candidate.placed = satisfied
         return outcome, candidate
+
+    def _run(self, children: list[GroupRequest], k: int) -> list[GroupRequest]:
+        """``children[k]`` and the siblings right after it that ``_place_run`` may place together with it.
+
+        Those are PodGroups of one shape, without a key of their own (they
+        take the parent's candidate), claims, several shapes or spread
+        constraints, whose shape no preference score tells nodes apart for.
+        """
+        first = children[k]
+        if not self._plain(first):
+            return [first]
+        shape = self.shape(first)
+        if prefers(self.snap, shape):
+            return [first]
+        end = k + 1
+        while end < len(children) and self._plain(children[end]) and self.shape(children[end]) is shape:
+            end += 1
+        return children[k:end]
+
+    @staticmethod
+    def _plain(group: GroupRequest) -> bool:
+        return group.is_leaf and group.topology_key is None and not group.claims and not group.simulated_only
+
+    def _place_run(
+        self, run: list[GroupRequest], domain: Domain, domains: dict[str, str], traces: list[GroupTrace]
+    ) -> list[Outcome] | None:
+        """Place sibling PodGroups of one shape in ``domain`` in one pass: their pods, in order, one heap.
+
+        Placed one after the other, each would take the best nodes left by
+        the ones before, pod by pod: the same as placing all their pods at
+        once and handing them out in order, while every one gets its
+        ``minCount``. When one would not (it would fail, and its pods would
+        be given back to the next), nothing is assumed and ``None`` says to
+        place them one by one.
+        """
+        snap, shape = self.snap, self.shape(run[0])
+        mark = snap.mark()
+        nodes = assign_pods(snap, shape, domain.node_array, sum(group.count for group in run))
+        given = []
+        start = 0
+        for group in run:
+            share = nodes[start : start + group.count]
+            if len(share) < needed(group):
+                snap.revert(mark)
+                return None
+            given.append(share)
+            start += len(share)
+        outcomes = []
+        for group, share, trace in zip(run, given, traces, strict=True):
+            trace.record_fits([domain], [len(share)])
+            trace.chosen = domain
+            score_request = tuple(len(share) * q for q in shape.score_request)
+            result = GroupResult(dict(domains), domain, share, {})
+            outcomes.append(Outcome(True, len(share), {group.name: result}, score_request))
+        return outcomes
 
     def bounds(
         self, group: GroupRequest, candidates: list[Domain], memo: dict[tuple[Any, ...], tuple[IntArray, IntArray]]

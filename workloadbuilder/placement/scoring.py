@@ -40,6 +40,7 @@ __all__ = [
     "node_score",
     "node_scores",
     "preference_scores",
+    "prefers",
     "rank_keys",
 ]
 
@@ -280,7 +281,7 @@ def assign_pods(
     inputs = _score_inputs(snap, fitting)
     extra: dict[int, int] = {}
     extras = np.zeros(len(fitting), dtype=np.int64)
-    if _prefers(snap, shape):
+    if prefers(snap, shape):
         extra = preference_scores(snap, shape, fitting.tolist())
         extras = np.fromiter(extra.values(), dtype=np.int64, count=len(fitting))
     pod = shape.constraints
@@ -414,6 +415,6 @@ def _kth_largest(keys: npt.NDArray[np.int64], k: int) -> int | None:
     return int(np.partition(keys, len(keys) - k)[len(keys) - k])
 
 
-def _prefers(snap: Snapshot, shape: Shape) -> bool:
+def prefers(snap: Snapshot, shape: Shape) -> bool:
     """Whether the preference scores can tell nodes apart (some PreferNoSchedule taint, or preferred terms)."""
     return bool(shape.constraints.preferred) or snap.cluster.has_preferences
