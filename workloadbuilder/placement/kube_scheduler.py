@@ -15,11 +15,13 @@ Faithful to the workload scheduling cycle (KEP-4671, KEP-5732, KEP-6012):
   the tightest fit (``MostAllocated`` over the domain); upstream breaks the
   remaining ties at random, this simulation takes the smallest label value.
 
-Two shortcuts keep the result identical while skipping work: a domain's
+Three shortcuts keep the result identical while skipping work: a domain's
 fit for one pod shape is read from the cluster index instead of placing
-pods one by one (for one shape the count does not depend on the order),
-and a composite candidate whose capacity bound cannot beat the best
-candidate so far is not simulated.
+pods one by one (for one shape the count does not depend on the order); a
+composite candidate whose capacity bound cannot beat the best candidate so
+far is not simulated; and sibling PodGroups of one shape that take their
+parent's domain are placed in one pass, their pods handed out in order,
+while each gets its ``minCount``.
 """
 
 from __future__ import annotations
