@@ -248,6 +248,20 @@ class KubeScheduler:
             allowed = reaching(cluster, claims.values(), domain.nodes)
             if pending and group.count > 0:
                 shape = sets[0][0]
+                supplied = domain_supply(snap, pending, [domain])
+                if supplied is not None and not supplied[0]:
+                    return [None] * group.count, {}, CANNOT_ALLOCATE
+                if supplied is not None and len(sets) == 1 and not shape.constraints.spread:
+                    # Every node of the domain reaches the same pools, which reach all of it: the claims get
+                    # the same devices wherever the first pod lands, and the pods land as if there were none.
+                    nodes = assign_pods(snap, shape, allowed, group.count)
+                    if not nodes:
+                        return [None] * group.count, {}, CANNOT_ALLOCATE
+                    devices = first_fit_all(snap, pending, nodes[0])
+                    assert devices is not None, "domain_supply said first fit succeeds at every node"
+                    for ref in pending:
+                        claims[ref.name] = allocate(snap, ref, devices[ref.name])
+                    return [*nodes, *([None] * (group.count - len(nodes)))], claims, ""
                 candidates = np.asarray(snap.allowed_nodes(shape, allowed), dtype=np.int64)
                 keys = _rank_keys(snap, shape, candidates, snap.node_fits_now(shape, candidates))
                 first, devices = self._first_node(pending, candidates, keys)
