@@ -9,21 +9,14 @@ nodes one by one; the answers, explanations included, must be the same.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 from unittest import mock
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
-from placement_helpers import RACK, checked, cluster, node, pod_group, request
+from placement_helpers import COLUMNAR_SETTINGS, RACK, checked, cluster, node, pod_group, request
 
 from workloadbuilder.placement import Cluster, PlacementRequest, place
-
-SETTINGS = settings(
-    max_examples=int(os.environ.get("WB_COLUMNAR_EXAMPLES", "150")),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
 
 
 @st.composite
@@ -62,7 +55,7 @@ def instances(draw: st.DrawFn) -> tuple[Cluster, PlacementRequest]:
     return cluster(*nodes, devicePools=pools), request(groups, pods, templates)
 
 
-@SETTINGS
+@COLUMNAR_SETTINGS
 @given(instances())
 def test_claims_read_per_domain_land_where_first_fit_node_by_node_puts_them(
     instance: tuple[Cluster, PlacementRequest],
