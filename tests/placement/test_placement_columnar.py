@@ -180,6 +180,28 @@ def test_group_sums_are_exact(values: list[int], codes: list[int], expected: lis
 
 
 @COLUMNAR_SETTINGS
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=12), st.integers(0, 2**31), st.data())
+def test_group_sums_of_runs_add_up_as_by_code(sizes: list[int], bound: int, data: st.DataObject) -> None:
+    """Codes that come group by group are summed run by run, to the same sums as by code."""
+    codes = np.repeat(np.arange(len(sizes)), sizes)
+    values = np.asarray(data.draw(st.lists(st.integers(0, bound), min_size=len(codes), max_size=len(codes))))
+    runs = np.flatnonzero(np.diff(codes, prepend=-1))
+    by_runs = group_sums(codes, values, len(sizes), bound, True, runs)
+    assert by_runs.tolist() == group_sums(codes, values, len(sizes)).tolist()
+    assert by_runs.tolist() == [int(values[codes == k].sum()) for k in range(len(sizes))]
+
+
+def test_a_domain_set_in_node_order_has_runs() -> None:
+    nodes = [
+        {"name": f"n{i}", "labels": {"rack": rack}, "allocatable": {"cpu": 1000}} for i, rack in enumerate("aabbb")
+    ]
+    cluster = Cluster.build(nodes, [])
+    assert cluster.domains("rack")["a"].family.runs.tolist() == [0, 2]
+    shuffled = Cluster.build([nodes[0], nodes[2], nodes[1]], [])
+    assert shuffled.domains("rack")["a"].family.runs is None
+
+
+@COLUMNAR_SETTINGS
 @given(clusters(huge=True), shapes, st.lists(st.integers(0, 100), max_size=6), st.sampled_from(["rack", None]))
 def test_free_sums_are_exact(cluster: Cluster, requests: dict[str, int], picks: list[int], key: str | None) -> None:
     snap = assumed(cluster, requests, picks)

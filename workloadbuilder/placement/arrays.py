@@ -73,6 +73,7 @@ def group_sums(
     groups: int,
     bound: int | None = None,
     complete: bool = False,
+    runs: npt.NDArray[np.int64] | None = None,
 ) -> IntArray:
     """``values`` added up per code (``0 <= code < groups``; negative codes belong to no group), exactly.
 
@@ -80,8 +81,13 @@ def group_sums(
     each ``int64`` value is added as its high and low 32 bits; sums past
     2**62 come back as Python integers. ``bound``, when given, is a bound on
     every value's magnitude (small values are added in one pass);
-    ``complete`` says that no code is negative.
+    ``complete`` says that no code is negative; ``runs``, that the codes
+    are every group's in turn (each group's values one run, in order) and
+    where each run starts.
     """
+    array = np.asarray(values)
+    if runs is not None and bound is not None and array.dtype != object and bound * len(array) < INT64_SAFE:
+        return np.add.reduceat(array, runs).astype(np.int64) if len(array) else np.zeros(groups, dtype=np.int64)
     if complete:
         keys, column = codes, np.asarray(values)
     else:

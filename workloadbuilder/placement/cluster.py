@@ -136,7 +136,8 @@ class DomainSet:
     domains' summed allocatable and used amounts as exact arrays
     (``arrays.exact``); ``alloc_sums`` / ``used_sums`` are the same per
     domain as tuples of Python integers. ``complete`` says whether every
-    node of the cluster is in one of the domains.
+    node of the cluster is in one of the domains, and ``runs`` (when the
+    nodes come domain by domain, in order) where each domain's nodes start.
     """
 
     __slots__ = (
@@ -147,6 +148,7 @@ class DomainSet:
         "codes",
         "complete",
         "domains",
+        "runs",
         "uid",
         "used_columns",
         "used_sums",
@@ -164,6 +166,8 @@ class DomainSet:
             codes[domain.node_array] = position
         self.codes = codes
         self.complete = bool((codes >= 0).all())  # every node is in one of the domains
+        in_turn = self.complete and len(codes) > 0 and bool((np.diff(codes) >= 0).all())
+        self.runs = np.flatnonzero(np.diff(codes, prepend=-1)) if in_turn else None
         count = len(domains)
         self.alloc_columns = [group_sums(codes, cluster.allocatable_array(r), count) for r in cluster.score_index]
         self.used_columns = [group_sums(codes, cluster.used_array(r), count) for r in cluster.score_index]

@@ -359,7 +359,7 @@ class Snapshot:
         """Pods of ``shape`` that fit in each domain of ``family`` before this query's changes."""
         fits = self._family_fits.get((shape.uid, family.uid))
         if fits is None:
-            fits = group_sums(family.codes, self.node_fits(shape), len(family), FIT_CAP, family.complete)
+            fits = group_sums(family.codes, self.node_fits(shape), len(family), FIT_CAP, family.complete, family.runs)
             self._family_fits[(shape.uid, family.uid)] = fits
         return fits
 
