@@ -351,7 +351,7 @@ class Cluster:
         for resource in ports:
             allocatable[resources.index(resource)] = [POD_MILLIS] * len(nodes)
         used = _columns(resources, [node.get("used") or {} for node in nodes])
-        index = {name: i for i, name in enumerate(names)}
+        index = {name: i for i, name in enumerate(names)} if running_pods else {}
         pods: list[RunningPod] = []
         for pod in running_pods:
             i = index[pod["node"]]
@@ -561,15 +561,11 @@ class Cluster:
         pods) has a debt, and evicting less than the debt frees nothing.
         """
         ids: dict[tuple[int, ...], int] = {}
-        vectors = self.vectors
-        columns = [[a - u for a, u in zip(alloc, used)] for alloc, used in zip(self.allocatable, self.used)]
-        out = []
-        for vector in zip(*columns):
-            vid = ids.get(vector)
-            if vid is None:
-                vid = ids[vector] = len(vectors)
-                vectors.append(vector)
-            out.append(vid)
+        columns = self.allocatable
+        if any(map(any, self.used)):
+            columns = [[a - u for a, u in zip(alloc, used)] for alloc, used in zip(self.allocatable, self.used)]
+        out = [ids.setdefault(vector, len(ids)) for vector in zip(*columns)]
+        self.vectors.extend(ids)  # in order of first use
         return out
 
     def free_columns(self) -> list[IntArray]:

@@ -98,7 +98,7 @@ def _from_kubectl(nodes_json: Any, pods_json: Any, groups_json: Any, policies_js
     errors = ErrorList()
     parts = ClusterParts()
     items = _items(nodes_json, "nodes")
-    mixed = any(_is_object(item) and item.get("kind") not in (None, "Node") for item in items)
+    mixed = _mixed(items)
     section = "items" if mixed else "nodes"
     by_kind = _by_kind(items, section, errors) if mixed else {"Node": list(enumerate(items))}
     policies = _items(policies_json, "policies")
@@ -137,6 +137,15 @@ def _from_kubectl(nodes_json: Any, pods_json: Any, groups_json: Any, policies_js
     parts.warnings = [node.pop("warning") for node in kept if "warning" in node]
     parts.nodes, parts.pods, parts.groups = kept, pods, list(groups.values())
     return parts
+
+
+def _mixed(items: list[Any]) -> bool:
+    """Whether a List holds objects of other kinds than Node (an item without ``kind`` is a Node)."""
+    try:
+        kinds = {item.get("kind") for item in items}  # a node dump: every item is an object
+    except (AttributeError, TypeError):  # an item that is no object, or a kind that is no string
+        return any(_is_object(item) and item.get("kind") not in (None, "Node") for item in items)
+    return not kinds <= {None, "Node"}
 
 
 def _budgets(items: list[Any], section: str, pods: list[dict[str, Any]], errors: ErrorList) -> list[DisruptionBudget]:
@@ -273,7 +282,11 @@ def _kubectl_group(item: Any, path: FieldPath, classes: PriorityClasses, errors:
 
 def _check_unique(nodes: list[dict[str, Any]], section: str, errors: ErrorList) -> set[str]:
     """The names of the nodes read; a node named again is an error at its name, and its record is emptied."""
-    seen: set[str] = set()
+    names = [node["name"] for node in nodes if node]
+    seen = set(names)
+    if len(seen) == len(names):
+        return seen
+    seen.clear()
     for i, node in enumerate(nodes):
         if node and node["name"] in seen:
             errors.append(duplicate(FieldPath(section).index(i).child("name"), node["name"]))
