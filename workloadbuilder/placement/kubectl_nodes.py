@@ -22,6 +22,7 @@ import numpy as np
 
 from workloadbuilder.field import ErrorList, FieldPath, path_below, required, type_invalid
 from workloadbuilder.placement.constraints import Taint, read_taints
+from workloadbuilder.placement.quantity import QuantityError, resource_millis
 from workloadbuilder.placement.records import NodeColumns
 from workloadbuilder.placement.resources import key_below, read_quantity, read_resource_list, valid_millis
 
@@ -31,6 +32,10 @@ NOT_READY_TAINTS = frozenset({"node.kubernetes.io/not-ready", "node.kubernetes.i
 """The taints the node lifecycle controller puts on a node whose Ready condition is False or Unknown."""
 
 _intern = sys.intern
+
+_MEMO_SIZE = 2048
+"""Quantity strings remembered per resource: enough for those nodes repeat (a few per node pool); the
+strings of a resource whose every node differs (memory after system reservations) are read afresh past it."""
 
 
 class NodesRead(NamedTuple):
@@ -159,18 +164,41 @@ class _Reader:
         except TypeError:  # a value that no memo can hold: not a quantity string
             self.add_amounts(self.entries(raw, i), raw)
             return
-        unread = amounts.count(None)
-        if unread:
-            names, texts = self.layout_names[number], list(raw.values())
-            j = -1
-            for _ in range(unread):
-                j = amounts.index(None, j + 1)
-                amounts[j] = self.quantity(names[j], texts[j], i)
-            if None in amounts:  # a bad quantity, left out as its error says
-                self.add_amounts({n: m for n, m in zip(names, amounts, strict=True) if m is not None}, raw)
+        if None in amounts:
+            amounts = self.fill(number, memos, amounts, raw, i)
+            if amounts is None:
                 return
         self.shapes.append(number)
         self.amounts.append(amounts)
+
+    def fill(
+        self, number: int, memos: tuple[dict[str, int], ...], amounts: list[Any], raw: dict[Any, Any], i: int
+    ) -> list[Any] | None:
+        """Read the quantity strings no memo knew (``None`` in ``amounts``), each remembered while its memo has room.
+
+        ``None`` when one of them is bad: the node's other amounts are then
+        added without it, as its error says.
+        """
+        names, texts = self.layout_names[number], list(raw.values())
+        j = -1
+        for _ in range(amounts.count(None)):
+            j = amounts.index(None, j + 1)
+            text = texts[j]
+            try:
+                millis = resource_millis(names[j], text) if type(text) is str else -1
+            except QuantityError:
+                millis = -1
+            if millis < 0:  # not a quantity string, or a bad one: read in full, with its error
+                amounts[j] = self.quantity(names[j], text, i)
+                continue
+            memo = memos[j]
+            if len(memo) < _MEMO_SIZE:
+                memo[text] = millis
+            amounts[j] = millis
+        if None in amounts:
+            self.add_amounts({n: m for n, m in zip(names, amounts, strict=True) if m is not None}, raw)
+            return None
+        return amounts
 
     def entries(self, raw: Mapping[Any, Any], i: int) -> dict[str, int]:
         """``status.allocatable`` read entry by entry, as ``{resource: millis}``."""
@@ -205,7 +233,9 @@ class _Reader:
         if millis is None:
             where = key_below(path_below(self.section, i, "status", "allocatable"), name)
             return read_quantity(str(name), text, where, self.errors)
-        self.memos.setdefault(name, {})[text] = millis
+        memo = self.memos.setdefault(name, {})
+        if len(memo) < _MEMO_SIZE:
+            memo[text] = millis
         return millis
 
     def read_taints(self, raw: Any, i: int) -> tuple[Taint, ...]:
