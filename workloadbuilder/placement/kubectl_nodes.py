@@ -164,17 +164,15 @@ class _Reader:
         except TypeError:  # a value that no memo can hold: not a quantity string
             self.add_amounts(self.entries(raw, i), raw)
             return
-        if None in amounts:
-            amounts = self.fill(number, memos, amounts, raw, i)
-            if amounts is None:
-                return
+        if None in amounts and self.fill(number, memos, amounts, raw, i) is None:
+            return
         self.shapes.append(number)
         self.amounts.append(amounts)
 
     def fill(
-        self, number: int, memos: tuple[dict[str, int], ...], amounts: list[Any], raw: dict[Any, Any], i: int
+        self, number: int, memos: tuple[dict[str, int], ...], amounts: list[Any], raw: Mapping[Any, Any], i: int
     ) -> list[Any] | None:
-        """Read the quantity strings no memo knew (``None`` in ``amounts``), each remembered while its memo has room.
+        """Read in place the quantity strings no memo knew (``None`` in ``amounts``), remembered while a memo has room.
 
         ``None`` when one of them is bad: the node's other amounts are then
         added without it, as its error says.
