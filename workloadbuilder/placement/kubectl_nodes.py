@@ -119,7 +119,7 @@ class _Reader:
                 pass
         self.labels.append(labels if labels is not None else self.read_labels(raw_labels, i))
         self.read_allocatable(allocatable, i)
-        self.names.append(_intern(name))
+        self.names.append(name if type(name) is str else str(name))
         self.schedulable.append(not spec.get("unschedulable"))
         self.taints.append(taints)
         ready = _ready(status.get("conditions"))
