@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
+import pytest
 from placement_helpers import checked
 
-from workloadbuilder.placement import Cluster, PlacementRequest, place
+from workloadbuilder.placement import Cluster, PlacementRequest, PodList, PodPlacement, place
 
 
 def test_to_dict_shape(kep_cluster: Cluster, kep_request: PlacementRequest) -> None:
@@ -55,3 +57,51 @@ def test_same_input_same_bytes(kep_request: PlacementRequest) -> None:
     cluster = Cluster.generate(512, seed=11)
     outputs = {place(kep_request, cluster, strategy=strategy).to_json() for strategy in ("kube-scheduler",) * 3}
     assert len(outputs) == 1
+
+
+def _lazy() -> PodList:
+    return PodList(names=["w-0", "w-1", "w-2"], nodes=[2, 0, 2], node_names=["a", "b", "c"])
+
+
+BUILT = [PodPlacement("w-0", "c"), PodPlacement("w-1", "a"), PodPlacement("w-2", "c")]
+
+
+def _set_second(pods: PodList) -> object:
+    pods[1] = PodPlacement("x", "b")
+    return pods.to_dicts()
+
+
+POD_LIST_READS = [
+    ("len, unbuilt", len, 3),
+    (
+        "to_dicts, unbuilt",
+        PodList.to_dicts,
+        [{"name": "w-0", "node": "c"}, {"name": "w-1", "node": "a"}, {"name": "w-2", "node": "c"}],
+    ),
+    ("equal to the list", lambda pods: pods == BUILT, True),
+    ("the list equal to it", lambda pods: BUILT == pods, True),
+    ("equal to another order", lambda pods: pods == BUILT[::-1], False),
+    ("index", lambda pods: pods[-1], PodPlacement("w-2", "c")),
+    ("slice", lambda pods: pods[:1], [PodPlacement("w-0", "c")]),
+    ("iterated", lambda pods: [pod.node for pod in pods], ["c", "a", "c"]),
+    (
+        "set, then to_dicts",
+        _set_second,
+        [{"name": "w-0", "node": "c"}, {"name": "x", "node": "b"}, {"name": "w-2", "node": "c"}],
+    ),
+    ("appended", lambda pods: (pods.append(PodPlacement("y", "a")), len(pods))[1], 4),
+    ("deleted", lambda pods: (pods.__delitem__(0), [pod.name for pod in pods])[1], ["w-1", "w-2"]),
+    ("repr", repr, repr(BUILT)),
+]
+
+
+@pytest.mark.parametrize(("read", "expected"), [c[1:] for c in POD_LIST_READS], ids=[c[0] for c in POD_LIST_READS])
+def test_pod_list_reads_as_the_list_it_builds(read: Callable[[PodList], object], expected: object) -> None:
+    assert read(_lazy()) == expected
+    assert read(PodList(BUILT)) == expected  # the same on a list of records given whole
+
+
+def test_a_placed_group_has_a_pod_list(kep_cluster: Cluster, kep_request: PlacementRequest) -> None:
+    pods = place(kep_request, kep_cluster).group("pg-1").pods
+    assert isinstance(pods, PodList)
+    assert pods == [PodPlacement(f"pg-1-{i}", "b1") for i in range(5)]

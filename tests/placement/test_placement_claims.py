@@ -186,3 +186,18 @@ def test_shared_claims_keep_one_allocation_the_search_can_use(
     assert found.feasible
     assert where(found) == placed
     assert {g.name: c.devices for g in found.groups for c in g.claims} == devices
+
+
+def test_a_node_that_scores_zero_still_takes_the_first_pod() -> None:
+    """CPU and memory all given out: a pod asking for neither scores 0 on every node, and still fits on n2."""
+    full = {"cpu": "64", "memory": "256Gi"}
+    cl = cluster(
+        node("n1", 0, rack="r1", used=full),
+        node("n2", 2, rack="r1", used=full),
+        devicePools=[{"name": "r1-nics", "deviceClass": "rdma", "count": 2, "domain": {RACK: "r1"}}],
+    )
+    req = request(
+        [pod_group("w", 2, key=RACK, claims=NICS)], {"w": (2, GPU)}, {"rdma-pair": {"deviceClass": "rdma", "count": 2}}
+    )
+    answer = checked(req, cl, place(req, cl))
+    assert where(answer) == {"w": ({"rack": "r1"}, ["n2", "n2"])}

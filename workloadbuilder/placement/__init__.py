@@ -16,7 +16,7 @@ engine reads compiled and runtime objects only, never the ``WorkloadItem``
 tree; see docs/placement.md.
 """
 
-from workloadbuilder.placement.answer import ClaimPlacement, GroupPlacement, Placement, PodPlacement, Victim
+from workloadbuilder.placement.answer import ClaimPlacement, GroupPlacement, Placement, PodList, PodPlacement, Victim
 from workloadbuilder.placement.cluster import Cluster, DevicePool, Domain, RunningGroup, RunningPod
 from workloadbuilder.placement.complete import DEFAULT_TIMEOUT
 from workloadbuilder.placement.constraints import PodConstraints, Taint, Toleration
@@ -40,6 +40,7 @@ __all__ = [
     "GroupPlacement",
     "GroupRequest",
     "Placement",
+    "PodList",
     "PlacementRequest",
     "PodConstraints",
     "PodPlacement",

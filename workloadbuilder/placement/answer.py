@@ -25,12 +25,13 @@ A group that was not placed has empty ``domains``, ``pods`` and ``claims``.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator, MutableSequence, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from workloadbuilder.placement.explanation import RootExplanation
 
-__all__ = ["ClaimPlacement", "GroupPlacement", "Placement", "PodPlacement", "Victim"]
+__all__ = ["ClaimPlacement", "GroupPlacement", "Placement", "PodList", "PodPlacement", "Victim"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,86 @@ class PodPlacement:
     def to_dict(self) -> dict[str, str]:
         """This pod's part of ``Placement.to_dict()``: ``{"name", "node"}``."""
         return {"name": self.name, "node": self.node}
+
+
+class PodList(MutableSequence[PodPlacement]):
+    """A group's placed pods: a list of ``PodPlacement`` that is built when first read.
+
+    ``place`` answers with the pods' names and node indices; a caller that
+    only asks whether the gang fits, or how many pods were placed
+    (``len``), never pays for thousands of records. Reading, changing or
+    comparing it (with any sequence of ``PodPlacement``) builds the records once.
+    """
+
+    __slots__ = ("_items", "_source")
+
+    def __init__(
+        self,
+        pods: Iterable[PodPlacement] = (),
+        *,
+        names: Sequence[str] = (),
+        nodes: Sequence[int] = (),
+        node_names: Sequence[str] = (),
+    ) -> None:
+        """The pods given, or (lazily) pod ``names[k]`` on node ``node_names[nodes[k]]`` for each k."""
+        self._items: list[PodPlacement] | None = list(pods) if not nodes else None
+        self._source = (names, nodes, node_names) if nodes else None
+
+    def _list(self) -> list[PodPlacement]:
+        if self._items is None:
+            assert self._source is not None
+            names, nodes, node_names = self._source
+            self._items = [PodPlacement(names[k], node_names[i]) for k, i in enumerate(nodes)]
+            self._source = None
+        return self._items
+
+    def __len__(self) -> int:
+        return len(self._source[1]) if self._source is not None else len(self._list())
+
+    @overload
+    def __getitem__(self, index: int) -> PodPlacement: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[PodPlacement]: ...
+
+    def __getitem__(self, index: int | slice) -> PodPlacement | list[PodPlacement]:
+        return self._list()[index]
+
+    @overload
+    def __setitem__(self, index: int, value: PodPlacement) -> None: ...
+
+    @overload
+    def __setitem__(self, index: slice, value: Iterable[PodPlacement]) -> None: ...
+
+    def __setitem__(self, index: int | slice, value: Any) -> None:
+        self._list()[index] = value
+
+    def __delitem__(self, index: int | slice) -> None:
+        del self._list()[index]
+
+    def insert(self, index: int, value: PodPlacement) -> None:
+        """Insert ``value`` before ``index``, as ``list.insert``."""
+        self._list().insert(index, value)
+
+    def __iter__(self) -> Iterator[PodPlacement]:
+        return iter(self._list())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (PodList, list, tuple)):
+            return self._list() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as a list
+
+    def __repr__(self) -> str:
+        return repr(self._list())
+
+    def to_dicts(self) -> list[dict[str, str]]:
+        """Each pod's ``to_dict()``, without building the records when they were not read."""
+        if self._source is not None:
+            names, nodes, node_names = self._source
+            return [{"name": names[k], "node": node_names[i]} for k, i in enumerate(nodes)]
+        return [pod.to_dict() for pod in self._list()]
 
 
 @dataclass(frozen=True)
@@ -67,7 +148,8 @@ class GroupPlacement:
     parent: str | None
     required: int
     domains: dict[str, str] = field(default_factory=dict)
-    pods: list[PodPlacement] = field(default_factory=list)
+    pods: MutableSequence[PodPlacement] = field(default_factory=PodList)
+    """The placed pods (a ``PodList``, built when first read)."""
     claims: list[ClaimPlacement] = field(default_factory=list)
     capacity_left: dict[str, str] = field(default_factory=dict)
 
@@ -79,7 +161,7 @@ class GroupPlacement:
             "template": self.template,
             "parent": self.parent,
             "domains": dict(self.domains),
-            "pods": [pod.to_dict() for pod in self.pods],
+            "pods": self.pods.to_dicts() if isinstance(self.pods, PodList) else [pod.to_dict() for pod in self.pods],
             "required": self.required,
             "claims": [claim.to_dict() for claim in self.claims],
             "capacityLeft": dict(self.capacity_left),

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["FIT_CAP", "IntArray", "exact", "exact_sum", "group_sums", "headroom", "plus"]
+__all__ = ["FIT_CAP", "INT64_SAFE", "IntArray", "exact", "exact_sum", "group_sums", "headroom", "plus"]
 
 IntArray = npt.NDArray[Any]
 """An ``int64`` or ``object`` array of exact integers."""
@@ -24,7 +24,8 @@ IntArray = npt.NDArray[Any]
 FIT_CAP = 2**31
 """The most pods of one shape a node is counted to hold (a node's pod limit is far lower)."""
 
-_SAFE = 2**62
+INT64_SAFE = 2**62
+"""Magnitudes below this leave room in ``int64`` for adding two of them."""
 
 
 def headroom(values: IntArray | Sequence[int], factor: int = 1) -> bool:
@@ -33,8 +34,8 @@ def headroom(values: IntArray | Sequence[int], factor: int = 1) -> bool:
         return True
     array = np.asarray(values)
     if array.dtype == object:
-        return bool(max(abs(int(v)) for v in array.flat) * factor < _SAFE)
-    return bool(int(np.abs(array).max()) * factor < _SAFE // 2)
+        return bool(max(abs(int(v)) for v in array.flat) * factor < INT64_SAFE)
+    return bool(int(np.abs(array).max()) * factor < INT64_SAFE // 2)
 
 
 def exact(values: IntArray | Sequence[int], factor: int = 1) -> IntArray:
@@ -48,7 +49,7 @@ def exact(values: IntArray | Sequence[int], factor: int = 1) -> IntArray:
 
 def plus(values: IntArray, amount: int) -> IntArray:
     """``values + amount``, exactly (in Python integers when ``int64`` could overflow)."""
-    if values.dtype != object and abs(amount) < _SAFE // 2 and headroom(values):
+    if values.dtype != object and abs(amount) < INT64_SAFE // 2 and headroom(values):
         return values + amount
     return np.array([int(v) + amount for v in values], dtype=object)
 
@@ -67,18 +68,26 @@ def exact_sum(values: IntArray) -> int:
 
 
 def group_sums(
-    codes: npt.NDArray[np.int64], values: IntArray | Sequence[int], groups: int, bound: int | None = None
+    codes: npt.NDArray[np.int64],
+    values: IntArray | Sequence[int],
+    groups: int,
+    bound: int | None = None,
+    complete: bool = False,
 ) -> IntArray:
     """``values`` added up per code (``0 <= code < groups``; negative codes belong to no group), exactly.
 
     Float weights are exact while every partial sum stays below 2**53, so
     each ``int64`` value is added as its high and low 32 bits; sums past
     2**62 come back as Python integers. ``bound``, when given, is a bound on
-    every value's magnitude (small values are added in one pass).
+    every value's magnitude (small values are added in one pass);
+    ``complete`` says that no code is negative.
     """
-    member = codes >= 0
-    keys = codes[member]
-    column = np.asarray(values)[member]
+    if complete:
+        keys, column = codes, np.asarray(values)
+    else:
+        member = codes >= 0
+        keys = codes[member]
+        column = np.asarray(values)[member]
     if column.dtype != object:
         if bound is not None and bound * len(column) < 2**52:
             return np.bincount(keys, weights=column, minlength=groups).astype(np.int64)

@@ -143,7 +143,9 @@ def pools_reaching(cluster: Cluster, device_class: str, i: int) -> list[DevicePo
     return _index(cluster).reaching(cluster, device_class, i)
 
 
-def domain_supply(snap: Snapshot, claims: Sequence[ClaimRef], domains: Sequence[Domain]) -> list[bool] | None:
+def domain_supply(
+    snap: Snapshot, claims: Sequence[ClaimRef], domains: Sequence[Domain]
+) -> npt.NDArray[np.bool_] | None:
     """Whether first fit allocates every one of ``claims`` in turn at any node of each domain (one key's domains).
 
     Answered without trying a node when every pool of the claims' device
@@ -179,8 +181,7 @@ def domain_supply(snap: Snapshot, claims: Sequence[ClaimRef], domains: Sequence[
             for (value, _), amount in zip(shared.by_value, free.tolist(), strict=True):
                 per_value[value] = per_value.get(value, 0) + amount
             ok &= np.array([base + per_value.get(d.value or "", 0) >= need for d in domains], dtype=np.bool_)
-    supplied: list[bool] = ok.tolist()
-    return supplied
+    return ok
 
 
 def first_fit(

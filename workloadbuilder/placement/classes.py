@@ -83,13 +83,13 @@ def node_classes(
     one_shape = distinct[0] if len(distinct) == 1 else None
     cached: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
     classes: dict[tuple[object, ...], NodeClass] = {}
-    names, vector_of, delta = cluster.names, cluster.vector_of, snap.delta
+    names, vector_of, changed = cluster.names, cluster.vector_of, snap.is_changed
     masks = [shape.allowed for shape in distinct]
     for i in nodes:
-        entry = cached.get(vector_of[i]) if i not in delta else None
+        entry = cached.get(vector_of[i]) if not changed(i) else None
         if entry is None:
             entry = _capacity(snap.free(i), cap, distinct, one_shape, pods)
-            if i not in delta:
+            if not changed(i):
                 cached[vector_of[i]] = entry
         free, fits = entry
         if any(mask is not None and not mask[i] for mask in masks):

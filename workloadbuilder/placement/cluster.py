@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from workloadbuilder.placement import generate, ingest
-from workloadbuilder.placement.arrays import IntArray, exact, group_sums
+from workloadbuilder.placement.arrays import IntArray, exact, exact_sum, group_sums
 from workloadbuilder.placement.collector import quiet_gc
 from workloadbuilder.placement.constraints import AffinityTerm, HostPort, PodConstraints, Taint
 from workloadbuilder.placement.disruption import DisruptionBudget
@@ -128,7 +128,8 @@ class DomainSet:
     ``alloc_columns`` / ``used_columns`` hold, per scored resource, the
     domains' summed allocatable and used amounts as exact arrays
     (``arrays.exact``); ``alloc_sums`` / ``used_sums`` are the same per
-    domain as tuples of Python integers.
+    domain as tuples of Python integers. ``complete`` says whether every
+    node of the cluster is in one of the domains.
     """
 
     __slots__ = (
@@ -137,6 +138,7 @@ class DomainSet:
         "alloc_columns",
         "alloc_sums",
         "codes",
+        "complete",
         "domains",
         "uid",
         "used_columns",
@@ -154,6 +156,7 @@ class DomainSet:
             domain.position = position
             codes[domain.node_array] = position
         self.codes = codes
+        self.complete = bool((codes >= 0).all())  # every node is in one of the domains
         count = len(domains)
         self.alloc_columns = [group_sums(codes, cluster.allocatable_array(r), count) for r in cluster.score_index]
         self.used_columns = [group_sums(codes, cluster.used_array(r), count) for r in cluster.score_index]
@@ -271,8 +274,12 @@ class Cluster:
         self.vectors: list[tuple[int, ...]] = []
         self._free_columns: list[IntArray] | None = None
         self._node_columns: dict[tuple[str, int], IntArray] = {}
+        self._free_sums: dict[int, tuple[int, ...]] = {}
+        self._ranges: dict[tuple[str, int], tuple[int, int]] = {}
         self.vector_of: list[int] = self._intern_free_vectors()
         self.vector_index = np.asarray(self.vector_of, dtype=np.int64)
+        self.vector_per_node = bool((self.vector_index == np.arange(len(self.vector_of))).all())
+        """Whether node ``i``'s free vector is vector ``i`` (every node's free capacity differs)."""
         self.root = Domain(None, None, list(range(len(names))), next(self._uids))
         DomainSet(self, [self.root], next(self._uids))
         self._keys: dict[str, _KeyIndex] = {}
@@ -569,9 +576,34 @@ class Cluster:
             self._free_columns = [exact(list(column)) for column in rows]
         return self._free_columns
 
+    def free_sum(self, domain: Domain) -> tuple[int, ...]:
+        """``domain``'s free capacity per resource, added over its nodes (a node's debt counts as 0); kept."""
+        sums = self._free_sums.get(domain.uid)
+        if sums is None:
+            vectors = self.vector_index[domain.node_array]
+            sums = tuple(exact_sum(np.maximum(column[vectors], 0)) for column in self.free_columns())
+            self._free_sums[domain.uid] = sums
+        return sums
+
     def allocatable_array(self, r: int) -> IntArray:
         """``allocatable[r]`` as an exact array over the nodes."""
         return self._node_column("allocatable", r, self.allocatable)
+
+    def allocatable_range(self, r: int) -> tuple[int, int]:
+        """The least and the greatest of ``allocatable[r]`` over the nodes (``(1, 1)`` without nodes); kept."""
+        return self._range("allocatable", r, self.allocatable_array)
+
+    def free_range(self, r: int) -> tuple[int, int]:
+        """The least and the greatest free amount of resource ``r`` over the free vectors (``(0, 0)`` without); kept."""
+        return self._range("free", r, self.free_columns().__getitem__)
+
+    def _range(self, name: str, r: int, column_of: Callable[[int], IntArray]) -> tuple[int, int]:
+        known = self._ranges.get((name, r))
+        if known is None:
+            column = column_of(r)
+            empty = (1, 1) if name == "allocatable" else (0, 0)
+            known = self._ranges[(name, r)] = (int(column.min()), int(column.max())) if len(column) else empty
+        return known
 
     def used_array(self, r: int) -> IntArray:
         """``used[r]`` as an exact array over the nodes."""

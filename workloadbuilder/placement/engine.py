@@ -16,7 +16,7 @@ from typing import Any
 
 from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.field import ErrorList
-from workloadbuilder.placement.answer import ClaimPlacement, GroupPlacement, Placement, PodPlacement, Victim
+from workloadbuilder.placement.answer import ClaimPlacement, GroupPlacement, Placement, PodList, PodPlacement, Victim
 from workloadbuilder.placement.cluster import Cluster, Domain
 from workloadbuilder.placement.collector import quiet_gc
 from workloadbuilder.placement.complete import DEFAULT_TIMEOUT, Complete
@@ -185,7 +185,7 @@ def _answer(
             if result is not None:
                 placement.domains = dict(result.domains)
                 names = result.names if result.names is not None else group.pod_names
-                placement.pods = [PodPlacement(names[k], cluster.names[i]) for k, i in enumerate(result.nodes)]
+                placement.pods = PodList(names=names, nodes=result.nodes, node_names=cluster.names)
                 placement.claims = [
                     ClaimPlacement(name, allocation.devices) for name, allocation in sorted(result.claims.items())
                 ]

@@ -15,11 +15,13 @@ Faithful to the workload scheduling cycle (KEP-4671, KEP-5732, KEP-6012):
   the tightest fit (``MostAllocated`` over the domain); upstream breaks the
   remaining ties at random, this simulation takes the smallest label value.
 
-Two shortcuts keep the result identical while skipping work: a domain's
+Three shortcuts keep the result identical while skipping work: a domain's
 fit for one pod shape is read from the cluster index instead of placing
-pods one by one (for one shape the count does not depend on the order),
-and a composite candidate whose capacity bound cannot beat the best
-candidate so far is not simulated.
+pods one by one (for one shape the count does not depend on the order); a
+composite candidate whose capacity bound cannot beat the best candidate so
+far is not simulated; and sibling PodGroups of one shape that take their
+parent's domain are placed in one pass, their pods handed out in order,
+while each gets its ``minCount``.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from workloadbuilder.placement.scoring import (
     most_allocated,
     most_allocated_many,
     node_scores,
+    prefers,
     rank_keys,
 )
 from workloadbuilder.placement.snapshot import Allocation, Shape, Snapshot
@@ -131,32 +134,38 @@ class KubeScheduler:
             return self._mixed(group, scope, domains, trace)
         snap, shape, need = self.snap, self.shape(group), needed(group)
         candidates = self.candidates(group, scope)
-        if group.claims:
-            counts = []
-            claim_fits = self._claim_fits(group, shape, candidates, trace)
-            for domain, (placed, note) in zip(candidates, claim_fits, strict=True):
-                trace.record_fit(domain, placed, note)
-                counts.append(placed)
-            placed_in = np.asarray(counts, dtype=np.int64)
+        claims: dict[str, Allocation] = {}
+        if not group.claims and len(candidates) == 1:
+            # One candidate: placing its pods costs what counting them would (the count is the same).
+            domain, mark = candidates[0], snap.mark()
+            nodes = assign_pods(snap, shape, domain.node_array, group.count)
+            trace.record_fits(candidates, [len(nodes)])
+            if len(nodes) < need:
+                snap.revert(mark)
+                return Outcome(False)
         else:
-            placed_in = np.minimum(snap.fits_in(shape, candidates), group.count)
-            trace.record_fits(candidates, placed_in)
-        top = int(placed_in.max(initial=-1))
-        if top < need:
-            return Outcome(False)
-        winners = np.flatnonzero(placed_in == top)
-        domain = candidates[int(winners[0])]
-        if len(winners) > 1:
-            tied = candidates if len(winners) == len(candidates) else [candidates[k] for k in winners.tolist()]
-            requested = [plus(column, top * q) for column, q in zip(snap.used_sums(tied), shape.score_request)]
-            scores = most_allocated_many(requested, alloc_sums(tied))
-            domain = tied[int(np.argmax(scores))]
+            if group.claims:
+                placed_in, notes = self._claim_fits(group, shape, candidates, trace)
+                trace.record_fits(candidates, placed_in, notes)
+            else:
+                placed_in = np.minimum(snap.fits_in(shape, candidates), group.count)
+                trace.record_fits(candidates, placed_in)
+            top = int(placed_in.max(initial=-1))
+            if top < need:
+                return Outcome(False)
+            winners = np.flatnonzero(placed_in == top)
+            domain = candidates[int(winners[0])]
+            if len(winners) > 1:
+                tied = candidates if len(winners) == len(candidates) else [candidates[k] for k in winners.tolist()]
+                requested = [plus(column, top * q) for column, q in zip(snap.used_sums(tied), shape.score_request)]
+                scores = most_allocated_many(requested, alloc_sums(tied))
+                domain = tied[int(np.argmax(scores))]
+            if group.claims:
+                per_pod, claims, _ = self._assign_sets(group, domain)
+                nodes = [node for node in per_pod if node is not None]
+            else:
+                nodes = assign_pods(snap, shape, domain.node_array, group.count)
         trace.chosen = domain
-        if group.claims:
-            per_pod, claims, _ = self._assign_sets(group, domain)
-            nodes = [node for node in per_pod if node is not None]
-        else:
-            nodes, claims = assign_pods(snap, shape, domain.node_array, group.count), {}
         own = dict(domains)
         if group.topology_key is not None:
             own[group.topology_key] = domain.value or ""
@@ -238,69 +247,84 @@ class KubeScheduler:
 
     def _claim_fits(
         self, group: GroupRequest, shape: Shape, candidates: list[Domain], trace: GroupTrace
-    ) -> list[tuple[int, str]]:
-        """(pods placed, note) of a claim-holding PodGroup in each candidate, as ``_assign_sets`` would place them.
+    ) -> tuple[IntArray, list[str] | None]:
+        """Pods placed per candidate of a claim-holding PodGroup, as ``_assign_sets`` would place them, and notes.
 
-        Nothing is assumed. The claims still to allocate go to the first pod's
-        node (the best-scoring one that fits it and where first fit finds
-        every claim's devices); the other pods fit on the candidate's nodes
-        that reach every allocated device. Every candidate's nodes are read
-        in one pass: their fits and scores; where every pool is everyone's or
-        a whole candidate's (``claims.domain_supply``) no node is tried, and
-        otherwise only the first pod's node, one candidate at a time. ``trace.claim_devices`` records,
-        per candidate short of ``minCount``, the devices its claims held or took.
+        The notes are one per candidate, or ``None`` when every one is empty.
+        Nothing is assumed. The claims still to allocate go to the first
+        pod's node (the best-scoring one that fits it and where first fit
+        finds every claim's devices); the other pods fit on the candidate's
+        nodes that reach every allocated device. Where every pool is
+        everyone's or a whole candidate's (``claims.domain_supply``), the
+        counts are read from the candidates' fits and device supply, and no
+        node is tried nor scored; otherwise every candidate's nodes are
+        scored in one pass and only the first pod's node is tried, one
+        candidate at a time. ``trace.claim_devices`` records, per candidate
+        short of ``minCount``, the devices its claims held or took.
         """
-        snap, cluster = self.snap, self.cluster
+        snap, cluster, need = self.snap, self.cluster, needed(group)
         if not candidates:
-            return []
+            return np.zeros(0, dtype=np.int64), None
         allocations = [snap.allocations[ref.identity] for ref in group.claims if ref.identity in snap.allocations]
         held = [name for allocation in allocations for name, _ in allocation.devices]
         pending = [ref for ref in group.claims if ref.identity not in snap.allocations]
         family = candidates[0].family
         assert family is not None
         nodes, offsets = family.members(candidates)
-        owner = np.repeat(np.arange(len(candidates)), np.diff(offsets))
-        fits = snap.node_fits_now(shape, nodes)
-        if held:
-            fits = np.where(reach_mask(cluster, held, nodes), fits, 0)
-        rooms = group_sums(owner, fits, len(candidates)).tolist()
+        fits = self._reachable_fits(shape, nodes, held) if held else None
+        if fits is not None:
+            rooms = group_sums(np.repeat(np.arange(len(candidates)), np.diff(offsets)), fits, len(candidates))
+        else:
+            rooms = snap.fits_in(shape, candidates)
         had = {ref.name: snap.allocations[ref.identity].devices for ref in group.claims if ref not in pending}
         if not pending or group.count <= 0:
-            out = [(min(group.count, room), "") for room in rooms]
-            trace.claim_devices.update((d.uid, (had, {})) for d, (n, _) in zip(candidates, out) if n < needed(group))
-            return out
-        keys = _rank_keys(snap, shape, nodes, fits)
-        best = np.maximum.reduceat(keys, offsets[:-1]).tolist()
+            placed = np.minimum(group.count, rooms)
+            trace.claim_devices.update((candidates[k].uid, (had, {})) for k in np.flatnonzero(placed < need).tolist())
+            return placed, None
         supplied = domain_supply(snap, pending, candidates)
-        out = []
+        if supplied is not None:
+            # Every node of a domain reaches the same pools, and they reach all of it; the first pod takes a place.
+            ok = supplied & (rooms > 0)
+            placed = np.where(ok, 1 + np.minimum(group.count - 1, rooms - 1), 0)
+            for k in np.flatnonzero(ok & (placed < need)).tolist():
+                segment = nodes[offsets[k] : offsets[k + 1]]
+                best = int(_rank_keys(snap, shape, segment, self._reachable_fits(shape, segment, held)).max())
+                taken = first_fit_all(snap, pending, key_node(best, len(cluster)))
+                trace.claim_devices[candidates[k].uid] = (had, taken or {})
+            return placed, None if ok.all() else np.where(ok, "", CANNOT_ALLOCATE).tolist()
+        if fits is None:
+            fits = self._reachable_fits(shape, nodes, held)
+        keys = _rank_keys(snap, shape, nodes, fits)
+        tops = np.maximum.reduceat(keys, offsets[:-1]).tolist()
+        counts, notes = [], []
         for k, domain in enumerate(candidates):
-            if best[k] < 0 or (supplied is not None and not supplied[k]):
-                out.append((0, CANNOT_ALLOCATE))
-                continue
-            if supplied is not None:
-                # Every node of the domain reaches the same pools, and they reach all of it.
-                out.append((1 + min(group.count - 1, rooms[k] - 1), ""))
-                if out[-1][0] < needed(group):
-                    taken = first_fit_all(snap, pending, key_node(best[k], len(cluster)))
-                    trace.claim_devices[domain.uid] = (had, taken or {})
-                continue
-            segment = slice(offsets[k], offsets[k + 1])
-            devices = first_fit_all(snap, pending, key_node(best[k], len(cluster)))
-            if devices is None:
-                devices = self._first_node(pending, nodes[segment], keys[segment])[1]
+            devices = None
+            if tops[k] >= 0:
+                devices = first_fit_all(snap, pending, key_node(tops[k], len(cluster)))
                 if devices is None:
-                    out.append((0, CANNOT_ALLOCATE))
-                    continue
+                    segment = slice(offsets[k], offsets[k + 1])
+                    devices = self._first_node(pending, nodes[segment], keys[segment])[1]
+            if devices is None:
+                counts.append(0)
+                notes.append(CANNOT_ALLOCATE)
+                continue
             pools = {pool for taken in devices.values() for pool, _ in taken}
             if covers(cluster, pools, domain):
-                room = rooms[k]
+                room = int(rooms[k])
             else:
+                segment = slice(offsets[k], offsets[k + 1])
                 room = int(fits[segment][reach_mask(cluster, pools, nodes[segment])].sum())
             # The first pod takes one of its node's places.
-            out.append((1 + min(group.count - 1, room - 1), ""))
-            if out[-1][0] < needed(group):
+            counts.append(1 + min(group.count - 1, room - 1))
+            notes.append("")
+            if counts[-1] < need:
                 trace.claim_devices[domain.uid] = (had, devices)
-        return out
+        return np.asarray(counts, dtype=np.int64), notes
+
+    def _reachable_fits(self, shape: Shape, nodes: npt.NDArray[np.int64], pools: list[str]) -> IntArray:
+        """Pods of ``shape`` that fit on each of ``nodes`` now, 0 where a device of ``pools`` does not reach."""
+        fits = self.snap.node_fits_now(shape, nodes)
+        return np.where(reach_mask(self.cluster, pools, nodes), fits, 0) if pools else fits
 
     def _first_node(
         self, pending: list[ClaimRef], nodes: npt.NDArray[np.int64], keys: npt.NDArray[np.int64]
@@ -338,11 +362,15 @@ class KubeScheduler:
         ranked = eligible[np.lexsort((eligible, -tightness[eligible], -bounds[eligible]))]
         order = [((int(bounds[k]), int(tightness[k])), k, candidates[k]) for k in ranked.tolist()]
         best: _Best | None = None
+        kept = False  # whether the snapshot holds the best candidate's simulation (kept until another is tried)
+        mark = snap.mark()
         for bound_key, index, domain in order:
             if best is not None and (bound_key, -index) <= (best.key, -best.index):
                 break
+            if kept:
+                snap.revert(mark)
+                kept = False
             before = snap.used_sum(domain)
-            mark = snap.mark()
             outcome, candidate = self._children(group, domain, domains, need)
             trace.candidates.append(candidate)
             if outcome.success:
@@ -350,10 +378,13 @@ class KubeScheduler:
                 key = (outcome.placed, most_allocated(requested, domain.alloc_sum))
                 if best is None or (key, -index) > (best.key, -best.index):
                     best = _Best(key, index, domain, snap.ops_since(mark), outcome)
+                    kept = True
+                    continue
             snap.revert(mark)
         if best is None:
             return Outcome(False)
-        snap.replay(best.ops)
+        if not kept:
+            snap.replay(best.ops)
         trace.chosen = best.domain
         return best.outcome
 
@@ -368,22 +399,85 @@ class KubeScheduler:
         candidate = CandidateTrace(domain, 0, False)
         satisfied, remaining = 0, len(group.children)
         request = list(outcome.score_request)
-        for child in group.children:
-            child_trace = GroupTrace(child, domain)
-            candidate.children.append(child_trace)
-            result = self.place(child, domain, own, child_trace)
-            remaining -= 1
-            if result.success:
-                satisfied += 1
-                outcome.placed += result.placed
-                outcome.results.update(result.results)
-                request = [a + b for a, b in zip(request, result.score_request)]
+        children = group.children
+        k = 0
+        while k < len(children):
+            run = self._run(children, k)
+            traces = [GroupTrace(child, domain) for child in run]
+            results = self._place_run(run, domain, own, traces) if len(run) > 1 else None
+            if results is None:  # one child, or a run that must be placed child by child
+                run, traces = run[:1], traces[:1]
+                results = [self.place(run[0], domain, own, traces[0])]
+            k += len(run)
+            candidate.children += traces
+            for result in results:
+                remaining -= 1
+                if result.success:
+                    satisfied += 1
+                    outcome.placed += result.placed
+                    outcome.results.update(result.results)
+                    request = [a + b for a, b in zip(request, result.score_request)]
             if satisfied + remaining < need:
                 break
         outcome.success = candidate.success = satisfied >= need
         outcome.score_request = tuple(request)
         candidate.placed = satisfied
         return outcome, candidate
+
+    def _run(self, children: list[GroupRequest], k: int) -> list[GroupRequest]:
+        """``children[k]`` and the siblings right after it that ``_place_run`` may place together with it.
+
+        Those are PodGroups of one shape, without a key of their own (they
+        take the parent's candidate), claims, several shapes or spread
+        constraints, whose shape no preference score tells nodes apart for.
+        """
+        first = children[k]
+        if not self._plain(first):
+            return [first]
+        shape = self.shape(first)
+        if prefers(self.snap, shape):
+            return [first]
+        end = k + 1
+        while end < len(children) and self._plain(children[end]) and self.shape(children[end]) is shape:
+            end += 1
+        return children[k:end]
+
+    @staticmethod
+    def _plain(group: GroupRequest) -> bool:
+        return group.is_leaf and group.topology_key is None and not group.claims and not group.simulated_only
+
+    def _place_run(
+        self, run: list[GroupRequest], domain: Domain, domains: dict[str, str], traces: list[GroupTrace]
+    ) -> list[Outcome] | None:
+        """Place sibling PodGroups of one shape in ``domain`` in one pass: their pods, in order, one heap.
+
+        Placed one after the other, each would take the best nodes left by
+        the ones before, pod by pod: the same as placing all their pods at
+        once and handing them out in order, while every one gets its
+        ``minCount``. When one would not (it would fail, and its pods would
+        be given back to the next), nothing is assumed and ``None`` says to
+        place them one by one.
+        """
+        snap, shape = self.snap, self.shape(run[0])
+        mark = snap.mark()
+        nodes = assign_pods(snap, shape, domain.node_array, sum(group.count for group in run))
+        given = []
+        start = 0
+        for group in run:
+            share = nodes[start : start + group.count]
+            if len(share) < needed(group):
+                snap.revert(mark)
+                return None
+            given.append(share)
+            start += len(share)
+        outcomes = []
+        for group, share, trace in zip(run, given, traces, strict=True):
+            trace.record_fits([domain], [len(share)])
+            trace.chosen = domain
+            score_request = tuple(len(share) * q for q in shape.score_request)
+            result = GroupResult(dict(domains), domain, share, {})
+            outcomes.append(Outcome(True, len(share), {group.name: result}, score_request))
+        return outcomes
 
     def bounds(
         self, group: GroupRequest, candidates: list[Domain], memo: dict[tuple[Any, ...], tuple[IntArray, IntArray]]

@@ -88,21 +88,23 @@ class GroupTrace:
     candidates: list[CandidateTrace] = field(default_factory=list)
     chosen: Domain | None = None
     claim_devices: dict[int, tuple[Mapping[str, Devices], Mapping[str, Devices]]] = field(default_factory=dict)
-    _batches: list[tuple[Sequence[Domain], Sequence[int], str]] = field(default_factory=list, repr=False)
+    _batches: list[tuple[Sequence[Domain], Sequence[int], Sequence[str] | None]] = field(
+        default_factory=list, repr=False
+    )
 
     def record_fit(self, domain: Domain, placed: int, note: str = "") -> None:
         """Record that ``placed`` pods fit in the candidate ``domain``."""
-        self._batches.append(((domain,), (placed,), note))
+        self._batches.append(((domain,), (placed,), (note,)))
 
-    def record_fits(self, domains: Sequence[Domain], placed: Sequence[int]) -> None:
-        """Record how many pods fit in each of the candidate ``domains``."""
-        self._batches.append((domains, placed, ""))
+    def record_fits(self, domains: Sequence[Domain], placed: Sequence[int], notes: Sequence[str] | None = None) -> None:
+        """Record how many pods fit in each of the candidate ``domains`` (and a note on each, when given)."""
+        self._batches.append((domains, placed, notes))
 
     @property
     def fits(self) -> list[tuple[Domain, int, str]]:
         """``(domain, pods that fit, note)`` for every candidate domain, in the order they were tried."""
         return [
-            (domain, int(placed), note)
-            for domains, counts, note in self._batches
-            for domain, placed in zip(domains, counts, strict=True)
+            (domain, int(placed), notes[k] if notes is not None else "")
+            for domains, counts, notes in self._batches
+            for k, (domain, placed) in enumerate(zip(domains, counts, strict=True))
         ]

@@ -49,11 +49,13 @@ from dataclasses import dataclass, field
 from operator import add, sub
 from weakref import WeakKeyDictionary
 
+import numpy as np
+
 from workloadbuilder.placement.cluster import Cluster, RunningGroup, RunningPod
 from workloadbuilder.placement.disruption import DisruptionBudget, split_violating
 from workloadbuilder.placement.outcome import Outcome
 from workloadbuilder.placement.request import GroupRequest
-from workloadbuilder.placement.snapshot import Shape, Snapshot
+from workloadbuilder.placement.snapshot import Block, Shape, Snapshot
 
 __all__ = ["Candidates", "Unit", "Victims", "candidates_below", "preempt", "units_below"]
 
@@ -106,17 +108,16 @@ class Candidates:
     """The units a preemptor may evict: every running unit of lower priority, but those already evicted.
 
     ``units`` are in cluster order, ``ranked`` the same units most important
-    first (``Unit.importance``); ``evictions`` the snapshot changes that
-    evict them all, ``(node, change, 1)`` for ``Snapshot.add_many``: per
-    schedulable node, less their pods' requests there (pods on cordoned
-    nodes stay). The lists are shared with the cluster's index: read them,
+    first (``Unit.importance``); ``evictions`` the snapshot change that
+    evicts them all (``Snapshot.add_block``): per schedulable node, less
+    their pods' requests there (pods on cordoned nodes stay). The lists are shared with the cluster's index: read them,
     do not change them. ``index``, ``start`` and ``skipped`` place the units
     in that index (positions from ``start`` on, but ``skipped``).
     """
 
     units: list[Unit]
     ranked: list[Unit]
-    evictions: list[tuple[int, tuple[int, ...], int]]
+    evictions: Block
     index: _Index = field(repr=False, compare=False)
     start: int = 0
     skipped: frozenset[int] = frozenset()
@@ -177,7 +178,8 @@ class _Index:
             self.frees.append(tuple(per_node.items()))
             for i in unit.nodes:
                 self.on_node.setdefault(i, []).append(p)
-        self._evictions: dict[int, list[tuple[int, tuple[int, ...], int]]] = {}
+        self._evictions: dict[int, Block] = {}
+        self._width = len(cluster.resources)
         self._units: dict[int, list[Unit]] = {}
 
     def below(self, priority: int, gone: set[str]) -> Candidates:
@@ -187,9 +189,7 @@ class _Index:
         evictions = self._evictions.get(start)
         if evictions is None:
             freed = _added(self.frees[p] for p in range(start, end))
-            evictions = self._evictions[start] = [
-                (i, tuple(-amount for amount in vector), 1) for i, vector in freed.items()
-            ]
+            evictions = self._evictions[start] = Block.of(freed, -1, self._width)
         units = self._units.get(start)
         if units is None:
             units = self._units[start] = [
@@ -200,7 +200,7 @@ class _Index:
         if skipped:
             ranked = [unit for p, unit in enumerate(ranked, start) if p not in skipped]
             units = [unit for unit in units if unit.name not in gone]
-            evictions = _without(evictions, (self.frees[p] for p in skipped))
+            evictions = _without(evictions, Block.of(_added(self.frees[p] for p in skipped), 1, self._width))
         return Candidates(units, ranked, evictions, self, start, skipped)
 
 
@@ -249,20 +249,12 @@ def _added(parts: Iterable[Iterable[tuple[int, tuple[int, ...]]]]) -> dict[int, 
     return out
 
 
-def _without(
-    evictions: list[tuple[int, tuple[int, ...], int]], parts: Iterable[Iterable[tuple[int, tuple[int, ...]]]]
-) -> list[tuple[int, tuple[int, ...], int]]:
-    """``evictions`` that no longer free what ``parts`` frees, without the nodes left with nothing to change."""
-    kept = _added(parts)
-    out = []
-    for i, change, n in evictions:
-        vector = kept.get(i)
-        if vector is not None:
-            change = tuple(map(add, change, vector))
-            if not any(change):
-                continue
-        out.append((i, change, n))
-    return out
+def _without(evictions: Block, kept: Block) -> Block:
+    """``evictions`` less what evicting ``kept`` gives back (its nodes are among theirs), nodes left unchanged dropped."""
+    change = evictions.change.copy()
+    change[np.searchsorted(evictions.nodes, kept.nodes)] += kept.change
+    left = (change != 0).any(axis=1)
+    return Block(evictions.nodes[left], change[left])
 
 
 def preempt(
@@ -285,7 +277,7 @@ def preempt(
     if not candidates.units:
         return None
     before = snap.checkpoint()
-    snap.add_many(candidates.evictions)
+    snap.add_block(candidates.evictions)
     mark = snap.mark()
     outcome = place()
     if not outcome.success:
@@ -305,7 +297,7 @@ def preempt(
     # everyone else is back: the state before, less the victims, with the placement
     snap.restore(before)
     if assume:
-        snap.add_many((i, vector, -1) for i, vector in _added(index.frees[p] for p in evicted).items())
+        snap.add_block(Block.of(_added(index.frees[p] for p in evicted), -1, len(snap.cluster.resources)))
         snap.replay(placement)
     return Victims(outcome, victims, [unit for unit in victims if id(unit) in breaking])
 

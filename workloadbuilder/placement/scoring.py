@@ -29,7 +29,7 @@ from workloadbuilder.placement.arrays import IntArray, exact
 from workloadbuilder.placement.cluster import SCORE_RESOURCES
 from workloadbuilder.placement.filters.nodeaffinity import preferred_score
 from workloadbuilder.placement.filters.tainttoleration import intolerable_preferences
-from workloadbuilder.placement.snapshot import Shape, Snapshot
+from workloadbuilder.placement.snapshot import Block, Shape, Snapshot
 from workloadbuilder.placement.spread import SpreadTracker
 
 __all__ = [
@@ -40,12 +40,15 @@ __all__ = [
     "node_score",
     "node_scores",
     "preference_scores",
+    "prefers",
     "rank_keys",
 ]
 
 _MAX_SCORE = 100
 _BLOCK = 8192
-"""How many (node, k-th pod) scores ``_landing_order`` computes in one pass."""
+"""How many (node, k-th pod) scores ``_landing_order`` computes in one pass, at most."""
+_SMALL_BLOCK = 1024
+"""So few (node, k-th pod) scores that computing them all at once beats growing the block."""
 
 
 def most_allocated(requested: Sequence[int], allocatable: Sequence[int]) -> int:
@@ -81,14 +84,14 @@ def node_score(snap: Snapshot, i: int, shape: Shape) -> int:
     """
     cluster = snap.cluster
     cpu, memory = cluster.score_index
-    delta = snap.delta.get(i)
+    change = snap.change_at(i)
     least = weights = 0
     fractions = []
     for r, request in ((cpu, shape.score_request[0]), (memory, shape.score_request[1])):
         alloc = cluster.allocatable[r][i]
         if alloc <= 0:
             continue
-        requested = cluster.used[r][i] + request + (delta[r] if delta is not None else 0)
+        requested = cluster.used[r][i] + request + (change[r] if change is not None else 0)
         least += (alloc - requested) * _MAX_SCORE // alloc if requested <= alloc else 0
         weights += 1
         fractions.append(requested / alloc if requested < alloc else 1.0)
@@ -105,14 +108,16 @@ def rank_keys(scores: IntArray, nodes: IntArray, cluster_size: int) -> IntArray:
 
     This is the order nodes are chosen in (upstream breaks ties at random;
     here the node listed first wins); ``key_node`` reads the node back.
+    Every key of a score of 0 or more is positive, so -1 can mark a node
+    that is no candidate.
     """
-    return scores * (cluster_size + 1) - nodes
+    keys: IntArray = scores * (cluster_size + 1) + (cluster_size - nodes)
+    return keys
 
 
 def key_node(key: int, cluster_size: int) -> int:
     """The node of a ``rank_keys`` key."""
-    width = cluster_size + 1
-    return -(-key // width) * width - key
+    return int(cluster_size - key % (cluster_size + 1))
 
 
 def node_scores(snap: Snapshot, shape: Shape, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
@@ -127,34 +132,77 @@ def node_scores(snap: Snapshot, shape: Shape, nodes: npt.NDArray[np.int64]) -> n
     return scores
 
 
-_ScoreInputs = list[tuple[IntArray, IntArray, int]]
+class _ScoreInputs:
+    """What scoring reads of some nodes, per scored resource: their allocatable and what is given out there now.
+
+    ``columns`` are ``(allocatable, used, resource index)``; the facts the
+    float steps depend on are found once: whether every node offers every
+    scored resource, whether the allocatable amounts are exact as floats,
+    and bounds on the used amounts. A subset of the nodes (``take``) keeps them.
+    """
+
+    __slots__ = ("columns", "exact", "offered", "used_bounds")
+
+    def __init__(
+        self,
+        columns: list[tuple[IntArray, IntArray, int]],
+        facts: tuple[bool, bool, list[tuple[int, int]]] | None = None,
+    ) -> None:
+        self.columns = columns
+        if facts is None:
+            offered = all(_all_positive(alloc) for alloc, _, _ in columns)
+            exact = all(_float_exact(alloc) for alloc, _, _ in columns)
+            bounds = [(int(used.min()), int(used.max())) if len(used) else (0, 0) for _, used, _ in columns]
+            facts = (offered, exact, bounds)
+        self.offered, self.exact, self.used_bounds = facts
+
+    def take(self, order: npt.NDArray[np.int64]) -> _ScoreInputs:
+        """The inputs of the nodes at ``order``."""
+        picked = [(alloc[order], used[order], r) for alloc, used, r in self.columns]
+        return _ScoreInputs(picked, (self.offered, self.exact, self.used_bounds))
+
+    def as_column(self) -> _ScoreInputs:
+        """The same inputs as a column of nodes, to broadcast against a row of pod counts."""
+        picked = [(alloc[:, None], used[:, None], r) for alloc, used, r in self.columns]
+        return _ScoreInputs(picked, (self.offered, self.exact, self.used_bounds))
 
 
 def _score_inputs(snap: Snapshot, nodes: npt.NDArray[np.int64]) -> _ScoreInputs:
-    """Per scored resource: the nodes' allocatable, what is given out there now, and the resource's index."""
+    """The score inputs of ``nodes`` now."""
     cluster = snap.cluster
-    return [(cluster.allocatable_array(r)[nodes], snap.used_at(r, nodes), r) for r in cluster.score_index]
+    columns = [(cluster.allocatable_array(r)[nodes], snap.used_at(r, nodes), r) for r in cluster.score_index]
+    ranges = [cluster.allocatable_range(r) for r in cluster.score_index]
+    if all(0 < low and high < 2**53 for low, high in ranges):
+        # what holds for every node's allocatable holds for these nodes'
+        bounds = [(int(used.min()), int(used.max())) if len(used) else (0, 0) for _, used, _ in columns]
+        return _ScoreInputs(columns, (True, True, bounds))
+    return _ScoreInputs(columns)
 
 
 def _scores_after(
-    shape: Shape, inputs: _ScoreInputs, landed: npt.NDArray[np.int64] | int
+    shape: Shape, inputs: _ScoreInputs, landed: npt.NDArray[np.int64] | int, most: int | None = None
 ) -> npt.NDArray[np.int64] | None:
     """``node_score`` of each node of ``inputs`` once ``landed`` more pods of ``shape`` are on it.
 
     The arrays broadcast: a column of nodes against a row of ``landed``
-    counts gives one score per node and count. ``None`` when an amount is
-    too large to convert to a float exactly.
+    counts gives one score per node and count; ``most`` is the largest of
+    ``landed`` (``landed`` itself when it is a number). ``None`` when an
+    amount is too large to convert to a float exactly.
     """
+    most = most if most is not None else int(landed) if isinstance(landed, int) else int(np.max(landed))
+    if not inputs.exact:
+        return None
     parts = []
-    for (alloc, used, r), request in zip(inputs, shape.score_request, strict=True):
-        requested = used + landed * shape.vector[r] + request
-        if not (_float_exact(alloc) and _float_exact(requested)):
+    for (alloc, used, r), (low, high), request in zip(
+        inputs.columns, inputs.used_bounds, shape.score_request, strict=True
+    ):
+        if not (-(2**53) < low and high + most * shape.vector[r] + request < 2**53):
             return None
-        parts.append((alloc, requested))
+        parts.append((alloc, used + landed * shape.vector[r] + request))
     least: IntArray | int = 0
     weights: IntArray | int = 0
     fractions = []
-    everywhere = all(bool((alloc > 0).all()) for alloc, _ in parts)  # every node offers both: no masks needed
+    everywhere = inputs.offered  # every node offers both: no masks needed
     for alloc, requested in parts:
         offered = True if everywhere else alloc > 0
         divisor = alloc if everywhere else np.where(offered, alloc, 1)
@@ -174,6 +222,11 @@ def _scores_after(
 def _float_exact(values: IntArray) -> bool:
     """Whether every one of ``values`` converts to a float without rounding."""
     return len(values) == 0 or max(-int(values.min()), int(values.max())) < 2**53
+
+
+def _all_positive(values: IntArray) -> bool:
+    """Whether every one of ``values`` is above 0."""
+    return len(values) == 0 or bool((values > 0).all())
 
 
 def preference_scores(snap: Snapshot, shape: Shape, nodes: Sequence[int]) -> dict[int, int]:
@@ -226,29 +279,34 @@ def assign_pods(
     fitting = candidates[fits > 0]
     fits = fits[fits > 0]
     inputs = _score_inputs(snap, fitting)
-    exact_scores = _scores_after(shape, inputs, 0)
-    scores = exact_scores if exact_scores is not None else node_scores(snap, shape, fitting)
     extra: dict[int, int] = {}
     extras = np.zeros(len(fitting), dtype=np.int64)
-    if _prefers(snap, shape):
+    if prefers(snap, shape):
         extra = preference_scores(snap, shape, fitting.tolist())
         extras = np.fromiter(extra.values(), dtype=np.int64, count=len(fitting))
-        scores = scores + extras
     pod = shape.constraints
     tracker = spread if spread is not None and pod.spread else None
-    # Untouched nodes, best first: higher score, then lower index.
-    order = np.lexsort((fitting, -scores))
-    if tracker is None and len(order) > count:
-        top = np.argpartition(-rank_keys(scores, fitting, len(snap.cluster)), count - 1)[:count]
-        order = top[np.lexsort((fitting[top], -scores[top]))]
-    if tracker is None and exact_scores is not None:
-        ranked = [(alloc[order], used[order], r) for alloc, used, r in inputs]
-        landing = _landing_order(snap, shape, ranked, fitting[order], fits[order], scores[order], extras[order], count)
+    first: npt.NDArray[np.int64] | None = None
+    if tracker is None:
+        landing: npt.NDArray[np.int64] | None = None
+        if len(fitting) <= count:  # every node may take a pod: the first scores come with the others
+            landing = _landing_order(snap, shape, inputs, fitting, fits, None, extras, count)
+        else:
+            first = _scores_after(shape, inputs, 0)
+            if first is not None:  # only the best ``count`` nodes can be chosen
+                first = first + extras
+                top = np.argpartition(-rank_keys(first, fitting, len(snap.cluster)), count - 1)[:count]
+                landing = _landing_order(
+                    snap, shape, inputs.take(top), fitting[top], fits[top], first[top], extras[top], count
+                )
         if landing is not None:
             chosen, times = np.unique(landing, return_counts=True)
-            snap.add_many((i, shape.vector, n) for i, n in zip(chosen.tolist(), times.tolist(), strict=True))
+            snap.add_block(Block.counts(chosen, times, shape.vector))
             placed: list[int] = landing.tolist()
             return placed
+    scores = first if first is not None else node_scores(snap, shape, fitting) + extras
+    # Untouched nodes, best first: higher score, then lower index.
+    order = np.lexsort((fitting, -scores))
     untouched = list(zip((-scores[order]).tolist(), fitting[order].tolist(), strict=True))
     heap: list[tuple[int, int]] = []
     if tracker is not None:
@@ -285,14 +343,15 @@ def _landing_order(
     inputs: _ScoreInputs,
     nodes: npt.NDArray[np.int64],
     fits: npt.NDArray[np.int64],
-    first: npt.NDArray[np.int64],
+    first: npt.NDArray[np.int64] | None,
     extras: npt.NDArray[np.int64],
     count: int,
 ) -> npt.NDArray[np.int64] | None:
     """The nodes the next ``count`` pods land on, in order, as one heap of every node would choose them.
 
-    ``nodes`` are the candidates with their score inputs (``_score_inputs``),
-    room (``fits``) and first score.
+    ``nodes`` are the candidates (in any order) with their score inputs
+    (``_score_inputs``), room (``fits``), preference scores (``extras``) and
+    first score with them (``None``: computed here, with the others).
     The k-th pod on a node scores what ``node_score`` gives with k - 1 of
     them assumed there. A heap that always takes the best front of these
     per-node sequences takes the k-th pod of a node in the order of the
@@ -303,31 +362,48 @@ def _landing_order(
     rise along a node). ``None`` when amounts are too large to score in one
     pass: then the caller's heap decides.
     """
+    if len(nodes) == 0:
+        return nodes
     size = len(snap.cluster)
-    inputs = [(alloc[:, None], used[:, None], r) for alloc, used, r in inputs]
-    keys, owners, turns = [rank_keys(first, nodes, size)], [nodes], [np.zeros(len(nodes), dtype=np.int64)]
-    key = first
+    inputs = inputs.as_column()
+    keys: list[npt.NDArray[np.int64]] = []
+    owners: list[npt.NDArray[np.int64]] = []
+    turns: list[npt.NDArray[np.int64]] = []
+    key = first  # each node's running minimum so far
+    if first is not None:
+        keys, owners, turns = [rank_keys(first, nodes, size)], [nodes], [np.zeros(len(nodes), dtype=np.int64)]
     last = min(count, int(fits.max(initial=0)))
-    k = 1
+    k = 0 if first is None else 1
+    # as many columns as an even spread would take (a small block whole), then twice as many each time
+    step = max(-(-count // len(nodes)) + 1, _SMALL_BLOCK // len(nodes))
     while k < last:
-        width = min(last - k, max(1, _BLOCK // len(nodes)))
+        if keys and key is not None:
+            threshold = _kth_largest(np.concatenate(keys), count)
+            if threshold is not None and int(rank_keys(key, nodes, size).max()) < threshold:
+                break  # no later entry can beat the count-th best: keys never rise along a node
+        width = min(last - k, max(1, _BLOCK // len(nodes)), step)
+        step *= 2
         landed = np.arange(k, k + width)[None, :]
-        scores = _scores_after(shape, inputs, landed)
+        scores = _scores_after(shape, inputs, landed, k + width - 1)
         if scores is None:
             return None
-        running = np.minimum.accumulate(np.concatenate((key[:, None], scores + extras[:, None]), axis=1), axis=1)
-        valid = landed < fits[:, None]
-        block = rank_keys(running[:, 1:], nodes[:, None], size)[valid]
-        if len(block) == 0:
+        scores = scores + extras[:, None]
+        if key is None:
+            running = np.minimum.accumulate(scores, axis=1)
+        else:
+            running = np.minimum.accumulate(np.concatenate((key[:, None], scores), axis=1), axis=1)[:, 1:]
+        rows, columns = np.nonzero(landed < fits[:, None])
+        if len(rows) == 0:
             break
-        threshold = _kth_largest(np.concatenate(keys), count)
-        if threshold is not None and int(block.max()) < threshold:
-            break
+        block = rank_keys(running[rows, columns], nodes[rows], size)
         keys.append(block)
-        owners.append(np.broadcast_to(nodes[:, None], valid.shape)[valid])
-        turns.append(np.broadcast_to(landed, valid.shape)[valid])
+        owners.append(nodes[rows])
+        turns.append(columns + k)
         key = running[:, -1]
         k += width
+    if len(keys) == 1:
+        ranked = np.lexsort((turns[0], -keys[0]))[:count]
+        return owners[0][ranked]
     ranked = np.lexsort((np.concatenate(turns), -np.concatenate(keys)))[:count]
     return np.concatenate(owners)[ranked]
 
@@ -339,6 +415,6 @@ def _kth_largest(keys: npt.NDArray[np.int64], k: int) -> int | None:
     return int(np.partition(keys, len(keys) - k)[len(keys) - k])
 
 
-def _prefers(snap: Snapshot, shape: Shape) -> bool:
+def prefers(snap: Snapshot, shape: Shape) -> bool:
     """Whether the preference scores can tell nodes apart (some PreferNoSchedule taint, or preferred terms)."""
     return bool(shape.constraints.preferred) or snap.cluster.has_preferences

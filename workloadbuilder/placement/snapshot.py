@@ -15,8 +15,7 @@ nodes this query changed are corrected, all in one pass too.
 from __future__ import annotations
 
 import hashlib
-import itertools
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from operator import sub
 from typing import Any
@@ -24,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from workloadbuilder.placement.arrays import FIT_CAP, IntArray, exact, exact_sum, group_sums, headroom
+from workloadbuilder.placement.arrays import FIT_CAP, INT64_SAFE, IntArray, exact, exact_sum, group_sums, headroom
 from workloadbuilder.placement.cluster import (
     ANTI_AFFINITY_PREFIX,
     SCORE_RESOURCES,
@@ -38,7 +37,7 @@ from workloadbuilder.placement.filters import interpodaffinity
 from workloadbuilder.placement.filters.noderesources import is_scheduled_resource
 from workloadbuilder.placement.resources import POD_MILLIS
 
-__all__ = ["HOSTNAME_KEY", "NONZERO_DEFAULTS", "Allocation", "Checkpoint", "Shape", "Snapshot", "slots_of"]
+__all__ = ["HOSTNAME_KEY", "NONZERO_DEFAULTS", "Allocation", "Block", "Checkpoint", "Shape", "Snapshot", "slots_of"]
 
 HOSTNAME_KEY = "kubernetes.io/hostname"
 """The topology key whose domains are single nodes: anti-affinity over it among the pods placed is a per-node slot."""
@@ -113,29 +112,84 @@ class Allocation:
     devices: tuple[tuple[str, int], ...]
 
 
+@dataclass(frozen=True)
+class Block:
+    """A change to many nodes at once: ``change[k]`` more taken on node ``nodes[k]`` (distinct nodes, ascending).
+
+    ``change`` is an exact (``int64`` or ``object``) array of one row per
+    node and one column per cluster resource; negative entries give back.
+    ``largest`` is the largest magnitude in it (found when not given).
+    """
+
+    nodes: npt.NDArray[np.int64]
+    change: IntArray
+    largest: int = -1
+
+    def __post_init__(self) -> None:
+        if self.largest < 0:
+            object.__setattr__(self, "largest", _largest(self.change))
+
+    @classmethod
+    def of(cls, per_node: Mapping[int, Sequence[int]], sign: int = 1, width: int = 0) -> Block:
+        """The block taking ``sign`` times ``per_node[i]`` on each node ``i`` (rows of ``width`` resources)."""
+        nodes = sorted(per_node)
+        rows = [[sign * amount for amount in per_node[i]] for i in nodes]
+        largest = max((abs(amount) for row in rows for amount in row), default=0)
+        return cls(np.asarray(nodes, dtype=np.int64), _exact_rows(rows, width), largest)
+
+    @classmethod
+    def counts(cls, nodes: npt.NDArray[np.int64], counts: npt.NDArray[np.int64], vector: Sequence[int]) -> Block:
+        """``counts[k]`` pods of ``vector`` on each node ``nodes[k]`` (distinct, ascending)."""
+        largest = max((abs(amount) for amount in vector), default=0) * int(counts.max(initial=0))
+        if largest < INT64_SAFE:
+            change: IntArray = counts[:, None] * np.asarray(vector, dtype=np.int64)[None, :]
+        else:
+            change = np.asarray(counts, dtype=object)[:, None] * np.array([int(v) for v in vector], dtype=object)
+        return cls(nodes, change, largest)
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+
+def _exact_rows(rows: list[list[int]], width: int) -> IntArray:
+    """``rows`` as a (rows × ``width``) exact array: ``int64`` when every entry leaves room, else ``object``."""
+    if not rows:
+        return np.zeros((0, width), dtype=np.int64)
+    if max(abs(amount) for row in rows for amount in row) < INT64_SAFE:
+        return np.asarray(rows, dtype=np.int64)
+    out = np.empty((len(rows), len(rows[0])), dtype=object)
+    out[:, :] = rows
+    return out
+
+
 class Snapshot:
     """Assumptions on top of a cluster for one query, with an undo log.
 
     ``add(i, vector, n)`` takes ``n`` times ``vector`` more on node ``i``
-    (negative ``n`` frees it, as preemption does); ``mark()`` and
-    ``revert(mark)`` undo everything after the mark; ``ops_since(mark)`` and
-    ``replay(ops)`` re-apply a reverted evaluation without redoing it.
+    (negative ``n`` frees it, as preemption does), ``add_block`` changes many
+    nodes at once; ``mark()`` and ``revert(mark)`` undo everything after the
+    mark; ``ops_since(mark)`` and ``replay(ops)`` re-apply a reverted
+    evaluation without redoing it; ``checkpoint()`` and ``restore`` jump back
+    at once, however much changed in between.
+
+    The changes are one row per node (columns: the cluster's resources), made
+    at the first change; a node is *changed* while its row is not all zero.
     """
 
     def __init__(self, cluster: Cluster) -> None:
         self.cluster = cluster
-        self.delta: dict[int, list[int]] = {}
         self.pool_taken: dict[str, int] = {}
         self.allocations: dict[tuple[str, ...], Allocation] = {}
         self._log: list[tuple[Any, ...]] = []
-        self._by_key: dict[str, dict[str, set[int]]] = {}
+        self._rows: IntArray = np.zeros((0, len(cluster.resources)), dtype=np.int64)
+        self._mask: npt.NDArray[np.bool_] = np.zeros(0, dtype=np.bool_)
+        self._count = 0
+        self._bound = 0  # at least the largest magnitude in ``_rows`` (which stays int64 while below INT64_SAFE)
+        self._changed: npt.NDArray[np.int64] | None = np.zeros(0, dtype=np.int64)
         self._vector_fits: dict[int, npt.NDArray[np.int64]] = {}
         self._node_fits: dict[int, npt.NDArray[np.int64]] = {}
         self._family_fits: dict[tuple[int, int], npt.NDArray[np.int64]] = {}
         self._shapes: dict[tuple[tuple[int, ...], tuple[str, ...], PodConstraints], Shape] = {}
-        self._rows: IntArray | None = None
-        self._stale: set[int] = set()
-        self._changed: tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]] | None = None
 
     # -- shapes ----------------------------------------------------------------
 
@@ -159,6 +213,11 @@ class Snapshot:
         self._change(i, vector, n)
         self._log.append(("node", i, vector, n))
 
+    def add_block(self, block: Block) -> None:
+        """Take ``block.change`` more on ``block.nodes``, in one pass and as one undo entry."""
+        self._change_block(block, 1)
+        self._log.append(("block", block))
+
     def take_devices(self, pool: str, n: int) -> None:
         """Take ``n`` devices of ``pool``."""
         self.pool_taken[pool] = self.pool_taken.get(pool, 0) + n
@@ -176,6 +235,8 @@ class Snapshot:
             op = log.pop()
             if op[0] == "node":
                 self._change(op[1], op[2], -op[3])
+            elif op[0] == "block":
+                self._change_block(op[1], -1)
             elif op[0] == "pool":
                 self.pool_taken[op[1]] -= op[2]
             else:
@@ -190,60 +251,90 @@ class Snapshot:
         for op in ops:
             if op[0] == "node":
                 self.add(op[1], op[2], op[3])
+            elif op[0] == "block":
+                self.add_block(op[1])
             elif op[0] == "pool":
                 self.take_devices(op[1], op[2])
             else:
                 self.allocate(op[1])
 
+    def _writable_rows(self) -> IntArray:
+        """The rows of changes, made (all zero) at the first change."""
+        if len(self._mask) == 0 and len(self.cluster):
+            self._rows = np.zeros((len(self.cluster), len(self.cluster.resources)), dtype=np.int64)
+            self._mask = np.zeros(len(self.cluster), dtype=np.bool_)
+        return self._rows
+
     def _change(self, i: int, vector: Sequence[int], n: int) -> None:
-        self._touched(i)
-        delta = self.delta.get(i)
-        if delta is None:
-            delta = self.delta[i] = [0] * len(vector)
-            labels = self.cluster.labels[i]
-            for key, members in self._by_key.items():
-                value = labels.get(key)
-                if value is not None:
-                    members.setdefault(value, set()).add(i)
+        rows = self._writable_rows()
+        row = rows[i]
         for r, amount in enumerate(vector):
             if amount:
-                delta[r] += n * amount
-        if not any(delta):
-            del self.delta[i]
-            labels = self.cluster.labels[i]
-            for key, members in self._by_key.items():
-                value = labels.get(key)
-                if value is not None:
-                    members[value].discard(i)
+                value = int(row[r]) + n * amount
+                if rows.dtype != object and not -INT64_SAFE < value < INT64_SAFE:
+                    rows = self._rows = rows.astype(object)
+                    row = rows[i]
+                row[r] = value
+                self._bound = max(self._bound, abs(value))
+        now = any(row.tolist())
+        if now != self._mask[i]:
+            self._mask[i] = now
+            self._count += 1 if now else -1
+            self._changed = None
+
+    def _change_block(self, block: Block, sign: int) -> None:
+        if len(block) == 0:
+            return
+        rows = self._writable_rows()
+        nodes, change = block.nodes, block.change
+        current = rows[nodes]
+        if rows.dtype != object and self._bound + block.largest >= INT64_SAFE:
+            self._bound = _largest(rows)  # the bound ran past: find the true one
+            if _largest(current) + block.largest >= INT64_SAFE:
+                rows = self._rows = rows.astype(object)
+                current = rows[nodes]
+        self._bound += block.largest
+        updated = current + change if sign > 0 else current - change
+        rows[nodes] = updated
+        now = (updated != 0).any(axis=1)
+        was = self._mask[nodes]
+        flips = int(np.count_nonzero(now != was))
+        if flips:
+            self._mask[nodes] = now
+            self._count += int(np.count_nonzero(now)) - int(np.count_nonzero(was))
+            self._changed = None
 
     # -- reading ---------------------------------------------------------------
+
+    def is_changed(self, i: int) -> bool:
+        """Whether this query has changed what node ``i`` gives out."""
+        return bool(self._count) and bool(self._mask[i])
+
+    def change_at(self, i: int) -> tuple[int, ...] | None:
+        """What this query takes more on node ``i`` per resource (``None`` where it changed nothing)."""
+        if not self.is_changed(i):
+            return None
+        return tuple(self._rows[i].tolist())
 
     def free(self, i: int) -> tuple[int, ...]:
         """Node ``i``'s free capacity now."""
         base = self.cluster.vectors[self.cluster.vector_of[i]]
-        delta = self.delta.get(i)
-        if delta is None:
+        change = self.change_at(i)
+        if change is None:
             return base
-        return tuple(map(sub, base, delta))
+        return tuple(map(sub, base, change))
 
     def changed_in(self, domain: Domain) -> Iterator[int]:
-        """The nodes of ``domain`` this query has changed."""
-        if domain.key is None:
-            return iter(list(self.delta))
-        members = self._by_key.get(domain.key)
-        if members is None:
-            members = self._by_key[domain.key] = {}
-            for i in self.delta:
-                value = self.cluster.labels[i].get(domain.key)
-                if value is not None:
-                    members.setdefault(value, set()).add(i)
-        changed = members.get(domain.value or "")
-        if not changed:
-            return iter(())
-        if self.cluster.domains(domain.key).get(domain.value or "") is domain:
-            return iter(sorted(changed))
-        nodes = set(domain.nodes)
-        return iter(sorted(i for i in changed if i in nodes))
+        """The nodes of ``domain`` this query has changed, in order."""
+        return iter(self._changed_of(domain.node_array).tolist())
+
+    def _changed_of(self, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """The changed nodes among ``nodes``, in their order."""
+        if not self._count:
+            return nodes[:0]
+        if len(nodes) == len(self.cluster):  # every node, in order: the cached list
+            return self._changed_nodes()[0]
+        return nodes[self._mask[nodes]]
 
     def vector_fits(self, shape: Shape) -> npt.NDArray[np.int64]:
         """How many pods of ``shape`` fit in each of the cluster's free vectors (computed once per shape)."""
@@ -256,7 +347,9 @@ class Snapshot:
         """How many pods of ``shape`` fit on each node before this query's changes (0 where a filter rejects it)."""
         fits = self._node_fits.get(shape.uid)
         if fits is None:
-            fits = self.vector_fits(shape)[self.cluster.vector_index]
+            fits = self.vector_fits(shape)
+            if not self.cluster.vector_per_node:
+                fits = fits[self.cluster.vector_index]
             if shape.allowed_mask is not None:
                 fits = np.where(shape.allowed_mask, fits, 0)
             self._node_fits[shape.uid] = fits
@@ -266,7 +359,7 @@ class Snapshot:
         """Pods of ``shape`` that fit in each domain of ``family`` before this query's changes."""
         fits = self._family_fits.get((shape.uid, family.uid))
         if fits is None:
-            fits = group_sums(family.codes, self.node_fits(shape), len(family), FIT_CAP)
+            fits = group_sums(family.codes, self.node_fits(shape), len(family), FIT_CAP, family.complete)
             self._family_fits[(shape.uid, family.uid)] = fits
         return fits
 
@@ -274,10 +367,8 @@ class Snapshot:
         """How many pods of ``shape`` fit in ``domain`` now, each pod anywhere in it the filters allow."""
         assert domain.family is not None
         base = int(self._base_fits(shape, domain.family)[domain.position])
-        if not self.delta:
-            return base
-        changed = list(self.changed_in(domain))
-        if changed:
+        changed = self._changed_of(domain.node_array)
+        if len(changed):
             base += int((self._changed_fits(shape, changed) - self.node_fits(shape)[changed]).sum())
         return base
 
@@ -288,16 +379,25 @@ class Snapshot:
         if family is None or positions is None:
             return np.array([self.fit(shape, domain) for domain in domains], dtype=np.int64)
         out = self._base_fits(shape, family)[positions].copy()
-        if self.delta:
-            changed, owners = self._changed_among(family, positions)
+        if self._count:
+            changed, owners = self._changed_among(family, positions, domains)
             if len(changed):
                 np.add.at(out, owners, self._changed_fits(shape, changed) - self.node_fits(shape)[changed])
         return out
 
     def _changed_among(
-        self, family: DomainSet, positions: npt.NDArray[np.int64]
+        self, family: DomainSet, positions: npt.NDArray[np.int64], domains: Sequence[Domain]
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-        """The changed nodes in the domains of ``family`` at ``positions``, and where in ``positions`` each one's is."""
+        """The changed nodes in ``domains`` (of ``family``, at ``positions``), and which of the domains each is in.
+
+        Few domains are read node by node; many, through the list of every
+        changed node.
+        """
+        if len(domains) < len(family) and sum(len(domain.nodes) for domain in domains) * 8 < len(self.cluster):
+            nodes, offsets = family.members(domains)
+            inside = self._mask[nodes]
+            owners = np.repeat(np.arange(len(domains)), np.diff(offsets))
+            return nodes[inside], owners[inside]
         changed = self._changed_nodes()[0]
         where = np.full(len(family) + 1, -1, dtype=np.int64)  # code -1 (in no domain) reads the last entry
         where[positions] = np.arange(len(positions))
@@ -312,89 +412,52 @@ class Snapshot:
 
     def node_fit(self, shape: Shape, i: int) -> int:
         """How many pods of ``shape`` fit on node ``i`` now (0 where a filter rejects it)."""
-        delta = self.delta.get(i)
-        if delta is None:
+        change = self.change_at(i)
+        if change is None:
             return int(self.node_fits(shape)[i])
         if shape.missing or (shape.allowed is not None and not shape.allowed[i]):
             return 0
         base = self.cluster.vectors[self.cluster.vector_of[i]]
-        k = min([(base[r] - delta[r]) // q for r, q in shape.terms])
+        k = min([(base[r] - change[r]) // q for r, q in shape.terms])
         return min(max(0, k), FIT_CAP)
 
     def node_fits_now(self, shape: Shape, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
         """``node_fit(shape, i)`` for each of ``nodes``."""
         out = self.node_fits(shape)[nodes]
-        if self.delta:
-            hits = np.flatnonzero(self._changed_nodes()[1][nodes])
+        if self._count:
+            hits = np.flatnonzero(self._mask[nodes])
             if len(hits):
                 out[hits] = self._changed_fits(shape, nodes[hits])
         return out
 
-    def _changed_fits(self, shape: Shape, nodes: npt.NDArray[np.int64] | list[int]) -> npt.NDArray[np.int64]:
+    def _changed_fits(self, shape: Shape, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
         """``node_fit(shape, i)`` for each of ``nodes``, all of them changed by this query, in one pass."""
         cluster = self.cluster
         vectors = cluster.vector_index[nodes]
-        deltas = self._delta_rows()[nodes]
+        deltas = self._rows[nodes]
         columns = cluster.free_columns()
         fits = _pods_fitting(shape, lambda r: columns[r][vectors] - deltas[:, r], len(nodes))
         if shape.allowed_mask is not None:
             fits = np.where(shape.allowed_mask[nodes], fits, 0)
         return fits
 
-    def _touched(self, i: int) -> None:
-        """Node ``i``'s change is about to change: the columns of changes are stale there."""
-        if self._rows is not None:
-            self._stale.add(i)
-        self._changed = None
-
-    def _delta_rows(self) -> IntArray:
-        """This query's changes as one row per node (zero where unchanged), exact; kept up to date lazily."""
-        rows = self._rows
-        width = len(self.cluster.resources)
-        if rows is None:
-            rows = np.zeros((len(self.cluster), width), dtype=np.int64)
-            stale: Iterable[int] = self.delta
-        else:
-            stale = self._stale
-        nodes = list(stale)
-        if nodes:
-            zero = [0] * width
-            values = [self.delta.get(i) or zero for i in nodes]
-            try:
-                flat = np.fromiter(itertools.chain.from_iterable(values), dtype=np.int64, count=len(nodes) * width)
-            except OverflowError:
-                flat = np.array(list(itertools.chain.from_iterable(values)), dtype=object)
-            block = flat.reshape(len(nodes), width)
-            if block.dtype == object or not headroom(block, 2**4):
-                rows = rows.astype(object)
-            rows[nodes] = block
-        self._rows, self._stale = rows, set()
-        return rows
-
     def _changed_nodes(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
-        """The nodes this query has changed, and the same as a mask over every node."""
+        """The nodes this query has changed (ascending), and the same as a mask over every node."""
         if self._changed is None:
-            changed = np.fromiter(self.delta, dtype=np.int64, count=len(self.delta))
-            mask = np.zeros(len(self.cluster), dtype=np.bool_)
-            mask[changed] = True
-            self._changed = (changed, mask)
-        return self._changed
+            self._changed = np.flatnonzero(self._mask)
+        return self._changed, self._mask
 
     def used_sum(self, domain: Domain) -> tuple[int, ...]:
         """The scored resources given out in ``domain`` now."""
-        if not self.delta:
+        changed = self._changed_of(domain.node_array)
+        if len(changed) == 0:
             return domain.used_sum
-        sums = list(domain.used_sum)
-        score_index = self.cluster.score_index
-        for i in self.changed_in(domain):
-            delta = self.delta[i]
-            for s, r in enumerate(score_index):
-                sums[s] += delta[r]
-        return tuple(sums)
+        block = self._rows[changed]
+        return tuple(s + exact_sum(block[:, r]) for s, r in zip(domain.used_sum, self.cluster.score_index))
 
     def used_at(self, r: int, nodes: npt.NDArray[np.int64]) -> IntArray:
         """What is given out of resource ``r`` on each of ``nodes`` now (running pods and this query's changes)."""
-        return exact(self._with_changes(self.cluster.used_array(r)[nodes], r, nodes, 1), 100)
+        return self._with_changes(self.cluster.used_array(r)[nodes], r, nodes, 1)
 
     def free_at(self, resource: str, nodes: npt.NDArray[np.int64]) -> IntArray:
         """The free amount of ``resource`` on each of ``nodes`` now (signed; 0 for a resource the cluster lacks)."""
@@ -406,13 +469,14 @@ class Snapshot:
 
     def _with_changes(self, base: IntArray, r: int, nodes: npt.NDArray[np.int64], sign: int) -> IntArray:
         """``base`` (one amount of resource ``r`` per node of ``nodes``) plus ``sign`` times this query's changes."""
-        if not self.delta:
+        if not self._count:
             return base
-        hits = np.flatnonzero(self._changed_nodes()[1][nodes])
+        hits = np.flatnonzero(self._mask[nodes])
         if len(hits) == 0:
             return base
-        changes = self._delta_rows()[nodes[hits], r]
-        out = base.astype(object) if changes.dtype == object or not headroom(base, 200) else base.copy()
+        changes = self._rows[nodes[hits], r]
+        # The cluster's int64 columns stay below 2**61 and int64 changes below 2**62: their sum fits.
+        out = base.astype(object) if changes.dtype == object or base.dtype == object else base.copy()
         out[hits] += sign * changes
         return out
 
@@ -423,12 +487,12 @@ class Snapshot:
         positions = family.positions(domains)
         assert positions is not None, "the domains belong to one DomainSet"
         columns = [column[positions] for column in family.used_columns]
-        if not self.delta:
+        if not self._count:
             return columns
-        changed, owners = self._changed_among(family, positions)
+        changed, owners = self._changed_among(family, positions, domains)
         if len(changed) == 0:
             return columns
-        rows = self._delta_rows()
+        rows = self._rows
         out = []
         for column, r in zip(columns, self.cluster.score_index, strict=True):
             add = rows[changed, r]
@@ -443,77 +507,91 @@ class Snapshot:
     def free_sum(self, domain: Domain) -> tuple[int, ...]:
         """``domain``'s free capacity now, per resource, added over its nodes (a node's debt counts as 0)."""
         cluster = self.cluster
-        nodes = domain.node_array
-        vectors = cluster.vector_index[nodes]
-        changed = nodes[self._changed_nodes()[1][nodes]] if self.delta else nodes[:0]
-        deltas = self._delta_rows()[changed] if len(changed) else None
-        before = cluster.vector_index[changed] if len(changed) else None
-        sums = []
-        for r, column in enumerate(cluster.free_columns()):
-            total = exact_sum(np.maximum(column[vectors], 0))
-            if deltas is not None and before is not None:
-                base = column[before]
-                total += exact_sum(np.maximum(base - deltas[:, r], 0)) - exact_sum(np.maximum(base, 0))
-            sums.append(total)
-        return tuple(sums)
+        sums = cluster.free_sum(domain)
+        changed = self._changed_of(domain.node_array)
+        if len(changed) == 0:
+            return sums
+        deltas = self._rows[changed]
+        before = cluster.vector_index[changed]
+        out = []
+        for r, (total, column) in enumerate(zip(sums, cluster.free_columns(), strict=True)):
+            base = column[before]
+            out.append(total + exact_sum(np.maximum(base - deltas[:, r], 0)) - exact_sum(np.maximum(base, 0)))
+        return tuple(out)
 
-    # -- bulk changes ------------------------------------------------------------
-
-    def add_many(self, changes: Iterable[tuple[int, Sequence[int], int]]) -> None:
-        """``add(i, vector, n)`` for each ``(i, vector, n)`` of ``changes``, in order (one undo entry each).
-
-        Preemption evicts a node's pods at once this way.
-        """
-        deltas, log, by_key = self.delta, self._log, self._by_key
-        for i, vector, n in changes:
-            if i in deltas or not any(vector):
-                self._change(i, vector, n)
-            else:  # a node's first change is the vector itself; ``changed_in`` rebuilds the per-key index
-                by_key.clear()
-                self._touched(i)
-                deltas[i] = list(vector) if n == 1 else [n * amount for amount in vector]
-            log.append(("node", i, vector, n))
+    # -- jumping back ----------------------------------------------------------------
 
     def checkpoint(self) -> Checkpoint:
         """The snapshot as it is now, for ``restore``: costs what the snapshot holds, not what comes after."""
+        changed = self._changed_nodes()[0]
         return Checkpoint(
-            len(self._log),
-            {i: list(delta) for i, delta in self.delta.items()},
-            dict(self.pool_taken),
-            dict(self.allocations),
+            len(self._log), changed.copy(), self._rows[changed].copy(), dict(self.pool_taken), dict(self.allocations)
         )
 
     def restore(self, checkpoint: Checkpoint) -> None:
         """Back to the state and undo log of ``checkpoint`` at once, however much changed since.
 
-        What ``revert`` to a mark taken then does, in time proportional to
-        what the snapshot held then; marks taken since are void.
+        What ``revert`` to a mark taken then does, in one pass over what
+        changed; marks taken since are void.
         """
         del self._log[checkpoint.log :]
-        self.delta.clear()
-        self.delta.update((i, list(delta)) for i, delta in checkpoint.delta.items())
+        if self._count:
+            now = self._changed_nodes()[0]
+            self._rows[now] = 0
+            self._mask[now] = False
+        if len(checkpoint.nodes):
+            rows = self._writable_rows()
+            if rows.dtype != object and checkpoint.rows.dtype == object:
+                rows = self._rows = rows.astype(object)
+            rows[checkpoint.nodes] = checkpoint.rows
+            self._mask[checkpoint.nodes] = True
+            self._bound = max(self._bound, _largest(checkpoint.rows))
+        self._count, self._changed = len(checkpoint.nodes), checkpoint.nodes.copy()
         self.pool_taken.clear()
         self.pool_taken.update(checkpoint.pool_taken)
         self.allocations.clear()
         self.allocations.update(checkpoint.allocations)
-        self._by_key.clear()  # rebuilt from ``delta`` key by key as ``changed_in`` asks
-        self._rows, self._changed = None, None
 
 
 @dataclass(frozen=True)
 class Checkpoint:
-    """A snapshot's state at one point (``Snapshot.checkpoint``): its log length and copies of what it had changed."""
+    """A snapshot's state at one point (``Snapshot.checkpoint``): log length, changed nodes and rows, pools, claims."""
 
     log: int
-    delta: dict[int, list[int]]
+    nodes: npt.NDArray[np.int64]
+    rows: IntArray
     pool_taken: dict[str, int]
     allocations: dict[tuple[str, ...], Allocation]
 
 
+def _largest(values: IntArray) -> int:
+    """The largest magnitude in ``values`` (0 when empty)."""
+    if values.size == 0:
+        return 0
+    if values.dtype == object:
+        return max(abs(int(v)) for v in values.flat)
+    return int(np.abs(values).max())
+
+
 def _fits_per_vector(cluster: Cluster, shape: Shape) -> npt.NDArray[np.int64]:
-    """``shape.fits`` for every free vector, a column at a time (the vectors are many, the resources few)."""
+    """``shape.fits`` for every free vector, a column at a time (the vectors are many, the resources few).
+
+    Where no free amount is negative and no quotient passes ``FIT_CAP``
+    (the cluster's ranges tell), the quotients need no clipping.
+    """
     columns = cluster.free_columns()
-    return _pods_fitting(shape, columns.__getitem__, len(cluster.vectors))
+    plain = not shape.missing and all(
+        columns[r].dtype != object and cluster.free_range(r)[0] >= 0 and cluster.free_range(r)[1] // q <= FIT_CAP
+        for r, q in shape.terms
+    )
+    if not plain:
+        return _pods_fitting(shape, columns.__getitem__, len(cluster.vectors))
+    fits: npt.NDArray[np.int64] | None = None
+    for r, q in shape.terms:
+        quotient = columns[r] // q
+        fits = quotient if fits is None else np.minimum(fits, quotient, out=fits)
+    assert fits is not None
+    return fits
 
 
 def _pods_fitting(shape: Shape, free: Callable[[int], IntArray], count: int) -> npt.NDArray[np.int64]:
