@@ -34,8 +34,8 @@ NOT_READY_TAINTS = frozenset({"node.kubernetes.io/not-ready", "node.kubernetes.i
 _intern = sys.intern
 
 _MEMO_SIZE = 2048
-"""Quantity strings remembered per resource: enough for those nodes repeat (a few per node pool); the
-strings of a resource whose every node differs (memory after system reservations) are read afresh past it."""
+"""Quantity strings remembered per resource, far more than the few a node pool repeats; past it, the strings
+of a resource whose every node differs (memory after system reservations) are read afresh, not remembered."""
 
 
 class NodesRead(NamedTuple):
@@ -76,7 +76,7 @@ class _Reader:
         self.memos: dict[str, dict[str, int]] = {}
         """Per resource, millis by quantity string (CPU counts milli-cores, the others whole units)."""
         self.layouts: dict[tuple[Any, ...], _Layout] = {}
-        """Per resource names of an allocatable map as given (all strings), the layout they read into."""
+        """By the resource names of an allocatable map as given (all strings), the layout its amounts read into."""
         self.layout_names: list[tuple[str, ...]] = []
         """Each layout's resource names, in the order of its amounts."""
         self.layout_numbers: dict[tuple[str, ...], int] = {}

@@ -1,8 +1,9 @@
 """The plain records a cluster is made of, shared by the readers and the ``Cluster`` model.
 
 Readers (``ingest``, ``generate``) turn their input into ``ClusterParts``;
-``Cluster.build`` indexes them, nodes as ``NodeColumns``. Keeping the records here, below both, is
-what lets ``cluster`` import its readers without a cycle.
+``Cluster.build`` indexes them, their nodes as ``NodeColumns``. Keeping the
+records here, below both, is what lets ``cluster`` import its readers
+without a cycle.
 """
 
 from __future__ import annotations
