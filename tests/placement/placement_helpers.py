@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
+from hypothesis import HealthCheck, settings
+
 from workloadbuilder.placement import Cluster, Placement, PlacementRequest, verify
+
+COLUMNAR_SETTINGS = settings(
+    max_examples=int(os.environ.get("WB_COLUMNAR_EXAMPLES", "150")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+"""Hypothesis settings of the tests comparing a fast path with its reference; ``WB_COLUMNAR_EXAMPLES=3000`` runs more."""
 
 ZONE = "topology.kubernetes.io/zone"
 BLOCK = "topology.example.com/block"

@@ -201,3 +201,21 @@ def test_a_node_that_scores_zero_still_takes_the_first_pod() -> None:
     )
     answer = checked(req, cl, place(req, cl))
     assert where(answer) == {"w": ({"rack": "r1"}, ["n2", "n2"])}
+
+
+def test_the_first_pod_of_a_claim_group_weighs_prefer_no_schedule_taints() -> None:
+    """Equal nodes but for a PreferNoSchedule taint on n1: TaintToleration sends the first pod (and the claim) to n2."""
+    cl = cluster(
+        {**node("n1", 2, rack="r1"), "taints": [{"key": "spot", "value": "yes", "effect": "PreferNoSchedule"}]},
+        node("n2", 2, rack="r1"),
+        devicePools=[
+            {"name": "n1-nics", "deviceClass": "rdma", "count": 2, "node": "n1"},
+            {"name": "n2-nics", "deviceClass": "rdma", "count": 2, "node": "n2"},
+        ],
+    )
+    req = request(
+        [pod_group("w", 2, key=RACK, claims=NICS)], {"w": (2, GPU)}, {"rdma-pair": {"deviceClass": "rdma", "count": 2}}
+    )
+    answer = checked(req, cl, place(req, cl))
+    assert where(answer) == {"w": ({"rack": "r1"}, ["n2", "n2"])}
+    assert answer.group("w").claims[0].devices == (("n2-nics", 2),)

@@ -11,14 +11,14 @@ assumptions already made in the snapshot.
 from __future__ import annotations
 
 import heapq
-import os
 from collections import Counter
 from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from placement_helpers import COLUMNAR_SETTINGS
 
 from workloadbuilder.placement import Cluster, DevicePool
 from workloadbuilder.placement.arrays import exact, exact_sum, group_sums, plus
@@ -99,15 +99,7 @@ def reference_assign(snap: Snapshot, requests: dict[str, int], nodes: list[int],
     return placed
 
 
-SETTINGS = settings(
-    max_examples=int(os.environ.get("WB_COLUMNAR_EXAMPLES", "150")),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-"""``WB_COLUMNAR_EXAMPLES=3000`` runs more examples."""
-
-
-@SETTINGS
+@COLUMNAR_SETTINGS
 @given(clusters(), shapes, st.lists(st.integers(0, 100), max_size=6))
 def test_node_scores_equal_node_score(cluster: Cluster, requests: dict[str, int], picks: list[int]) -> None:
     snap = assumed(cluster, requests, picks)
@@ -116,7 +108,7 @@ def test_node_scores_equal_node_score(cluster: Cluster, requests: dict[str, int]
     assert node_scores(snap, shape, nodes).tolist() == [node_score(snap, i, shape) for i in range(len(cluster))]
 
 
-@SETTINGS
+@COLUMNAR_SETTINGS
 @given(clusters(huge=True), shapes)
 def test_node_scores_of_huge_amounts_equal_node_score(cluster: Cluster, requests: dict[str, int]) -> None:
     snap = Snapshot(cluster)
@@ -125,7 +117,7 @@ def test_node_scores_of_huge_amounts_equal_node_score(cluster: Cluster, requests
     assert node_scores(snap, shape, nodes).tolist() == [node_score(snap, i, shape) for i in range(len(cluster))]
 
 
-@SETTINGS
+@COLUMNAR_SETTINGS
 @given(clusters(), shapes, st.lists(st.integers(0, 100), max_size=6), st.integers(1, 60))
 def test_assign_pods_equals_one_heap_of_every_node(
     cluster: Cluster, requests: dict[str, int], picks: list[int], count: int
@@ -136,7 +128,7 @@ def test_assign_pods_equals_one_heap_of_every_node(
     assert [fast.free(i) for i in nodes] == [slow.free(i) for i in nodes]
 
 
-@SETTINGS
+@COLUMNAR_SETTINGS
 @given(clusters(huge=True), shapes, st.lists(st.integers(0, 100), max_size=6), st.sampled_from(["rack", "block"]))
 def test_fits_in_a_domain_set_equal_node_fits_added_up(
     cluster: Cluster, requests: dict[str, int], picks: list[int], key: str
@@ -152,7 +144,7 @@ def test_fits_in_a_domain_set_equal_node_fits_added_up(
     assert snap.fits_in(shape, subset).tolist() == [expected[domains.index(d)] for d in subset]
 
 
-@SETTINGS
+@COLUMNAR_SETTINGS
 @given(clusters(huge=True), shapes, st.lists(st.integers(0, 100), max_size=6), st.integers(0, 64))
 def test_domain_scores_equal_most_allocated(
     cluster: Cluster, requests: dict[str, int], picks: list[int], pods: int
@@ -187,7 +179,7 @@ def test_group_sums_are_exact(values: list[int], codes: list[int], expected: lis
     assert [int(v) for v in sums] == expected
 
 
-@SETTINGS
+@COLUMNAR_SETTINGS
 @given(clusters(huge=True), shapes, st.lists(st.integers(0, 100), max_size=6), st.sampled_from(["rack", None]))
 def test_free_sums_are_exact(cluster: Cluster, requests: dict[str, int], picks: list[int], key: str | None) -> None:
     snap = assumed(cluster, requests, picks)
@@ -229,7 +221,7 @@ def pooled(draw: Any) -> tuple[Cluster, list[ClaimRef], dict[str, int]]:
     return Cluster.build(nodes, pools), claims, taken
 
 
-@SETTINGS
+@COLUMNAR_SETTINGS
 @given(pooled())
 def test_domain_supply_is_first_fit_at_every_node(instance: tuple[Cluster, list[ClaimRef], dict[str, int]]) -> None:
     cluster, claims, taken = instance
@@ -285,7 +277,7 @@ def reference_fit_error(snap: Snapshot, requests: dict[str, int], constraints: P
 TOLERATING = PodConstraints(tolerations=(Toleration(key="spot", operator="Exists"),))
 
 
-@SETTINGS
+@COLUMNAR_SETTINGS
 @given(
     clusters(huge=True),
     st.fixed_dictionaries(

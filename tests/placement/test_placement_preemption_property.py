@@ -23,11 +23,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from placement_helpers import checked, node, pod_group, request
+from running_units import CPU, GPU, running_units
 
 from workloadbuilder.placement import Cluster, place
 
 PREEMPTOR = 100
-GPU, CPU = "nvidia.com/gpu", "cpu"
 
 
 @st.composite
@@ -40,46 +40,7 @@ def instances(draw: st.DrawFn) -> dict[str, Any]:
             entry["unschedulable"] = True
         nodes.append(entry)
     names = [entry["name"] for entry in nodes]
-    running = []
-    for u in range(draw(st.integers(1, 5))):
-        priority = draw(st.sampled_from([0, 10, 10, 20, 100, 200]))
-        start = draw(st.sampled_from(["", "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z"]))
-        kind = draw(st.sampled_from(["Pod", "all", "single"]))
-        pods = []
-        for j in range(1 if kind == "Pod" else draw(st.integers(1, 3))):
-            requests = {GPU: str(draw(st.integers(1, 2))), CPU: str(draw(st.integers(0, 2)))}
-            labels = {"app": draw(st.sampled_from(["a", "b"]))}
-            pods.append(
-                {"name": f"u{u}-{j}", "node": draw(st.sampled_from(names)), "requests": requests, "labels": labels}
-            )
-        if kind == "Pod":
-            entry = {"name": pods[0]["name"], "kind": "Pod", "priority": priority, **pods[0]}
-        else:
-            entry = {"name": f"u{u}", "priority": priority, "disruptionMode": kind, "pods": pods}
-        if start:
-            entry["startTime"] = start
-        running.append(entry)
-    if draw(st.booleans()):
-        # a CompositePodGroup over every group so far: with `all` it is one unit, of the composite's priority
-        groups = [entry for entry in running if entry.get("kind") != "Pod"]
-        if groups:
-            mode = draw(st.sampled_from(["all", "single"]))
-            running.insert(
-                0,
-                {"name": "cpg", "kind": "CompositePodGroup", "priority": groups[0]["priority"], "disruptionMode": mode},
-            )
-            for entry in groups:
-                entry["parent"] = "cpg"
-                entry["priority"] = groups[0]["priority"]
-    budgets = [
-        {
-            "kind": "PodDisruptionBudget",
-            "metadata": {"name": f"pdb-{app}", "namespace": "default"},
-            "spec": {"selector": {"matchLabels": {"app": app}}},
-            "status": {"disruptionsAllowed": draw(st.integers(0, 1))},
-        }
-        for app in draw(st.sampled_from([[], ["a"], ["a", "b"]]))
-    ]
+    running, budgets = draw(running_units(names, (1, 5), [0, 10, 10, 20, 100, 200], 1))
     return {"nodes": nodes, "running": running, "budgets": budgets, "gang": draw(st.integers(1, 4))}
 
 

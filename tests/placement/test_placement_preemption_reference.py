@@ -26,11 +26,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from placement_helpers import BLOCK, RACK, composite, node, pod_group, request
 from preemption_reference import reference_preempt
+from running_units import CPU, GPU, running_units
 
 from workloadbuilder.placement import Cluster, PlacementRequest, engine, place
-
-GPU, CPU = "nvidia.com/gpu", "cpu"
-STARTS = ["", "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z"]
 
 
 @st.composite
@@ -46,44 +44,7 @@ def clusters(draw: st.DrawFn) -> Cluster:
                     entry["unschedulable"] = True
                 nodes.append(entry)
     names = [entry["name"] for entry in nodes]
-    running: list[dict[str, Any]] = []
-    for u in range(draw(st.integers(2, 10))):
-        priority = draw(st.sampled_from([0, 10, 10, 20, 20, 50, 100, 200]))
-        kind = draw(st.sampled_from(["Pod", "all", "single"]))
-        pods = [
-            {
-                "name": f"u{u}-{j}",
-                "node": draw(st.sampled_from(names)),
-                "requests": {GPU: str(draw(st.integers(1, 2))), CPU: str(draw(st.integers(0, 2)))},
-                "labels": {"app": draw(st.sampled_from(["a", "b"]))},
-            }
-            for j in range(1 if kind == "Pod" else draw(st.integers(1, 3)))
-        ]
-        if kind == "Pod":
-            entry = {"kind": "Pod", "priority": priority, **pods[0]}
-        else:
-            entry = {"name": f"u{u}", "priority": priority, "disruptionMode": kind, "pods": pods}
-        start = draw(st.sampled_from(STARTS))
-        if start:
-            entry["startTime"] = start
-        running.append(entry)
-    groups = [entry for entry in running if entry.get("kind") != "Pod"]
-    if groups and draw(st.booleans()):
-        mode = draw(st.sampled_from(["all", "single"]))
-        top = {"name": "cpg", "kind": "CompositePodGroup", "priority": groups[0]["priority"], "disruptionMode": mode}
-        running.insert(0, top)
-        for entry in groups:
-            entry["parent"] = "cpg"
-            entry["priority"] = groups[0]["priority"]
-    budgets = [
-        {
-            "kind": "PodDisruptionBudget",
-            "metadata": {"name": f"pdb-{app}", "namespace": "default"},
-            "spec": {"selector": {"matchLabels": {"app": app}}},
-            "status": {"disruptionsAllowed": draw(st.integers(0, 2))},
-        }
-        for app in draw(st.sampled_from([[], ["a"], ["a", "b"]]))
-    ]
+    running, budgets = draw(running_units(names, (2, 10), [0, 10, 10, 20, 20, 50, 100, 200], 2))
     return Cluster.from_yaml({"nodes": nodes, "running": running, "podDisruptionBudgets": budgets})
 
 

@@ -7,23 +7,16 @@ answers, explanations included, must be the same.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 from unittest import mock
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
-from placement_helpers import RACK, checked, cluster, composite, node, pod_group, request
+from placement_helpers import COLUMNAR_SETTINGS, RACK, checked, cluster, composite, node, pod_group, request
 
 from workloadbuilder.placement import Cluster, PlacementRequest, Pods, place
 from workloadbuilder.placement.kube_scheduler import KubeScheduler
 from workloadbuilder.placement.request import GroupRequest
-
-SETTINGS = settings(
-    max_examples=int(os.environ.get("WB_COLUMNAR_EXAMPLES", "150")),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
 
 
 @st.composite
@@ -52,7 +45,7 @@ def _one_by_one(self: KubeScheduler, children: list[GroupRequest], k: int) -> li
     return [children[k]]
 
 
-@SETTINGS
+@COLUMNAR_SETTINGS
 @given(instances())
 def test_siblings_of_one_shape_land_where_one_by_one_puts_them(instance: tuple[Cluster, PlacementRequest]) -> None:
     cl, req = instance

@@ -51,6 +51,7 @@ from workloadbuilder.placement.scoring import (
     most_allocated,
     most_allocated_many,
     node_scores,
+    preference_scores,
     prefers,
     rank_keys,
 )
@@ -75,10 +76,29 @@ class _Best:
 
 
 def _rank_keys(
-    snap: Snapshot, shape: Shape, nodes: npt.NDArray[np.int64], fits: npt.NDArray[np.int64]
+    snap: Snapshot,
+    shape: Shape,
+    nodes: npt.NDArray[np.int64],
+    fits: npt.NDArray[np.int64],
+    offsets: list[int] | None = None,
 ) -> npt.NDArray[np.int64]:
-    """One integer per node, higher for a better node (higher score, then lower index); -1 where no pod fits."""
-    keys = rank_keys(node_scores(snap, shape, nodes), nodes, len(snap.cluster))
+    """One integer per node, higher for a better node (higher score, then lower index); -1 where no pod fits.
+
+    The score is what ``assign_pods`` gives a group's first pod: with the
+    preference scores (TaintToleration, NodeAffinity) normalized over the
+    nodes that fit, candidate by candidate when ``offsets`` cut ``nodes``
+    into candidates' segments.
+    """
+    scores = node_scores(snap, shape, nodes)
+    if prefers(snap, shape):
+        extra = np.zeros(len(nodes), dtype=np.int64)
+        bounds = offsets if offsets is not None else [0, len(nodes)]
+        for start, end in zip(bounds[:-1], bounds[1:], strict=True):
+            segment = start + np.flatnonzero(fits[start:end] > 0)
+            preferred = preference_scores(snap, shape, nodes[segment].tolist())
+            extra[segment] = [preferred[i] for i in nodes[segment].tolist()]
+        scores = scores + extra
+    keys = rank_keys(scores, nodes, len(snap.cluster))
     return np.where(fits > 0, keys, -1)
 
 
@@ -228,6 +248,20 @@ class KubeScheduler:
             allowed = reaching(cluster, claims.values(), domain.nodes)
             if pending and group.count > 0:
                 shape = sets[0][0]
+                supplied = domain_supply(snap, pending, [domain])
+                if supplied is not None and not supplied[0]:
+                    return [None] * group.count, {}, CANNOT_ALLOCATE
+                if supplied is not None and len(sets) == 1 and not shape.constraints.spread:
+                    # Every node of the domain reaches the same pools, which reach all of it: the claims get
+                    # the same devices wherever the first pod lands, and the pods land as if there were none.
+                    nodes = assign_pods(snap, shape, allowed, group.count)
+                    if not nodes:
+                        return [None] * group.count, {}, CANNOT_ALLOCATE
+                    devices = first_fit_all(snap, pending, nodes[0])
+                    assert devices is not None, "domain_supply said first fit succeeds at every node"
+                    for ref in pending:
+                        claims[ref.name] = allocate(snap, ref, devices[ref.name])
+                    return [*nodes, *([None] * (group.count - len(nodes)))], claims, ""
                 candidates = np.asarray(snap.allowed_nodes(shape, allowed), dtype=np.int64)
                 keys = _rank_keys(snap, shape, candidates, snap.node_fits_now(shape, candidates))
                 first, devices = self._first_node(pending, candidates, keys)
@@ -294,7 +328,7 @@ class KubeScheduler:
             return placed, None if ok.all() else np.where(ok, "", CANNOT_ALLOCATE).tolist()
         if fits is None:
             fits = self._reachable_fits(shape, nodes, held)
-        keys = _rank_keys(snap, shape, nodes, fits)
+        keys = _rank_keys(snap, shape, nodes, fits, offsets)
         tops = np.maximum.reduceat(keys, offsets[:-1]).tolist()
         counts, notes = [], []
         for k, domain in enumerate(candidates):

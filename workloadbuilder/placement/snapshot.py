@@ -329,10 +329,10 @@ class Snapshot:
         return iter(self._changed_of(domain.node_array).tolist())
 
     def _changed_of(self, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-        """The changed nodes among ``nodes``, in their order."""
+        """The changed nodes among ``nodes`` (a domain's: distinct and ascending), in their order."""
         if not self._count:
             return nodes[:0]
-        if len(nodes) == len(self.cluster):  # every node, in order: the cached list
+        if len(nodes) == len(self.cluster):  # every node: the cached list
             return self._changed_nodes()[0]
         return nodes[self._mask[nodes]]
 
