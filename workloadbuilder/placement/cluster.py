@@ -34,7 +34,7 @@ from workloadbuilder.placement.constraints import AffinityTerm, HostPort, PodCon
 from workloadbuilder.placement.disruption import DisruptionBudget
 from workloadbuilder.placement.filters import Rejection, interpodaffinity, static_rejection
 from workloadbuilder.placement.priorities import PriorityClass, PriorityClasses
-from workloadbuilder.placement.records import ClusterParts, DevicePool, RunningGroup, RunningPod
+from workloadbuilder.placement.records import ClusterParts, DevicePool, NodeColumns, RunningGroup, RunningPod
 from workloadbuilder.placement.resources import POD_MILLIS
 
 __all__ = [
@@ -76,13 +76,6 @@ def host_port_resource(port: HostPort) -> str:
 def is_slot(resource: str) -> bool:
     """Whether ``resource`` is one of the one-slot stand-ins (host ports, per-node anti-affinity)."""
     return resource.startswith(SLOT_PREFIXES)
-
-
-def _columns(resources: Sequence[str], rows: list[Mapping[str, int]]) -> list[list[int]]:
-    """Per-resource columns of per-node ``{resource: millis}`` maps (0 where a map lacks the resource)."""
-    if not any(rows):
-        return [[0] * len(rows) for _ in resources]
-    return [[row.get(resource, 0) for row in rows] for resource in resources]
 
 
 class Domain:
@@ -332,7 +325,7 @@ class Cluster:
     @classmethod
     def build(
         cls,
-        nodes: Iterable[Mapping[str, Any]],
+        nodes: Iterable[Mapping[str, Any]] | NodeColumns,
         pools: Iterable[DevicePool] = (),
         running_pods: Iterable[Mapping[str, Any]] = (),
         running_groups: Iterable[RunningGroup] = (),
@@ -344,25 +337,27 @@ class Cluster:
     ) -> Cluster:
         """A cluster from already-parsed nodes: ``{"name", "labels", "allocatable", "used", "schedulable", "taints"}``.
 
-        ``allocatable`` and ``used`` map resource names to millis. Each running
+        ``allocatable`` and ``used`` map resource names to millis (``nodes``
+        may also be ``NodeColumns``, the same column by column). Each running
         pod is ``{"name", "node" (a name), "requests" (millis), "priority",
         "group", "start", "namespace", "labels", "host_ports"}``; its
         requests, one pod slot and its host ports add to its node's ``used``.
         ``slots`` names more one-slot resources than the running pods' host
         ports (those the pods to place want), so that each has its column.
         """
-        nodes = list(nodes)
+        table = nodes if isinstance(nodes, NodeColumns) else NodeColumns.from_records(list(nodes))
         running_pods = list(running_pods)
-        names = [node["name"] for node in nodes]
+        names = table.names
+        count = len(names)
         ports = {host_port_resource(port) for pod in running_pods for port in pod.get("host_ports", ())}
         ports.update(slots)
-        extra = sorted(set().union(*(node["allocatable"] for node in nodes)) - set(BASE_RESOURCES) - ports)
+        extra = sorted(set(table.allocatable) - set(BASE_RESOURCES) - ports)
         resources = (*BASE_RESOURCES, *extra, *sorted(ports))
-        allocatable = _columns(resources, [node["allocatable"] for node in nodes])
-        for resource in ports:
-            allocatable[resources.index(resource)] = [POD_MILLIS] * len(nodes)
-        used = _columns(resources, [node.get("used") or {} for node in nodes])
-        index = {name: i for i, name in enumerate(names)}
+        allocatable = [
+            [POD_MILLIS] * count if r in ports else table.allocatable.get(r) or [0] * count for r in resources
+        ]
+        used = [list(table.used[r]) if r in table.used else [0] * count for r in resources]
+        index = {name: i for i, name in enumerate(names)} if running_pods else {}
         pods: list[RunningPod] = []
         for pod in running_pods:
             i = index[pod["node"]]
@@ -386,18 +381,17 @@ class Cluster:
                     tuple(pod.get("host_ports", ())),
                 )
             )
-        schedulable = [bool(node.get("schedulable", True)) for node in nodes]
         return cls(
             names,
-            [node.get("labels", {}) for node in nodes],
+            table.labels,
             resources,
             allocatable,
             used,
-            schedulable,
+            table.schedulable,
             pools,
             pods,
             running_groups,
-            [tuple(node.get("taints", ())) for node in nodes],
+            table.taints,
             priority_classes,
             disruption_budgets,
             warnings,
@@ -572,15 +566,11 @@ class Cluster:
         pods) has a debt, and evicting less than the debt frees nothing.
         """
         ids: dict[tuple[int, ...], int] = {}
-        vectors = self.vectors
-        columns = [[a - u for a, u in zip(alloc, used)] for alloc, used in zip(self.allocatable, self.used)]
-        out = []
-        for vector in zip(*columns):
-            vid = ids.get(vector)
-            if vid is None:
-                vid = ids[vector] = len(vectors)
-                vectors.append(vector)
-            out.append(vid)
+        columns = self.allocatable
+        if any(map(any, self.used)):
+            columns = [[a - u for a, u in zip(alloc, used)] for alloc, used in zip(self.allocatable, self.used)]
+        out = [ids.setdefault(vector, len(ids)) for vector in zip(*columns)]
+        self.vectors.extend(ids)  # in order of first use
         return out
 
     def free_columns(self) -> list[IntArray]:

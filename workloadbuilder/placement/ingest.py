@@ -98,7 +98,7 @@ def _from_kubectl(nodes_json: Any, pods_json: Any, groups_json: Any, policies_js
     errors = ErrorList()
     parts = ClusterParts()
     items = _items(nodes_json, "nodes")
-    mixed = any(_is_object(item) and item.get("kind") not in (None, "Node") for item in items)
+    mixed = _mixed(items)
     section = "items" if mixed else "nodes"
     by_kind = _by_kind(items, section, errors) if mixed else {"Node": list(enumerate(items))}
     policies = _items(policies_json, "policies")
@@ -107,7 +107,7 @@ def _from_kubectl(nodes_json: Any, pods_json: Any, groups_json: Any, policies_js
         [*read_priority_classes(policies, "policies", errors), *read_priority_classes(listed, section, errors)]
     )
     nodes = read_nodes(by_kind.get("Node", []), section, errors)
-    names = _check_unique(nodes, section, errors)
+    names = _check_unique(nodes.names, section, errors)
     groups: dict[str, RunningGroup] = {}
     group_items = [
         *_indexed(groups_json, "groups"),
@@ -133,10 +133,18 @@ def _from_kubectl(nodes_json: Any, pods_json: Any, groups_json: Any, policies_js
     for i, item in by_kind.get("ResourceSlice", []):
         parts.pools += objects.device_pools(item, FieldPath(section).index(i), names, errors)
     errors.raise_if_any()
-    kept = [node for node in nodes if node]
-    parts.warnings = [node.pop("warning") for node in kept if "warning" in node]
-    parts.nodes, parts.pods, parts.groups = kept, pods, list(groups.values())
+    parts.warnings = nodes.warnings
+    parts.nodes, parts.pods, parts.groups = nodes.columns, pods, list(groups.values())
     return parts
+
+
+def _mixed(items: list[Any]) -> bool:
+    """Whether a List holds objects of other kinds than Node (an item without ``kind`` is a Node)."""
+    try:
+        kinds = {item.get("kind") for item in items}  # a node dump: every item is an object
+    except (AttributeError, TypeError):  # an item that is no object, or a kind that is no string
+        return any(_is_object(item) and item.get("kind") not in (None, "Node") for item in items)
+    return not kinds <= {None, "Node"}
 
 
 def _budgets(items: list[Any], section: str, pods: list[dict[str, Any]], errors: ErrorList) -> list[DisruptionBudget]:
@@ -271,15 +279,19 @@ def _kubectl_group(item: Any, path: FieldPath, classes: PriorityClasses, errors:
     )
 
 
-def _check_unique(nodes: list[dict[str, Any]], section: str, errors: ErrorList) -> set[str]:
-    """The names of the nodes read; a node named again is an error at its name, and its record is emptied."""
-    seen: set[str] = set()
-    for i, node in enumerate(nodes):
-        if node and node["name"] in seen:
-            errors.append(duplicate(FieldPath(section).index(i).child("name"), node["name"]))
-            node.clear()
-        elif node:
-            seen.add(node["name"])
+def _check_unique(names: list[str | None], section: str, errors: ErrorList) -> set[str]:
+    """The names of the nodes read (``None``: an entry read as no node); a name given again is an error there."""
+    given = [name for name in names if name is not None]
+    seen = set(given)
+    if len(seen) == len(given):
+        return seen
+    seen.clear()
+    for i, name in enumerate(names):
+        if name is None:
+            continue
+        if name in seen:
+            errors.append(duplicate(FieldPath(section).index(i).child("name"), name))
+        seen.add(name)
     return seen
 
 
@@ -306,7 +318,7 @@ def _from_yaml(data: Any) -> ClusterParts:
     nodes = [
         _yaml_node(entry, FieldPath("nodes").index(i), errors) for i, entry in enumerate(_seq(data, "nodes", errors))
     ]
-    names = _check_unique(nodes, "nodes", errors)
+    names = _check_unique([node.get("name") for node in nodes], "nodes", errors)
     pools = [
         _yaml_pool(entry, FieldPath("devicePools").index(i), names, errors)
         for i, entry in enumerate(_seq(data, "devicePools", errors))

@@ -1,4 +1,4 @@
-"""The Node items of ``kubectl get nodes -o json``, read into the plain node records ``Cluster.build`` takes.
+"""The Node items of ``kubectl get nodes -o json``, read into the ``NodeColumns`` that ``Cluster.build`` indexes.
 
 A real node dump is mostly what the model does not need (managedFields,
 images, annotations, addresses); a node is read by its few fields the model
@@ -6,54 +6,93 @@ does need: ``metadata.name`` and ``labels``, ``spec.unschedulable`` and
 ``taints``, ``status.allocatable`` and the Ready condition. Nothing of the
 input is kept: label keys and values are interned (the same zone, instance
 type and GPU product strings are one object across all nodes), each
-distinct quantity string and taint list is read once per dump, and every
-record is built afresh. A malformed node is a ``FieldError`` at its path
-(``nodes[3].status.allocatable[cpu]``) and no record.
+distinct quantity string of a resource and each distinct taint list is read
+once per dump, and the nodes' amounts go straight into per-resource
+columns. A malformed node is a ``FieldError`` at its path
+(``nodes[3].status.allocatable[cpu]``) and is left out.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
+
+import numpy as np
 
 from workloadbuilder.field import ErrorList, FieldPath, path_below, required, type_invalid
 from workloadbuilder.placement.constraints import Taint, read_taints
+from workloadbuilder.placement.quantity import QuantityError, resource_millis
+from workloadbuilder.placement.records import NodeColumns
 from workloadbuilder.placement.resources import key_below, read_quantity, read_resource_list, valid_millis
 
-__all__ = ["NOT_READY_TAINTS", "read_nodes"]
+__all__ = ["NOT_READY_TAINTS", "NodesRead", "read_nodes"]
 
 NOT_READY_TAINTS = frozenset({"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"})
 """The taints the node lifecycle controller puts on a node whose Ready condition is False or Unknown."""
 
 _intern = sys.intern
 
+_MEMO_SIZE = 2048
+"""Quantity strings remembered per resource, far more than the few a node pool repeats; past it, the strings
+of a resource whose every node differs (memory after system reservations) are read afresh, not remembered."""
 
-def read_nodes(entries: list[tuple[int, Any]], section: str, errors: ErrorList) -> list[dict[str, Any]]:
-    """One record per ``(index, item)`` entry: ``{"name", "labels", "allocatable", "schedulable", "taints"}``.
 
-    ``allocatable`` is in millis; a record also has ``"warning"`` when the
-    node reports Ready other than True without the taint that keeps pods
-    off it. A malformed node gives ``{}`` and its errors, at
-    ``<section>[index]...``.
+class NodesRead(NamedTuple):
+    """What ``read_nodes`` found: the well-formed nodes, every entry's name, and the warnings.
+
+    ``names`` has one entry per item read, ``None`` for a malformed one
+    (left out of ``columns``); ``warnings`` says, per node that reports
+    Ready other than True without the taint that keeps pods off it, that
+    pods are still placed on it.
     """
+
+    columns: NodeColumns
+    names: list[str | None]
+    warnings: list[str]
+
+
+def read_nodes(entries: list[tuple[int, Any]], section: str, errors: ErrorList) -> NodesRead:
+    """The nodes of the ``(index, item)`` entries, amounts in millis; errors at ``<section>[index]...``."""
     reader = _Reader(section, errors)
-    return [reader.node(item, i) for i, item in entries]
+    node = reader.node
+    skipped = [ordinal for ordinal, (i, item) in enumerate(entries) if not node(item, i)]
+    names: list[str | None] = list(reader.names)
+    for ordinal in skipped:  # ascending: each lands where its entry is
+        names.insert(ordinal, None)
+    return NodesRead(reader.columns(), names, reader.warnings)
+
+
+_Layout = tuple[int, tuple[dict[str, int], ...]]
+"""An allocatable layout as the reader knows it: its number and the memo of each of its resources."""
 
 
 class _Reader:
-    """The state of reading one dump: where errors go, and what it has read already."""
+    """The state of reading one dump: where errors go, what it has read already, and the nodes' columns."""
 
     def __init__(self, section: str, errors: ErrorList) -> None:
         self.section = FieldPath(section)
         self.errors = errors
-        self.cpu: dict[str, int] = {}
-        self.others: dict[str, int] = {}
-        """Millis by quantity string: CPU counts milli-cores, every other resource whole units (``resource_millis``)."""
+        self.memos: dict[str, dict[str, int]] = {}
+        """Per resource, millis by quantity string (CPU counts milli-cores, the others whole units)."""
+        self.layouts: dict[tuple[Any, ...], _Layout] = {}
+        """By the resource names of an allocatable map as given (all strings), the layout its amounts read into."""
+        self.layout_names: list[tuple[str, ...]] = []
+        """Each layout's resource names, in the order of its amounts."""
+        self.layout_numbers: dict[tuple[str, ...], int] = {}
         self.taint_lists: dict[tuple[Any, ...], tuple[Taint, ...]] = {}
+        self.names: list[str] = []
+        self.labels: list[dict[str, str]] = []
+        self.schedulable: list[bool] = []
+        self.taints: list[tuple[Taint, ...]] = []
+        self.shapes: list[int] = []
+        """Each node's allocatable layout."""
+        self.amounts: list[list[int]] = []
+        """Each node's allocatable amounts, in its layout's order."""
+        self.warnings: list[str] = []
 
-    def node(self, item: Any, i: int) -> dict[str, Any]:
-        """The record of item ``i`` (``{}`` when it is malformed)."""
+    def node(self, item: Any, i: int) -> bool:
+        """Read item ``i`` into the columns; ``False`` (and its errors) when it is malformed."""
         try:
             metadata = item["metadata"]
             name = metadata["name"]
@@ -63,38 +102,38 @@ class _Reader:
             return self.malformed(item, i)
         if not isinstance(name, str) or not name:
             self.errors.append(required(self.section.index(i).child("metadata", "name")))
-            return {}
+            return False
         if type(allocatable) is not dict and not isinstance(allocatable, Mapping):
             return self.malformed(item, i)
         spec = item.get("spec")
         if type(spec) is not dict:
             spec = spec if isinstance(spec, Mapping) else {}
         raw_taints = spec.get("taints")
-        taints = self.taints(raw_taints, i) if raw_taints is not None else ()
-        node: dict[str, Any] = {
-            "name": _intern(name),
-            "labels": self.labels(metadata.get("labels"), i),
-            "allocatable": self.allocatable(allocatable, i),
-            "schedulable": not spec.get("unschedulable"),
-            "taints": taints,
-        }
+        taints = self.read_taints(raw_taints, i) if raw_taints is not None else ()
+        raw_labels = metadata.get("labels")
+        labels = None
+        if type(raw_labels) is dict:
+            try:
+                labels = {_intern(key): _intern(value) for key, value in raw_labels.items()}
+            except TypeError:  # a key or value that is not exactly a string: said by read_labels
+                pass
+        self.labels.append(labels if labels is not None else self.read_labels(raw_labels, i))
+        self.read_allocatable(allocatable, i)
+        self.names.append(name if type(name) is str else str(name))
+        self.schedulable.append(not spec.get("unschedulable"))
+        self.taints.append(taints)
         ready = _ready(status.get("conditions"))
         if ready != "True" and not any(taint.key in NOT_READY_TAINTS for taint in taints):
-            node["warning"] = (
+            self.warnings.append(
                 f"node {name} reports Ready={ready} but has no node.kubernetes.io/not-ready or unreachable taint: "
                 "kube-scheduler still places pods on it, and so does this model"
             )
-        return node
+        return True
 
-    def labels(self, raw: Any, i: int) -> dict[str, str]:
-        """A node's labels, keys and values interned; a value that is not a string is an error at its key."""
+    def read_labels(self, raw: Any, i: int) -> dict[str, str]:
+        """A node's labels read one by one; a value that is not a string is an error at its key."""
         if raw is None:
             return {}
-        if type(raw) is dict:
-            try:
-                return {_intern(key): _intern(value) for key, value in raw.items()}
-            except TypeError:  # a key or value that is not exactly a string: said below
-                pass
         path = path_below(self.section, i, "metadata", "labels")
         if not isinstance(raw, Mapping):
             self.errors.append(type_invalid(path(), raw, "must be of type object"))
@@ -107,14 +146,66 @@ class _Reader:
                 self.errors.append(type_invalid(path().key(str(key)), value, "must be of type string"))
         return out
 
-    def allocatable(self, raw: Mapping[Any, Any], i: int) -> dict[str, int]:
-        """``status.allocatable`` in millis; each distinct quantity string is read once per dump."""
+    def read_allocatable(self, raw: Mapping[Any, Any], i: int) -> None:
+        """Add ``status.allocatable``, in millis, to the columns.
+
+        The nodes of a dump list the same resources in the same order: a
+        node whose resource names the reader has seen is read in one pass
+        over their memos, then the quantity strings not seen yet one by one;
+        any other node is read entry by entry.
+        """
+        layout = self.layouts.get(tuple(raw)) if type(raw) is dict else None
+        if layout is None:
+            self.add_amounts(self.entries(raw, i), raw)
+            return
+        number, memos = layout
+        try:
+            amounts: list[Any] = list(map(dict.get, memos, raw.values()))
+        except TypeError:  # a value that no memo can hold: not a quantity string
+            self.add_amounts(self.entries(raw, i), raw)
+            return
+        if None in amounts and self.fill(number, memos, amounts, raw, i) is None:
+            return
+        self.shapes.append(number)
+        self.amounts.append(amounts)
+
+    def fill(
+        self, number: int, memos: tuple[dict[str, int], ...], amounts: list[Any], raw: Mapping[Any, Any], i: int
+    ) -> list[Any] | None:
+        """Read in place the quantity strings no memo knew (``None`` in ``amounts``), remembered while a memo has room.
+
+        ``None`` when one of them is bad: the node's other amounts are then
+        added without it, as its error says.
+        """
+        names, texts = self.layout_names[number], list(raw.values())
+        j = -1
+        for _ in range(amounts.count(None)):
+            j = amounts.index(None, j + 1)
+            text = texts[j]
+            try:
+                millis = resource_millis(names[j], text) if type(text) is str else -1
+            except QuantityError:
+                millis = -1
+            if millis < 0:  # not a quantity string, or a bad one: read in full, with its error
+                amounts[j] = self.quantity(names[j], text, i)
+                continue
+            memo = memos[j]
+            if len(memo) < _MEMO_SIZE:
+                memo[text] = millis
+            amounts[j] = millis
+        if None in amounts:
+            self.add_amounts({n: m for n, m in zip(names, amounts, strict=True) if m is not None}, raw)
+            return None
+        return amounts
+
+    def entries(self, raw: Mapping[Any, Any], i: int) -> dict[str, int]:
+        """``status.allocatable`` read entry by entry, as ``{resource: millis}``."""
         if type(raw) is not dict:
             return read_resource_list(raw, path_below(self.section, i, "status", "allocatable"), self.errors)
-        cpu, others = self.cpu, self.others
         out: dict[str, int] = {}
+        memos = self.memos
         for name, text in raw.items():
-            millis = (cpu if name == "cpu" else others).get(text) if type(text) is str else None
+            millis = memos.get(name, {}).get(text) if type(name) is str and type(text) is str else None
             if millis is None:
                 millis = self.quantity(name, text, i)
                 if millis is None:
@@ -122,16 +213,30 @@ class _Reader:
             out[name if type(name) is str else str(name)] = millis
         return out
 
+    def add_amounts(self, amounts: dict[str, int], raw: Mapping[Any, Any]) -> None:
+        """Add one node's ``{resource: millis}``; a map of string names read in full becomes a known layout."""
+        names = tuple(map(_intern, amounts))
+        number = self.layout_numbers.get(names)
+        if number is None:
+            number = self.layout_numbers[names] = len(self.layout_names)
+            self.layout_names.append(names)
+        if type(raw) is dict and len(amounts) == len(raw) and all(type(name) is str for name in raw):
+            self.layouts[tuple(raw)] = (number, tuple(self.memos.setdefault(name, {}) for name in names))
+        self.shapes.append(number)
+        self.amounts.append(list(amounts.values()))
+
     def quantity(self, name: Any, text: Any, i: int) -> int | None:
         """One allocatable quantity read afresh (and remembered), or ``None`` with its error."""
         millis = valid_millis(name, text)
         if millis is None:
             where = key_below(path_below(self.section, i, "status", "allocatable"), name)
             return read_quantity(str(name), text, where, self.errors)
-        (self.cpu if name == "cpu" else self.others)[text] = millis
+        memo = self.memos.setdefault(name, {})
+        if len(memo) < _MEMO_SIZE:
+            memo[text] = millis
         return millis
 
-    def taints(self, raw: Any, i: int) -> tuple[Taint, ...]:
+    def read_taints(self, raw: Any, i: int) -> tuple[Taint, ...]:
         """``spec.taints``; nodes with equal taint lists share one tuple."""
         key: tuple[Any, ...] | None
         try:
@@ -147,12 +252,12 @@ class _Reader:
             self.taint_lists[key] = taints
         return taints
 
-    def malformed(self, item: Any, i: int) -> dict[str, Any]:
+    def malformed(self, item: Any, i: int) -> bool:
         """The error path: say exactly what is missing."""
         path = self.section.index(i)
         if not isinstance(item, Mapping):
             self.errors.append(type_invalid(path, item, "must be of type object"))
-            return {}
+            return False
         metadata, status = item.get("metadata"), item.get("status")
         name = metadata.get("name") if isinstance(metadata, Mapping) else None
         allocatable = status.get("allocatable") if isinstance(status, Mapping) else None
@@ -162,7 +267,31 @@ class _Reader:
             self.errors.append(required(path.child("status", "allocatable")))
         else:
             self.errors.append(type_invalid(path.child("status", "allocatable"), allocatable, "must be of type object"))
-        return {}
+        return False
+
+    def columns(self) -> NodeColumns:
+        """The nodes read, column by column."""
+        return NodeColumns(self.names, self.labels, self.allocatable_columns(), {}, self.schedulable, self.taints)
+
+    def allocatable_columns(self) -> dict[str, list[int]]:
+        """Per resource, every node's millis: each layout's amounts transposed, then laid at its nodes."""
+        count = len(self.amounts)
+        if len(self.layout_names) == 1 and count:
+            names = self.layout_names[0]
+            return {name: list(column) for name, column in zip(names, zip(*self.amounts, strict=True), strict=True)}
+        shapes = np.asarray(self.shapes, dtype=np.int64)
+        columns: dict[str, Any] = {}
+        for number, names in enumerate(self.layout_names):
+            nodes = np.flatnonzero(shapes == number)
+            if not names or not len(nodes):
+                continue
+            rows = [self.amounts[i] for i in nodes.tolist()]
+            for name, amounts in zip(names, zip(*rows, strict=True), strict=True):
+                column = columns.get(name)
+                if column is None:
+                    column = columns[name] = np.zeros(count, dtype=object)
+                column[nodes] = amounts
+        return {name: column.tolist() for name, column in columns.items()}
 
 
 def _ready(conditions: Any) -> str:
