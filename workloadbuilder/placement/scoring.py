@@ -152,8 +152,7 @@ class _ScoreInputs:
         if facts is None:
             offered = all(_all_positive(alloc) for alloc, _, _ in columns)
             exact = all(_float_exact(alloc) for alloc, _, _ in columns)
-            bounds = [(int(used.min()), int(used.max())) if len(used) else (0, 0) for _, used, _ in columns]
-            facts = (offered, exact, bounds)
+            facts = (offered, exact, _used_bounds(columns))
         self.offered, self.exact, self.used_bounds = facts
 
     def take(self, order: npt.NDArray[np.int64]) -> _ScoreInputs:
@@ -174,9 +173,13 @@ def _score_inputs(snap: Snapshot, nodes: npt.NDArray[np.int64]) -> _ScoreInputs:
     ranges = [cluster.allocatable_range(r) for r in cluster.score_index]
     if all(0 < low and high < 2**53 for low, high in ranges):
         # what holds for every node's allocatable holds for these nodes'
-        bounds = [(int(used.min()), int(used.max())) if len(used) else (0, 0) for _, used, _ in columns]
-        return _ScoreInputs(columns, (True, True, bounds))
+        return _ScoreInputs(columns, (True, True, _used_bounds(columns)))
     return _ScoreInputs(columns)
+
+
+def _used_bounds(columns: list[tuple[IntArray, IntArray, int]]) -> list[tuple[int, int]]:
+    """The least and the greatest used amount of each column (``(0, 0)`` for no nodes)."""
+    return [(int(used.min()), int(used.max())) if len(used) else (0, 0) for _, used, _ in columns]
 
 
 def _scores_after(
