@@ -434,12 +434,13 @@ class KubeScheduler:
         satisfied, remaining = 0, len(group.children)
         request = list(outcome.score_request)
         children = group.children
-        k = 0
+        k = alone_until = 0
         while k < len(children):
-            run = self._run(children, k)
+            run = self._run(children, k) if k >= alone_until else children[k : k + 1]
             traces = [GroupTrace(child, domain) for child in run]
             results = self._place_run(run, domain, own, traces) if len(run) > 1 else None
-            if results is None:  # one child, or a run that must be placed child by child
+            if results is None:  # one child, or a run whose children must be placed one by one
+                alone_until = k + len(run)
                 run, traces = run[:1], traces[:1]
                 results = [self.place(run[0], domain, own, traces[0])]
             k += len(run)
