@@ -250,7 +250,7 @@ def _added(parts: Iterable[Iterable[tuple[int, tuple[int, ...]]]]) -> dict[int, 
 
 
 def _without(evictions: Block, kept: Block) -> Block:
-    """``evictions`` less what evicting ``kept`` gives back (its nodes are among theirs), nodes left unchanged dropped."""
+    """``evictions`` less what evicting ``kept`` gives back (both sorted, its nodes among theirs), emptied nodes dropped."""
     change = evictions.change.copy()
     change[np.searchsorted(evictions.nodes, kept.nodes)] += kept.change
     left = (change != 0).any(axis=1)

@@ -296,16 +296,16 @@ def assign_pods(
             landing = _landing_order(snap, shape, inputs, fitting, fits, None, extras, count)
         else:
             first = _scores_after(shape, inputs, 0)
-            if first is not None:  # only the best ``count`` nodes can be chosen
+            if first is not None:  # only the best ``count`` nodes can be chosen (kept in node order)
                 first = first + extras
-                top = np.argpartition(-rank_keys(first, fitting, len(snap.cluster)), count - 1)[:count]
-                landing = _landing_order(
-                    snap, shape, inputs.take(top), fitting[top], fits[top], first[top], extras[top], count
-                )
+                top = np.sort(np.argpartition(-rank_keys(first, fitting, len(snap.cluster)), count - 1)[:count])
+                inputs, fitting, fits, extras = inputs.take(top), fitting[top], fits[top], extras[top]
+                landing = _landing_order(snap, shape, inputs, fitting, fits, first[top], extras, count)
         if landing is not None:
-            chosen, times = np.unique(landing, return_counts=True)
-            snap.add_block(Block.counts(chosen, times, shape.vector))
-            placed: list[int] = landing.tolist()
+            times = np.bincount(landing, minlength=len(fitting))
+            took = times > 0
+            snap.add_block(Block.counts(fitting[took], times[took], shape.vector))
+            placed: list[int] = fitting[landing].tolist()
             return placed
     scores = first if first is not None else node_scores(snap, shape, fitting) + extras
     # Untouched nodes, best first: higher score, then lower index.
@@ -350,7 +350,7 @@ def _landing_order(
     extras: npt.NDArray[np.int64],
     count: int,
 ) -> npt.NDArray[np.int64] | None:
-    """The nodes the next ``count`` pods land on, in order, as one heap of every node would choose them.
+    """Where the next ``count`` pods land, in order (positions in ``nodes``), as one heap of every node would choose.
 
     ``nodes`` are the candidates (in any order) with their score inputs
     (``_score_inputs``), room (``fits``), preference scores (``extras``) and
@@ -374,7 +374,8 @@ def _landing_order(
     turns: list[npt.NDArray[np.int64]] = []
     key = first  # each node's running minimum so far
     if first is not None:
-        keys, owners, turns = [rank_keys(first, nodes, size)], [nodes], [np.zeros(len(nodes), dtype=np.int64)]
+        positions = np.arange(len(nodes))
+        keys, owners, turns = [rank_keys(first, nodes, size)], [positions], [np.zeros(len(nodes), dtype=np.int64)]
     last = min(count, int(fits.max(initial=0)))
     k = 0 if first is None else 1
     # as many columns as an even spread would take (a small block whole), then twice as many each time
@@ -400,7 +401,7 @@ def _landing_order(
             break
         block = rank_keys(running[rows, columns], nodes[rows], size)
         keys.append(block)
-        owners.append(nodes[rows])
+        owners.append(rows)
         turns.append(columns + k)
         key = running[:, -1]
         k += width

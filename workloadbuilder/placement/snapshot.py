@@ -114,7 +114,7 @@ class Allocation:
 
 @dataclass(frozen=True)
 class Block:
-    """A change to many nodes at once: ``change[k]`` more taken on node ``nodes[k]`` (distinct nodes, ascending).
+    """A change to many nodes at once: ``change[k]`` more taken on node ``nodes[k]`` (distinct; ``of`` sorts them).
 
     ``change`` is an exact (``int64`` or ``object``) array of one row per
     node and one column per cluster resource; negative entries give back.
@@ -139,7 +139,7 @@ class Block:
 
     @classmethod
     def counts(cls, nodes: npt.NDArray[np.int64], counts: npt.NDArray[np.int64], vector: Sequence[int]) -> Block:
-        """``counts[k]`` pods of ``vector`` on each node ``nodes[k]`` (distinct, ascending)."""
+        """``counts[k]`` pods of ``vector`` on each node ``nodes[k]`` (distinct)."""
         largest = max((abs(amount) for amount in vector), default=0) * int(counts.max(initial=0))
         if largest < INT64_SAFE:
             change: IntArray = counts[:, None] * np.asarray(vector, dtype=np.int64)[None, :]
