@@ -382,7 +382,8 @@ class Snapshot:
         if self._count:
             changed, owners = self._changed_among(family, positions, domains)
             if len(changed):
-                np.add.at(out, owners, self._changed_fits(shape, changed) - self.node_fits(shape)[changed])
+                corrections = self._changed_fits(shape, changed) - self.node_fits(shape)[changed]
+                out += group_sums(owners, corrections, len(out), FIT_CAP, complete=True)
         return out
 
     def _changed_among(
@@ -495,13 +496,11 @@ class Snapshot:
         rows = self._rows
         out = []
         for column, r in zip(columns, self.cluster.score_index, strict=True):
-            add = rows[changed, r]
-            if column.dtype == object or add.dtype == object or not headroom(column) or not headroom(add, len(add)):
-                column, add = column.astype(object), add.astype(object)
+            added = group_sums(owners, rows[changed, r], len(column), complete=True)
+            if column.dtype == object or added.dtype == object or not headroom(column) or not headroom(added):
+                out.append(exact([int(a) + int(b) for a, b in zip(column, added, strict=True)]))
             else:
-                column = column.copy()
-            np.add.at(column, owners, add)
-            out.append(exact(column))
+                out.append(exact(column + added))
         return out
 
     def free_sum(self, domain: Domain) -> tuple[int, ...]:
