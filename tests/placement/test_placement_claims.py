@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from unittest import mock
 
 import pytest
 from placement_helpers import BLOCK, RACK, checked, cluster, composite, node, pod_group, request, where
 
-from workloadbuilder.placement import Cluster, PlacementRequest, place
+from workloadbuilder.placement import Cluster, PlacementRequest, complete, place
+from workloadbuilder.placement.claims import pools_within
 
 GPU = {"nvidia.com/gpu": "1"}
 NICS = [{"name": "nics", "resourceClaimTemplateName": "rdma-pair"}]
@@ -219,3 +221,44 @@ def test_the_first_pod_of_a_claim_group_weighs_prefer_no_schedule_taints() -> No
     answer = checked(req, cl, place(req, cl))
     assert where(answer) == {"w": ({"rack": "r1"}, ["n2", "n2"])}
     assert answer.group("w").claims[0].devices == (("n2-nics", 2),)
+
+
+def _racks_with_nics(racks: int) -> Cluster:
+    """``racks`` racks of two 4-GPU nodes, each rack with a pool of 4 NICs; n0 of rack 0 has 2 NICs of its own."""
+    nodes = [node(f"r{r}-n{n}", 4, rack=f"r{r}") for r in range(racks) for n in range(2)]
+    pools = [{"name": f"r{r}-nics", "deviceClass": "rdma", "count": 4, "domain": {RACK: f"r{r}"}} for r in range(racks)]
+    pools.append({"name": "r0-n0-nics", "deviceClass": "rdma", "count": 2, "node": "r0-n0"})
+    return cluster(*nodes, devicePools=pools)
+
+
+POOLS_WITHIN = [
+    ("one rack's nodes", ["r1-n0", "r1-n1"], ["r1-nics"]),
+    ("a node with its own pool", ["r0-n0"], ["r0-nics", "r0-n0-nics"]),
+    ("two racks", ["r0-n1", "r2-n0"], ["r0-nics", "r2-nics"]),
+    ("no node", [], []),
+]
+
+
+@pytest.mark.parametrize(("nodes", "expected"), [c[1:] for c in POOLS_WITHIN], ids=[c[0] for c in POOLS_WITHIN])
+def test_pools_within_are_those_the_nodes_reach(nodes: list[str], expected: list[str]) -> None:
+    cl = _racks_with_nics(3)
+    found = pools_within(cl, {"rdma"}, [cl.node_index[name] for name in nodes])
+    assert [pool.name for pool in found] == expected
+
+
+def test_a_claim_no_domain_can_supply_is_proved_impossible_without_a_search() -> None:
+    """Seven NICs for the group, four in each rack's pool (six in r0, with n0's own): no rack can hold them.
+
+    The pools each rack reaches say so before any exact search starts (once per rack, it made the complete
+    strategy's cost grow with the square of the cluster).
+    """
+    cl = _racks_with_nics(40)
+    req = request(
+        [pod_group("w", 2, key=RACK, claims=NICS)], {"w": (2, GPU)}, {"rdma-pair": {"deviceClass": "rdma", "count": 7}}
+    )
+    with mock.patch.object(complete, "solve", wraps=complete.solve) as search:
+        answer = checked(req, cl, place(req, cl, strategy="complete"))
+    assert search.call_count == 0
+    assert not answer.feasible
+    assert answer.explanation["roots"][0]["search"] == {"greedy": False, "timeout": 5.0, "timedOut": False}
+    assert "- no placement exists (proved by the complete search)" in answer.text.splitlines()

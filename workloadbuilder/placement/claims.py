@@ -38,8 +38,10 @@ __all__ = [
     "first_fit_all",
     "pins",
     "pools_reaching",
+    "pools_within",
     "reach_mask",
     "reaching",
+    "supplied_within",
 ]
 
 CANNOT_ALLOCATE = "cannot allocate all claims"
@@ -71,6 +73,7 @@ class _PoolIndex:
                 self.keys.setdefault(pool.device_class, set()).add(key)
             else:
                 self.everywhere.setdefault(pool.device_class, []).append(pool)
+        self.node_local = {device_class for device_class, _ in self.by_node}
 
     def reaching(self, cluster: Cluster, device_class: str, i: int) -> list[DevicePool]:
         found = self.cache.get((device_class, i))
@@ -88,6 +91,23 @@ class _PoolIndex:
         found += self.everywhere.get(device_class, ())
         found.sort(key=lambda pool: self.order[pool.name])
         return found
+
+    def within(self, cluster: Cluster, device_classes: set[str], nodes: Sequence[int]) -> list[DevicePool]:
+        """The pools of ``device_classes`` some of ``nodes`` reach, in the cluster's pool order."""
+        found: dict[str, DevicePool] = {}
+        for device_class in sorted(device_classes):
+            for pool in self.everywhere.get(device_class, ()):
+                found[pool.name] = pool
+            if device_class in self.node_local:
+                for i in nodes:
+                    for pool in self.by_node.get((device_class, cluster.names[i]), ()):
+                        found[pool.name] = pool
+            for key in sorted(self.keys.get(device_class, ())):
+                values = cluster.label_values(key)
+                for value in {values[i] for i in nodes} - {None}:
+                    for pool in self.by_domain.get((device_class, key, value or ""), ()):
+                        found[pool.name] = pool
+        return sorted(found.values(), key=lambda pool: self.order[pool.name])
 
     def shared_by(self, cluster: Cluster, device_class: str, key: str | None) -> _Shared | None:
         """The pools of ``device_class``, when each is everyone's or a whole domain's of ``key`` (else ``None``)."""
@@ -136,6 +156,27 @@ def _index(cluster: Cluster) -> _PoolIndex:
     if index is None:
         index = _INDEXES[cluster] = _PoolIndex(cluster)
     return index
+
+
+def pools_within(cluster: Cluster, device_classes: set[str], nodes: Sequence[int]) -> list[DevicePool]:
+    """The pools of ``device_classes`` that some of ``nodes`` reach (everyone's included), in pool order."""
+    return _index(cluster).within(cluster, device_classes, nodes)
+
+
+def supplied_within(snap: Snapshot, claims: Sequence[ClaimRef], domain: Domain) -> bool:
+    """Whether the pools ``domain``'s nodes reach have, per device class, the devices ``claims`` need together.
+
+    A necessary condition for allocating them to pods in ``domain``, cheap
+    to check: it ignores which node reaches which pool.
+    """
+    needs: dict[str, int] = {}
+    for claim in claims:
+        needs[claim.device.device_class] = needs.get(claim.device.device_class, 0) + claim.device.count
+    pools = pools_within(snap.cluster, set(needs), domain.nodes)
+    for device_class, need in needs.items():
+        if sum(max(0, devices_free(snap, pool)) for pool in pools if pool.device_class == device_class) < need:
+            return False
+    return True
 
 
 def pools_reaching(cluster: Cluster, device_class: str, i: int) -> list[DevicePool]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from workloadbuilder.placement.claims import allocate, reaching
+from workloadbuilder.placement.claims import allocate, reaching, supplied_within
 from workloadbuilder.placement.cluster import Domain
 from workloadbuilder.placement.kube_scheduler import KubeScheduler, needed
 from workloadbuilder.placement.outcome import GroupResult, GroupTrace, Outcome
@@ -82,11 +82,12 @@ class Complete:
     def _fits_in(self, group: GroupRequest, domain: Domain, memo: dict[tuple[str, int], bool]) -> bool:
         """A necessary condition for ``group`` in ``domain``, cheap to check, level by level.
 
-        A PodGroup's minimum must fit in the domain ignoring every other group
-        and its claims; a CompositePodGroup needs enough children that pass
-        the same test in one of their candidate domains inside it. When it
-        fails, no placement in that domain exists and the exact search is not
-        needed there.
+        A PodGroup's minimum must fit in the domain ignoring every other
+        group, and the pools its nodes reach must hold the devices its new
+        claims need; a CompositePodGroup needs enough children that pass the
+        same test in one of their candidate domains inside it. When it fails,
+        no placement in that domain exists and the exact search is not needed
+        there.
         """
         key = (group.name, domain.uid)
         cached = memo.get(key)
@@ -95,6 +96,9 @@ class Complete:
             if group.is_leaf:
                 sets = self.kube.shapes(group)
                 cached = group.count >= need and sum(min(n, self.snap.fit(shape, domain)) for shape, n in sets) >= need
+                pending = [ref for ref in group.claims if ref.identity not in self.snap.allocations]
+                if cached and pending and group.count > 0:  # its pods, all in the domain, must reach the devices
+                    cached = supplied_within(self.snap, pending, domain)
             else:
                 able = sum(
                     any(self._fits_in(child, inner, memo) for inner in self.kube.candidates(child, domain))

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workloadbuilder.errors import MissingDependencyError
-from workloadbuilder.placement.claims import devices_free
+from workloadbuilder.placement.claims import devices_free, pools_within
 from workloadbuilder.placement.classes import NodeClass, node_classes
 from workloadbuilder.placement.cluster import DevicePool, Domain
 from workloadbuilder.placement.kube_scheduler import KubeScheduler, needed
@@ -122,11 +122,8 @@ class _Model:
     def build(self) -> bool:
         """Add every variable and constraint; ``False`` when the model is trivially infeasible."""
         claims = self._claims()
-        pools = [
-            pool
-            for pool in self.cluster.pools
-            if any(ref.device.device_class == pool.device_class for ref in claims.values())
-        ]
+        classes = {ref.device.device_class for ref in claims.values()}
+        pools = pools_within(self.cluster, classes, self.scope.nodes) if classes else []
         keys = sorted({group.topology_key for group in self.groups if group.topology_key is not None})
         demand = self._demand()
         pods = sum(needed(leaf) for leaf in self.leaves)
