@@ -20,8 +20,9 @@ fit for one pod shape is read from the cluster index instead of placing
 pods one by one (for one shape the count does not depend on the order); a
 composite candidate whose capacity bound cannot beat the best candidate so
 far is not simulated; and sibling PodGroups of one shape that take their
-parent's domain are placed in one pass, their pods handed out in order,
-while each gets its ``minCount``.
+parent's domain are placed in one pass, their pods handed out in order
+(the first to miss its ``minCount`` fails as it would on its own, and the
+ones after it are placed without its pods).
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ from workloadbuilder.placement.scoring import (
     prefers,
     rank_keys,
 )
-from workloadbuilder.placement.snapshot import Allocation, Shape, Snapshot
+from workloadbuilder.placement.snapshot import Allocation, Block, Shape, Snapshot
 from workloadbuilder.placement.spread import SpreadTracker
 
 __all__ = ["KubeScheduler", "needed"]
@@ -434,17 +435,16 @@ class KubeScheduler:
         satisfied, remaining = 0, len(group.children)
         request = list(outcome.score_request)
         children = group.children
-        k = alone_until = 0
+        k = 0
         while k < len(children):
-            run = self._run(children, k) if k >= alone_until else children[k : k + 1]
+            run = self._run(children, k)
             traces = [GroupTrace(child, domain) for child in run]
-            results = self._place_run(run, domain, own, traces) if len(run) > 1 else None
-            if results is None:  # one child, or a run whose children must be placed one by one
-                alone_until = k + len(run)
-                run, traces = run[:1], traces[:1]
+            if len(run) > 1:
+                results = self._place_run(run, domain, own, traces)
+            else:
                 results = [self.place(run[0], domain, own, traces[0])]
-            k += len(run)
-            candidate.children += traces
+            k += len(results)
+            candidate.children += traces[: len(results)]
             for result in results:
                 remaining -= 1
                 if result.success:
@@ -483,35 +483,37 @@ class KubeScheduler:
 
     def _place_run(
         self, run: list[GroupRequest], domain: Domain, domains: dict[str, str], traces: list[GroupTrace]
-    ) -> list[Outcome] | None:
+    ) -> list[Outcome]:
         """Place sibling PodGroups of one shape in ``domain`` in one pass: their pods, in order, one heap.
 
         Placed one after the other, each would take the best nodes left by
         the ones before, pod by pod: the same as placing all their pods at
         once and handing them out in order, while every one gets its
-        ``minCount``. When one would not (it would fail, and its pods would
-        be given back to the next), nothing is assumed and ``None`` says to
-        place them one by one.
+        ``minCount``. The first that would not fails (its pods are given
+        back), and the outcomes stop there: the siblings after it are placed
+        without its pods. Returns an outcome per sibling placed or failed, in order.
         """
         snap, shape = self.snap, self.shape(run[0])
         mark = snap.mark()
         nodes = assign_pods(snap, shape, domain.node_array, sum(group.count for group in run))
-        given = []
-        start = 0
-        for group in run:
-            share = nodes[start : start + group.count]
-            if len(share) < needed(group):
-                snap.revert(mark)
-                return None
-            given.append(share)
-            start += len(share)
         outcomes = []
-        for group, share, trace in zip(run, given, traces, strict=True):
+        start = 0
+        for group, trace in zip(run, traces, strict=True):
+            share = nodes[start : start + group.count]
             trace.record_fits([domain], [len(share)])
+            if len(share) < needed(group):
+                # it fails, as it would on its own: keep only what the siblings before it placed
+                snap.revert(mark)
+                if start:
+                    chosen, times = np.unique(nodes[:start], return_counts=True)
+                    snap.add_block(Block.counts(chosen, times, shape.vector))
+                outcomes.append(Outcome(False))
+                break
             trace.chosen = domain
             score_request = tuple(len(share) * q for q in shape.score_request)
             result = GroupResult(dict(domains), domain, share, {})
             outcomes.append(Outcome(True, len(share), {group.name: result}, score_request))
+            start += len(share)
         return outcomes
 
     def bounds(
