@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import sys
+from unittest import mock
 
 import pytest
 from placement_helpers import BLOCK, RACK, checked, cluster, composite, node, pod_group, request, where
 
 from workloadbuilder.errors import InvalidArgumentError, MissingDependencyError
-from workloadbuilder.placement import Cluster, PlacementRequest, place
+from workloadbuilder.placement import Cluster, PlacementRequest, complete, place
 
 GPU = {"nvidia.com/gpu": "1"}
 
@@ -128,3 +129,29 @@ def test_a_timeout_must_be_positive() -> None:
     with pytest.raises(InvalidArgumentError) as raised:
         place(req, cl, strategy="complete", timeout=0)
     assert str(raised.value) == "timeout must be a positive number of seconds, got 0"
+
+
+ROOM_FOR_MINIMUMS = [
+    # a rack of 8 GPUs, three one-GPU PodGroups of minCount 3 under a rack composite needing `need` of them
+    ("three minimums need 9 of 8 GPUs: no search", 3, False, 0),
+    ("two minimums need 6 of 8 GPUs", 2, True, None),
+]
+
+
+@pytest.mark.parametrize(
+    ("need", "feasible", "searches"),
+    [c[1:] for c in ROOM_FOR_MINIMUMS],
+    ids=[c[0] for c in ROOM_FOR_MINIMUMS],
+)
+def test_siblings_of_one_shape_must_fit_their_minimums_together(
+    need: int, feasible: bool, searches: int | None
+) -> None:
+    """Each child fits the rack alone; the exact search is skipped only when their minimums cannot fit together."""
+    cl = cluster(node("n1", 4, rack="r1"), node("n2", 4, rack="r1"), node("n3", 1, rack="r2"))
+    groups = [composite("c", need, key=RACK)] + [pod_group(f"g{k}", 3, parent="c") for k in range(3)]
+    req = request(groups, {f"g{k}": (3, GPU) for k in range(3)})
+    with mock.patch.object(complete, "solve", wraps=complete.solve) as search:
+        answer = checked(req, cl, place(req, cl, strategy="complete"))
+    assert answer.feasible is feasible
+    if searches is not None:
+        assert search.call_count == searches

@@ -19,7 +19,9 @@ then not a proof.
 
 from __future__ import annotations
 
+import itertools
 import time
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from workloadbuilder.placement.claims import allocate, reaching, supplied_within
@@ -85,9 +87,10 @@ class Complete:
         A PodGroup's minimum must fit in the domain ignoring every other
         group, and the pools its nodes reach must hold the devices its new
         claims need; a CompositePodGroup needs enough children that pass the
-        same test in one of their candidate domains inside it. When it fails,
-        no placement in that domain exists and the exact search is not needed
-        there.
+        same test in one of their candidate domains inside it, and whose
+        PodGroups of one pod shape fit their minimums in the domain together
+        (``_satisfiable``). When it fails, no placement in that domain exists
+        and the exact search is not needed there.
         """
         key = (group.name, domain.uid)
         cached = memo.get(key)
@@ -100,13 +103,34 @@ class Complete:
                 if cached and pending and group.count > 0:  # its pods, all in the domain, must reach the devices
                     cached = supplied_within(self.snap, pending, domain)
             else:
-                able = sum(
-                    any(self._fits_in(child, inner, memo) for inner in self.kube.candidates(child, domain))
+                passing = [
+                    child
                     for child in group.children
-                )
-                cached = able >= need
+                    if any(self._fits_in(child, inner, memo) for inner in self.kube.candidates(child, domain))
+                ]
+                cached = self._satisfiable(passing, domain) >= need
             memo[key] = cached
         return cached
+
+
+    def _satisfiable(self, children: list[GroupRequest], domain: Domain) -> int:
+        """At most how many of ``children`` (each of which could fit alone) can be satisfied together in ``domain``.
+
+        The single-shape PodGroups among them share their shape's room in the
+        domain: at most as many of their minimums, smallest first, as add up
+        to it; every other child counts as one.
+        """
+        alike: dict[int, tuple[Shape, list[int]]] = {}
+        total = 0
+        for child in children:
+            if child.is_leaf and not child.mixed:
+                shape = self.kube.shape(child)
+                alike.setdefault(shape.uid, (shape, []))[1].append(needed(child))
+            else:
+                total += 1
+        for shape, needs in alike.values():
+            total += bisect_right(list(itertools.accumulate(sorted(needs))), self.snap.fit(shape, domain))
+        return total
 
 
 class _Materializer:
