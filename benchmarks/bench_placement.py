@@ -132,14 +132,14 @@ def gang(pods: int, key: str | None) -> PlacementRequest:
     return PlacementRequest.from_groups([_pod_group("workers", pods, key)], {"workers": Pods(pods, requests=SHAPE)})
 
 
-def depth3() -> PlacementRequest:
-    """A block CPG over 4 rack CPGs over 4 PodGroups of 32 pods each (512 pods)."""
+def depth3(count: int = 32, requests: dict[str, str] | None = None) -> PlacementRequest:
+    """A block CPG over 4 rack CPGs over 4 PodGroups of ``count`` pods each (512 pods of 1 CPU and 2Gi by default)."""
     groups, pods = [_composite("train", 4, BLOCK_KEY)], {}
     for r in range(4):
         groups.append(_composite(f"r{r}", 4, RACK_KEY, "train"))
         for w in range(4):
-            groups.append(_pod_group(f"r{r}-w{w}", 32, parent=f"r{r}"))
-            pods[f"r{r}-w{w}"] = Pods(32, requests={"cpu": "1", "memory": "2Gi"})
+            groups.append(_pod_group(f"r{r}-w{w}", count, parent=f"r{r}"))
+            pods[f"r{r}-w{w}"] = Pods(count, requests=requests or {"cpu": "1", "memory": "2Gi"})
     return PlacementRequest.from_groups(groups, pods)
 
 
@@ -173,17 +173,6 @@ def claim_nowhere() -> PlacementRequest:
     )
 
 
-def depth3_nowhere() -> PlacementRequest:
-    """``depth3``'s tree with 4 PodGroups of 40 one-GPU pods per rack CPG: 160 GPUs where a rack has 128."""
-    groups, pods = [_composite("train", 4, BLOCK_KEY)], {}
-    for r in range(4):
-        groups.append(_composite(f"r{r}", 4, RACK_KEY, "train"))
-        for w in range(4):
-            groups.append(_pod_group(f"r{r}-w{w}", 40, parent=f"r{r}"))
-            pods[f"r{r}-w{w}"] = Pods(40, requests={"nvidia.com/gpu": "1"})
-    return PlacementRequest.from_groups(groups, pods)
-
-
 def preemptor() -> PlacementRequest:
     """A whole block (256 nodes of 8 GPUs) above every running priority: only preemption makes room."""
     group = _pod_group("urgent", 256, BLOCK_KEY, priority=2000)
@@ -204,7 +193,8 @@ def measure(nodes: int) -> dict[str, Any]:
         "preemption, a whole block": (preemptor(), True, 3),
         "greedy fails: 16 rack gangs": (stealing(), False, 1),
         "fits nowhere: claim of 5 NICs": (claim_nowhere(), False, 3),
-        "fits nowhere: depth-3, 160 GPUs": (depth3_nowhere(), False, 1),
+        # 4 PodGroups of 40 one-GPU pods per rack CPG: 160 GPUs, where a rack has 128
+        "fits nowhere: depth-3, 160 GPUs": (depth3(40, {"nvidia.com/gpu": "1"}), False, 1),
     }
     for name, (request, preempt, runs) in cases.items():
         answer = place(request, cluster, "complete", preempt)
