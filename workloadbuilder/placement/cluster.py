@@ -594,7 +594,7 @@ class Cluster:
         return self._node_column("allocatable", r, self.allocatable)
 
     def allocatable_range(self, r: int) -> tuple[int, int]:
-        """The least and the greatest of ``allocatable[r]`` over the nodes (``(1, 1)`` without nodes); kept."""
+        """The least and the greatest of ``allocatable[r]`` over the nodes (``(0, 0)`` without nodes); kept."""
         return self._range("allocatable", r, self.allocatable_array)
 
     def free_range(self, r: int) -> tuple[int, int]:
@@ -605,8 +605,7 @@ class Cluster:
         known = self._ranges.get((name, r))
         if known is None:
             column = column_of(r)
-            empty = (1, 1) if name == "allocatable" else (0, 0)
-            known = self._ranges[(name, r)] = (int(column.min()), int(column.max())) if len(column) else empty
+            known = self._ranges[(name, r)] = (int(column.min()), int(column.max())) if len(column) else (0, 0)
         return known
 
     def used_array(self, r: int) -> IntArray:

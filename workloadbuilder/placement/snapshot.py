@@ -333,7 +333,7 @@ class Snapshot:
         if not self._count:
             return nodes[:0]
         if len(nodes) == len(self.cluster):  # every node: the cached list
-            return self._changed_nodes()[0]
+            return self._changed_nodes()
         return nodes[self._mask[nodes]]
 
     def vector_fits(self, shape: Shape) -> npt.NDArray[np.int64]:
@@ -399,7 +399,7 @@ class Snapshot:
             inside = self._mask[nodes]
             owners = np.repeat(np.arange(len(domains)), np.diff(offsets))
             return nodes[inside], owners[inside]
-        changed = self._changed_nodes()[0]
+        changed = self._changed_nodes()
         where = np.full(len(family) + 1, -1, dtype=np.int64)  # code -1 (in no domain) reads the last entry
         where[positions] = np.arange(len(positions))
         owners = where[family.codes[changed]]
@@ -442,11 +442,11 @@ class Snapshot:
             fits = np.where(shape.allowed_mask[nodes], fits, 0)
         return fits
 
-    def _changed_nodes(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
-        """The nodes this query has changed (ascending), and the same as a mask over every node."""
+    def _changed_nodes(self) -> npt.NDArray[np.int64]:
+        """The nodes this query has changed, ascending (``_mask`` is the same over every node)."""
         if self._changed is None:
             self._changed = np.flatnonzero(self._mask)
-        return self._changed, self._mask
+        return self._changed
 
     def used_sum(self, domain: Domain) -> tuple[int, ...]:
         """The scored resources given out in ``domain`` now."""
@@ -522,7 +522,7 @@ class Snapshot:
 
     def checkpoint(self) -> Checkpoint:
         """The snapshot as it is now, for ``restore``: costs what the snapshot holds, not what comes after."""
-        changed = self._changed_nodes()[0]
+        changed = self._changed_nodes()
         return Checkpoint(
             len(self._log), changed.copy(), self._rows[changed].copy(), dict(self.pool_taken), dict(self.allocations)
         )
@@ -535,7 +535,7 @@ class Snapshot:
         """
         del self._log[checkpoint.log :]
         if self._count:
-            now = self._changed_nodes()[0]
+            now = self._changed_nodes()
             self._rows[now] = 0
             self._mask[now] = False
         if len(checkpoint.nodes):
@@ -579,22 +579,20 @@ def _fits_per_vector(cluster: Cluster, shape: Shape) -> npt.NDArray[np.int64]:
     (the cluster's ranges tell), the quotients need no clipping.
     """
     columns = cluster.free_columns()
-    plain = not shape.missing and all(
+    plain = all(
         columns[r].dtype != object and cluster.free_range(r)[0] >= 0 and cluster.free_range(r)[1] // q <= FIT_CAP
         for r, q in shape.terms
     )
-    if not plain:
-        return _pods_fitting(shape, columns.__getitem__, len(cluster.vectors))
-    fits: npt.NDArray[np.int64] | None = None
-    for r, q in shape.terms:
-        quotient = columns[r] // q
-        fits = quotient if fits is None else np.minimum(fits, quotient, out=fits)
-    assert fits is not None
-    return fits
+    return _pods_fitting(shape, columns.__getitem__, len(cluster.vectors), clip=not plain)
 
 
-def _pods_fitting(shape: Shape, free: Callable[[int], IntArray], count: int) -> npt.NDArray[np.int64]:
-    """How many pods of ``shape`` fit in each of ``count`` free amounts, ``free(r)`` giving resource ``r``'s."""
+def _pods_fitting(
+    shape: Shape, free: Callable[[int], IntArray], count: int, clip: bool = True
+) -> npt.NDArray[np.int64]:
+    """How many pods of ``shape`` fit in each of ``count`` free amounts, ``free(r)`` giving resource ``r``'s.
+
+    ``clip=False`` when no amount is negative and no quotient passes ``FIT_CAP`` (nothing to clip).
+    """
     if shape.missing:
         return np.zeros(count, dtype=np.int64)
     fits: IntArray | None = None
@@ -602,5 +600,7 @@ def _pods_fitting(shape: Shape, free: Callable[[int], IntArray], count: int) -> 
         quotient = free(r) // q
         fits = quotient if fits is None else np.minimum(fits, quotient)
     assert fits is not None
+    if not clip:
+        return fits
     # Free capacity is negative where a node is over-committed: no pod fits there.
     return np.minimum(np.maximum(fits, 0), FIT_CAP).astype(np.int64)
