@@ -27,6 +27,8 @@ from workloadbuilder.placement.constraints import NO_CONSTRAINTS, PodConstraints
 from workloadbuilder.placement.fiterror import fit_error, node_reasons
 from workloadbuilder.placement.request import ClaimRef, DeviceRequest
 from workloadbuilder.placement.scoring import (
+    _exact_free_share,
+    _free_share,
     assign_pods,
     most_allocated,
     most_allocated_many,
@@ -115,6 +117,61 @@ def test_node_scores_of_huge_amounts_equal_node_score(cluster: Cluster, requests
     shape = snap.shape(requests)
     nodes = np.arange(len(cluster))
     assert node_scores(snap, shape, nodes).tolist() == [node_score(snap, i, shape) for i in range(len(cluster))]
+
+
+@COLUMNAR_SETTINGS
+@given(clusters(), shapes, st.lists(st.integers(0, 100), max_size=6))
+def test_node_scores_of_the_root_domain_equal_node_score(
+    cluster: Cluster, requests: dict[str, int], picks: list[int]
+) -> None:
+    snap = assumed(cluster, requests, picks)
+    shape = snap.shape(requests)
+    nodes = cluster.root.node_array  # read in place, with no copy
+    assert node_scores(snap, shape, nodes).tolist() == [node_score(snap, i, shape) for i in range(len(cluster))]
+
+
+@st.composite
+def share_cases(draw: st.DrawFn) -> tuple[int, int]:
+    """An allocatable amount and a requested one, often exactly at or one off a whole percent of it."""
+    alloc = draw(st.one_of(st.integers(1, 10**6), st.integers(1, 2**53 - 1), st.sampled_from([64_000, 512 * GI])))
+    percent = draw(st.integers(0, 101))
+    near = percent * alloc // 100 + draw(st.integers(-1, 1))
+    requested = draw(st.one_of(st.just(near), st.integers(0, 2 * alloc)))
+    return alloc, max(0, min(requested, 2**53 - 1))
+
+
+@COLUMNAR_SETTINGS
+@given(st.lists(share_cases(), min_size=1, max_size=40))
+def test_the_free_share_read_off_floats_is_the_integer_division(cases: list[tuple[int, int]]) -> None:
+    alloc = np.array([a for a, _ in cases], dtype=np.int64)
+    requested = np.array([r for _, r in cases], dtype=np.int64)
+    expected = [max(a - r, 0) * 100 // a for a, r in cases]
+    share = requested / alloc
+    coarse = int(alloc.max())  # the ceiling read off the estimate where amounts allow, else checked near whole numbers
+    assert _free_share(requested, alloc, share.copy(), coarse, clip=True).tolist() == expected
+    assert _free_share(requested, alloc, share.copy(), 2**53, clip=True).tolist() == expected  # always checked
+    assert _exact_free_share(requested, alloc).tolist() == expected
+    if (requested <= alloc).all():
+        assert _free_share(requested, alloc, share.copy(), coarse, clip=False).tolist() == expected
+
+
+@pytest.mark.parametrize(
+    ("alloc", "requested", "share"),
+    [
+        (64_000, 0, 100),  # an estimate of exactly 0: divided exactly
+        (64_000, 640, 99),  # exactly 1 percent
+        (64_000, 641, 98),
+        (64_000, 64_000, 0),  # exactly full
+        (64_000, 70_000, 0),  # over-committed
+        (3, 1, 66),  # 33.33...: the float estimate alone is right
+        (2**53 - 1, 2**53 - 2, 0),
+    ],
+    ids=["empty", "one-percent", "just-past-one-percent", "full", "over-committed", "thirds", "near-2**53"],
+)
+def test_free_share_at_whole_percents(alloc: int, requested: int, share: int) -> None:
+    a, r = np.array([alloc]), np.array([requested])
+    assert _free_share(r, a, r / a, alloc, clip=True).tolist() == [share]
+    assert _free_share(r, a, r / a, 2**53, clip=True).tolist() == [share]
 
 
 @COLUMNAR_SETTINGS

@@ -608,6 +608,10 @@ class Cluster:
             known = self._ranges[(name, r)] = (int(column.min()), int(column.max())) if len(column) else (0, 0)
         return known
 
+    def used_range(self, r: int) -> tuple[int, int]:
+        """The least and the greatest of ``used[r]`` over the nodes (``(0, 0)`` without nodes); kept."""
+        return self._range("used", r, self.used_array)
+
     def used_array(self, r: int) -> IntArray:
         """``used[r]`` as an exact array over the nodes."""
         return self._node_column("used", r, self.used)

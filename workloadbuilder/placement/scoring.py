@@ -136,50 +136,49 @@ class _ScoreInputs:
     """What scoring reads of some nodes, per scored resource: their allocatable and what is given out there now.
 
     ``columns`` are ``(allocatable, used, resource index)``; the facts the
-    float steps depend on are found once: whether every node offers every
+    float steps depend on come with them: whether every node offers every
     scored resource, whether the allocatable amounts are exact as floats,
-    and bounds on the used amounts. A subset of the nodes (``take``) keeps them.
+    and bounds on the used and the allocatable amounts. A subset of the
+    nodes (``take``) keeps them.
     """
 
-    __slots__ = ("columns", "exact", "offered", "used_bounds")
+    __slots__ = ("alloc_bounds", "columns", "exact", "offered", "used_bounds")
 
     def __init__(
         self,
         columns: list[tuple[IntArray, IntArray, int]],
-        facts: tuple[bool, bool, list[tuple[int, int]]] | None = None,
+        offered: bool,
+        exact: bool,
+        used_bounds: list[tuple[int, int]],
+        alloc_bounds: list[tuple[int, int]],
     ) -> None:
         self.columns = columns
-        if facts is None:
-            offered = all(_all_positive(alloc) for alloc, _, _ in columns)
-            exact = all(_float_exact(alloc) for alloc, _, _ in columns)
-            facts = (offered, exact, _used_bounds(columns))
-        self.offered, self.exact, self.used_bounds = facts
+        self.offered, self.exact = offered, exact
+        self.used_bounds, self.alloc_bounds = used_bounds, alloc_bounds
 
     def take(self, order: npt.NDArray[np.int64]) -> _ScoreInputs:
         """The inputs of the nodes at ``order``."""
         picked = [(alloc[order], used[order], r) for alloc, used, r in self.columns]
-        return _ScoreInputs(picked, (self.offered, self.exact, self.used_bounds))
-
-    def as_column(self) -> _ScoreInputs:
-        """The same inputs as a column of nodes, to broadcast against a row of pod counts."""
-        picked = [(alloc[:, None], used[:, None], r) for alloc, used, r in self.columns]
-        return _ScoreInputs(picked, (self.offered, self.exact, self.used_bounds))
+        return _ScoreInputs(picked, self.offered, self.exact, self.used_bounds, self.alloc_bounds)
 
 
 def _score_inputs(snap: Snapshot, nodes: npt.NDArray[np.int64]) -> _ScoreInputs:
-    """The score inputs of ``nodes`` now."""
+    """The score inputs of ``nodes`` now (for the cluster's own ``root.node_array``, with nothing copied)."""
     cluster = snap.cluster
-    columns = [(cluster.allocatable_array(r)[nodes], snap.used_at(r, nodes), r) for r in cluster.score_index]
-    ranges = [cluster.allocatable_range(r) for r in cluster.score_index]
+    everyone = nodes is cluster.root.node_array
+    columns = [
+        (cluster.allocatable_array(r) if everyone else cluster.allocatable_array(r)[nodes], snap.used_at(r, nodes), r)
+        for r in cluster.score_index
+    ]
+    if everyone and not snap.changed_count:
+        used_bounds = [cluster.used_range(r) for r in cluster.score_index]
+    else:
+        used_bounds = [(int(used.min()), int(used.max())) if len(used) else (0, 0) for _, used, _ in columns]
+    ranges = [cluster.allocatable_range(r) for r in cluster.score_index]  # what holds for every node's holds for these
     if all(0 < low and high < 2**53 for low, high in ranges):
-        # what holds for every node's allocatable holds for these nodes'
-        return _ScoreInputs(columns, (True, True, _used_bounds(columns)))
-    return _ScoreInputs(columns)
-
-
-def _used_bounds(columns: list[tuple[IntArray, IntArray, int]]) -> list[tuple[int, int]]:
-    """The least and the greatest used amount of each column (``(0, 0)`` for no nodes)."""
-    return [(int(used.min()), int(used.max())) if len(used) else (0, 0) for _, used, _ in columns]
+        return _ScoreInputs(columns, True, True, used_bounds, ranges)
+    offered = all(_all_positive(alloc) for alloc, _, _ in columns)
+    return _ScoreInputs(columns, offered, all(_float_exact(alloc) for alloc, _, _ in columns), used_bounds, ranges)
 
 
 def _scores_after(
@@ -187,39 +186,108 @@ def _scores_after(
 ) -> npt.NDArray[np.int64] | None:
     """``node_score`` of each node of ``inputs`` once ``landed`` more pods of ``shape`` are on it.
 
-    The arrays broadcast: a column of nodes against a row of ``landed``
-    counts gives one score per node and count; ``most`` is the largest of
+    The arrays broadcast: a row of nodes against a column of ``landed``
+    counts gives one score per count and node; ``most`` is the largest of
     ``landed`` (``landed`` itself when it is a number). ``None`` when an
     amount is too large to convert to a float exactly.
+
+    The steps are ``node_score``'s, elementwise; LeastAllocated's integer
+    division is read off the float quotient BalancedAllocation needs anyway
+    (``_free_share``), and nothing is clipped where the bounds show that
+    every node has room for what is requested.
     """
     most = most if most is not None else int(landed) if isinstance(landed, int) else int(np.max(landed))
     if not inputs.exact:
         return None
-    parts = []
-    for (alloc, used, r), (low, high), request in zip(
-        inputs.columns, inputs.used_bounds, shape.score_request, strict=True
-    ):
-        if not (-(2**53) < low and high + most * shape.vector[r] + request < 2**53):
-            return None
-        parts.append((alloc, used + landed * shape.vector[r] + request))
-    least: IntArray | int = 0
+    least: npt.NDArray[np.float64] | None = None
     weights: IntArray | int = 0
     fractions = []
     everywhere = inputs.offered  # every node offers both: no masks needed
-    for alloc, requested in parts:
+    for (alloc, used, r), (low, high), (alloc_low, alloc_high), request in zip(
+        inputs.columns, inputs.used_bounds, inputs.alloc_bounds, shape.score_request, strict=True
+    ):
+        top = high + most * shape.vector[r] + request
+        if not (-(2**53) < low and top < 2**53):
+            return None
+        requested = used + (landed * shape.vector[r] + request)
         offered = True if everywhere else alloc > 0
         divisor = alloc if everywhere else np.where(offered, alloc, 1)
-        # (alloc - requested) * 100 // alloc where requested <= alloc, else 0
-        free_share = np.maximum(alloc - requested, 0) * _MAX_SCORE // divisor
-        least = least + (free_share if everywhere else np.where(offered, free_share, 0))
+        share = requested / divisor
+        room = everywhere and top <= alloc_low  # no node's request passes its allocatable: nothing to clip
+        if low < 0:
+            free_share = _exact_free_share(requested, divisor)
+        else:
+            free_share = _free_share(requested, divisor, share, alloc_high, clip=not room)
+        if not everywhere:
+            free_share = np.where(offered, free_share, 0)
+        least = free_share if least is None else np.add(least, free_share, out=least)
         weights = weights + offered
         # requested / alloc where requested < alloc, else 1.0
-        fractions.append(np.minimum(requested / divisor, 1.0))
+        fractions.append(share if room else np.minimum(share, 1.0, out=share))
+    assert least is not None
     if not any(shape.requests.get(name, 0) > 0 for name, _ in SCORE_RESOURCES):
         # BalancedAllocation skips pods that request neither CPU nor memory.
         return np.where(weights > 0, least // np.maximum(weights, 1), 0).astype(np.int64)
-    balanced = ((1 - np.abs(fractions[0] - fractions[1]) / 2) * _MAX_SCORE).astype(np.int64)
-    return np.where(weights == 2, least // 2 + balanced, least + _MAX_SCORE).astype(np.int64)
+    spread = fractions[0] - fractions[1]
+    np.abs(spread, out=spread)
+    spread /= 2
+    np.subtract(1, spread, out=spread)
+    spread *= _MAX_SCORE
+    balanced = spread.astype(np.int64)  # truncated, as upstream converts to int64 (it is at least 50)
+    half = (least * 0.5).astype(np.int64)  # least is a whole number of 0 or more: this is least // 2
+    if everywhere:
+        return half + balanced
+    return np.where(weights == 2, half + balanced, least.astype(np.int64) + _MAX_SCORE)
+
+
+_NEAR = 2.0**-43
+"""More than the float error of ``100 * share`` (below 2**-44 wherever the true value is at most 128)."""
+
+_COARSE = 2**42
+"""Allocatable amounts at most this keep every fraction ``100 * requested / alloc`` that is not whole more than
+``2 * _NEAR`` from a whole number (its distance is at least ``1 / alloc``)."""
+
+
+def _free_share(
+    requested: IntArray, alloc: IntArray, share: npt.NDArray[np.float64], alloc_high: int, clip: bool
+) -> npt.NDArray[np.float64]:
+    """LeastAllocated's ``max(alloc - requested, 0) * 100 // alloc``, elementwise, as whole floats.
+
+    ``share`` is the float ``requested / alloc`` (``requested`` of 0 or
+    more, both below 2**53); ``alloc_high`` bounds ``alloc``. The result
+    is ``100 - ceil(100 * requested / alloc)``, at least 0 (``clip=False``:
+    no ``requested`` passes its ``alloc``, so it is). The float estimate
+    ``100 * share`` is within ``_NEAR`` of the true fraction where that is
+    at most 128 (past 100 the share is 0 either way). Where ``alloc`` is at
+    most ``_COARSE``, a fraction that is not whole lies farther than that
+    from a whole number, so the ceiling of the estimate less ``_NEAR`` is
+    exact; for larger amounts, estimates within ``1e-9`` of a whole number
+    are divided in integers.
+    """
+    estimate = share * _MAX_SCORE
+    if alloc_high <= _COARSE:
+        estimate -= _NEAR
+        up = np.ceil(estimate, out=estimate)
+        doubtful = None
+    else:
+        up = np.ceil(estimate)
+        gap = np.subtract(up, estimate, out=estimate)  # in [0, 1): near 0 or 1 the ceiling may be off by one
+        gap -= 0.5
+        np.abs(gap, out=gap)
+        doubtful = gap > 0.5 - 1e-9
+    out = np.subtract(_MAX_SCORE, up, out=up)
+    if clip:
+        np.maximum(out, 0, out=out)
+    if doubtful is not None and doubtful.any():
+        a = np.broadcast_to(alloc, out.shape)[doubtful]
+        out[doubtful] = np.maximum(a - np.broadcast_to(requested, out.shape)[doubtful], 0) * _MAX_SCORE // a
+    return out
+
+
+def _exact_free_share(requested: IntArray, alloc: IntArray) -> npt.NDArray[np.float64]:
+    """``max(alloc - requested, 0) * 100 // alloc`` in integers, as floats (for any signed ``requested``)."""
+    share: npt.NDArray[np.float64] = (np.maximum(alloc - requested, 0) * _MAX_SCORE // alloc).astype(float)
+    return share
 
 
 def _float_exact(values: IntArray) -> bool:
@@ -279,8 +347,10 @@ def assign_pods(
         return []
     candidates = nodes if isinstance(nodes, np.ndarray) else np.fromiter(nodes, dtype=np.int64)
     fits = snap.node_fits_now(shape, candidates)
-    fitting = candidates[fits > 0]
-    fits = fits[fits > 0]
+    fitting = candidates  # kept as it is when every candidate has room: the root's node array is read in place
+    room = fits > 0
+    if not room.all():
+        fitting, fits = candidates[room], fits[room]
     inputs = _score_inputs(snap, fitting)
     extra: dict[int, int] = {}
     extras = np.zeros(len(fitting), dtype=np.int64)
@@ -360,7 +430,7 @@ def _landing_order(
     per-node sequences takes the k-th pod of a node in the order of the
     lowest score among that node's first k (its *key*): a node's later,
     higher score waits behind its lower one. So every (node, k) entry is
-    ranked by key, then node, then k; columns of k are computed until no
+    ranked by key, then node, then k; rows of k are computed until no
     key of the next one can beat the ``count``-th best so far (keys never
     rise along a node). ``None`` when amounts are too large to score in one
     pass: then the caller's heap decides.
@@ -368,7 +438,6 @@ def _landing_order(
     if len(nodes) == 0:
         return nodes
     size = len(snap.cluster)
-    inputs = inputs.as_column()
     keys: list[npt.NDArray[np.int64]] = []
     owners: list[npt.NDArray[np.int64]] = []
     turns: list[npt.NDArray[np.int64]] = []
@@ -378,38 +447,49 @@ def _landing_order(
         keys, owners, turns = [rank_keys(first, nodes, size)], [positions], [np.zeros(len(nodes), dtype=np.int64)]
     last = min(count, int(fits.max(initial=0)))
     k = 0 if first is None else 1
-    # as many columns as an even spread would take (a small block whole), then twice as many each time
+    # as many rows as an even spread would take (a small block whole), then twice as many each time
     step = max(-(-count // len(nodes)) + 1, _SMALL_BLOCK // len(nodes))
     while k < last:
         if keys and key is not None:
             threshold = _kth_largest(np.concatenate(keys), count)
             if threshold is not None and int(rank_keys(key, nodes, size).max()) < threshold:
                 break  # no later entry can beat the count-th best: keys never rise along a node
-        width = min(last - k, max(1, _BLOCK // len(nodes)), step)
+        height = min(last - k, max(1, _BLOCK // len(nodes)), step)
         step *= 2
-        landed = np.arange(k, k + width)[None, :]
-        scores = _scores_after(shape, inputs, landed, k + width - 1)
+        landed = np.arange(k, k + height)[:, None]  # one row per k, one column per node
+        scores = _scores_after(shape, inputs, landed, k + height - 1)
         if scores is None:
             return None
-        scores = scores + extras[:, None]
-        if key is None:
-            running = np.minimum.accumulate(scores, axis=1)
-        else:
-            running = np.minimum.accumulate(np.concatenate((key[:, None], scores), axis=1), axis=1)[:, 1:]
-        rows, columns = np.nonzero(landed < fits[:, None])
-        if len(rows) == 0:
+        scores += extras
+        running = _running_minimum(scores, key)
+        entries = np.flatnonzero(landed < fits)  # the (k, node) pairs that fit, row by row
+        if len(entries) == 0:
             break
-        block = rank_keys(running[rows, columns], nodes[rows], size)
-        keys.append(block)
-        owners.append(rows)
-        turns.append(columns + k)
-        key = running[:, -1]
-        k += width
+        ks, columns = np.divmod(entries, len(nodes))
+        keys.append(rank_keys(running.ravel()[entries], nodes[columns], size))
+        owners.append(columns)
+        turns.append(ks + k)
+        key = running[-1]
+        k += height
     if len(keys) == 1:
         ranked = np.lexsort((turns[0], -keys[0]))[:count]
         return owners[0][ranked]
     ranked = np.lexsort((np.concatenate(turns), -np.concatenate(keys)))[:count]
     return np.concatenate(owners)[ranked]
+
+
+def _running_minimum(rows: npt.NDArray[np.int64], start: npt.NDArray[np.int64] | None) -> npt.NDArray[np.int64]:
+    """Each column's running minimum down ``rows`` (from ``start``, when given), in place.
+
+    numpy accumulates along a short axis slowly: a few rows are folded one by one.
+    """
+    if start is not None:
+        np.minimum(rows[0], start, out=rows[0])
+    if len(rows) > 64:
+        return np.minimum.accumulate(rows, axis=0, out=rows)
+    for i in range(1, len(rows)):
+        np.minimum(rows[i], rows[i - 1], out=rows[i])
+    return rows
 
 
 def _kth_largest(keys: npt.NDArray[np.int64], k: int) -> int | None:

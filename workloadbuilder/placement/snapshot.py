@@ -306,6 +306,11 @@ class Snapshot:
 
     # -- reading ---------------------------------------------------------------
 
+    @property
+    def changed_count(self) -> int:
+        """How many nodes this query has changed."""
+        return self._count
+
     def is_changed(self, i: int) -> bool:
         """Whether this query has changed what node ``i`` gives out."""
         return bool(self._count) and bool(self._mask[i])
@@ -423,8 +428,18 @@ class Snapshot:
         return min(max(0, k), FIT_CAP)
 
     def node_fits_now(self, shape: Shape, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-        """``node_fit(shape, i)`` for each of ``nodes``."""
-        out = self.node_fits(shape)[nodes]
+        """``node_fit(shape, i)`` for each of ``nodes``.
+
+        For the cluster's ``root.node_array`` with no change made yet, this is
+        the kept ``node_fits`` array, not a copy: read it, do not change it.
+        """
+        fits = self.node_fits(shape)
+        if nodes is self.cluster.root.node_array:
+            if not self._count:
+                return fits
+            out = fits.copy()
+        else:
+            out = fits[nodes]
         if self._count:
             hits = np.flatnonzero(self._mask[nodes])
             if len(hits):
@@ -457,8 +472,13 @@ class Snapshot:
         return tuple(s + exact_sum(block[:, r]) for s, r in zip(domain.used_sum, self.cluster.score_index))
 
     def used_at(self, r: int, nodes: npt.NDArray[np.int64]) -> IntArray:
-        """What is given out of resource ``r`` on each of ``nodes`` now (running pods and this query's changes)."""
-        return self._with_changes(self.cluster.used_array(r)[nodes], r, nodes, 1)
+        """What is given out of resource ``r`` on each of ``nodes`` now (running pods and this query's changes).
+
+        For the cluster's ``root.node_array`` with no change among them, this
+        is the cluster's own column, not a copy: read it, do not change it.
+        """
+        column = self.cluster.used_array(r)
+        return self._with_changes(column if nodes is self.cluster.root.node_array else column[nodes], r, nodes, 1)
 
     def free_at(self, resource: str, nodes: npt.NDArray[np.int64]) -> IntArray:
         """The free amount of ``resource`` on each of ``nodes`` now (signed; 0 for a resource the cluster lacks)."""
