@@ -27,6 +27,7 @@ from workloadbuilder.placement.constraints import NO_CONSTRAINTS, PodConstraints
 from workloadbuilder.placement.fiterror import fit_error, node_reasons
 from workloadbuilder.placement.request import ClaimRef, DeviceRequest
 from workloadbuilder.placement.scoring import (
+    _best_positions,
     _exact_free_share,
     _free_share,
     assign_pods,
@@ -147,9 +148,9 @@ def test_the_free_share_read_off_floats_is_the_integer_division(cases: list[tupl
     requested = np.array([r for _, r in cases], dtype=np.int64)
     expected = [max(a - r, 0) * 100 // a for a, r in cases]
     share = requested / alloc
-    coarse = int(alloc.max())  # the ceiling read off the estimate where amounts allow, else checked near whole numbers
+    coarse = int(alloc.max()) <= 2**42  # the floor read off the estimate where amounts allow, else checked
     assert _free_share(requested, alloc, share.copy(), coarse, clip=True).tolist() == expected
-    assert _free_share(requested, alloc, share.copy(), 2**53, clip=True).tolist() == expected  # always checked
+    assert _free_share(requested, alloc, share.copy(), False, clip=True).tolist() == expected
     assert _exact_free_share(requested, alloc).tolist() == expected
     if (requested <= alloc).all():
         assert _free_share(requested, alloc, share.copy(), coarse, clip=False).tolist() == expected
@@ -170,8 +171,29 @@ def test_the_free_share_read_off_floats_is_the_integer_division(cases: list[tupl
 )
 def test_free_share_at_whole_percents(alloc: int, requested: int, share: int) -> None:
     a, r = np.array([alloc]), np.array([requested])
-    assert _free_share(r, a, r / a, alloc, clip=True).tolist() == [share]
-    assert _free_share(r, a, r / a, 2**53, clip=True).tolist() == [share]
+    assert _free_share(r, a, r / a, alloc <= 2**42, clip=True).tolist() == [share]
+    assert _free_share(r, a, r / a, False, clip=True).tolist() == [share]
+
+
+TEN_NODES = Cluster.from_yaml({"nodes": [{"name": f"n{i}", "allocatable": {"cpu": 1}} for i in range(10)]})
+
+
+@COLUMNAR_SETTINGS
+@given(
+    st.lists(st.tuples(st.integers(0, 3), st.integers(0, 9)), min_size=1, max_size=10, unique_by=lambda e: e[1]),
+    st.booleans(),
+    st.data(),
+)
+def test_best_positions_are_the_highest_scores_then_the_lowest_nodes(
+    entries: list[tuple[int, int]], whole: bool, data: st.DataObject
+) -> None:
+    if whole:  # every node, as the cluster's own node array
+        entries = [(data.draw(st.integers(0, 3)), i) for i in range(10)]
+    scores = np.array([score for score, _ in entries], dtype=np.int64)
+    nodes = TEN_NODES.root.node_array if whole else np.array([node for _, node in entries], dtype=np.int64)
+    count = data.draw(st.integers(1, len(entries)))
+    ranked = sorted(range(len(entries)), key=lambda p: (-entries[p][0], entries[p][1]))
+    assert _best_positions(scores, nodes, count, TEN_NODES).tolist() == sorted(ranked[:count])
 
 
 @COLUMNAR_SETTINGS

@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from workloadbuilder.placement.arrays import IntArray, exact
-from workloadbuilder.placement.cluster import SCORE_RESOURCES
+from workloadbuilder.placement.cluster import SCORE_RESOURCES, Cluster
 from workloadbuilder.placement.filters.nodeaffinity import preferred_score
 from workloadbuilder.placement.filters.tainttoleration import intolerable_preferences
 from workloadbuilder.placement.snapshot import Block, Shape, Snapshot
@@ -217,7 +217,7 @@ def _scores_after(
         if low < 0:
             free_share = _exact_free_share(requested, divisor)
         else:
-            free_share = _free_share(requested, divisor, share, alloc_high, clip=not room)
+            free_share = _free_share(requested, divisor, share, alloc_high <= _COARSE, clip=not room)
         if not everywhere:
             free_share = np.where(offered, free_share, 0)
         least = free_share if least is None else np.add(least, free_share, out=least)
@@ -241,47 +241,49 @@ def _scores_after(
 
 
 _NEAR = 2.0**-43
-"""More than the float error of ``100 * share`` (below 2**-44 wherever the true value is at most 128)."""
+"""More than the float error of ``100 - 100 * share`` (below 2**-44 + 2**-47 where the true share is at most 1.28)."""
 
 _COARSE = 2**42
-"""Allocatable amounts at most this keep every fraction ``100 * requested / alloc`` that is not whole more than
-``2 * _NEAR`` from a whole number (its distance is at least ``1 / alloc``)."""
+"""Allocatable amounts at most this (in units of a common divisor of the amounts) keep every
+``100 - 100 * requested / alloc`` that is not whole more than ``2 * _NEAR`` from a whole number
+(its distance is at least ``1 / alloc``)."""
 
 
 def _free_share(
-    requested: IntArray, alloc: IntArray, share: npt.NDArray[np.float64], alloc_high: int, clip: bool
+    requested: IntArray, alloc: IntArray, share: npt.NDArray[np.float64], coarse: bool, clip: bool
 ) -> npt.NDArray[np.float64]:
     """LeastAllocated's ``max(alloc - requested, 0) * 100 // alloc``, elementwise, as whole floats.
 
     ``share`` is the float ``requested / alloc`` (``requested`` of 0 or
-    more, both below 2**53); ``alloc_high`` bounds ``alloc``. The result
-    is ``100 - ceil(100 * requested / alloc)``, at least 0 (``clip=False``:
-    no ``requested`` passes its ``alloc``, so it is). The float estimate
-    ``100 * share`` is within ``_NEAR`` of the true fraction where that is
-    at most 128 (past 100 the share is 0 either way). Where ``alloc`` is at
-    most ``_COARSE``, a fraction that is not whole lies farther than that
-    from a whole number, so the ceiling of the estimate less ``_NEAR`` is
-    exact; for larger amounts, estimates within ``1e-9`` of a whole number
-    are divided in integers.
+    more, both below 2**53). The result is ``floor(100 - 100 * requested /
+    alloc)``, at least 0 (``clip=False``: no ``requested`` passes its
+    ``alloc``, so it is). Its float estimate from ``share`` is within
+    ``_NEAR`` of the true value where the share is at most 1.28 (past 1 the
+    result is 0 either way). ``coarse``: every ``alloc`` is at most
+    ``_COARSE`` units of a divisor of every amount, so a true value that is
+    not whole lies farther than ``2 * _NEAR`` from a whole number, and the
+    floor of the estimate plus ``_NEAR`` is exact. Otherwise estimates
+    within ``1e-9`` of a whole number are divided in integers.
     """
-    estimate = share * _MAX_SCORE
-    if alloc_high <= _COARSE:
-        estimate -= _NEAR
-        up = np.ceil(estimate, out=estimate)
-        doubtful = None
+    free = np.multiply(share, -_MAX_SCORE)
+    doubtful = None
+    if coarse:
+        free += _MAX_SCORE + _NEAR
+        np.floor(free, out=free)
     else:
-        up = np.ceil(estimate)
-        gap = np.subtract(up, estimate, out=estimate)  # in [0, 1): near 0 or 1 the ceiling may be off by one
+        free += _MAX_SCORE
+        low = np.floor(free)
+        gap = np.subtract(free, low, out=free)  # in [0, 1): near 0 or 1 the floor may be off by one
         gap -= 0.5
         np.abs(gap, out=gap)
         doubtful = gap > 0.5 - 1e-9
-    out = np.subtract(_MAX_SCORE, up, out=up)
+        free = low
     if clip:
-        np.maximum(out, 0, out=out)
+        np.maximum(free, 0, out=free)
     if doubtful is not None and doubtful.any():
-        a = np.broadcast_to(alloc, out.shape)[doubtful]
-        out[doubtful] = np.maximum(a - np.broadcast_to(requested, out.shape)[doubtful], 0) * _MAX_SCORE // a
-    return out
+        a = np.broadcast_to(alloc, free.shape)[doubtful]
+        free[doubtful] = np.maximum(a - np.broadcast_to(requested, free.shape)[doubtful], 0) * _MAX_SCORE // a
+    return free
 
 
 def _exact_free_share(requested: IntArray, alloc: IntArray) -> npt.NDArray[np.float64]:
@@ -366,9 +368,10 @@ def assign_pods(
             landing = _landing_order(snap, shape, inputs, fitting, fits, None, extras, count)
         else:
             first = _scores_after(shape, inputs, 0)
-            if first is not None:  # only the best ``count`` nodes can be chosen (kept in node order)
-                first = first + extras
-                top = np.sort(np.argpartition(-rank_keys(first, fitting, len(snap.cluster)), count - 1)[:count])
+            if first is not None:  # only the best ``count`` nodes can be chosen
+                if extra:
+                    first += extras
+                top = _best_positions(first, fitting, count, snap.cluster)
                 inputs, fitting, fits, extras = inputs.take(top), fitting[top], fits[top], extras[top]
                 landing = _landing_order(snap, shape, inputs, fitting, fits, first[top], extras, count)
         if landing is not None:
@@ -408,6 +411,24 @@ def assign_pods(
         if node_fit(shape, i) > 0:
             heapq.heappush(heap, (-node_score(snap, i, shape) - extra.get(i, 0), i))
     return placed
+
+
+def _best_positions(
+    scores: npt.NDArray[np.int64], nodes: npt.NDArray[np.int64], count: int, cluster: Cluster
+) -> npt.NDArray[np.int64]:
+    """The positions of the ``count`` best of ``nodes`` (higher score, then lower index), ascending.
+
+    ``count`` is at most the number of nodes. Often ``count`` nodes or more
+    share the best score (empty nodes of one size): the ones with the
+    lowest indexes among them are the answer, with no partition of every
+    node's rank key.
+    """
+    at_top = np.flatnonzero(scores == scores.max())
+    if len(at_top) >= count:
+        named = nodes[at_top]
+        ascending = nodes is cluster.root.node_array or bool((named[1:] > named[:-1]).all())
+        return at_top[:count] if ascending else np.sort(at_top[np.argsort(named, kind="stable")[:count]])
+    return np.sort(np.argpartition(-rank_keys(scores, nodes, len(cluster)), count - 1)[:count])
 
 
 def _landing_order(

@@ -142,7 +142,10 @@ class Block:
         """``counts[k]`` pods of ``vector`` on each node ``nodes[k]`` (distinct)."""
         largest = max((abs(amount) for amount in vector), default=0) * int(counts.max(initial=0))
         if largest < INT64_SAFE:
-            change: IntArray = counts[:, None] * np.asarray(vector, dtype=np.int64)[None, :]
+            change: IntArray = np.zeros((len(nodes), len(vector)), dtype=np.int64)
+            for r, amount in enumerate(vector):  # column by column: numpy broadcasts over a short axis slowly
+                if amount:
+                    np.multiply(counts, amount, out=change[:, r])
         else:
             change = np.asarray(counts, dtype=object)[:, None] * np.array([int(v) for v in vector], dtype=object)
         return cls(nodes, change, largest)
@@ -287,16 +290,16 @@ class Snapshot:
             return
         rows = self._writable_rows()
         nodes, change = block.nodes, block.change
-        current = rows[nodes]
+        current = rows.take(nodes, axis=0)  # take: far faster than indexing rows of a 2-D array
         if rows.dtype != object and self._bound + block.largest >= INT64_SAFE:
             self._bound = _largest(rows)  # the bound ran past: find the true one
             if _largest(current) + block.largest >= INT64_SAFE:
                 rows = self._rows = rows.astype(object)
-                current = rows[nodes]
+                current = rows.take(nodes, axis=0)
         self._bound += block.largest
         updated = current + change if sign > 0 else current - change
         rows[nodes] = updated
-        now = (updated != 0).any(axis=1)
+        now = _nonzero_rows(updated)
         was = self._mask[nodes]
         flips = int(np.count_nonzero(now != was))
         if flips:
@@ -450,7 +453,7 @@ class Snapshot:
         """``node_fit(shape, i)`` for each of ``nodes``, all of them changed by this query, in one pass."""
         cluster = self.cluster
         vectors = cluster.vector_index[nodes]
-        deltas = self._rows[nodes]
+        deltas = self._rows.take(nodes, axis=0)
         columns = cluster.free_columns()
         fits = _pods_fitting(shape, lambda r: columns[r][vectors] - deltas[:, r], len(nodes))
         if shape.allowed_mask is not None:
@@ -468,7 +471,7 @@ class Snapshot:
         changed = self._changed_of(domain.node_array)
         if len(changed) == 0:
             return domain.used_sum
-        block = self._rows[changed]
+        block = self._rows.take(changed, axis=0)
         return tuple(s + exact_sum(block[:, r]) for s, r in zip(domain.used_sum, self.cluster.score_index))
 
     def used_at(self, r: int, nodes: npt.NDArray[np.int64]) -> IntArray:
@@ -530,12 +533,15 @@ class Snapshot:
         changed = self._changed_of(domain.node_array)
         if len(changed) == 0:
             return sums
-        deltas = self._rows[changed]
+        deltas = self._rows.take(changed, axis=0)
         before = cluster.vector_index[changed]
         out = []
         for r, (total, column) in enumerate(zip(sums, cluster.free_columns(), strict=True)):
-            base = column[before]
-            out.append(total + exact_sum(np.maximum(base - deltas[:, r], 0)) - exact_sum(np.maximum(base, 0)))
+            delta = deltas[:, r]
+            if delta.any():
+                base = column[before]
+                total += exact_sum(np.maximum(base - delta, 0) - np.maximum(base, 0))
+            out.append(total)
         return tuple(out)
 
     # -- jumping back ----------------------------------------------------------------
@@ -543,9 +549,8 @@ class Snapshot:
     def checkpoint(self) -> Checkpoint:
         """The snapshot as it is now, for ``restore``: costs what the snapshot holds, not what comes after."""
         changed = self._changed_nodes()
-        return Checkpoint(
-            len(self._log), changed.copy(), self._rows[changed].copy(), dict(self.pool_taken), dict(self.allocations)
-        )
+        rows = self._rows.take(changed, axis=0)
+        return Checkpoint(len(self._log), changed.copy(), rows, dict(self.pool_taken), dict(self.allocations))
 
     def restore(self, checkpoint: Checkpoint) -> None:
         """Back to the state and undo log of ``checkpoint`` at once, however much changed since.
@@ -581,6 +586,14 @@ class Checkpoint:
     rows: IntArray
     pool_taken: dict[str, int]
     allocations: dict[tuple[str, ...], Allocation]
+
+
+def _nonzero_rows(rows: IntArray) -> npt.NDArray[np.bool_]:
+    """Whether each row of ``rows`` has an entry that is not 0 (column by column: numpy reduces short axes slowly)."""
+    out = np.zeros(len(rows), dtype=np.bool_)
+    for r in range(rows.shape[1]):
+        out |= rows[:, r] != 0
+    return out
 
 
 def _largest(values: IntArray) -> int:
