@@ -134,7 +134,14 @@ def test_node_scores_of_the_root_domain_equal_node_score(
 @st.composite
 def share_cases(draw: st.DrawFn) -> tuple[int, int]:
     """An allocatable amount and a requested one, often exactly at or one off a whole percent of it."""
-    alloc = draw(st.one_of(st.integers(1, 10**6), st.integers(1, 2**53 - 1), st.sampled_from([64_000, 512 * GI])))
+    alloc = draw(
+        st.one_of(
+            st.integers(1, 10**6),
+            st.integers(1, 2**53 - 1),
+            st.integers(1, 2**53 // 100).map(lambda k: 100 * k),  # whole percents are whole amounts
+            st.sampled_from([64_000, 512 * GI]),
+        )
+    )
     percent = draw(st.integers(0, 101))
     near = percent * alloc // 100 + draw(st.integers(-1, 1))
     requested = draw(st.one_of(st.just(near), st.integers(0, 2 * alloc)))
@@ -166,8 +173,26 @@ def test_the_free_share_read_off_floats_is_the_integer_division(cases: list[tupl
         (64_000, 70_000, 0),  # over-committed
         (3, 1, 66),  # 33.33...: the float estimate alone is right
         (2**53 - 1, 2**53 - 2, 0),
+        (20, 11, 45),  # 100 - 100 * fl(0.55) is 44.99999999999999: the margin keeps the floor at 45
+        (64_000, 35_200, 45),
+        (25, 14, 44),
+        (100, 57, 43),  # 100 * fl(0.57) is 56.99999999999999
+        (512 * GI, 55 * 512 * GI // 100, 45),
     ],
-    ids=["empty", "one-percent", "just-past-one-percent", "full", "over-committed", "thirds", "near-2**53"],
+    ids=[
+        "empty",
+        "one-percent",
+        "just-past-one-percent",
+        "full",
+        "over-committed",
+        "thirds",
+        "near-2**53",
+        "fifty-five-percent",
+        "fifty-five-percent-of-64-cpus",
+        "fifty-six-percent",
+        "fifty-seven-percent",
+        "fifty-five-percent-of-512Gi",
+    ],
 )
 def test_free_share_at_whole_percents(alloc: int, requested: int, share: int) -> None:
     a, r = np.array([alloc]), np.array([requested])
@@ -194,6 +219,55 @@ def test_best_positions_are_the_highest_scores_then_the_lowest_nodes(
     count = data.draw(st.integers(1, len(entries)))
     ranked = sorted(range(len(entries)), key=lambda p: (-entries[p][0], entries[p][1]))
     assert _best_positions(scores, nodes, count, TEN_NODES).tolist() == sorted(ranked[:count])
+
+
+UNIT = 1024 * 1000  # one KiB in millis: what every amount of a real node's memory is a multiple of
+
+
+@st.composite
+def grained_clusters(draw: Any) -> Cluster:
+    """Nodes whose memory (past 2**42 millis) is in whole KiB, with a pod of 1Gi using exactly a whole percent or a KiB off."""
+    nodes = []
+    for i in range(draw(st.integers(1, 12))):
+        alloc = draw(st.integers(2**42 // UNIT // 100, 2**52 // UNIT // 100)) * 100 * UNIT
+        percent = draw(st.integers(0, 100))
+        used = max(0, percent * alloc // 100 + draw(st.sampled_from([-UNIT, 0, UNIT])) - GI)
+        cpu = draw(amounts)
+        nodes.append(
+            {
+                "name": f"n{i:02d}",
+                "allocatable": {"cpu": cpu, "memory": alloc, "pods": 8000},
+                "used": {"cpu": draw(st.integers(0, cpu)), "memory": used},
+            }
+        )
+    return Cluster.build(nodes)
+
+
+@COLUMNAR_SETTINGS
+@given(grained_clusters(), shapes, st.lists(st.integers(0, 100), max_size=6), st.integers(1, 30))
+def test_scores_of_whole_kib_memory_equal_node_score(
+    cluster: Cluster, requests: dict[str, int], picks: list[int], count: int
+) -> None:
+    snap = assumed(cluster, requests, picks)
+    shape = snap.shape(requests)
+    assert snap.grain(cluster.resource_index["memory"]) % UNIT == 0  # the float steps may rely on it
+    expected = [node_score(snap, i, shape) for i in range(len(cluster))]
+    assert node_scores(snap, shape, cluster.root.node_array).tolist() == expected
+    slow = assumed(cluster, requests, picks)
+    nodes = list(range(len(cluster)))
+    assert assign_pods(snap, shape, nodes, count) == reference_assign(slow, requests, nodes, count)
+
+
+def test_a_snapshot_grain_divides_every_change() -> None:
+    cluster = Cluster.build([{"name": "a", "allocatable": {"cpu": 64_000, "memory": 8 * GI}, "used": {"cpu": 4000}}])
+    snap = Snapshot(cluster)
+    cpu, memory = cluster.resource_index["cpu"], cluster.resource_index["memory"]
+    assert (snap.grain(cpu), snap.grain(memory)) == (4000, 8 * GI)
+    mark = snap.mark()
+    snap.add(0, snap.shape({"cpu": 250, "memory": 3 * GI}).vector)
+    assert (snap.grain(cpu), snap.grain(memory)) == (250, GI)
+    snap.revert(mark)  # a grain only ever shrinks: what it divides now, it divided before
+    assert (snap.grain(cpu), snap.grain(memory)) == (250, GI)
 
 
 @COLUMNAR_SETTINGS

@@ -10,13 +10,25 @@ Pod counts are capped at ``FIT_CAP`` per node, far above any node's pod limit.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["FIT_CAP", "INT64_SAFE", "IntArray", "exact", "exact_sum", "group_sums", "headroom", "plus"]
+__all__ = [
+    "FIT_CAP",
+    "INT64_SAFE",
+    "IntArray",
+    "column_gcds",
+    "exact",
+    "exact_sum",
+    "gcd_of",
+    "group_sums",
+    "headroom",
+    "plus",
+]
 
 IntArray = npt.NDArray[Any]
 """An ``int64`` or ``object`` array of exact integers."""
@@ -52,6 +64,20 @@ def plus(values: IntArray, amount: int) -> IntArray:
     if values.dtype != object and abs(amount) < INT64_SAFE // 2 and headroom(values):
         return values + amount
     return np.array([int(v) + amount for v in values], dtype=object)
+
+
+def gcd_of(values: IntArray) -> int:
+    """The greatest common divisor of ``values`` (0 when every one is 0 or there are none), exactly."""
+    if len(values) == 0:
+        return 0
+    if values.dtype == object:
+        return math.gcd(*(int(v) for v in values))
+    return abs(int(np.gcd.reduce(values)))
+
+
+def column_gcds(rows: IntArray) -> tuple[int, ...]:
+    """``gcd_of`` each column of a 2-D exact array."""
+    return tuple(gcd_of(rows[:, r]) for r in range(rows.shape[1]))
 
 
 def exact_sum(values: IntArray) -> int:

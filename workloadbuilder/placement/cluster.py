@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from workloadbuilder.placement import generate, ingest
-from workloadbuilder.placement.arrays import IntArray, exact, exact_sum, group_sums
+from workloadbuilder.placement.arrays import IntArray, exact, exact_sum, gcd_of, group_sums
 from workloadbuilder.placement.collector import quiet_gc
 from workloadbuilder.placement.constraints import AffinityTerm, HostPort, PodConstraints, Taint
 from workloadbuilder.placement.disruption import DisruptionBudget
@@ -280,6 +281,7 @@ class Cluster:
         self._node_columns: dict[tuple[str, int], IntArray] = {}
         self._free_sums: dict[int, tuple[int, ...]] = {}
         self._ranges: dict[tuple[str, int], tuple[int, int]] = {}
+        self._grain: dict[int, int] = {}
         self.vector_of: list[int] = self._intern_free_vectors()
         self.vector_index = np.asarray(self.vector_of, dtype=np.int64)
         self.vector_per_node = bool((self.vector_index == np.arange(len(self.vector_of))).all())
@@ -606,6 +608,13 @@ class Cluster:
         if known is None:
             column = column_of(r)
             known = self._ranges[(name, r)] = (int(column.min()), int(column.max())) if len(column) else (0, 0)
+        return known
+
+    def grain(self, r: int) -> int:
+        """A common divisor of every node's allocatable and used amount of resource ``r`` (0: all are 0); kept."""
+        known = self._grain.get(r)
+        if known is None:
+            known = self._grain[r] = math.gcd(gcd_of(self.allocatable_array(r)), gcd_of(self.used_array(r)))
         return known
 
     def used_range(self, r: int) -> tuple[int, int]:

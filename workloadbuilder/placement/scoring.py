@@ -20,6 +20,7 @@ scheduler's non-zero defaults do.
 from __future__ import annotations
 
 import heapq
+import math
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -138,11 +139,12 @@ class _ScoreInputs:
     ``columns`` are ``(allocatable, used, resource index)``; the facts the
     float steps depend on come with them: whether every node offers every
     scored resource, whether the allocatable amounts are exact as floats,
-    and bounds on the used and the allocatable amounts. A subset of the
-    nodes (``take``) keeps them.
+    bounds on the used and the allocatable amounts, and a common divisor of
+    each column's amounts (``Snapshot.grain``). A subset of the nodes
+    (``take``) keeps them.
     """
 
-    __slots__ = ("alloc_bounds", "columns", "exact", "offered", "used_bounds")
+    __slots__ = ("alloc_bounds", "columns", "exact", "grains", "offered", "used_bounds")
 
     def __init__(
         self,
@@ -151,15 +153,16 @@ class _ScoreInputs:
         exact: bool,
         used_bounds: list[tuple[int, int]],
         alloc_bounds: list[tuple[int, int]],
+        grains: list[int],
     ) -> None:
         self.columns = columns
         self.offered, self.exact = offered, exact
-        self.used_bounds, self.alloc_bounds = used_bounds, alloc_bounds
+        self.used_bounds, self.alloc_bounds, self.grains = used_bounds, alloc_bounds, grains
 
     def take(self, order: npt.NDArray[np.int64]) -> _ScoreInputs:
         """The inputs of the nodes at ``order``."""
         picked = [(alloc[order], used[order], r) for alloc, used, r in self.columns]
-        return _ScoreInputs(picked, self.offered, self.exact, self.used_bounds, self.alloc_bounds)
+        return _ScoreInputs(picked, self.offered, self.exact, self.used_bounds, self.alloc_bounds, self.grains)
 
 
 def _score_inputs(snap: Snapshot, nodes: npt.NDArray[np.int64]) -> _ScoreInputs:
@@ -175,10 +178,12 @@ def _score_inputs(snap: Snapshot, nodes: npt.NDArray[np.int64]) -> _ScoreInputs:
     else:
         used_bounds = [(int(used.min()), int(used.max())) if len(used) else (0, 0) for _, used, _ in columns]
     ranges = [cluster.allocatable_range(r) for r in cluster.score_index]  # what holds for every node's holds for these
+    grains = [snap.grain(r) for r in cluster.score_index]
     if all(0 < low and high < 2**53 for low, high in ranges):
-        return _ScoreInputs(columns, True, True, used_bounds, ranges)
+        return _ScoreInputs(columns, True, True, used_bounds, ranges, grains)
     offered = all(_all_positive(alloc) for alloc, _, _ in columns)
-    return _ScoreInputs(columns, offered, all(_float_exact(alloc) for alloc, _, _ in columns), used_bounds, ranges)
+    exact = all(_float_exact(alloc) for alloc, _, _ in columns)
+    return _ScoreInputs(columns, offered, exact, used_bounds, ranges, grains)
 
 
 def _scores_after(
@@ -203,8 +208,8 @@ def _scores_after(
     weights: IntArray | int = 0
     fractions = []
     everywhere = inputs.offered  # every node offers both: no masks needed
-    for (alloc, used, r), (low, high), (alloc_low, alloc_high), request in zip(
-        inputs.columns, inputs.used_bounds, inputs.alloc_bounds, shape.score_request, strict=True
+    for (alloc, used, r), (low, high), (alloc_low, alloc_high), grain, request in zip(
+        inputs.columns, inputs.used_bounds, inputs.alloc_bounds, inputs.grains, shape.score_request, strict=True
     ):
         top = high + most * shape.vector[r] + request
         if not (-(2**53) < low and top < 2**53):
@@ -217,7 +222,8 @@ def _scores_after(
         if low < 0:
             free_share = _exact_free_share(requested, divisor)
         else:
-            free_share = _free_share(requested, divisor, share, alloc_high <= _COARSE, clip=not room)
+            unit = math.gcd(grain, shape.vector[r], request)  # divides every allocatable and requested amount here
+            free_share = _free_share(requested, divisor, share, alloc_high <= _COARSE * max(unit, 1), clip=not room)
         if not everywhere:
             free_share = np.where(offered, free_share, 0)
         least = free_share if least is None else np.add(least, free_share, out=least)

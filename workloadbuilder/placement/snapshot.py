@@ -15,6 +15,7 @@ nodes this query changed are corrected, all in one pass too.
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from operator import sub
@@ -23,7 +24,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from workloadbuilder.placement.arrays import FIT_CAP, INT64_SAFE, IntArray, exact, exact_sum, group_sums, headroom
+from workloadbuilder.placement.arrays import (
+    FIT_CAP,
+    INT64_SAFE,
+    IntArray,
+    column_gcds,
+    exact,
+    exact_sum,
+    group_sums,
+    headroom,
+)
 from workloadbuilder.placement.cluster import (
     ANTI_AFFINITY_PREFIX,
     SCORE_RESOURCES,
@@ -118,16 +128,20 @@ class Block:
 
     ``change`` is an exact (``int64`` or ``object``) array of one row per
     node and one column per cluster resource; negative entries give back.
-    ``largest`` is the largest magnitude in it (found when not given).
+    ``largest`` is the largest magnitude in it, and ``grains`` a common
+    divisor of each column (both found when not given).
     """
 
     nodes: npt.NDArray[np.int64]
     change: IntArray
     largest: int = -1
+    grains: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if self.largest < 0:
             object.__setattr__(self, "largest", _largest(self.change))
+        if not self.grains:
+            object.__setattr__(self, "grains", column_gcds(self.change))
 
     @classmethod
     def of(cls, per_node: Mapping[int, Sequence[int]], sign: int = 1, width: int = 0) -> Block:
@@ -148,7 +162,7 @@ class Block:
                     np.multiply(counts, amount, out=change[:, r])
         else:
             change = np.asarray(counts, dtype=object)[:, None] * np.array([int(v) for v in vector], dtype=object)
-        return cls(nodes, change, largest)
+        return cls(nodes, change, largest, tuple(abs(amount) for amount in vector))
 
     def __len__(self) -> int:
         return len(self.nodes)
@@ -188,6 +202,7 @@ class Snapshot:
         self._mask: npt.NDArray[np.bool_] = np.zeros(0, dtype=np.bool_)
         self._count = 0
         self._bound = 0  # at least the largest magnitude in ``_rows`` (which stays int64 while below INT64_SAFE)
+        self._grains = [0] * len(cluster.resources)  # a common divisor of every change made to each resource
         self._changed: npt.NDArray[np.int64] | None = np.zeros(0, dtype=np.int64)
         self._vector_fits: dict[int, npt.NDArray[np.int64]] = {}
         self._node_fits: dict[int, npt.NDArray[np.int64]] = {}
@@ -279,6 +294,7 @@ class Snapshot:
                     row = rows[i]
                 row[r] = value
                 self._bound = max(self._bound, abs(value))
+                self._grains[r] = math.gcd(self._grains[r], amount)
         now = any(row.tolist())
         if now != self._mask[i]:
             self._mask[i] = now
@@ -297,6 +313,7 @@ class Snapshot:
                 rows = self._rows = rows.astype(object)
                 current = rows.take(nodes, axis=0)
         self._bound += block.largest
+        self._grains = [math.gcd(had, grain) for had, grain in zip(self._grains, block.grains, strict=True)]
         updated = current + change if sign > 0 else current - change
         rows[nodes] = updated
         now = _nonzero_rows(updated)
@@ -308,6 +325,10 @@ class Snapshot:
             self._changed = None
 
     # -- reading ---------------------------------------------------------------
+
+    def grain(self, r: int) -> int:
+        """A common divisor of every amount of resource ``r`` the snapshot holds: allocatable, used and changes."""
+        return math.gcd(self.cluster.grain(r), self._grains[r])
 
     @property
     def changed_count(self) -> int:
