@@ -80,16 +80,20 @@ def column_gcds(rows: IntArray) -> tuple[int, ...]:
     return tuple(gcd_of(rows[:, r]) for r in range(rows.shape[1]))
 
 
-def exact_sum(values: IntArray) -> int:
+def exact_sum(values: IntArray, bound: int | None = None) -> int:
     """The sum of ``values``, exactly (``int64`` sums wrap around silently past 2**63).
 
-    An ``int64`` array is added as its high and low 32 bits, each sum of
-    which fits 64 bits for fewer than 2**31 values.
+    With ``bound`` (at least every value's magnitude) small enough that no
+    partial sum can wrap, the ``int64`` array is added as it is; otherwise
+    as its high and low 32 bits, each sum of which fits 64 bits for fewer
+    than 2**31 values.
     """
     if len(values) == 0:
         return 0
     if values.dtype == object or len(values) >= 2**31:
         return sum(int(v) for v in values)
+    if bound is not None and bound * len(values) < 2**63:
+        return int(values.sum())
     return (int((values >> 32).sum()) << 32) + int((values & 0xFFFFFFFF).sum())
 
 

@@ -112,7 +112,6 @@ class Complete:
             memo[key] = cached
         return cached
 
-
     def _satisfiable(self, children: list[GroupRequest], domain: Domain) -> int:
         """At most how many of ``children`` (each of which could fit alone) can be satisfied together in ``domain``.
 

@@ -124,8 +124,9 @@ class PriorityClasses(Mapping[str, PriorityClass]):
         return len(self._by_name)
 
     def with_classes(self, more: Iterable[PriorityClass]) -> PriorityClasses:
-        """These classes and ``more`` (a class in ``more`` replaces one of the same name)."""
-        return PriorityClasses([*self._by_name.values(), *more])
+        """These classes and ``more`` (a class in ``more`` replaces one of the same name); these, when none."""
+        added = list(more)
+        return PriorityClasses([*self._by_name.values(), *added]) if added else self
 
     def default(self) -> PriorityClass | None:
         """The ``globalDefault`` class; the lowest value wins if several claim it, as in admission."""

@@ -489,11 +489,15 @@ def _landing_order(
             return None
         scores += extras
         running = _running_minimum(scores, key)
-        entries = np.flatnonzero(landed < fits)  # the (k, node) pairs that fit, row by row
-        if len(entries) == 0:
-            break
-        ks, columns = np.divmod(entries, len(nodes))
-        keys.append(rank_keys(running.ravel()[entries], nodes[columns], size))
+        if int(fits.min()) >= k + height:  # every (k, node) pair fits
+            ks, columns = np.repeat(np.arange(height), len(nodes)), np.tile(np.arange(len(nodes)), height)
+            keys.append(rank_keys(running.ravel(), np.tile(nodes, height), size))
+        else:
+            entries = np.flatnonzero(landed < fits)  # the (k, node) pairs that fit, row by row
+            if len(entries) == 0:
+                break
+            ks, columns = np.divmod(entries, len(nodes))
+            keys.append(rank_keys(running.ravel()[entries], nodes[columns], size))
         owners.append(columns)
         turns.append(ks + k)
         key = running[-1]

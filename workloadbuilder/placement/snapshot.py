@@ -561,7 +561,8 @@ class Snapshot:
             delta = deltas[:, r]
             if delta.any():
                 base = column[before]
-                total += exact_sum(np.maximum(base - delta, 0) - np.maximum(base, 0))
+                # each term lies between -|delta| and |delta|, so within the bound on every change
+                total += exact_sum(np.maximum(base - delta, 0) - np.maximum(base, 0), self._bound)
             out.append(total)
         return tuple(out)
 
