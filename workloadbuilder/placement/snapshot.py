@@ -277,15 +277,21 @@ class Snapshot:
                 self.allocate(op[1])
 
     def _writable_rows(self) -> IntArray:
-        """The rows of changes, made (all zero) at the first change."""
+        """The rows of changes, made at the first change.
+
+        Only the rows of changed nodes (``_mask``) hold anything: the rest are
+        not even zeroed (a node's row is cleared when it is first changed).
+        """
         if len(self._mask) == 0 and len(self.cluster):
-            self._rows = np.zeros((len(self.cluster), len(self.cluster.resources)), dtype=np.int64)
+            self._rows = np.empty((len(self.cluster), len(self.cluster.resources)), dtype=np.int64)
             self._mask = np.zeros(len(self.cluster), dtype=np.bool_)
         return self._rows
 
     def _change(self, i: int, vector: Sequence[int], n: int) -> None:
         rows = self._writable_rows()
         row = rows[i]
+        if not self._mask[i]:
+            row[:] = 0
         for r, amount in enumerate(vector):
             if amount:
                 value = int(row[r]) + n * amount
@@ -306,23 +312,32 @@ class Snapshot:
             return
         rows = self._writable_rows()
         nodes, change = block.nodes, block.change
-        current = rows.take(nodes, axis=0)  # take: far faster than indexing rows of a 2-D array
+        was = self._mask[nodes]
+        current = self._current_rows(rows, nodes, was)
         if rows.dtype != object and self._bound + block.largest >= INT64_SAFE:
-            self._bound = _largest(rows)  # the bound ran past: find the true one
+            self._bound = _largest(rows.take(self._changed_nodes(), axis=0))  # the bound ran past: find the true one
             if _largest(current) + block.largest >= INT64_SAFE:
                 rows = self._rows = rows.astype(object)
-                current = rows.take(nodes, axis=0)
+                current = self._current_rows(rows, nodes, was)
         self._bound += block.largest
         self._grains = [math.gcd(had, grain) for had, grain in zip(self._grains, block.grains, strict=True)]
         updated = current + change if sign > 0 else current - change
         rows[nodes] = updated
         now = _nonzero_rows(updated)
-        was = self._mask[nodes]
         flips = int(np.count_nonzero(now != was))
         if flips:
             self._mask[nodes] = now
             self._count += int(np.count_nonzero(now)) - int(np.count_nonzero(was))
             self._changed = None
+
+    def _current_rows(self, rows: IntArray, nodes: npt.NDArray[np.int64], changed: npt.NDArray[np.bool_]) -> IntArray:
+        """The rows of ``nodes`` (``changed``: which of them are), zero for the unchanged ones."""
+        if not self._count:
+            return np.zeros((len(nodes), rows.shape[1]), dtype=rows.dtype)
+        current = rows.take(nodes, axis=0)  # take: far faster than indexing rows of a 2-D array
+        if not changed.all():
+            current[~changed] = 0
+        return current
 
     # -- reading ---------------------------------------------------------------
 
@@ -582,9 +597,7 @@ class Snapshot:
         """
         del self._log[checkpoint.log :]
         if self._count:
-            now = self._changed_nodes()
-            self._rows[now] = 0
-            self._mask[now] = False
+            self._mask[self._changed_nodes()] = False
         if len(checkpoint.nodes):
             rows = self._writable_rows()
             if rows.dtype != object and checkpoint.rows.dtype == object:
