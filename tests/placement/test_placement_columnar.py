@@ -156,11 +156,11 @@ def test_the_free_share_read_off_floats_is_the_integer_division(cases: list[tupl
     expected = [max(a - r, 0) * 100 // a for a, r in cases]
     share = requested / alloc
     coarse = int(alloc.max()) <= 2**42  # the floor read off the estimate where amounts allow, else checked
-    assert _free_share(requested, alloc, share.copy(), coarse, clip=True).tolist() == expected
-    assert _free_share(requested, alloc, share.copy(), False, clip=True).tolist() == expected
+    assert _free_share(lambda: requested, alloc, share.copy(), coarse, clip=True).tolist() == expected
+    assert _free_share(lambda: requested, alloc, share.copy(), False, clip=True).tolist() == expected
     assert _exact_free_share(requested, alloc).tolist() == expected
     if (requested <= alloc).all():
-        assert _free_share(requested, alloc, share.copy(), coarse, clip=False).tolist() == expected
+        assert _free_share(lambda: requested, alloc, share.copy(), coarse, clip=False).tolist() == expected
 
 
 @pytest.mark.parametrize(
@@ -196,8 +196,8 @@ def test_the_free_share_read_off_floats_is_the_integer_division(cases: list[tupl
 )
 def test_free_share_at_whole_percents(alloc: int, requested: int, share: int) -> None:
     a, r = np.array([alloc]), np.array([requested])
-    assert _free_share(r, a, r / a, alloc <= 2**42, clip=True).tolist() == [share]
-    assert _free_share(r, a, r / a, False, clip=True).tolist() == [share]
+    assert _free_share(lambda: r, a, r / a, alloc <= 2**42, clip=True).tolist() == [share]
+    assert _free_share(lambda: r, a, r / a, False, clip=True).tolist() == [share]
 
 
 TEN_NODES = Cluster.from_yaml({"nodes": [{"name": f"n{i}", "allocatable": {"cpu": 1}} for i in range(10)]})

@@ -282,6 +282,7 @@ class Cluster:
         self._free_sums: dict[int, tuple[int, ...]] = {}
         self._ranges: dict[tuple[str, int], tuple[int, int]] = {}
         self._grain: dict[int, int] = {}
+        self._float_columns: dict[tuple[str, int], npt.NDArray[np.float64]] = {}
         self.vector_of: list[int] = self._intern_free_vectors()
         self.vector_index = np.asarray(self.vector_of, dtype=np.int64)
         self.vector_per_node = bool((self.vector_index == np.arange(len(self.vector_of))).all())
@@ -594,6 +595,20 @@ class Cluster:
     def allocatable_array(self, r: int) -> IntArray:
         """``allocatable[r]`` as an exact array over the nodes."""
         return self._node_column("allocatable", r, self.allocatable)
+
+    def allocatable_floats(self, r: int) -> npt.NDArray[np.float64]:
+        """``allocatable[r]`` as floats over the nodes (exact below 2**53); kept."""
+        return self._float_column("allocatable", r, self.allocatable_array)
+
+    def used_floats(self, r: int) -> npt.NDArray[np.float64]:
+        """``used[r]`` as floats over the nodes (exact below 2**53); kept."""
+        return self._float_column("used", r, self.used_array)
+
+    def _float_column(self, name: str, r: int, column_of: Callable[[int], IntArray]) -> npt.NDArray[np.float64]:
+        column = self._float_columns.get((name, r))
+        if column is None:
+            column = self._float_columns[(name, r)] = column_of(r).astype(np.float64)
+        return column
 
     def allocatable_range(self, r: int) -> tuple[int, int]:
         """The least and the greatest of ``allocatable[r]`` over the nodes (``(0, 0)`` without nodes); kept."""

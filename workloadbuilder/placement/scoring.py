@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -136,54 +136,62 @@ def node_scores(snap: Snapshot, shape: Shape, nodes: npt.NDArray[np.int64]) -> n
 class _ScoreInputs:
     """What scoring reads of some nodes, per scored resource: their allocatable and what is given out there now.
 
-    ``columns`` are ``(allocatable, used, resource index)``; the facts the
-    float steps depend on come with them: whether every node offers every
-    scored resource, whether the allocatable amounts are exact as floats,
-    bounds on the used and the allocatable amounts, and a common divisor of
-    each column's amounts (``Snapshot.grain``). A subset of the nodes
-    (``take``) keeps them.
+    ``columns`` are ``(allocatable, used, resource index)`` with the same
+    two amounts as floats (exact where the facts below say so). The facts
+    the float steps depend on come with them: whether every node offers
+    every scored resource, whether the allocatable amounts are exact as
+    floats, bounds on the used and the allocatable amounts, and a common
+    divisor of each column's amounts (``Snapshot.grain``). A subset of the
+    nodes (``take``) keeps them.
     """
 
-    __slots__ = ("alloc_bounds", "columns", "exact", "grains", "offered", "used_bounds")
+    __slots__ = ("alloc_bounds", "columns", "exact", "floats", "grains", "offered", "used_bounds")
 
     def __init__(
         self,
         columns: list[tuple[IntArray, IntArray, int]],
+        floats: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]],
         offered: bool,
         exact: bool,
         used_bounds: list[tuple[int, int]],
         alloc_bounds: list[tuple[int, int]],
         grains: list[int],
     ) -> None:
-        self.columns = columns
+        self.columns, self.floats = columns, floats
         self.offered, self.exact = offered, exact
         self.used_bounds, self.alloc_bounds, self.grains = used_bounds, alloc_bounds, grains
 
     def take(self, order: npt.NDArray[np.int64]) -> _ScoreInputs:
         """The inputs of the nodes at ``order``."""
         picked = [(alloc[order], used[order], r) for alloc, used, r in self.columns]
-        return _ScoreInputs(picked, self.offered, self.exact, self.used_bounds, self.alloc_bounds, self.grains)
+        floats = [(alloc[order], used[order]) for alloc, used in self.floats]
+        facts = (self.offered, self.exact, self.used_bounds, self.alloc_bounds, self.grains)
+        return _ScoreInputs(picked, floats, *facts)
 
 
 def _score_inputs(snap: Snapshot, nodes: npt.NDArray[np.int64]) -> _ScoreInputs:
     """The score inputs of ``nodes`` now (for the cluster's own ``root.node_array``, with nothing copied)."""
     cluster = snap.cluster
     everyone = nodes is cluster.root.node_array
-    columns = [
-        (cluster.allocatable_array(r) if everyone else cluster.allocatable_array(r)[nodes], snap.used_at(r, nodes), r)
-        for r in cluster.score_index
-    ]
-    if everyone and not snap.changed_count:
+    unchanged = everyone and not snap.changed_count
+    columns, floats = [], []
+    for r in cluster.score_index:
+        alloc, alloc_floats, used = cluster.allocatable_array(r), cluster.allocatable_floats(r), snap.used_at(r, nodes)
+        if not everyone:
+            alloc, alloc_floats = alloc[nodes], alloc_floats[nodes]
+        columns.append((alloc, used, r))
+        floats.append((alloc_floats, cluster.used_floats(r) if unchanged else used.astype(np.float64)))
+    if unchanged:
         used_bounds = [cluster.used_range(r) for r in cluster.score_index]
     else:
         used_bounds = [(int(used.min()), int(used.max())) if len(used) else (0, 0) for _, used, _ in columns]
     ranges = [cluster.allocatable_range(r) for r in cluster.score_index]  # what holds for every node's holds for these
     grains = [snap.grain(r) for r in cluster.score_index]
     if all(0 < low and high < 2**53 for low, high in ranges):
-        return _ScoreInputs(columns, True, True, used_bounds, ranges, grains)
+        return _ScoreInputs(columns, floats, True, True, used_bounds, ranges, grains)
     offered = all(_all_positive(alloc) for alloc, _, _ in columns)
     exact = all(_float_exact(alloc) for alloc, _, _ in columns)
-    return _ScoreInputs(columns, offered, exact, used_bounds, ranges, grains)
+    return _ScoreInputs(columns, floats, offered, exact, used_bounds, ranges, grains)
 
 
 def _scores_after(
@@ -196,34 +204,47 @@ def _scores_after(
     ``landed`` (``landed`` itself when it is a number). ``None`` when an
     amount is too large to convert to a float exactly.
 
-    The steps are ``node_score``'s, elementwise; LeastAllocated's integer
-    division is read off the float quotient BalancedAllocation needs anyway
-    (``_free_share``), and nothing is clipped where the bounds show that
-    every node has room for what is requested.
+    The steps are ``node_score``'s, elementwise, in floats where every
+    amount is exact as one: LeastAllocated's integer division is read off
+    the float quotient BalancedAllocation needs anyway (``_free_share``),
+    and nothing is clipped where the bounds show that every node has room
+    for what is requested.
     """
     most = most if most is not None else int(landed) if isinstance(landed, int) else int(np.max(landed))
     if not inputs.exact:
         return None
     least: npt.NDArray[np.float64] | None = None
     weights: IntArray | int = 0
-    fractions = []
+    fractions: list[npt.NDArray[np.float64]] = []
     everywhere = inputs.offered  # every node offers both: no masks needed
-    for (alloc, used, r), (low, high), (alloc_low, alloc_high), grain, request in zip(
-        inputs.columns, inputs.used_bounds, inputs.alloc_bounds, inputs.grains, shape.score_request, strict=True
+    for (alloc, used, r), (alloc_floats, used_floats), (low, high), (alloc_low, alloc_high), grain, request in zip(
+        inputs.columns,
+        inputs.floats,
+        inputs.used_bounds,
+        inputs.alloc_bounds,
+        inputs.grains,
+        shape.score_request,
+        strict=True,
     ):
         top = high + most * shape.vector[r] + request
         if not (-(2**53) < low and top < 2**53):
             return None
-        requested = used + (landed * shape.vector[r] + request)
+        more = landed * shape.vector[r] + request
+
+        def requested(used: IntArray = used, more: IntArray | int = more) -> IntArray:
+            return used + more  # in integers, for the few steps that need them
+
         offered = True if everywhere else alloc > 0
         divisor = alloc if everywhere else np.where(offered, alloc, 1)
-        share = requested / divisor
+        share: npt.NDArray[np.float64] = np.add(used_floats, more, dtype=np.float64)  # exact: amounts below 2**53
+        share /= alloc_floats if everywhere else np.where(offered, alloc_floats, 1.0)
         room = everywhere and top <= alloc_low  # no node's request passes its allocatable: nothing to clip
         if low < 0:
-            free_share = _exact_free_share(requested, divisor)
+            free_share = _exact_free_share(requested(), divisor)
         else:
             unit = math.gcd(grain, shape.vector[r], request)  # divides every allocatable and requested amount here
-            free_share = _free_share(requested, divisor, share, alloc_high <= _COARSE * max(unit, 1), clip=not room)
+            coarse = alloc_high <= _COARSE * max(unit, 1)
+            free_share = _free_share(requested, divisor, share, coarse, clip=not room)
         if not everywhere:
             free_share = np.where(offered, free_share, 0)
         least = free_share if least is None else np.add(least, free_share, out=least)
@@ -256,12 +277,12 @@ _COARSE = 2**42
 
 
 def _free_share(
-    requested: IntArray, alloc: IntArray, share: npt.NDArray[np.float64], coarse: bool, clip: bool
+    requested: Callable[[], IntArray], alloc: IntArray, share: npt.NDArray[np.float64], coarse: bool, clip: bool
 ) -> npt.NDArray[np.float64]:
     """LeastAllocated's ``max(alloc - requested, 0) * 100 // alloc``, elementwise, as whole floats.
 
-    ``share`` is the float ``requested / alloc`` (``requested`` of 0 or
-    more, both below 2**53). The result is ``floor(100 - 100 * requested /
+    ``share`` is the float ``requested() / alloc`` (``requested()`` of 0
+    or more, both below 2**53; read only where the floats cannot decide). The result is ``floor(100 - 100 * requested /
     alloc)``, at least 0 (``clip=False``: no ``requested`` passes its
     ``alloc``, so it is). Its float estimate from ``share`` is within
     ``_NEAR`` of the true value where the share is at most 1.28 (past 1 the
@@ -288,7 +309,7 @@ def _free_share(
         np.maximum(free, 0, out=free)
     if doubtful is not None and doubtful.any():
         a = np.broadcast_to(alloc, free.shape)[doubtful]
-        free[doubtful] = np.maximum(a - np.broadcast_to(requested, free.shape)[doubtful], 0) * _MAX_SCORE // a
+        free[doubtful] = np.maximum(a - np.broadcast_to(requested(), free.shape)[doubtful], 0) * _MAX_SCORE // a
     return free
 
 
