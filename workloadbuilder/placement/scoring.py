@@ -452,9 +452,12 @@ def _best_positions(
     """
     at_top = np.flatnonzero(scores == scores.max())
     if len(at_top) >= count:
+        if nodes is cluster.root.node_array:  # positions are nodes
+            return at_top[:count]
         named = nodes[at_top]
-        ascending = nodes is cluster.root.node_array or bool((named[1:] > named[:-1]).all())
-        return at_top[:count] if ascending else np.sort(at_top[np.argsort(named, kind="stable")[:count]])
+        if bool((named[1:] > named[:-1]).all()):
+            return at_top[:count]
+        return np.sort(at_top[np.argsort(named, kind="stable")[:count]])
     return np.sort(np.argpartition(-rank_keys(scores, nodes, len(cluster)), count - 1)[:count])
 
 
@@ -494,11 +497,11 @@ def _landing_order(
         positions = np.arange(len(nodes))
         keys, owners, turns = [rank_keys(first, nodes, size)], [positions], [np.zeros(len(nodes), dtype=np.int64)]
     last = min(count, int(fits.max(initial=0)))
-    k = 0 if first is None else 1
+    start = k = 0 if first is None else 1
     # as many rows as an even spread would take (a small block whole), then twice as many each time
     step = max(-(-count // len(nodes)) + 1, _SMALL_BLOCK // len(nodes))
     while k < last:
-        if keys and key is not None:
+        if k > start and key is not None:  # rows computed here may end it (the first scores alone never do)
             threshold = _kth_largest(np.concatenate(keys), count)
             if threshold is not None and int(rank_keys(key, nodes, size).max()) < threshold:
                 break  # no later entry can beat the count-th best: keys never rise along a node
@@ -511,16 +514,17 @@ def _landing_order(
         scores += extras
         running = _running_minimum(scores, key)
         if int(fits.min()) >= k + height:  # every (k, node) pair fits
-            ks, columns = np.repeat(np.arange(height), len(nodes)), np.tile(np.arange(len(nodes)), height)
-            keys.append(rank_keys(running.ravel(), np.tile(nodes, height), size))
+            keys.append(rank_keys(running, nodes, size).ravel())
+            owners.append(np.tile(np.arange(len(nodes)), height))
+            turns.append(np.arange(k, k + height).repeat(len(nodes)))
         else:
             entries = np.flatnonzero(landed < fits)  # the (k, node) pairs that fit, row by row
             if len(entries) == 0:
                 break
             ks, columns = np.divmod(entries, len(nodes))
             keys.append(rank_keys(running.ravel()[entries], nodes[columns], size))
-        owners.append(columns)
-        turns.append(ks + k)
+            owners.append(columns)
+            turns.append(ks + k)
         key = running[-1]
         k += height
     if len(keys) == 1:

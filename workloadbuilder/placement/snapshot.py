@@ -313,16 +313,19 @@ class Snapshot:
         rows = self._writable_rows()
         nodes, change = block.nodes, block.change
         was = self._mask[nodes]
-        current = self._current_rows(rows, nodes, was)
+        current = self._current_rows(rows, nodes, was) if self._count else None  # None: all zero
         if rows.dtype != object and self._bound + block.largest >= INT64_SAFE:
             self._bound = _largest(rows.take(self._changed_nodes(), axis=0))  # the bound ran past: find the true one
-            if _largest(current) + block.largest >= INT64_SAFE:
+            if (0 if current is None else _largest(current)) + block.largest >= INT64_SAFE:
                 rows = self._rows = rows.astype(object)
-                current = self._current_rows(rows, nodes, was)
+                current = None if current is None else self._current_rows(rows, nodes, was)
         self._bound += block.largest
         self._grains = [math.gcd(had, grain) for had, grain in zip(self._grains, block.grains, strict=True)]
-        updated = current + change if sign > 0 else current - change
-        rows[nodes] = updated
+        if current is None:
+            updated = change if sign > 0 else -change
+        else:
+            updated = current + change if sign > 0 else current - change
+        _put_rows(rows, nodes, updated)
         now = _nonzero_rows(updated)
         flips = int(np.count_nonzero(now != was))
         if flips:
@@ -332,8 +335,6 @@ class Snapshot:
 
     def _current_rows(self, rows: IntArray, nodes: npt.NDArray[np.int64], changed: npt.NDArray[np.bool_]) -> IntArray:
         """The rows of ``nodes`` (``changed``: which of them are), zero for the unchanged ones."""
-        if not self._count:
-            return np.zeros((len(nodes), rows.shape[1]), dtype=rows.dtype)
         current = rows.take(nodes, axis=0)  # take: far faster than indexing rows of a 2-D array
         if not changed.all():
             current[~changed] = 0
@@ -577,7 +578,10 @@ class Snapshot:
             if delta.any():
                 base = column[before]
                 # each term lies between -|delta| and |delta|, so within the bound on every change
-                total += exact_sum(np.maximum(base - delta, 0) - np.maximum(base, 0), self._bound)
+                if cluster.free_range(r)[0] >= 0:  # no node in debt: max(base - delta, 0) - base is -min(delta, base)
+                    total -= exact_sum(np.minimum(delta, base), self._bound)
+                else:
+                    total += exact_sum(np.maximum(base - delta, 0) - np.maximum(base, 0), self._bound)
             out.append(total)
         return tuple(out)
 
@@ -602,7 +606,7 @@ class Snapshot:
             rows = self._writable_rows()
             if rows.dtype != object and checkpoint.rows.dtype == object:
                 rows = self._rows = rows.astype(object)
-            rows[checkpoint.nodes] = checkpoint.rows
+            _put_rows(rows, checkpoint.nodes, checkpoint.rows)
             self._mask[checkpoint.nodes] = True
             self._bound = max(self._bound, _largest(checkpoint.rows))
         self._count, self._changed = len(checkpoint.nodes), checkpoint.nodes.copy()
@@ -621,6 +625,16 @@ class Checkpoint:
     rows: IntArray
     pool_taken: dict[str, int]
     allocations: dict[tuple[str, ...], Allocation]
+
+
+def _put_rows(rows: IntArray, nodes: npt.NDArray[np.int64], values: IntArray) -> None:
+    """``rows[nodes] = values``; ``int64`` rows are written each as one item of its bytes (numpy writes rows slowly)."""
+    plain = rows.dtype == values.dtype == np.int64 and rows.flags.c_contiguous and values.flags.c_contiguous
+    if plain and rows.shape[1]:
+        whole = np.dtype((np.void, rows.itemsize * rows.shape[1]))
+        rows.view(whole).reshape(len(rows))[nodes] = values.view(whole).reshape(len(values))
+    else:
+        rows[nodes] = values
 
 
 def _nonzero_rows(rows: IntArray) -> npt.NDArray[np.bool_]:
