@@ -329,9 +329,11 @@ class Snapshot:
         now = _nonzero_rows(updated)
         flips = int(np.count_nonzero(now != was))
         if flips:
+            first = not self._count
             self._mask[nodes] = now
             self._count += int(np.count_nonzero(now)) - int(np.count_nonzero(was))
-            self._changed = None
+            # the first change's nodes are the changed ones, when they come in order (a block of landed pods does)
+            self._changed = nodes[now] if first and bool((nodes[1:] > nodes[:-1]).all()) else None
 
     def _current_rows(self, rows: IntArray, nodes: npt.NDArray[np.int64], changed: npt.NDArray[np.bool_]) -> IntArray:
         """The rows of ``nodes`` (``changed``: which of them are), zero for the unchanged ones."""
@@ -574,9 +576,8 @@ class Snapshot:
         before = cluster.vector_index[changed]
         out = []
         for r, (total, column) in enumerate(zip(sums, cluster.free_columns(), strict=True)):
-            delta = deltas[:, r]
-            if delta.any():
-                base = column[before]
+            if self._grains[r]:  # some change to resource r was made (a grain of 0: every change was 0)
+                delta, base = deltas[:, r], column[before]
                 # each term lies between -|delta| and |delta|, so within the bound on every change
                 if cluster.free_range(r)[0] >= 0:  # no node in debt: max(base - delta, 0) - base is -min(delta, base)
                     total -= exact_sum(np.minimum(delta, base), self._bound)
