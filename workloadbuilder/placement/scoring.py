@@ -282,9 +282,10 @@ def _free_share(
     """LeastAllocated's ``max(alloc - requested, 0) * 100 // alloc``, elementwise, as whole floats.
 
     ``share`` is the float ``requested() / alloc`` (``requested()`` of 0
-    or more, both below 2**53; read only where the floats cannot decide). The result is ``floor(100 - 100 * requested /
-    alloc)``, at least 0 (``clip=False``: no ``requested`` passes its
-    ``alloc``, so it is). Its float estimate from ``share`` is within
+    or more, both below 2**53; called only where the floats cannot decide).
+    The result is ``floor(100 - 100 * requested / alloc)``, at least 0
+    (``clip=False``: no ``requested`` passes its ``alloc``, so it is).
+    Its float estimate from ``share`` is within
     ``_NEAR`` of the true value where the share is at most 1.28 (past 1 the
     result is 0 either way). ``coarse``: every ``alloc`` is at most
     ``_COARSE`` units of a divisor of every amount, so a true value that is
