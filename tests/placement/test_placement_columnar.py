@@ -258,6 +258,22 @@ def test_scores_of_whole_kib_memory_equal_node_score(
     assert assign_pods(snap, shape, nodes, count) == reference_assign(slow, requests, nodes, count)
 
 
+def test_assign_pods_falls_back_to_the_heap_when_later_pods_pass_2_to_the_53() -> None:
+    """The first scores are exact in floats, the second pod's are not: the best nodes go to the heap, as they are."""
+    big, pod = 2**53 - 1000, 2**50
+    nodes = [
+        {"name": "full", "allocatable": {"cpu": 8000, "memory": big, "pods": 8000}, "used": {"memory": big - pod}},
+        {"name": "a", "allocatable": {"cpu": 8000, "memory": big, "pods": 8000}},
+        {"name": "b", "allocatable": {"cpu": 8000, "memory": big, "pods": 8000}},
+    ]
+    cluster = Cluster.build(nodes)
+    requests = {"cpu": 100, "memory": pod}
+    fast, slow = Snapshot(cluster), Snapshot(cluster)
+    placed = assign_pods(fast, fast.shape(requests), cluster.root.node_array, 2)
+    assert placed == reference_assign(slow, requests, [0, 1, 2], 2)
+    assert len(placed) == 2
+
+
 def test_a_snapshot_grain_divides_every_change() -> None:
     cluster = Cluster.build([{"name": "a", "allocatable": {"cpu": 64_000, "memory": 8 * GI}, "used": {"cpu": 4000}}])
     snap = Snapshot(cluster)

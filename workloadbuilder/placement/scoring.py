@@ -261,9 +261,11 @@ def _scores_after(
     np.subtract(1, spread, out=spread)
     spread *= _MAX_SCORE
     balanced = spread.astype(np.int64)  # truncated, as upstream converts to int64 (it is at least 50)
-    half = (least * 0.5).astype(np.int64)  # least is a whole number of 0 or more: this is least // 2
     if everywhere:
-        return half + balanced
+        least *= 0.5
+        half = least.astype(np.int64)  # least is a whole number of 0 or more: this is least // 2
+        return np.add(half, balanced, out=half)
+    half = (least * 0.5).astype(np.int64)
     return np.where(weights == 2, half + balanced, least.astype(np.int64) + _MAX_SCORE)
 
 
@@ -383,7 +385,7 @@ def assign_pods(
         fitting, fits = candidates[room], fits[room]
     inputs = _score_inputs(snap, fitting)
     extra: dict[int, int] = {}
-    extras = np.zeros(len(fitting), dtype=np.int64)
+    extras: npt.NDArray[np.int64] | None = None  # the preference scores, when some node's differ
     if prefers(snap, shape):
         extra = preference_scores(snap, shape, fitting.tolist())
         extras = np.fromiter(extra.values(), dtype=np.int64, count=len(fitting))
@@ -397,18 +399,21 @@ def assign_pods(
         else:
             first = _scores_after(shape, inputs, 0)
             if first is not None:  # only the best ``count`` nodes can be chosen
-                if extra:
+                if extras is not None:
                     first += extras
                 top = _best_positions(first, fitting, count, snap.cluster)
-                inputs, fitting, fits, extras = inputs.take(top), fitting[top], fits[top], extras[top]
-                landing = _landing_order(snap, shape, inputs, fitting, fits, first[top], extras, count)
+                inputs, fitting, fits, first = inputs.take(top), fitting[top], fits[top], first[top]
+                extras = None if extras is None else extras[top]
+                landing = _landing_order(snap, shape, inputs, fitting, fits, first, extras, count)
         if landing is not None:
             times = np.bincount(landing, minlength=len(fitting))
             took = times > 0
             snap.add_block(Block.counts(fitting[took], times[took], shape.vector))
             placed: list[int] = fitting[landing].tolist()
             return placed
-    scores = first if first is not None else node_scores(snap, shape, fitting) + extras
+    scores = first if first is not None else node_scores(snap, shape, fitting)
+    if first is None and extras is not None:
+        scores = scores + extras
     # Untouched nodes, best first: higher score, then lower index.
     order = np.lexsort((fitting, -scores))
     untouched = list(zip((-scores[order]).tolist(), fitting[order].tolist(), strict=True))
@@ -469,13 +474,13 @@ def _landing_order(
     nodes: npt.NDArray[np.int64],
     fits: npt.NDArray[np.int64],
     first: npt.NDArray[np.int64] | None,
-    extras: npt.NDArray[np.int64],
+    extras: npt.NDArray[np.int64] | None,
     count: int,
 ) -> npt.NDArray[np.int64] | None:
     """Where the next ``count`` pods land, in order (positions in ``nodes``), as one heap of every node would choose.
 
     ``nodes`` are the candidates (in any order) with their score inputs
-    (``_score_inputs``), room (``fits``), preference scores (``extras``) and
+    (``_score_inputs``), room (``fits``), preference scores (``extras``; ``None``: all 0) and
     first score with them (``None``: computed here, with the others).
     The k-th pod on a node scores what ``node_score`` gives with k - 1 of
     them assumed there. A heap that always takes the best front of these
@@ -512,7 +517,8 @@ def _landing_order(
         scores = _scores_after(shape, inputs, landed, k + height - 1)
         if scores is None:
             return None
-        scores += extras
+        if extras is not None:
+            scores += extras
         running = _running_minimum(scores, key)
         if int(fits.min()) >= k + height:  # every (k, node) pair fits
             keys.append(rank_keys(running, nodes, size).ravel())
