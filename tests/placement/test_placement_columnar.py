@@ -28,6 +28,8 @@ from workloadbuilder.placement.fiterror import fit_error, node_reasons
 from workloadbuilder.placement.request import ClaimRef, DeviceRequest
 from workloadbuilder.placement.scoring import (
     _best_positions,
+    _score_inputs,
+    _scores_after,
     _exact_free_share,
     _free_share,
     assign_pods,
@@ -156,11 +158,11 @@ def test_the_free_share_read_off_floats_is_the_integer_division(cases: list[tupl
     expected = [max(a - r, 0) * 100 // a for a, r in cases]
     share = requested / alloc
     coarse = int(alloc.max()) <= 2**42  # the floor read off the estimate where amounts allow, else checked
-    assert _free_share(lambda: requested, alloc, share.copy(), coarse, clip=True).tolist() == expected
-    assert _free_share(lambda: requested, alloc, share.copy(), False, clip=True).tolist() == expected
+    assert _free_share(lambda: (requested, alloc), share.copy(), coarse, clip=True).tolist() == expected
+    assert _free_share(lambda: (requested, alloc), share.copy(), False, clip=True).tolist() == expected
     assert _exact_free_share(requested, alloc).tolist() == expected
     if (requested <= alloc).all():
-        assert _free_share(lambda: requested, alloc, share.copy(), coarse, clip=False).tolist() == expected
+        assert _free_share(lambda: (requested, alloc), share.copy(), coarse, clip=False).tolist() == expected
 
 
 @pytest.mark.parametrize(
@@ -196,8 +198,8 @@ def test_the_free_share_read_off_floats_is_the_integer_division(cases: list[tupl
 )
 def test_free_share_at_whole_percents(alloc: int, requested: int, share: int) -> None:
     a, r = np.array([alloc]), np.array([requested])
-    assert _free_share(lambda: r, a, r / a, alloc <= 2**42, clip=True).tolist() == [share]
-    assert _free_share(lambda: r, a, r / a, False, clip=True).tolist() == [share]
+    assert _free_share(lambda: (r, a), r / a, alloc <= 2**42, clip=True).tolist() == [share]
+    assert _free_share(lambda: (r, a), r / a, False, clip=True).tolist() == [share]
 
 
 TEN_NODES = Cluster.from_yaml({"nodes": [{"name": f"n{i}", "allocatable": {"cpu": 1}} for i in range(10)]})
@@ -272,6 +274,31 @@ def test_assign_pods_falls_back_to_the_heap_when_later_pods_pass_2_to_the_53() -
     placed = assign_pods(fast, fast.shape(requests), cluster.root.node_array, 2)
     assert placed == reference_assign(slow, requests, [0, 1, 2], 2)
     assert len(placed) == 2
+
+
+def test_scores_of_picked_nodes_read_their_own_integers_near_whole_percents() -> None:
+    """Fine-grained memory past 2**42 millis, a pod of 1% of it: the estimates sit on whole percents, in integers."""
+    alloc = 100 * 2**43
+    nodes = [
+        {"name": f"n{i}", "allocatable": {"cpu": 64_000, "memory": alloc, "pods": 110_000}, "used": {"memory": used}}
+        for i, used in enumerate([1, 0, 3 * alloc // 100, 0, 7 * alloc // 100])
+    ]
+    cluster = Cluster.build(nodes)
+    snap = Snapshot(cluster)
+    shape = snap.shape({"cpu": 250, "memory": alloc // 100})
+    order = np.array([4, 1, 2])
+    picked = _score_inputs(snap, cluster.root.node_array).take(order)
+    for landed in (0, 1, 2):
+        scores = _scores_after(shape, picked, landed)
+        assert scores is not None
+        expected = []
+        for i in order.tolist():
+            for _ in range(landed):
+                snap.add(i, shape.vector)
+            expected.append(node_score(snap, i, shape))
+            for _ in range(landed):
+                snap.add(i, shape.vector, -1)
+        assert scores.tolist() == expected
 
 
 def test_a_snapshot_grain_divides_every_change() -> None:

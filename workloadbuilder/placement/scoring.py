@@ -22,6 +22,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -136,37 +137,42 @@ def node_scores(snap: Snapshot, shape: Shape, nodes: npt.NDArray[np.int64]) -> n
 class _ScoreInputs:
     """What scoring reads of some nodes, per scored resource: their allocatable and what is given out there now.
 
-    ``columns`` are ``(allocatable, used, resource index)`` with the same
-    two amounts as floats (exact where the facts below say so). The facts
-    the float steps depend on come with them: whether every node offers
-    every scored resource, whether the allocatable amounts are exact as
-    floats, bounds on the used and the allocatable amounts, and a common
-    divisor of each column's amounts (``Snapshot.grain``). A subset of the
-    nodes (``take``) keeps them.
+    ``floats`` are ``(allocatable, used)`` as floats (exact where the facts
+    below say so), ``resources`` the resource index of each; ``ints(c)``
+    gives column ``c``'s two amounts as exact integers, for the few steps
+    that need them. The facts the float steps depend on come with them:
+    whether every node offers every scored resource, whether the
+    allocatable amounts are exact as floats, bounds on the used and the
+    allocatable amounts, and a common divisor of each column's amounts
+    (``Snapshot.grain``). A subset of the nodes (``take``) keeps them, and
+    picks its integers only when they are read.
     """
 
-    __slots__ = ("alloc_bounds", "columns", "exact", "floats", "grains", "offered", "used_bounds")
+    __slots__ = ("_ints", "_order", "alloc_bounds", "exact", "floats", "grains", "offered", "resources", "used_bounds")
 
     def __init__(
         self,
-        columns: list[tuple[IntArray, IntArray, int]],
+        ints: list[tuple[IntArray, IntArray]],
         floats: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]],
-        offered: bool,
-        exact: bool,
-        used_bounds: list[tuple[int, int]],
-        alloc_bounds: list[tuple[int, int]],
-        grains: list[int],
+        resources: list[int],
+        facts: tuple[bool, bool, list[tuple[int, int]], list[tuple[int, int]], list[int]],
+        order: npt.NDArray[np.int64] | None = None,
     ) -> None:
-        self.columns, self.floats = columns, floats
-        self.offered, self.exact = offered, exact
-        self.used_bounds, self.alloc_bounds, self.grains = used_bounds, alloc_bounds, grains
+        self._ints, self._order = ints, order
+        self.floats, self.resources = floats, resources
+        self.offered, self.exact, self.used_bounds, self.alloc_bounds, self.grains = facts
+
+    def ints(self, c: int) -> tuple[IntArray, IntArray]:
+        """Column ``c``'s allocatable and used amounts as exact integers."""
+        alloc, used = self._ints[c]
+        return (alloc, used) if self._order is None else (alloc[self._order], used[self._order])
 
     def take(self, order: npt.NDArray[np.int64]) -> _ScoreInputs:
         """The inputs of the nodes at ``order``."""
-        picked = [(alloc[order], used[order], r) for alloc, used, r in self.columns]
         floats = [(alloc[order], used[order]) for alloc, used in self.floats]
         facts = (self.offered, self.exact, self.used_bounds, self.alloc_bounds, self.grains)
-        return _ScoreInputs(picked, floats, *facts)
+        ints = [self.ints(c) for c in range(len(self._ints))] if self._order is not None else self._ints
+        return _ScoreInputs(ints, floats, self.resources, facts, order)
 
 
 def _score_inputs(snap: Snapshot, nodes: npt.NDArray[np.int64]) -> _ScoreInputs:
@@ -174,24 +180,25 @@ def _score_inputs(snap: Snapshot, nodes: npt.NDArray[np.int64]) -> _ScoreInputs:
     cluster = snap.cluster
     everyone = nodes is cluster.root.node_array
     unchanged = everyone and not snap.changed_count
-    columns, floats = [], []
+    ints, floats = [], []
     for r in cluster.score_index:
         alloc, alloc_floats, used = cluster.allocatable_array(r), cluster.allocatable_floats(r), snap.used_at(r, nodes)
         if not everyone:
             alloc, alloc_floats = alloc[nodes], alloc_floats[nodes]
-        columns.append((alloc, used, r))
+        ints.append((alloc, used))
         floats.append((alloc_floats, cluster.used_floats(r) if unchanged else used.astype(np.float64)))
     if unchanged:
         used_bounds = [cluster.used_range(r) for r in cluster.score_index]
     else:
-        used_bounds = [(int(used.min()), int(used.max())) if len(used) else (0, 0) for _, used, _ in columns]
+        used_bounds = [(int(used.min()), int(used.max())) if len(used) else (0, 0) for _, used in ints]
     ranges = [cluster.allocatable_range(r) for r in cluster.score_index]  # what holds for every node's holds for these
     grains = [snap.grain(r) for r in cluster.score_index]
     if all(0 < low and high < 2**53 for low, high in ranges):
-        return _ScoreInputs(columns, floats, True, True, used_bounds, ranges, grains)
-    offered = all(_all_positive(alloc) for alloc, _, _ in columns)
-    exact = all(_float_exact(alloc) for alloc, _, _ in columns)
-    return _ScoreInputs(columns, floats, offered, exact, used_bounds, ranges, grains)
+        offered = exact = True
+    else:
+        offered = all(_all_positive(alloc) for alloc, _ in ints)
+        exact = all(_float_exact(alloc) for alloc, _ in ints)
+    return _ScoreInputs(ints, floats, list(cluster.score_index), (offered, exact, used_bounds, ranges, grains))
 
 
 def _scores_after(
@@ -217,34 +224,37 @@ def _scores_after(
     weights: IntArray | int = 0
     fractions: list[npt.NDArray[np.float64]] = []
     everywhere = inputs.offered  # every node offers both: no masks needed
-    for (alloc, used, r), (alloc_floats, used_floats), (low, high), (alloc_low, alloc_high), grain, request in zip(
-        inputs.columns,
-        inputs.floats,
-        inputs.used_bounds,
-        inputs.alloc_bounds,
-        inputs.grains,
-        shape.score_request,
-        strict=True,
+    for c, ((alloc_floats, used_floats), r, (low, high), (alloc_low, alloc_high), grain, request) in enumerate(
+        zip(
+            inputs.floats,
+            inputs.resources,
+            inputs.used_bounds,
+            inputs.alloc_bounds,
+            inputs.grains,
+            shape.score_request,
+            strict=True,
+        )
     ):
         top = high + most * shape.vector[r] + request
         if not (-(2**53) < low and top < 2**53):
             return None
         more = landed * shape.vector[r] + request
+        offered = True if everywhere else alloc_floats > 0
 
-        def requested(used: IntArray = used, more: IntArray | int = more) -> IntArray:
-            return used + more  # in integers, for the few steps that need them
+        def exact_amounts(c: int = c, more: IntArray | int = more, offered: Any = offered) -> tuple[IntArray, IntArray]:
+            """The requested amounts and their divisors in integers, for the few steps that need them."""
+            alloc, used = inputs.ints(c)
+            return used + more, np.where(offered, alloc, 1)
 
-        offered = True if everywhere else alloc > 0
-        divisor = alloc if everywhere else np.where(offered, alloc, 1)
         share: npt.NDArray[np.float64] = np.add(used_floats, more, dtype=np.float64)  # exact: amounts below 2**53
         share /= alloc_floats if everywhere else np.where(offered, alloc_floats, 1.0)
         room = everywhere and top <= alloc_low  # no node's request passes its allocatable: nothing to clip
         if low < 0:
-            free_share = _exact_free_share(requested(), divisor)
+            free_share = _exact_free_share(*exact_amounts())
         else:
             unit = math.gcd(grain, shape.vector[r], request)  # divides every allocatable and requested amount here
             coarse = alloc_high <= _COARSE * max(unit, 1)
-            free_share = _free_share(requested, divisor, share, coarse, clip=not room)
+            free_share = _free_share(exact_amounts, share, coarse, clip=not room)
         if not everywhere:
             free_share = np.where(offered, free_share, 0)
         least = free_share if least is None else np.add(least, free_share, out=least)
@@ -279,12 +289,13 @@ _COARSE = 2**42
 
 
 def _free_share(
-    requested: Callable[[], IntArray], alloc: IntArray, share: npt.NDArray[np.float64], coarse: bool, clip: bool
+    exact_amounts: Callable[[], tuple[IntArray, IntArray]], share: npt.NDArray[np.float64], coarse: bool, clip: bool
 ) -> npt.NDArray[np.float64]:
     """LeastAllocated's ``max(alloc - requested, 0) * 100 // alloc``, elementwise, as whole floats.
 
-    ``share`` is the float ``requested() / alloc`` (``requested()`` of 0
-    or more, both below 2**53; called only where the floats cannot decide).
+    ``share`` is the float ``requested / alloc``, ``exact_amounts()`` the
+    two in integers (``requested`` of 0 or more, both below 2**53; called
+    only where the floats cannot decide).
     The result is ``floor(100 - 100 * requested / alloc)``, at least 0
     (``clip=False``: no ``requested`` passes its ``alloc``, so it is).
     Its float estimate from ``share`` is within
@@ -311,8 +322,9 @@ def _free_share(
     if clip:
         np.maximum(free, 0, out=free)
     if doubtful is not None and doubtful.any():
+        requested, alloc = exact_amounts()
         a = np.broadcast_to(alloc, free.shape)[doubtful]
-        free[doubtful] = np.maximum(a - np.broadcast_to(requested(), free.shape)[doubtful], 0) * _MAX_SCORE // a
+        free[doubtful] = np.maximum(a - np.broadcast_to(requested, free.shape)[doubtful], 0) * _MAX_SCORE // a
     return free
 
 
