@@ -32,6 +32,7 @@ NOT_READY_TAINTS = frozenset({"node.kubernetes.io/not-ready", "node.kubernetes.i
 """The taints the node lifecycle controller puts on a node whose Ready condition is False or Unknown."""
 
 _intern = sys.intern
+_MISSING = object()
 
 _MEMO_SIZE = 2048
 """Quantity strings remembered per resource, far more than the few a node pool repeats; past it, the strings
@@ -114,7 +115,7 @@ class _Reader:
         labels = None
         if type(raw_labels) is dict:
             try:
-                labels = {_intern(key): _intern(value) for key, value in raw_labels.items()}
+                labels = self.interned_labels(raw_labels)
             except TypeError:  # a key or value that is not exactly a string: said by read_labels
                 pass
         self.labels.append(labels if labels is not None else self.read_labels(raw_labels, i))
@@ -129,6 +130,25 @@ class _Reader:
                 "kube-scheduler still places pods on it, and so does this model"
             )
         return True
+
+    def interned_labels(self, raw: dict[Any, Any]) -> dict[str, str]:
+        """A node's labels with every key and value interned.
+
+        Nodes of a dump mostly share their labels' values (zone, instance
+        type, GPU product): a label equal to the previous node's keeps that
+        node's interned string, with no hashing; only the others are
+        interned. A node whose keys are not the previous node's is read in
+        full. Raises ``TypeError`` for a key or value that is not exactly a
+        string.
+        """
+        labels = dict(self.labels[-1]) if self.labels else {}
+        get = labels.get
+        for key, value in raw.items():
+            if get(key, _MISSING) != value:
+                labels[_intern(key)] = _intern(value)
+        if len(labels) != len(raw):  # keys the previous node had and this one has not
+            labels = {_intern(key): _intern(value) for key, value in raw.items()}
+        return labels
 
     def read_labels(self, raw: Any, i: int) -> dict[str, str]:
         """A node's labels read one by one; a value that is not a string is an error at its key."""
