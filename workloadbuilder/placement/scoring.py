@@ -511,9 +511,11 @@ def _landing_order(
     owners: list[npt.NDArray[np.int64]] = []
     turns: list[npt.NDArray[np.int64]] = []
     key = first  # each node's running minimum so far
+    key_ranks: npt.NDArray[np.int64] | None = None  # their rank keys, when known
     if first is not None:
         positions = np.arange(len(nodes))
         keys, owners, turns = [rank_keys(first, nodes, size)], [positions], [np.zeros(len(nodes), dtype=np.int64)]
+        key_ranks = keys[0]
     last = min(count, int(fits.max(initial=0)))
     start = k = 0 if first is None else 1
     # as many rows as an even spread would take (a small block whole), then twice as many each time
@@ -521,7 +523,8 @@ def _landing_order(
     while k < last:
         if k > start and key is not None:  # rows computed here may end it (the first scores alone never do)
             threshold = _kth_largest(np.concatenate(keys), count)
-            if threshold is not None and int(rank_keys(key, nodes, size).max()) < threshold:
+            ranks = key_ranks if key_ranks is not None else rank_keys(key, nodes, size)
+            if threshold is not None and int(ranks.max()) < threshold:
                 break  # no later entry can beat the count-th best: keys never rise along a node
         height = min(last - k, max(1, _BLOCK // len(nodes)), step)
         step *= 2
@@ -533,10 +536,13 @@ def _landing_order(
             scores += extras
         running = _running_minimum(scores, key)
         if int(fits.min()) >= k + height:  # every (k, node) pair fits
-            keys.append(rank_keys(running, nodes, size).ravel())
+            block_ranks = rank_keys(running, nodes, size)
+            keys.append(block_ranks.ravel())
             owners.append(np.tile(np.arange(len(nodes)), height))
             turns.append(np.arange(k, k + height).repeat(len(nodes)))
+            key_ranks = block_ranks[-1]
         else:
+            key_ranks = None
             entries = np.flatnonzero(landed < fits)  # the (k, node) pairs that fit, row by row
             if len(entries) == 0:
                 break

@@ -129,13 +129,15 @@ class Block:
     ``change`` is an exact (``int64`` or ``object``) array of one row per
     node and one column per cluster resource; negative entries give back.
     ``largest`` is the largest magnitude in it, and ``grains`` a common
-    divisor of each column (both found when not given).
+    divisor of each column (both found when not given); ``full`` says that
+    every row has an entry that is not 0 (``False``: not known).
     """
 
     nodes: npt.NDArray[np.int64]
     change: IntArray
     largest: int = -1
     grains: tuple[int, ...] = ()
+    full: bool = False
 
     def __post_init__(self) -> None:
         if self.largest < 0:
@@ -162,7 +164,8 @@ class Block:
                     np.multiply(counts, amount, out=change[:, r])
         else:
             change = np.asarray(counts, dtype=object)[:, None] * np.array([int(v) for v in vector], dtype=object)
-        return cls(nodes, change, largest, tuple(abs(amount) for amount in vector))
+        full = any(vector) and bool((counts != 0).all())
+        return cls(nodes, change, largest, tuple(abs(amount) for amount in vector), full)
 
     def __len__(self) -> int:
         return len(self.nodes)
@@ -312,28 +315,30 @@ class Snapshot:
             return
         rows = self._writable_rows()
         nodes, change = block.nodes, block.change
-        was = self._mask[nodes]
-        current = self._current_rows(rows, nodes, was) if self._count else None  # None: all zero
+        was = self._mask[nodes] if self._count else None  # None: nothing changed yet
+        current = None if was is None else self._current_rows(rows, nodes, was)
         if rows.dtype != object and self._bound + block.largest >= INT64_SAFE:
             self._bound = _largest(rows.take(self._changed_nodes(), axis=0))  # the bound ran past: find the true one
             if (0 if current is None else _largest(current)) + block.largest >= INT64_SAFE:
                 rows = self._rows = rows.astype(object)
-                current = None if current is None else self._current_rows(rows, nodes, was)
+                current = None if was is None else self._current_rows(rows, nodes, was)
         self._bound += block.largest
         self._grains = [math.gcd(had, grain) for had, grain in zip(self._grains, block.grains, strict=True)]
-        if current is None:
+        if current is None or was is None:  # nothing changed yet: the block is the change, its nonzero rows the changed
             updated = change if sign > 0 else -change
-        else:
-            updated = current + change if sign > 0 else current - change
+            _put_rows(rows, nodes, updated)
+            changed = nodes if block.full else nodes[_nonzero_rows(updated)]
+            self._mask[changed] = True
+            self._count = len(changed)
+            self._changed = changed if bool((changed[1:] > changed[:-1]).all()) else None  # kept when in order
+            return
+        updated = current + change if sign > 0 else current - change
         _put_rows(rows, nodes, updated)
         now = _nonzero_rows(updated)
-        flips = int(np.count_nonzero(now != was))
-        if flips:
-            first = not self._count
+        if int(np.count_nonzero(now != was)):
             self._mask[nodes] = now
             self._count += int(np.count_nonzero(now)) - int(np.count_nonzero(was))
-            # the first change's nodes are the changed ones, when they come in order (a block of landed pods does)
-            self._changed = nodes[now] if first and bool((nodes[1:] > nodes[:-1]).all()) else None
+            self._changed = None
 
     def _current_rows(self, rows: IntArray, nodes: npt.NDArray[np.int64], changed: npt.NDArray[np.bool_]) -> IntArray:
         """The rows of ``nodes`` (``changed``: which of them are), zero for the unchanged ones."""
