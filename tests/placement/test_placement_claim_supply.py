@@ -2,9 +2,11 @@
 
 ``claims.domain_supply`` lets the kube-scheduler strategy count a claim
 group's pods and place its first pod without trying first fit node by
-node. The reference is the same engine with that shortcut off
-(``domain_supply`` patched to decline), which tries first fit at the best
-nodes one by one; the answers, explanations included, must be the same.
+node, and the complete strategy rule out domains whose pools lack the
+devices before searching them. The reference is the same engine with that
+shortcut off (``domain_supply`` patched to decline), which tries first fit
+at the best nodes one by one and sums the free devices pool by pool; the
+answers, explanations included, must be the same.
 """
 
 from __future__ import annotations
@@ -64,4 +66,15 @@ def test_claims_read_per_domain_land_where_first_fit_node_by_node_puts_them(
     fast = checked(req, cl, place(req, cl))
     with mock.patch("workloadbuilder.placement.kube_scheduler.domain_supply", return_value=None):
         slow = place(req, cl)
+    assert fast.to_dict() == slow.to_dict()
+
+
+@COLUMNAR_SETTINGS
+@given(instances())
+def test_complete_rules_out_domains_by_their_supply_as_pool_by_pool(instance: tuple[Cluster, PlacementRequest]) -> None:
+    """``complete``'s check that a domain's pools hold the devices, read per domain or summed pool by pool."""
+    cl, req = instance
+    fast = checked(req, cl, place(req, cl, "complete"))
+    with mock.patch("workloadbuilder.placement.complete.domain_supply", return_value=None):
+        slow = place(req, cl, "complete")
     assert fast.to_dict() == slow.to_dict()

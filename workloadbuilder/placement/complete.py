@@ -24,11 +24,14 @@ import time
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from workloadbuilder.placement.claims import allocate, reaching, supplied_within
+import numpy as np
+import numpy.typing as npt
+
+from workloadbuilder.placement.claims import allocate, domain_supply, reaching, supplied_within
 from workloadbuilder.placement.cluster import Domain
 from workloadbuilder.placement.kube_scheduler import KubeScheduler, needed
 from workloadbuilder.placement.outcome import GroupResult, GroupTrace, Outcome
-from workloadbuilder.placement.request import GroupRequest
+from workloadbuilder.placement.request import ClaimRef, GroupRequest
 from workloadbuilder.placement.scoring import assign_pods
 from workloadbuilder.placement.snapshot import Shape, Snapshot
 from workloadbuilder.placement.solver import Solution, solve
@@ -63,6 +66,8 @@ class Complete:
         self.kube = KubeScheduler(snap)
         self.timeout = timeout
         self.deadline = time.monotonic() + timeout
+        self._supplies: dict[tuple[str, int], npt.NDArray[np.bool_] | None] = {}
+        """Per leaf and DomainSet, ``domain_supply`` of its pending claims in each domain (during one ``schedule``)."""
 
     def schedule(self, root: GroupRequest) -> tuple[Outcome, GroupTrace, SearchReport]:
         """Place ``root`` (assumed in the snapshot on success), with kube-scheduler's trace for comparison."""
@@ -70,6 +75,7 @@ class Complete:
         if outcome.success:
             return outcome, trace, SearchReport(greedy=True, timeout=self.timeout)
         memo: dict[tuple[str, int], bool] = {}
+        self._supplies.clear()
         timed_out = False
         for domain in self.kube.candidates(root, self.snap.cluster.root):
             if not self._fits_in(root, domain, memo):
@@ -101,7 +107,7 @@ class Complete:
                 cached = group.count >= need and sum(min(n, self.snap.fit(shape, domain)) for shape, n in sets) >= need
                 pending = [ref for ref in group.claims if ref.identity not in self.snap.allocations]
                 if cached and pending and group.count > 0:  # its pods, all in the domain, must reach the devices
-                    cached = supplied_within(self.snap, pending, domain)
+                    cached = self._supplied(group, pending, domain)
             else:
                 passing = [
                     child
@@ -111,6 +117,21 @@ class Complete:
                 cached = self._satisfiable(passing, domain) >= need
             memo[key] = cached
         return cached
+
+    def _supplied(self, group: GroupRequest, pending: list[ClaimRef], domain: Domain) -> bool:
+        """Whether the pools ``domain``'s nodes reach hold the devices ``pending`` claims need (``supplied_within``).
+
+        Where every pool is everyone's or a whole domain's, that is
+        ``domain_supply``, found for all the domains of ``domain``'s set at once.
+        """
+        family = domain.family
+        if family is None or domain.key is None:
+            return supplied_within(self.snap, pending, domain)
+        key = (group.name, family.uid)
+        if key not in self._supplies:
+            self._supplies[key] = domain_supply(self.snap, pending, family.domains)
+        supply = self._supplies[key]
+        return supplied_within(self.snap, pending, domain) if supply is None else bool(supply[domain.position])
 
     def _satisfiable(self, children: list[GroupRequest], domain: Domain) -> int:
         """At most how many of ``children`` (each of which could fit alone) can be satisfied together in ``domain``.
