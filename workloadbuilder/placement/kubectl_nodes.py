@@ -82,6 +82,8 @@ class _Reader:
         """Each layout's resource names, in the order of its amounts."""
         self.layout_numbers: dict[tuple[str, ...], int] = {}
         self.taint_lists: dict[tuple[Any, ...], tuple[Taint, ...]] = {}
+        self.last_taints: tuple[Any, tuple[Taint, ...]] = (None, ())
+        """The last taint list read without error, as given and as read."""
         self.names: list[str] = []
         self.labels: list[dict[str, str]] = []
         self.schedulable: list[bool] = []
@@ -257,7 +259,12 @@ class _Reader:
         return millis
 
     def read_taints(self, raw: Any, i: int) -> tuple[Taint, ...]:
-        """``spec.taints``; nodes with equal taint lists share one tuple."""
+        """``spec.taints``; nodes with equal taint lists share one tuple.
+
+        A list equal to the previous node's (the usual case) is its tuple, found by comparing, not hashing.
+        """
+        if type(raw) is list and raw == self.last_taints[0]:
+            return self.last_taints[1]
         key: tuple[Any, ...] | None
         try:
             key = tuple([(entry.get("key"), entry.get("value"), entry.get("effect")) for entry in raw])
@@ -270,6 +277,7 @@ class _Reader:
         taints = read_taints(raw, path_below(self.section, i, "spec", "taints"), self.errors)
         if key is not None and type(raw) is list and len(self.errors) == before:
             self.taint_lists[key] = taints
+            self.last_taints = (raw, taints)
         return taints
 
     def malformed(self, item: Any, i: int) -> bool:
