@@ -314,6 +314,18 @@ def test_a_snapshot_grain_divides_every_change() -> None:
 
 
 @COLUMNAR_SETTINGS
+@given(clusters(huge=True), shapes, st.lists(st.integers(0, 100), max_size=6), st.data())
+def test_fits_at_some_nodes_equal_node_fits_now(
+    cluster: Cluster, requests: dict[str, int], picks: list[int], data: st.DataObject
+) -> None:
+    snap = assumed(cluster, requests, picks)
+    nodes = np.array(data.draw(st.lists(st.integers(0, len(cluster) - 1), max_size=12)), dtype=np.int64)
+    fits = snap.fits_at(snap.shape(requests), nodes).tolist()  # before any pass over every node
+    assert fits == snap.node_fits_now(snap.shape(requests), nodes).tolist()
+    assert fits == [snap.node_fit(snap.shape(requests), i) for i in nodes.tolist()]
+
+
+@COLUMNAR_SETTINGS
 @given(clusters(), shapes, st.lists(st.integers(0, 100), max_size=6), st.integers(1, 60))
 def test_assign_pods_equals_one_heap_of_every_node(
     cluster: Cluster, requests: dict[str, int], picks: list[int], count: int

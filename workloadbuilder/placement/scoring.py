@@ -379,9 +379,10 @@ def assign_pods(
     than ``count`` when the nodes run out of room.
 
     A node's score changes only when a pod lands on it. Every node is
-    scored in one pass; only the best ``count`` of them can ever be chosen,
-    and the order pods land in is computed a column of k-th pods at a time
-    (``_landing_order``). With spread constraints (a node's turn depends on
+    scored in one pass; only the best ``count`` of them with room can ever be
+    chosen (without preference scores, only the best are asked how many
+    pods they hold: ``_assign_to_best``), and the order pods land in is
+    computed a row of k-th pods at a time (``_landing_order``). With spread constraints (a node's turn depends on
     where the others went) or amounts too large to score in one pass, the
     chosen nodes wait in a heap with their new scores and each pod takes the
     better of the heap's front and the best untouched node. Both give
@@ -390,6 +391,12 @@ def assign_pods(
     if count <= 0:
         return []
     candidates = nodes if isinstance(nodes, np.ndarray) else np.fromiter(nodes, dtype=np.int64)
+    pod = shape.constraints
+    tracker = spread if spread is not None and pod.spread else None
+    if tracker is None and len(candidates) > count and not prefers(snap, shape):
+        placed = _assign_to_best(snap, shape, candidates, count)
+        if placed is not None:
+            return placed
     fits = snap.node_fits_now(shape, candidates)
     fitting = candidates  # kept as it is when every candidate has room: the root's node array is read in place
     room = fits > 0
@@ -401,8 +408,6 @@ def assign_pods(
     if prefers(snap, shape):
         extra = preference_scores(snap, shape, fitting.tolist())
         extras = np.fromiter(extra.values(), dtype=np.int64, count=len(fitting))
-    pod = shape.constraints
-    tracker = spread if spread is not None and pod.spread else None
     first: npt.NDArray[np.int64] | None = None
     if tracker is None:
         landing: npt.NDArray[np.int64] | None = None
@@ -418,11 +423,7 @@ def assign_pods(
                 extras = None if extras is None else extras[top]
                 landing = _landing_order(snap, shape, inputs, fitting, fits, first, extras, count)
         if landing is not None:
-            times = np.bincount(landing, minlength=len(fitting))
-            took = times > 0
-            snap.add_block(Block.counts(fitting[took], times[took], shape.vector))
-            placed: list[int] = fitting[landing].tolist()
-            return placed
+            return _land(snap, shape, fitting, landing)
     scores = first if first is not None else node_scores(snap, shape, fitting)
     if first is None and extras is not None:
         scores = scores + extras
@@ -455,6 +456,49 @@ def assign_pods(
             heapq.heappush(heap, entry)
         if node_fit(shape, i) > 0:
             heapq.heappush(heap, (-node_score(snap, i, shape) - extra.get(i, 0), i))
+    return placed
+
+
+def _assign_to_best(snap: Snapshot, shape: Shape, candidates: npt.NDArray[np.int64], count: int) -> list[int] | None:
+    """``assign_pods`` for more candidates than pods, with no preference scores or spread constraints.
+
+    Every candidate is scored, and only the best ones are asked how many
+    pods they hold: when ``count`` of the best ``m`` (higher score, then
+    lower index) have room, they are the best ``count`` with room, since
+    every candidate past them ranks lower. ``None`` when fewer than ``count``
+    candidates have room or amounts are too large for one pass (the caller
+    then reads every candidate's room).
+    """
+    cluster = snap.cluster
+    inputs = _score_inputs(snap, candidates)
+    first = _scores_after(shape, inputs, 0)
+    if first is None:
+        return None
+    wanted = min(len(candidates), count + max(64, count // 16))  # a few more, for best nodes that have no room
+    while True:
+        best = _best_positions(first, candidates, wanted, cluster)
+        fits = snap.fits_at(shape, candidates[best])
+        room = fits > 0
+        if int(np.count_nonzero(room)) >= count:
+            break
+        if wanted == len(candidates):
+            return None
+        wanted = min(len(candidates), 4 * wanted)  # many of the best have no room: look further
+    best, fits = best[room], fits[room]
+    if len(best) > count:
+        pick = _best_positions(first[best], candidates[best], count, cluster)
+        best, fits = best[pick], fits[pick]
+    fitting = candidates[best]
+    landing = _landing_order(snap, shape, inputs.take(best), fitting, fits, first[best], None, count)
+    return None if landing is None else _land(snap, shape, fitting, landing)
+
+
+def _land(snap: Snapshot, shape: Shape, nodes: npt.NDArray[np.int64], landing: npt.NDArray[np.int64]) -> list[int]:
+    """Assume the pods of ``landing`` (positions in ``nodes``, in order) as one block; their nodes, in order."""
+    times = np.bincount(landing, minlength=len(nodes))
+    took = times > 0
+    snap.add_block(Block.counts(nodes[took], times[took], shape.vector))
+    placed: list[int] = nodes[landing].tolist()
     return placed
 
 
