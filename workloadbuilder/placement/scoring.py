@@ -378,62 +378,119 @@ def assign_pods(
     Returns the chosen node of each placed pod, in placement order; fewer
     than ``count`` when the nodes run out of room.
 
-    A node's score changes only when a pod lands on it. Every node is
-    scored in one pass; only the best ``count`` of them with room can ever be
-    chosen (without preference scores, only the best are asked how many
-    pods they hold: ``_assign_to_best``), and the order pods land in is
-    computed a row of k-th pods at a time (``_landing_order``). With spread constraints (a node's turn depends on
-    where the others went) or amounts too large to score in one pass, the
-    chosen nodes wait in a heap with their new scores and each pod takes the
-    better of the heap's front and the best untouched node. Both give
-    exactly what one heap of every node gives.
+    A node's score changes only when a pod lands on it, so only the best
+    ``count`` nodes with room can ever be chosen, and the order pods land in
+    is computed a row of k-th pods at a time (``_assign_by_landing``). With
+    spread constraints (a node's turn depends on where the others went) or
+    amounts too large to score in one pass, the nodes wait in a heap with
+    their new scores instead (``_assign_by_heap``). Both give exactly what
+    one heap of every node gives.
     """
     if count <= 0:
         return []
     candidates = nodes if isinstance(nodes, np.ndarray) else np.fromiter(nodes, dtype=np.int64)
-    pod = shape.constraints
-    tracker = spread if spread is not None and pod.spread else None
-    if tracker is None and len(candidates) > count and not prefers(snap, shape):
-        placed = _assign_to_best(snap, shape, candidates, count)
+    tracker = spread if spread is not None and shape.constraints.spread else None
+    if tracker is None:
+        placed = _assign_by_landing(snap, shape, candidates, count)
         if placed is not None:
             return placed
-    fits = snap.node_fits_now(shape, candidates)
-    fitting = candidates  # kept as it is when every candidate has room: the root's node array is read in place
-    room = fits > 0
-    if not room.all():
-        fitting, fits = candidates[room], fits[room]
-    inputs = _score_inputs(snap, fitting)
-    extra: dict[int, int] = {}
+    return _assign_by_heap(snap, shape, candidates, count, tracker)
+
+
+def _assign_by_landing(snap: Snapshot, shape: Shape, candidates: npt.NDArray[np.int64], count: int) -> list[int] | None:
+    """``assign_pods`` without spread constraints, from the landing order of the best ``count`` nodes with room.
+
+    Without preference scores (normalized over every candidate with room),
+    every candidate is scored and only the best are asked how many pods
+    they hold (``_best_with_room``). ``None`` when amounts are too large to
+    score in one pass.
+    """
+    cluster = snap.cluster
     extras: npt.NDArray[np.int64] | None = None  # the preference scores, when some node's differ
-    if prefers(snap, shape):
-        extra = preference_scores(snap, shape, fitting.tolist())
-        extras = np.fromiter(extra.values(), dtype=np.int64, count=len(fitting))
-    first: npt.NDArray[np.int64] | None = None
-    if tracker is None:
-        landing: npt.NDArray[np.int64] | None = None
-        if len(fitting) <= count:  # every node may take a pod: the first scores come with the others
-            landing = _landing_order(snap, shape, inputs, fitting, fits, None, extras, count)
-        else:
-            first = _scores_after(shape, inputs, 0)
-            if first is not None:  # only the best ``count`` nodes can be chosen
-                if extras is not None:
-                    first += extras
-                top = _best_positions(first, fitting, count, snap.cluster)
-                inputs, fitting, fits, first = inputs.take(top), fitting[top], fits[top], first[top]
-                extras = None if extras is None else extras[top]
-                landing = _landing_order(snap, shape, inputs, fitting, fits, first, extras, count)
-        if landing is not None:
-            return _land(snap, shape, fitting, landing)
-    scores = first if first is not None else node_scores(snap, shape, fitting)
-    if first is None and extras is not None:
-        scores = scores + extras
+    if len(candidates) > count and not prefers(snap, shape):
+        nodes, inputs = candidates, _score_inputs(snap, candidates)
+        first = _scores_after(shape, inputs, 0)
+        if first is None:
+            return None
+        best, fits = _best_with_room(snap, shape, nodes, first, count)
+    else:  # every candidate's room is read: each may take a pod, or the preference scores need it
+        nodes, fits = _with_room(snap, shape, candidates)
+        inputs = _score_inputs(snap, nodes)
+        if prefers(snap, shape):
+            preferred = preference_scores(snap, shape, nodes.tolist())
+            extras = np.fromiter(preferred.values(), dtype=np.int64, count=len(nodes))
+        if len(nodes) <= count:  # every one may take a pod: the first scores come with the others
+            landing = _landing_order(snap, shape, inputs, nodes, fits, None, extras, count)
+            return None if landing is None else _land(snap, shape, nodes, landing)
+        first = _scores_after(shape, inputs, 0)
+        if first is None:
+            return None
+        if extras is not None:
+            first += extras
+        best = _best_positions(first, nodes, count, cluster)
+        fits, extras = fits[best], None if extras is None else extras[best]
+    chosen = nodes[best]
+    landing = _landing_order(snap, shape, inputs.take(best), chosen, fits, first[best], extras, count)
+    return None if landing is None else _land(snap, shape, chosen, landing)
+
+
+def _with_room(
+    snap: Snapshot, shape: Shape, candidates: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The candidates a pod of ``shape`` fits on now and how many each holds (all of them as they are, when all do)."""
+    fits = snap.node_fits_now(shape, candidates)
+    room = fits > 0
+    return (candidates, fits) if room.all() else (candidates[room], fits[room])
+
+
+def _best_with_room(
+    snap: Snapshot, shape: Shape, candidates: npt.NDArray[np.int64], scores: npt.NDArray[np.int64], count: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The positions of the best ``count`` candidates with room (fewer when fewer have room), ascending, and their room.
+
+    Room is read for a few more than ``count`` of the best (higher score,
+    then lower index) first: when ``count`` of them have room, they are the
+    answer, since every candidate past them ranks lower; otherwise the
+    window grows.
+    """
+    cluster = snap.cluster
+    wanted = min(len(candidates), count + max(64, count // 16))
+    while True:
+        best = _best_positions(scores, candidates, wanted, cluster)
+        fits = snap.fits_at(shape, candidates[best])
+        room = fits > 0
+        if int(np.count_nonzero(room)) >= count or wanted == len(candidates):
+            break
+        wanted = min(len(candidates), 4 * wanted)  # many of the best have no room: look further
+    best, fits = best[room], fits[room]
+    if len(best) > count:
+        pick = _best_positions(scores[best], candidates[best], count, cluster)
+        best, fits = best[pick], fits[pick]
+    return best, fits
+
+
+def _assign_by_heap(
+    snap: Snapshot, shape: Shape, candidates: npt.NDArray[np.int64], count: int, tracker: SpreadTracker | None
+) -> list[int]:
+    """``assign_pods`` pod by pod: the nodes chosen so far wait in a heap with their new scores.
+
+    Each pod takes the better of the heap's front and the best untouched
+    node; with ``tracker``, every node waits in the heap and the ones its
+    spread constraints reject now are passed over.
+    """
+    nodes, _ = _with_room(snap, shape, candidates)
+    extra = preference_scores(snap, shape, nodes.tolist()) if prefers(snap, shape) else {}
+    scores = node_scores(snap, shape, nodes)
+    if extra:
+        scores = scores + np.fromiter(extra.values(), dtype=np.int64, count=len(nodes))
+    pod = shape.constraints
     # Untouched nodes, best first: higher score, then lower index.
-    order = np.lexsort((fitting, -scores))
-    untouched = list(zip((-scores[order]).tolist(), fitting[order].tolist(), strict=True))
+    order = np.lexsort((nodes, -scores))
+    untouched = list(zip((-scores[order]).tolist(), nodes[order].tolist(), strict=True))
     heap: list[tuple[int, int]] = []
     if tracker is not None:
         heap, untouched = untouched, []
-    placed = []
+    placed: list[int] = []
     vector = shape.vector
     next_untouched = 0
     node_fit = snap.node_fit
@@ -457,40 +514,6 @@ def assign_pods(
         if node_fit(shape, i) > 0:
             heapq.heappush(heap, (-node_score(snap, i, shape) - extra.get(i, 0), i))
     return placed
-
-
-def _assign_to_best(snap: Snapshot, shape: Shape, candidates: npt.NDArray[np.int64], count: int) -> list[int] | None:
-    """``assign_pods`` for more candidates than pods, with no preference scores or spread constraints.
-
-    Every candidate is scored, and only the best ones are asked how many
-    pods they hold: when ``count`` of the best ``m`` (higher score, then
-    lower index) have room, they are the best ``count`` with room, since
-    every candidate past them ranks lower. ``None`` when fewer than ``count``
-    candidates have room or amounts are too large for one pass (the caller
-    then reads every candidate's room).
-    """
-    cluster = snap.cluster
-    inputs = _score_inputs(snap, candidates)
-    first = _scores_after(shape, inputs, 0)
-    if first is None:
-        return None
-    wanted = min(len(candidates), count + max(64, count // 16))  # a few more, for best nodes that have no room
-    while True:
-        best = _best_positions(first, candidates, wanted, cluster)
-        fits = snap.fits_at(shape, candidates[best])
-        room = fits > 0
-        if int(np.count_nonzero(room)) >= count:
-            break
-        if wanted == len(candidates):
-            return None
-        wanted = min(len(candidates), 4 * wanted)  # many of the best have no room: look further
-    best, fits = best[room], fits[room]
-    if len(best) > count:
-        pick = _best_positions(first[best], candidates[best], count, cluster)
-        best, fits = best[pick], fits[pick]
-    fitting = candidates[best]
-    landing = _landing_order(snap, shape, inputs.take(best), fitting, fits, first[best], None, count)
-    return None if landing is None else _land(snap, shape, fitting, landing)
 
 
 def _land(snap: Snapshot, shape: Shape, nodes: npt.NDArray[np.int64], landing: npt.NDArray[np.int64]) -> list[int]:
