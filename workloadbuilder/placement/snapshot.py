@@ -497,29 +497,26 @@ class Snapshot:
         """``node_fits_now(shape, nodes)``, worked out for ``nodes`` alone (no pass over every node's free vector)."""
         if shape.uid in self._node_fits:
             return self.node_fits_now(shape, nodes)
-        cluster = self.cluster
-        vectors = nodes if cluster.vector_per_node else cluster.vector_index[nodes]
-        columns = cluster.free_columns()
         deltas = None
         if self._count:
             changed = self._mask[nodes]
             if changed.any():
                 deltas = self._current_rows(self._rows, nodes, changed)
+        return self._fits_with(shape, nodes, deltas)
+
+    def _changed_fits(self, shape: Shape, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """``node_fit(shape, i)`` for each of ``nodes``, all of them changed by this query, in one pass."""
+        return self._fits_with(shape, nodes, self._rows.take(nodes, axis=0))
+
+    def _fits_with(self, shape: Shape, nodes: npt.NDArray[np.int64], deltas: IntArray | None) -> npt.NDArray[np.int64]:
+        """Pods of ``shape`` that fit on each of ``nodes``, ``deltas`` (their rows of changes; ``None``: none) taken."""
+        cluster = self.cluster
+        vectors = nodes if cluster.vector_per_node else cluster.vector_index[nodes]
+        columns = cluster.free_columns()
         if deltas is None:
             fits = _pods_fitting(shape, lambda r: columns[r][vectors], len(nodes))
         else:
             fits = _pods_fitting(shape, lambda r: columns[r][vectors] - deltas[:, r], len(nodes))
-        if shape.allowed_mask is not None:
-            fits = np.where(shape.allowed_mask[nodes], fits, 0)
-        return fits
-
-    def _changed_fits(self, shape: Shape, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-        """``node_fit(shape, i)`` for each of ``nodes``, all of them changed by this query, in one pass."""
-        cluster = self.cluster
-        vectors = cluster.vector_index[nodes]
-        deltas = self._rows.take(nodes, axis=0)
-        columns = cluster.free_columns()
-        fits = _pods_fitting(shape, lambda r: columns[r][vectors] - deltas[:, r], len(nodes))
         if shape.allowed_mask is not None:
             fits = np.where(shape.allowed_mask[nodes], fits, 0)
         return fits
