@@ -119,11 +119,11 @@ def group_sums(
     if runs is not None and bound is not None and array.dtype != object and bound * len(array) < INT64_SAFE:
         return np.add.reduceat(array, runs).astype(np.int64) if len(array) else np.zeros(groups, dtype=np.int64)
     if complete:
-        keys, column = codes, np.asarray(values)
+        keys, column = codes, array
     else:
         member = codes >= 0
         keys = codes[member]
-        column = np.asarray(values)[member]
+        column = array[member]
     if column.dtype != object:
         if bound is not None and bound * len(column) < 2**52:
             return np.bincount(keys, weights=column, minlength=groups).astype(np.int64)

@@ -103,6 +103,22 @@ def _rank_keys(
     return np.where(fits > 0, keys, -1)
 
 
+def _placed(
+    group: GroupRequest,
+    shape: Shape,
+    domain: Domain,
+    domains: dict[str, str],
+    nodes: list[int],
+    claims: dict[str, Allocation],
+) -> Outcome:
+    """The outcome of a PodGroup whose ``nodes`` (its pods') are in ``domain``, below its parents' ``domains``."""
+    own = dict(domains)
+    if group.topology_key is not None:
+        own[group.topology_key] = domain.value or ""
+    score_request = tuple(len(nodes) * q for q in shape.score_request)
+    return Outcome(True, len(nodes), {group.name: GroupResult(own, domain, nodes, claims)}, score_request)
+
+
 class KubeScheduler:
     """Simulates kube-scheduler's cycle for one root group at a time, assuming its result in ``snap``."""
 
@@ -187,11 +203,7 @@ class KubeScheduler:
             else:
                 nodes = assign_pods(snap, shape, domain.node_array, group.count)
         trace.chosen = domain
-        own = dict(domains)
-        if group.topology_key is not None:
-            own[group.topology_key] = domain.value or ""
-        score_request = tuple(len(nodes) * q for q in shape.score_request)
-        return Outcome(True, len(nodes), {group.name: GroupResult(own, domain, nodes, claims)}, score_request)
+        return _placed(group, shape, domain, domains, nodes, claims)
 
     def _mixed(self, group: GroupRequest, scope: Domain, domains: dict[str, str], trace: GroupTrace) -> Outcome:
         """A PodGroup of several pod shapes: its pods one by one, set by set, in every candidate domain.
@@ -510,9 +522,7 @@ class KubeScheduler:
                 outcomes.append(Outcome(False))
                 break
             trace.chosen = domain
-            score_request = tuple(len(share) * q for q in shape.score_request)
-            result = GroupResult(dict(domains), domain, share, {})
-            outcomes.append(Outcome(True, len(share), {group.name: result}, score_request))
+            outcomes.append(_placed(group, shape, domain, domains, share, {}))
             start += len(share)
         return outcomes
 
