@@ -169,14 +169,20 @@ def supplied_within(snap: Snapshot, claims: Sequence[ClaimRef], domain: Domain) 
     A necessary condition for allocating them to pods in ``domain``, cheap
     to check: it ignores which node reaches which pool.
     """
-    needs: dict[str, int] = {}
-    for claim in claims:
-        needs[claim.device.device_class] = needs.get(claim.device.device_class, 0) + claim.device.count
+    needs = _needs_by_class(claims)
     pools = pools_within(snap.cluster, set(needs), domain.nodes)
     for device_class, need in needs.items():
         if sum(max(0, devices_free(snap, pool)) for pool in pools if pool.device_class == device_class) < need:
             return False
     return True
+
+
+def _needs_by_class(claims: Sequence[ClaimRef]) -> dict[str, int]:
+    """How many devices ``claims`` need together, per device class."""
+    needs: dict[str, int] = {}
+    for claim in claims:
+        needs[claim.device.device_class] = needs.get(claim.device.device_class, 0) + claim.device.count
+    return needs
 
 
 def pools_reaching(cluster: Cluster, device_class: str, i: int) -> list[DevicePool]:
@@ -198,9 +204,7 @@ def domain_supply(
     """
     index = _index(snap.cluster)
     key = domains[0].key if domains else None
-    needs: dict[str, int] = {}
-    for claim in claims:
-        needs[claim.device.device_class] = needs.get(claim.device.device_class, 0) + claim.device.count
+    needs = _needs_by_class(claims)
     ok = np.ones(len(domains), dtype=np.bool_)
     for device_class, need in needs.items():
         shared = index.shared_by(snap.cluster, device_class, key)
