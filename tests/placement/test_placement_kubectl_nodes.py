@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 
-from workloadbuilder.field import AggregateError, ErrorType
+from workloadbuilder.field import AggregateError, ErrorList, ErrorType
 from workloadbuilder.placement import Cluster
 from workloadbuilder.placement.constraints import Taint
+from workloadbuilder.placement.kubectl_nodes import _Reader
 
 DUMP = Path(__file__).parent.parent / "data" / "placement" / "node-realistic.json"
 GI, KI = 2**30, 2**10
@@ -141,3 +142,34 @@ def test_a_bad_taint_list_is_reported_for_every_node_that_has_it() -> None:
         "nodes[0].spec.taints[0].effect",
         "nodes[1].spec.taints[0].effect",
     ]
+
+
+def _nodes(count: int) -> list[tuple[int, Any]]:
+    items = []
+    for i in range(count):
+        item = _dump()
+        item["metadata"]["name"] = f"node-{i}"
+        item["status"]["allocatable"]["memory"] = f"{2001321736 - i}Ki"
+        items.append((i, item))
+    return items
+
+
+READ_ONCE = [
+    ("a dump as kubectl prints it", lambda items: None, True),
+    ("a node listing its resources in another order", lambda items: items[1][1]["status"].update(
+        allocatable=dict(reversed(items[1][1]["status"]["allocatable"].items()))), True),
+    ("a quantity that is a YAML number", lambda items: items[2][1]["status"]["allocatable"].update(pods=110), True),
+    ("a bad quantity on the last node", lambda items: items[-1][1]["status"]["allocatable"].update(memory="x"), False),
+    ("a quantity with a line break", lambda items: items[0][1]["status"]["allocatable"].update(pods="1\n1"), False),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("change", "by_column"), [c[1:] for c in READ_ONCE], ids=[c[0] for c in READ_ONCE])
+def test_a_dump_is_read_by_column_unless_a_column_holds_a_bad_string(change: Any, by_column: bool) -> None:
+    """Well-formed nodes are read in one pass, amounts by column; a bad string makes the reader read them again."""
+    items = _nodes(4)
+    change(items)
+    read = _Reader("nodes", ErrorList(), by_column=True).read(items)
+    assert (read is not None) == by_column
+    if read is not None:
+        assert read == _Reader("nodes", ErrorList(), by_column=False).read(items)

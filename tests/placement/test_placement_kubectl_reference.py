@@ -279,6 +279,10 @@ class _Mapping(Mapping[str, Any]):
         return len(self._data)
 
 
+class _Text(str):
+    """A string that is not exactly ``str``, as a Python caller may pass."""
+
+
 def _as_mapping(*where: Any) -> Any:
     def change(items: list[Any]) -> None:
         target = items[where[0]]
@@ -342,6 +346,9 @@ EDGES = [
     ("a bad quantity on the second node", _set((1, "status", "allocatable", "memory"), "lots")),
     ("a negative quantity", _set((2, "status", "allocatable", "cpu"), "-2")),
     ("a quantity that is a map", _set((2, "status", "allocatable", "cpu"), {"v": 1})),
+    ("a quantity with a line break", _set((1, "status", "allocatable", "memory"), "1\n2")),
+    ("a quantity that is a str subclass", _set((2, "status", "allocatable", "memory"), _Text("64Gi"))),
+    ("a bad quantity only on the last node", _set((2, "status", "allocatable", "pods"), "110x")),
     ("a label that is a number", _set((1, "metadata", "labels", "nvidia.com/gpu.count"), 8)),
     ("a taint without effect", _set((1, "spec", "taints"), [{"key": "x"}])),
     ("allocatable a mapping that is no dict", _as_mapping(1, "status", "allocatable")),

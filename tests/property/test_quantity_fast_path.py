@@ -90,3 +90,76 @@ DECLINED = [
 @pytest.mark.parametrize("text", DECLINED, ids=[repr(t) for t in DECLINED])
 def test_other_forms_go_to_the_full_parser(text: str) -> None:
     assert quantity._common_millis(False, text) is None
+
+
+# -- whole columns ---------------------------------------------------------------
+
+
+def _one_by_one(resource: str, texts: list[object]) -> list[int] | None:
+    """``column_millis`` as a plain loop: each string read alone; ``None`` at the first that is no quantity >= 0."""
+    out = []
+    for text in texts:
+        if type(text) is not str:
+            return None
+        try:
+            amount = quantity.resource_millis(resource, text)
+        except QuantityError:
+            return None
+        if amount < 0:
+            return None
+        out.append(amount)
+    return out
+
+
+RESOURCES = st.sampled_from(["cpu", "memory", "nvidia.com/gpu"])
+ODD: list[object] = ["1.5Gi", "7", "7m", "1" * 19, "٣", "", "Ki", "-1", "+1", "1e3", "x", 5, None]
+
+
+@st.composite
+def one_form_columns(draw: st.DrawFn) -> list[object]:
+    """Distinct-looking strings of one common form (digits, then one suffix), sometimes with one odd entry."""
+    suffix = draw(st.sampled_from(["", "m", "k", "Ki", "Mi", "Gi", "Ti", "T", "i", "P"]))
+    numbers = draw(st.lists(st.text(alphabet="0123456789", min_size=1, max_size=19), min_size=1, max_size=80))
+    column: list[object] = [digits + suffix for digits in numbers]
+    if draw(st.booleans()):
+        column.insert(draw(st.integers(0, len(column))), draw(st.sampled_from(ODD)))
+    return column
+
+
+@settings(max_examples=400)
+@given(RESOURCES, one_form_columns())
+def test_a_column_of_one_form_reads_as_each_string_alone(resource: str, column: list[object]) -> None:
+    assert quantity.column_millis(resource, column) == _one_by_one(resource, column)
+
+
+@settings(max_examples=300)
+@given(RESOURCES, st.lists(QUANTITY | st.sampled_from(ODD), max_size=40))
+def test_a_column_of_any_strings_reads_as_each_string_alone(resource: str, column: list[object]) -> None:
+    assert quantity.column_millis(resource, column) == _one_by_one(resource, column)
+
+
+@settings(max_examples=200)
+@given(RESOURCES, st.lists(st.sampled_from(["110", "8", "0", "191450m", "64Gi", "1.5", "-1", "x"]), max_size=300))
+def test_a_column_of_few_repeated_strings_reads_as_each_string_alone(resource: str, column: list[object]) -> None:
+    assert quantity.column_millis(resource, column) == _one_by_one(resource, column)
+
+
+COLUMNS = [
+    ("cpu", ["96", "7910m"], [96_000, 7_910]),
+    ("memory", ["1m", "1001m"], [1000, 2000]),
+    ("cpu", ["999999999999999999Ti", "1Ti"], [(2**63 - 1) * 1000, 2**40 * 1000]),
+    ("memory", ["535315479Ki"] * 3 + ["1Ki"], [535315479 * 1024 * 1000] * 3 + [1024 * 1000]),
+    ("memory", [], []),
+    ("memory", ["1Ki", "1 Ki"], None),
+    ("cpu", ["110", 110], None),
+]
+
+
+@pytest.mark.parametrize(
+    ("resource", "column", "millis"),
+    COLUMNS,
+    ids=["mixed-suffixes", "milli-bytes", "capped", "repeated", "empty", "space", "number"],
+)
+def test_columns(resource: str, column: list[object], millis: list[int] | None) -> None:
+    assert quantity.column_millis(resource, column) == millis
+    assert _one_by_one(resource, column) == millis

@@ -6,9 +6,11 @@ does need: ``metadata.name`` and ``labels``, ``spec.unschedulable`` and
 ``taints``, ``status.allocatable`` and the Ready condition. Nothing of the
 input is kept: label keys and values are interned (the same zone, instance
 type and GPU product strings are one object across all nodes), each
-distinct quantity string of a resource and each distinct taint list is read
-once per dump, and the nodes' amounts go straight into per-resource
-columns. A malformed node is a ``FieldError`` at its path
+distinct taint list is read once per dump, and the allocatable maps that
+list the same resources are read column by column once every node is read
+(each node's amounts are kept as one joined string until then, so the
+strings of a dump are touched once as nodes are read and once more,
+together, as columns). A malformed node is a ``FieldError`` at its path
 (``nodes[3].status.allocatable[cpu]``) and is left out.
 """
 
@@ -22,7 +24,7 @@ import numpy as np
 
 from workloadbuilder.field import ErrorList, FieldPath, path_below, required, type_invalid
 from workloadbuilder.placement.constraints import Taint, read_taints
-from workloadbuilder.placement.quantity import QuantityError, resource_millis
+from workloadbuilder.placement.quantity import column_millis
 from workloadbuilder.placement.records import NodeColumns
 from workloadbuilder.placement.resources import key_below, read_quantity, read_resource_list, valid_millis
 
@@ -33,10 +35,8 @@ NOT_READY_TAINTS = frozenset({"node.kubernetes.io/not-ready", "node.kubernetes.i
 
 _intern = sys.intern
 _MISSING = object()
-
-_MEMO_SIZE = 2048
-"""Quantity strings remembered per resource, far more than the few a node pool repeats; past it, the strings
-of a resource whose every node differs (memory after system reservations) are read afresh, not remembered."""
+_SEPARATOR = "\n"
+"""Between the amounts of an allocatable map kept as one string, and between such strings."""
 
 
 class NodesRead(NamedTuple):
@@ -54,33 +54,41 @@ class NodesRead(NamedTuple):
 
 
 def read_nodes(entries: list[tuple[int, Any]], section: str, errors: ErrorList) -> NodesRead:
-    """The nodes of the ``(index, item)`` entries, amounts in millis; errors at ``<section>[index]...``."""
-    reader = _Reader(section, errors)
-    node = reader.node
-    skipped = [ordinal for ordinal, (i, item) in enumerate(entries) if not node(item, i)]
-    names: list[str | None] = list(reader.names)
-    for ordinal in skipped:  # ascending: each lands where its entry is
-        names.insert(ordinal, None)
-    return NodesRead(reader.columns(), names, reader.warnings)
+    """The nodes of the ``(index, item)`` entries, amounts in millis; errors at ``<section>[index]...``.
 
-
-_Layout = tuple[int, tuple[dict[str, int], ...]]
-"""An allocatable layout as the reader knows it: its number and the memo of each of its resources."""
+    Allocatable maps of the same resource names are read column by column
+    once every node is read (``column_millis``). When a column holds a
+    string that is no quantity, or a value that is no string, the entries
+    are read again node by node, each amount as it comes, so that the
+    errors are those of each node in turn.
+    """
+    found = ErrorList()
+    read = _Reader(section, found, by_column=True).read(entries)
+    if read is None:
+        found = ErrorList()
+        read = _Reader(section, found, by_column=False).read(entries)
+    assert read is not None, "a reader that reads every amount as it comes always gives its nodes"
+    errors.extend(found)
+    return read
 
 
 class _Reader:
     """The state of reading one dump: where errors go, what it has read already, and the nodes' columns."""
 
-    def __init__(self, section: str, errors: ErrorList) -> None:
+    def __init__(self, section: str, errors: ErrorList, *, by_column: bool) -> None:
         self.section = FieldPath(section)
         self.errors = errors
-        self.memos: dict[str, dict[str, int]] = {}
-        """Per resource, millis by quantity string (CPU counts milli-cores, the others whole units)."""
-        self.layouts: dict[tuple[Any, ...], _Layout] = {}
-        """By the resource names of an allocatable map as given (all strings), the layout its amounts read into."""
+        self.by_column = by_column
+        """Whether allocatable maps (dicts of string names) are kept as given and read column by column at the end."""
+        self.layouts: dict[tuple[Any, ...], int] = {}
+        """By the resource names of an allocatable map as given (all strings), its layout's number."""
         self.layout_names: list[tuple[str, ...]] = []
-        """Each layout's resource names, in the order of its amounts."""
+        """Each layout's resource names (interned), in the order of its amounts."""
         self.layout_numbers: dict[tuple[str, ...], int] = {}
+        self.read_rows: list[tuple[list[int], list[list[int]]]] = []
+        """Per layout, the nodes whose amounts were read as they came, and those amounts."""
+        self.kept_rows: list[tuple[list[int], list[str]]] = []
+        """Per layout, the nodes whose allocatable is read by column at the end, and each one's strings joined."""
         self.taint_lists: dict[tuple[Any, ...], tuple[Taint, ...]] = {}
         self.last_taints: tuple[Any, tuple[Taint, ...]] = (None, ())
         """The last taint list read without error, as given and as read."""
@@ -88,11 +96,20 @@ class _Reader:
         self.labels: list[dict[str, str]] = []
         self.schedulable: list[bool] = []
         self.taints: list[tuple[Taint, ...]] = []
-        self.shapes: list[int] = []
-        """Each node's allocatable layout."""
-        self.amounts: list[list[int]] = []
-        """Each node's allocatable amounts, in its layout's order."""
         self.warnings: list[str] = []
+
+    def read(self, entries: list[tuple[int, Any]]) -> NodesRead | None:
+        """Every entry read; ``None`` when a column of allocatable maps kept as given is not all quantity strings."""
+        node = self.node
+        skipped = [ordinal for ordinal, (i, item) in enumerate(entries) if not node(item, i)]
+        allocatable = self.allocatable_columns()
+        if allocatable is None:
+            return None
+        names: list[str | None] = list(self.names)
+        for ordinal in skipped:  # ascending: each lands where its entry is
+            names.insert(ordinal, None)
+        columns = NodeColumns(self.names, self.labels, allocatable, {}, self.schedulable, self.taints)
+        return NodesRead(columns, names, self.warnings)
 
     def node(self, item: Any, i: int) -> bool:
         """Read item ``i`` into the columns; ``False`` (and its errors) when it is malformed."""
@@ -169,94 +186,57 @@ class _Reader:
         return out
 
     def read_allocatable(self, raw: Mapping[Any, Any], i: int) -> None:
-        """Add ``status.allocatable``, in millis, to the columns.
+        """Add ``status.allocatable``, in millis, to the columns of the node read next.
 
-        The nodes of a dump list the same resources in the same order: a
-        node whose resource names the reader has seen is read in one pass
-        over their memos, then the quantity strings not seen yet one by one;
-        any other node is read entry by entry.
+        When reading by column, a dict of string names is kept as given,
+        with the other nodes that list the same names in the same order;
+        anything else is read entry by entry at once.
         """
-        layout = self.layouts.get(tuple(raw)) if type(raw) is dict else None
-        if layout is None:
-            self.add_amounts(self.entries(raw, i), raw)
-            return
-        number, memos = layout
-        try:
-            amounts: list[Any] = list(map(dict.get, memos, raw.values()))
-        except TypeError:  # a value that no memo can hold: not a quantity string
-            self.add_amounts(self.entries(raw, i), raw)
-            return
-        if None in amounts and self.fill(number, memos, amounts, raw, i) is None:
-            return
-        self.shapes.append(number)
-        self.amounts.append(amounts)
+        if self.by_column and type(raw) is dict:
+            key = tuple(raw)
+            number = self.layouts.get(key)
+            if number is None and all(type(name) is str for name in key):
+                number = self.layouts[key] = self.layout(key)
+            if number is not None:
+                try:
+                    text = _SEPARATOR.join(raw.values())
+                except TypeError:  # an amount that is not a string: read at once, with its error
+                    pass
+                else:
+                    nodes, texts = self.kept_rows[number]
+                    nodes.append(len(self.names))
+                    texts.append(text)
+                    return
+        amounts = self.entries(raw, i)
+        nodes, rows = self.read_rows[self.layout(tuple(amounts))]
+        nodes.append(len(self.names))
+        rows.append(list(amounts.values()))
 
-    def fill(
-        self, number: int, memos: tuple[dict[str, int], ...], amounts: list[Any], raw: Mapping[Any, Any], i: int
-    ) -> list[Any] | None:
-        """Read in place the quantity strings no memo knew (``None`` in ``amounts``), remembered while a memo has room.
-
-        ``None`` when one of them is bad: the node's other amounts are then
-        added without it, as its error says.
-        """
-        names, texts = self.layout_names[number], list(raw.values())
-        j = -1
-        for _ in range(amounts.count(None)):
-            j = amounts.index(None, j + 1)
-            text = texts[j]
-            try:
-                millis = resource_millis(names[j], text) if type(text) is str else -1
-            except QuantityError:
-                millis = -1
-            if millis < 0:  # not a quantity string, or a bad one: read in full, with its error
-                amounts[j] = self.quantity(names[j], text, i)
-                continue
-            memo = memos[j]
-            if len(memo) < _MEMO_SIZE:
-                memo[text] = millis
-            amounts[j] = millis
-        if None in amounts:
-            self.add_amounts({n: m for n, m in zip(names, amounts, strict=True) if m is not None}, raw)
-            return None
-        return amounts
-
-    def entries(self, raw: Mapping[Any, Any], i: int) -> dict[str, int]:
-        """``status.allocatable`` read entry by entry, as ``{resource: millis}``."""
-        if type(raw) is not dict:
-            return read_resource_list(raw, path_below(self.section, i, "status", "allocatable"), self.errors)
-        out: dict[str, int] = {}
-        memos = self.memos
-        for name, text in raw.items():
-            millis = memos.get(name, {}).get(text) if type(name) is str and type(text) is str else None
-            if millis is None:
-                millis = self.quantity(name, text, i)
-                if millis is None:
-                    continue
-            out[name if type(name) is str else str(name)] = millis
-        return out
-
-    def add_amounts(self, amounts: dict[str, int], raw: Mapping[Any, Any]) -> None:
-        """Add one node's ``{resource: millis}``; a map of string names read in full becomes a known layout."""
-        names = tuple(map(_intern, amounts))
+    def layout(self, names: tuple[str, ...]) -> int:
+        """The number of the layout of these resource names, a new one if none has them."""
+        names = tuple(map(_intern, names))
         number = self.layout_numbers.get(names)
         if number is None:
             number = self.layout_numbers[names] = len(self.layout_names)
             self.layout_names.append(names)
-        if type(raw) is dict and len(amounts) == len(raw) and all(type(name) is str for name in raw):
-            self.layouts[tuple(raw)] = (number, tuple(self.memos.setdefault(name, {}) for name in names))
-        self.shapes.append(number)
-        self.amounts.append(list(amounts.values()))
+            self.read_rows.append(([], []))
+            self.kept_rows.append(([], []))
+        return number
 
-    def quantity(self, name: Any, text: Any, i: int) -> int | None:
-        """One allocatable quantity read afresh (and remembered), or ``None`` with its error."""
-        millis = valid_millis(name, text)
-        if millis is None:
-            where = key_below(path_below(self.section, i, "status", "allocatable"), name)
-            return read_quantity(str(name), text, where, self.errors)
-        memo = self.memos.setdefault(name, {})
-        if len(memo) < _MEMO_SIZE:
-            memo[text] = millis
-        return millis
+    def entries(self, raw: Mapping[Any, Any], i: int) -> dict[str, int]:
+        """``status.allocatable`` read entry by entry, as ``{resource: millis}``, with the errors of its bad entries."""
+        if type(raw) is not dict:
+            return read_resource_list(raw, path_below(self.section, i, "status", "allocatable"), self.errors)
+        out: dict[str, int] = {}
+        for name, text in raw.items():
+            millis = valid_millis(name, text)
+            if millis is None:
+                where = key_below(path_below(self.section, i, "status", "allocatable"), name)
+                millis = read_quantity(str(name), text, where, self.errors)
+                if millis is None:
+                    continue
+            out[name if type(name) is str else str(name)] = millis
+        return out
 
     def read_taints(self, raw: Any, i: int) -> tuple[Taint, ...]:
         """``spec.taints``; nodes with equal taint lists share one tuple.
@@ -297,28 +277,36 @@ class _Reader:
             self.errors.append(type_invalid(path.child("status", "allocatable"), allocatable, "must be of type object"))
         return False
 
-    def columns(self) -> NodeColumns:
-        """The nodes read, column by column."""
-        return NodeColumns(self.names, self.labels, self.allocatable_columns(), {}, self.schedulable, self.taints)
+    def allocatable_columns(self) -> dict[str, list[int]] | None:
+        """Per resource, every node's millis (0 where a node has none); ``None`` when a kept column is not quantities.
 
-    def allocatable_columns(self) -> dict[str, list[int]]:
-        """Per resource, every node's millis: each layout's amounts transposed, then laid at its nodes."""
-        count = len(self.amounts)
-        if len(self.layout_names) == 1 and count:
-            names = self.layout_names[0]
-            return {name: list(column) for name, column in zip(names, zip(*self.amounts, strict=True), strict=True)}
-        shapes = np.asarray(self.shapes, dtype=np.int64)
+        Each layout's amounts, read or kept, are transposed into columns and
+        laid at their nodes.
+        """
+        count = len(self.names)
+        pieces: list[tuple[list[int], tuple[str, ...], list[Any]]] = []
+        for names, (nodes, rows), (kept, texts) in zip(self.layout_names, self.read_rows, self.kept_rows, strict=True):
+            if rows:
+                pieces.append((nodes, names, list(zip(*rows, strict=True))))
+            if texts and names:
+                strings = _SEPARATOR.join(texts).split(_SEPARATOR)
+                if len(strings) != len(texts) * len(names):  # a string with the separator in it
+                    return None
+                parsed = [column_millis(name, strings[j :: len(names)]) for j, name in enumerate(names)]
+                if None in parsed:
+                    return None
+                pieces.append((kept, names, parsed))
+        if len(pieces) == 1 and len(pieces[0][0]) == count:
+            _, names, values = pieces[0]
+            return {name: list(column) for name, column in zip(names, values, strict=True)}
         columns: dict[str, Any] = {}
-        for number, names in enumerate(self.layout_names):
-            nodes = np.flatnonzero(shapes == number)
-            if not names or not len(nodes):
-                continue
-            rows = [self.amounts[i] for i in nodes.tolist()]
-            for name, amounts in zip(names, zip(*rows, strict=True), strict=True):
-                column = columns.get(name)
-                if column is None:
-                    column = columns[name] = np.zeros(count, dtype=object)
-                column[nodes] = amounts
+        for nodes, names, values in pieces:
+            at = np.asarray(nodes, dtype=np.int64)
+            for name, column in zip(names, values, strict=True):
+                into = columns.get(name)
+                if into is None:
+                    into = columns[name] = np.zeros(count, dtype=object)
+                into[at] = column
         return {name: column.tolist() for name, column in columns.items()}
 
 
