@@ -144,23 +144,23 @@ def test_a_bad_taint_list_is_reported_for_every_node_that_has_it() -> None:
     ]
 
 
-def _nodes(count: int) -> list[tuple[int, Any]]:
+def _nodes(count: int) -> list[Any]:
     items = []
     for i in range(count):
         item = _dump()
         item["metadata"]["name"] = f"node-{i}"
         item["status"]["allocatable"]["memory"] = f"{2001321736 - i}Ki"
-        items.append((i, item))
+        items.append(item)
     return items
 
 
 READ_ONCE = [
     ("a dump as kubectl prints it", lambda items: None, True),
-    ("a node listing its resources in another order", lambda items: items[1][1]["status"].update(
-        allocatable=dict(reversed(items[1][1]["status"]["allocatable"].items()))), True),
-    ("a quantity that is a YAML number", lambda items: items[2][1]["status"]["allocatable"].update(pods=110), True),
-    ("a bad quantity on the last node", lambda items: items[-1][1]["status"]["allocatable"].update(memory="x"), False),
-    ("a quantity with a line break", lambda items: items[0][1]["status"]["allocatable"].update(pods="1\n1"), False),
+    ("a node listing its resources in another order", lambda items: items[1]["status"].update(
+        allocatable=dict(reversed(items[1]["status"]["allocatable"].items()))), True),
+    ("a quantity that is a YAML number", lambda items: items[2]["status"]["allocatable"].update(pods=110), True),
+    ("a bad quantity on the last node", lambda items: items[-1]["status"]["allocatable"].update(memory="x"), False),
+    ("a quantity with a line break", lambda items: items[0]["status"]["allocatable"].update(pods="1\n1"), False),
 ]  # fmt: skip
 
 
@@ -169,7 +169,7 @@ def test_a_dump_is_read_by_column_unless_a_column_holds_a_bad_string(change: Any
     """Well-formed nodes are read in one pass, amounts by column; a bad string makes the reader read them again."""
     items = _nodes(4)
     change(items)
-    read = _Reader("nodes", ErrorList(), by_column=True).read(items)
+    read = _Reader("nodes", ErrorList(), by_column=True).read(items, range(len(items)))
     assert (read is not None) == by_column
     if read is not None:
-        assert read == _Reader("nodes", ErrorList(), by_column=False).read(items)
+        assert read == _Reader("nodes", ErrorList(), by_column=False).read(items, range(len(items)))

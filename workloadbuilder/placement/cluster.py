@@ -19,6 +19,7 @@ found without scanning nodes again.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -273,7 +274,6 @@ class Cluster:
         self.priority_classes = PriorityClasses(priority_classes)
         self.disruption_budgets = tuple(disruption_budgets)
         self.warnings = tuple(warnings)
-        self.node_index = {name: i for i, name in enumerate(names)}
         self.score_index = tuple(self.resource_index[name] for name, _ in SCORE_RESOURCES)
         self._uids = itertools.count()
         self.vectors: list[tuple[int, ...]] = []
@@ -297,6 +297,11 @@ class Cluster:
         self._allowed_masks: dict[PodConstraints, npt.NDArray[np.bool_] | None] = {}
         self._affinity_domains: dict[PodConstraints, tuple[list[frozenset[str]], list[frozenset[str]]]] = {}
         self._covers: dict[tuple[str, int], bool] = {}
+
+    @functools.cached_property
+    def node_index(self) -> dict[str, int]:
+        """By node name, the node's index in ``names`` (built when first read: placing a gang does not need it)."""
+        return dict(zip(self.names, range(len(self.names)), strict=True))
 
     def replace(self, **changes: Any) -> Cluster:
         """A new cluster with this one's constructor arguments, but for ``changes`` (by argument name).

@@ -100,13 +100,17 @@ def _from_kubectl(nodes_json: Any, pods_json: Any, groups_json: Any, policies_js
     items = _items(nodes_json, "nodes")
     mixed = _mixed(items)
     section = "items" if mixed else "nodes"
-    by_kind = _by_kind(items, section, errors) if mixed else {"Node": list(enumerate(items))}
+    by_kind = _by_kind(items, section, errors) if mixed else {}
     policies = _items(policies_json, "policies")
     listed = items if mixed else []  # the readers below skip the items of other kinds, so indexes stay the List's
     classes = PriorityClasses(
         [*read_priority_classes(policies, "policies", errors), *read_priority_classes(listed, section, errors)]
     )
-    nodes = read_nodes(by_kind.get("Node", []), section, errors)
+    if mixed:
+        entries = by_kind.get("Node", [])
+        nodes = read_nodes([item for _, item in entries], section, errors, [i for i, _ in entries])
+    else:
+        nodes = read_nodes(items, section, errors)
     names = _check_unique(nodes.names, section, errors)
     groups: dict[str, RunningGroup] = {}
     group_items = [

@@ -17,7 +17,8 @@ together, as columns). A malformed node is a ``FieldError`` at its path
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from itertools import count
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -53,20 +54,24 @@ class NodesRead(NamedTuple):
     warnings: list[str]
 
 
-def read_nodes(entries: list[tuple[int, Any]], section: str, errors: ErrorList) -> NodesRead:
-    """The nodes of the ``(index, item)`` entries, amounts in millis; errors at ``<section>[index]...``.
+def read_nodes(
+    items: Sequence[Any], section: str, errors: ErrorList, indices: Sequence[int] | None = None
+) -> NodesRead:
+    """The nodes among ``items``, amounts in millis; item ``n``'s errors are at ``<section>[indices[n]]...``.
 
-    Allocatable maps of the same resource names are read column by column
-    once every node is read (``column_millis``). When a column holds a
-    string that is no quantity, or a value that is no string, the entries
-    are read again node by node, each amount as it comes, so that the
-    errors are those of each node in turn.
+    ``indices`` gives each item's index in its List (by default, its
+    position in ``items``). Allocatable maps of the same resource names are
+    read column by column once every node is read (``column_millis``). When
+    a column holds a string that is no quantity, the items are read again
+    node by node, each amount as it comes, so that the errors are those of
+    each node in turn.
     """
+    where = range(len(items)) if indices is None else indices
     found = ErrorList()
-    read = _Reader(section, found, by_column=True).read(entries)
+    read = _Reader(section, found, by_column=True).read(items, where)
     if read is None:
         found = ErrorList()
-        read = _Reader(section, found, by_column=False).read(entries)
+        read = _Reader(section, found, by_column=False).read(items, where)
     assert read is not None, "a reader that reads every amount as it comes always gives its nodes"
     errors.extend(found)
     return read
@@ -98,10 +103,10 @@ class _Reader:
         self.taints: list[tuple[Taint, ...]] = []
         self.warnings: list[str] = []
 
-    def read(self, entries: list[tuple[int, Any]]) -> NodesRead | None:
-        """Every entry read; ``None`` when a column of allocatable maps kept as given is not all quantity strings."""
+    def read(self, items: Sequence[Any], indices: Sequence[int]) -> NodesRead | None:
+        """Every item read; ``None`` when a column of allocatable maps kept as given is not all quantity strings."""
         node = self.node
-        skipped = [ordinal for ordinal, (i, item) in enumerate(entries) if not node(item, i)]
+        skipped = [ordinal for ordinal, item, i in zip(count(), items, indices, strict=False) if not node(item, i)]
         allocatable = self.allocatable_columns()
         if allocatable is None:
             return None
