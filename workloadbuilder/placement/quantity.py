@@ -13,6 +13,8 @@ The forms nodes and pods mostly write (``"110"``, ``"191450m"``,
 ``"2001321736Ki"``) are read by a short path that gives the same amounts as
 the full scanner; every other string is parsed in full and memoized, as a
 real cluster repeats a handful of request strings across thousands of pods.
+``column_millis`` reads a whole column of a node dump (every node's memory)
+at once, with the same amounts.
 
 Going the other way, ``format_millis`` writes an amount as a canonical
 quantity string and ``readable_quantity`` as people read it (``852.6``
