@@ -6,7 +6,9 @@ node, and the complete strategy rule out domains whose pools lack the
 devices before searching them. The reference is the same engine with that
 shortcut off (``domain_supply`` patched to decline), which tries first fit
 at the best nodes one by one and sums the free devices pool by pool; the
-answers, explanations included, must be the same.
+answers, explanations included, must be the same. ``complete`` also checks
+all of a gang's candidate domains in one pass; that check must be the one
+made domain by domain.
 """
 
 from __future__ import annotations
@@ -19,6 +21,12 @@ from hypothesis import strategies as st
 from placement_helpers import COLUMNAR_SETTINGS, RACK, checked, cluster, node, pod_group, request
 
 from workloadbuilder.placement import Cluster, PlacementRequest, place
+from workloadbuilder.placement.claims import supplied_within
+from workloadbuilder.placement.cluster import Domain
+from workloadbuilder.placement.complete import Complete
+from workloadbuilder.placement.kube_scheduler import needed
+from workloadbuilder.placement.request import GroupRequest
+from workloadbuilder.placement.snapshot import Snapshot
 
 
 @st.composite
@@ -78,3 +86,25 @@ def test_complete_rules_out_domains_by_their_supply_as_pool_by_pool(instance: tu
     with mock.patch("workloadbuilder.placement.complete.domain_supply", return_value=None):
         slow = place(req, cl, "complete")
     assert fast.to_dict() == slow.to_dict()
+
+
+def _leaf_fits_alone(search: Complete, group: GroupRequest, domain: Domain) -> bool:
+    """The necessary check of one domain, as the engine made it before it checked a key's domains at once."""
+    snap, need = search.snap, needed(group)
+    room = sum(min(n, snap.fit(shape, domain)) for shape, n in search.kube.shapes(group))
+    pending = [ref for ref in group.claims if ref.identity not in snap.allocations]
+    supplied = not pending or group.count == 0 or supplied_within(snap, pending, domain)
+    return group.count >= need and room >= need and supplied
+
+
+@COLUMNAR_SETTINGS
+@given(instances())
+def test_complete_checks_a_gang_s_domains_at_once_as_one_at_a_time(instance: tuple[Cluster, PlacementRequest]) -> None:
+    """``Complete._leaf_fits`` of every candidate domain, before and after earlier gangs are assumed."""
+    cl, req = instance
+    snap = Snapshot(cl)
+    search = Complete(snap)
+    for root in req.roots:
+        domains = search.kube.candidates(root, cl.root)
+        assert search._leaf_fits(root, domains) == [_leaf_fits_alone(search, root, d) for d in domains]
+        search.kube.schedule(root)  # assumed when it fits: the next gang is checked against what is left

@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 import time
 from bisect import bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -77,8 +78,9 @@ class Complete:
         memo: dict[tuple[str, int], bool] = {}
         self._supplies.clear()
         timed_out = False
-        for domain in self.kube.candidates(root, self.snap.cluster.root):
-            if not self._fits_in(root, domain, memo):
+        candidates = self.kube.candidates(root, self.snap.cluster.root)
+        for domain, fits in zip(candidates, self._fits_each(root, candidates, memo), strict=True):
+            if not fits:
                 continue
             solution = solve(self.snap, self.kube, root, domain, self.deadline)
             if solution.status == "found":
@@ -87,51 +89,87 @@ class Complete:
             timed_out = timed_out or solution.status == "timeout"
         return Outcome(False), trace, SearchReport(greedy=False, timeout=self.timeout, timed_out=timed_out)
 
+    def _fits_each(
+        self, group: GroupRequest, domains: list[Domain], memo: dict[tuple[str, int], bool]
+    ) -> Iterable[bool]:
+        """``_fits_in`` of ``group`` in each of ``domains``: a PodGroup's in one pass, a composite's one by one."""
+        if not group.is_leaf:
+            return (self._fits_in(group, domain, memo) for domain in domains)
+        fits = self._leaf_fits(group, domains)
+        memo.update(((group.name, domain.uid), ok) for domain, ok in zip(domains, fits, strict=True))
+        return fits
+
     def _fits_in(self, group: GroupRequest, domain: Domain, memo: dict[tuple[str, int], bool]) -> bool:
         """A necessary condition for ``group`` in ``domain``, cheap to check, level by level.
 
         A PodGroup's minimum must fit in the domain ignoring every other
         group, and the pools its nodes reach must hold the devices its new
-        claims need; a CompositePodGroup needs enough children that pass the
-        same test in one of their candidate domains inside it, and whose
-        PodGroups of one pod shape fit their minimums in the domain together
-        (``_satisfiable``). When it fails, no placement in that domain exists
-        and the exact search is not needed there.
+        claims need (``_leaf_fits``); a CompositePodGroup needs enough
+        children that pass the same test in one of their candidate domains
+        inside it, and whose PodGroups of one pod shape fit their minimums in
+        the domain together (``_satisfiable``). When it fails, no placement
+        in that domain exists and the exact search is not needed there.
         """
         key = (group.name, domain.uid)
         cached = memo.get(key)
         if cached is None:
-            need = needed(group)
             if group.is_leaf:
-                sets = self.kube.shapes(group)
-                cached = group.count >= need and sum(min(n, self.snap.fit(shape, domain)) for shape, n in sets) >= need
-                pending = [ref for ref in group.claims if ref.identity not in self.snap.allocations]
-                if cached and pending and group.count > 0:  # its pods, all in the domain, must reach the devices
-                    cached = self._supplied(group, pending, domain)
+                cached = self._leaf_fits(group, [domain])[0]
             else:
                 passing = [
                     child
                     for child in group.children
-                    if any(self._fits_in(child, inner, memo) for inner in self.kube.candidates(child, domain))
+                    if any(self._fits_each(child, self.kube.candidates(child, domain), memo))
                 ]
-                cached = self._satisfiable(passing, domain) >= need
+                cached = self._satisfiable(passing, domain) >= needed(group)
             memo[key] = cached
         return cached
 
-    def _supplied(self, group: GroupRequest, pending: list[ClaimRef], domain: Domain) -> bool:
-        """Whether the pools ``domain``'s nodes reach hold the devices ``pending`` claims need (``supplied_within``).
+    def _leaf_fits(self, group: GroupRequest, domains: list[Domain]) -> list[bool]:
+        """Whether PodGroup ``group``'s minimum fits alone in each of ``domains``, its pending claims served there.
+
+        Its pod sets' room is counted for all the domains at once when they
+        are one key's (``Snapshot.fits_in``); the pools are checked only in
+        the domains with room.
+        """
+        need = needed(group)
+        if group.count < need:
+            return [False] * len(domains)
+        room = np.zeros(len(domains), dtype=np.int64)
+        for shape, n in self.kube.shapes(group):
+            room += np.minimum(self.snap.fits_in(shape, domains), n)
+        fits = room >= need
+        pending = [ref for ref in group.claims if ref.identity not in self.snap.allocations]
+        if pending and group.count > 0 and fits.any():
+            fits &= self._supplied(group, pending, domains, fits)
+        return [bool(ok) for ok in fits]
+
+    def _supplied(
+        self, group: GroupRequest, pending: list[ClaimRef], domains: list[Domain], where: npt.NDArray[np.bool_]
+    ) -> npt.NDArray[np.bool_]:
+        """Whether the pools each of ``domains``' nodes reach hold the devices ``pending`` claims need.
 
         Where every pool is everyone's or a whole domain's, that is
-        ``domain_supply``, found for all the domains of ``domain``'s set at once.
+        ``domain_supply``, found for all the domains of their set at once;
+        otherwise ``supplied_within`` of each domain at ``where``.
         """
-        family = domain.family
-        if family is None or domain.key is None:
-            return supplied_within(self.snap, pending, domain)
-        key = (group.name, family.uid)
-        if key not in self._supplies:
-            self._supplies[key] = domain_supply(self.snap, pending, family.domains)
-        supply = self._supplies[key]
-        return supplied_within(self.snap, pending, domain) if supply is None else bool(supply[domain.position])
+        family = domains[0].family
+        positions = family.positions(domains) if family is not None and domains[0].key is not None else None
+        supply = None
+        if family is not None and positions is not None:
+            key = (group.name, family.uid)
+            if key not in self._supplies:
+                self._supplies[key] = domain_supply(self.snap, pending, family.domains)
+            supply = self._supplies[key]
+        if supply is not None and positions is not None:
+            return supply[positions]
+        return np.array(
+            [
+                bool(at) and supplied_within(self.snap, pending, domain)
+                for domain, at in zip(domains, where, strict=True)
+            ],
+            dtype=np.bool_,
+        )
 
     def _satisfiable(self, children: list[GroupRequest], domain: Domain) -> int:
         """At most how many of ``children`` (each of which could fit alone) can be satisfied together in ``domain``.
