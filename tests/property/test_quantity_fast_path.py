@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from workloadbuilder.placement import quantity
 from workloadbuilder.placement.quantity import QuantityError
+from workloadbuilder.placement.resources import valid_millis
 
 SUFFIXES = ["", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "n", "u", "e3", "E-2", "i", "mi"]
 DIGITS = st.text(alphabet="0123456789", min_size=0, max_size=22)
@@ -96,19 +97,9 @@ def test_other_forms_go_to_the_full_parser(text: str) -> None:
 
 
 def _one_by_one(resource: str, texts: list[object]) -> list[int] | None:
-    """``column_millis`` as a plain loop: each string read alone; ``None`` at the first that is no quantity >= 0."""
-    out = []
-    for text in texts:
-        if type(text) is not str:
-            return None
-        try:
-            amount = quantity.resource_millis(resource, text)
-        except QuantityError:
-            return None
-        if amount < 0:
-            return None
-        out.append(amount)
-    return out
+    """``column_millis`` as the node-by-node reader reads a column: ``valid_millis`` of each (``None`` if one is)."""
+    amounts = [valid_millis(resource, text) for text in texts]
+    return None if None in amounts else [amount for amount in amounts if amount is not None]
 
 
 RESOURCES = st.sampled_from(["cpu", "memory", "nvidia.com/gpu"])
