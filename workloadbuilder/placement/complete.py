@@ -119,7 +119,7 @@ class Complete:
                 passing = [
                     child
                     for child in group.children
-                    if any(self._fits_each(child, self.kube.candidates(child, domain), memo))
+                    if any(self._fits_in(child, inner, memo) for inner in self.kube.candidates(child, domain))
                 ]
                 cached = self._satisfiable(passing, domain) >= needed(group)
             memo[key] = cached
@@ -128,48 +128,46 @@ class Complete:
     def _leaf_fits(self, group: GroupRequest, domains: list[Domain]) -> list[bool]:
         """Whether PodGroup ``group``'s minimum fits alone in each of ``domains``, its pending claims served there.
 
-        Its pod sets' room is counted for all the domains at once when they
-        are one key's (``Snapshot.fits_in``); the pools are checked only in
-        the domains with room.
+        Its pod sets' room is counted for all the domains at once when there
+        are several (``Snapshot.fits_in``); the pools are checked only where
+        there is room.
         """
         need = needed(group)
         if group.count < need:
             return [False] * len(domains)
-        room = np.zeros(len(domains), dtype=np.int64)
-        for shape, n in self.kube.shapes(group):
-            room += np.minimum(self.snap.fits_in(shape, domains), n)
-        fits = room >= need
+        sets = self.kube.shapes(group)
+        if len(domains) == 1:  # a composite's child, tried domain by domain until one fits: no arrays
+            rooms = [sum(min(n, self.snap.fit(shape, domains[0])) for shape, n in sets)]
+        else:
+            room = np.zeros(len(domains), dtype=np.int64)
+            for shape, n in sets:
+                room += np.minimum(self.snap.fits_in(shape, domains), n)
+            rooms = room.tolist()
+        fits = [room >= need for room in rooms]
         pending = [ref for ref in group.claims if ref.identity not in self.snap.allocations]
-        if pending and group.count > 0 and fits.any():
-            fits &= self._supplied(group, pending, domains, fits)
-        return [bool(ok) for ok in fits]
+        if pending and group.count > 0 and any(fits):
+            fits = self._supplied(group, pending, domains, fits)
+        return fits
 
     def _supplied(
-        self, group: GroupRequest, pending: list[ClaimRef], domains: list[Domain], where: npt.NDArray[np.bool_]
-    ) -> npt.NDArray[np.bool_]:
-        """Whether the pools each of ``domains``' nodes reach hold the devices ``pending`` claims need.
+        self, group: GroupRequest, pending: list[ClaimRef], domains: list[Domain], fits: list[bool]
+    ) -> list[bool]:
+        """``fits``, kept where the pools the domain's nodes reach hold the devices ``pending`` claims need.
 
         Where every pool is everyone's or a whole domain's, that is
         ``domain_supply``, found for all the domains of their set at once;
-        otherwise ``supplied_within`` of each domain at ``where``.
+        otherwise ``supplied_within`` of each domain that fits.
         """
         family = domains[0].family
         positions = family.positions(domains) if family is not None and domains[0].key is not None else None
-        supply = None
         if family is not None and positions is not None:
             key = (group.name, family.uid)
             if key not in self._supplies:
                 self._supplies[key] = domain_supply(self.snap, pending, family.domains)
             supply = self._supplies[key]
-        if supply is not None and positions is not None:
-            return supply[positions]
-        return np.array(
-            [
-                bool(at) and supplied_within(self.snap, pending, domain)
-                for domain, at in zip(domains, where, strict=True)
-            ],
-            dtype=np.bool_,
-        )
+            if supply is not None:
+                return [fit and bool(served) for fit, served in zip(fits, supply[positions].tolist(), strict=True)]
+        return [fit and supplied_within(self.snap, pending, domain) for domain, fit in zip(domains, fits, strict=True)]
 
     def _satisfiable(self, children: list[GroupRequest], domain: Domain) -> int:
         """At most how many of ``children`` (each of which could fit alone) can be satisfied together in ``domain``.
