@@ -605,7 +605,7 @@ def _landing_order(
         if int(fits.min()) >= k + height:  # every (k, node) pair fits
             block_ranks = rank_keys(running, nodes, size)
             keys.append(block_ranks.ravel())
-            owners.append(np.tile(np.arange(len(nodes)), height))
+            owners.append(np.arange(height * len(nodes)) % len(nodes))  # each row's nodes (np.tile is far slower)
             turns.append(np.arange(k, k + height).repeat(len(nodes)))
             key_ranks = block_ranks[-1]
         else:
