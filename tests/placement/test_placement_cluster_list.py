@@ -146,3 +146,35 @@ def test_a_bad_object_in_the_list_is_a_field_error(item: dict[str, Any], expecte
     with pytest.raises(AggregateError) as caught:
         Cluster.from_kubectl({"kind": "List", "items": [item]})
     assert [str(error) for error in caught.value.field_errors] == [expected]
+
+
+def _node_items() -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = json.loads((DUMP / "nodes.json").read_text())["items"]
+    return items
+
+
+ORDERS = [
+    ("nodes first, other kinds last", lambda nodes, others: [*nodes, *others]),
+    ("other kinds first", lambda nodes, others: [*others, *nodes]),
+    ("another kind between nodes", lambda nodes, others: [*nodes[:2], *others, *nodes[2:]]),
+    ("nodes without kind, then others", lambda nodes, others: [*({**n, "kind": None} for n in nodes), *others]),
+]
+
+
+@pytest.mark.parametrize("order", [o[1] for o in ORDERS], ids=[o[0] for o in ORDERS])
+def test_a_list_is_sorted_by_kind_wherever_its_nodes_are(order: Any) -> None:
+    """The List is first read as a node dump; an item of another kind, anywhere, makes it a mixed List."""
+    cl = Cluster.from_kubectl({"kind": "List", "items": order(_node_items(), EXTRA[:2])})
+    assert cl.names == Cluster.from_kubectl((DUMP / "nodes.json").read_text()).names
+    assert cl.priority_classes["batch"] == PriorityClass("batch", 100)
+
+
+def test_a_bad_node_of_a_mixed_list_is_an_error_at_its_index_in_the_list() -> None:
+    nodes = _node_items()
+    del nodes[2]["status"]["allocatable"]
+    with pytest.raises(AggregateError) as caught:
+        Cluster.from_kubectl({"kind": "List", "items": [*nodes[:3], EXTRA[0], *nodes[3:]]})
+    assert [str(error) for error in caught.value.field_errors] == ["items[2].status.allocatable: Required value"]
+    with pytest.raises(AggregateError) as caught:
+        Cluster.from_kubectl({"kind": "List", "items": nodes})
+    assert [str(error) for error in caught.value.field_errors] == ["nodes[2].status.allocatable: Required value"]

@@ -98,7 +98,11 @@ def _from_kubectl(nodes_json: Any, pods_json: Any, groups_json: Any, policies_js
     errors = ErrorList()
     parts = ClusterParts()
     items = _items(nodes_json, "nodes")
-    mixed = _mixed(items)
+    # Read as a node dump, unless an item says otherwise (a mixed List from kubectl ends with its other kinds)
+    node_errors = ErrorList()
+    last_kind = items[-1].get("kind") if items and _is_object(items[-1]) else None
+    nodes = read_nodes(items, "nodes", node_errors, nodes_only=True) if last_kind in (None, "Node") else None
+    mixed = nodes is None
     section = "items" if mixed else "nodes"
     by_kind = _by_kind(items, section, errors) if mixed else {}
     policies = _items(policies_json, "policies")
@@ -106,11 +110,12 @@ def _from_kubectl(nodes_json: Any, pods_json: Any, groups_json: Any, policies_js
     classes = PriorityClasses(
         [*read_priority_classes(policies, "policies", errors), *read_priority_classes(listed, section, errors)]
     )
-    if mixed:
+    if nodes is None:
         entries = by_kind.get("Node", [])
         nodes = read_nodes([item for _, item in entries], section, errors, [i for i, _ in entries])
     else:
-        nodes = read_nodes(items, section, errors)
+        errors.extend(node_errors)
+    assert nodes is not None, "read_nodes gives its nodes unless nodes_only finds another kind"
     names = _check_unique(nodes.names, section, errors)
     groups: dict[str, RunningGroup] = {}
     group_items = [
@@ -140,15 +145,6 @@ def _from_kubectl(nodes_json: Any, pods_json: Any, groups_json: Any, policies_js
     parts.warnings = nodes.warnings
     parts.nodes, parts.pods, parts.groups = nodes.columns, pods, list(groups.values())
     return parts
-
-
-def _mixed(items: list[Any]) -> bool:
-    """Whether a List holds objects of other kinds than Node (an item without ``kind`` is a Node)."""
-    try:
-        kinds = {item.get("kind") for item in items}  # a node dump: every item is an object
-    except (AttributeError, TypeError):  # an item that is no object, or a kind that is no string
-        return any(_is_object(item) and item.get("kind") not in (None, "Node") for item in items)
-    return not kinds <= {None, "Node"}
 
 
 def _budgets(items: list[Any], section: str, pods: list[dict[str, Any]], errors: ErrorList) -> list[DisruptionBudget]:

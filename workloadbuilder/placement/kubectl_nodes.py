@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping, Sequence
 from itertools import count
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
 import numpy as np
 
@@ -54,13 +54,32 @@ class NodesRead(NamedTuple):
     warnings: list[str]
 
 
+@overload
 def read_nodes(
     items: Sequence[Any], section: str, errors: ErrorList, indices: Sequence[int] | None = None
-) -> NodesRead:
+) -> NodesRead: ...
+
+
+@overload
+def read_nodes(
+    items: Sequence[Any], section: str, errors: ErrorList, indices: Sequence[int] | None = None, *, nodes_only: bool
+) -> NodesRead | None: ...
+
+
+def read_nodes(
+    items: Sequence[Any],
+    section: str,
+    errors: ErrorList,
+    indices: Sequence[int] | None = None,
+    *,
+    nodes_only: bool = False,
+) -> NodesRead | None:
     """The nodes among ``items``, amounts in millis; item ``n``'s errors are at ``<section>[indices[n]]...``.
 
     ``indices`` gives each item's index in its List (by default, its
-    position in ``items``). Allocatable maps of the same resource names are
+    position in ``items``). With ``nodes_only``, ``None`` (and no errors)
+    when an object among ``items`` has a ``kind`` other than ``Node``: the
+    caller then sorts its List by kind. Allocatable maps of the same resource names are
     read column by column once every node is read (``column_millis``). When
     a column holds a string that is no quantity, the items are read again
     node by node, each amount as it comes, so that the errors are those of
@@ -68,7 +87,10 @@ def read_nodes(
     """
     where = range(len(items)) if indices is None else indices
     found = ErrorList()
-    read = _Reader(section, found, by_column=True).read(items, where)
+    reader = _Reader(section, found, by_column=True, nodes_only=nodes_only)
+    read = reader.read(items, where)
+    if reader.other_kind:
+        return None
     if read is None:
         found = ErrorList()
         read = _Reader(section, found, by_column=False).read(items, where)
@@ -80,11 +102,15 @@ def read_nodes(
 class _Reader:
     """The state of reading one dump: where errors go, what it has read already, and the nodes' columns."""
 
-    def __init__(self, section: str, errors: ErrorList, *, by_column: bool) -> None:
+    def __init__(self, section: str, errors: ErrorList, *, by_column: bool, nodes_only: bool = False) -> None:
         self.section = FieldPath(section)
         self.errors = errors
         self.by_column = by_column
         """Whether allocatable maps (dicts of string names) are kept as given and read column by column at the end."""
+        self.nodes_only = nodes_only
+        """Whether to stop at an object whose ``kind`` is not ``Node`` (an absent kind is a Node's)."""
+        self.other_kind = False
+        """Whether it stopped so."""
         self.layouts: dict[tuple[Any, ...], int] = {}
         """By the resource names of an allocatable map as given (all strings), its layout's number."""
         self.layout_names: list[tuple[str, ...]] = []
@@ -106,7 +132,12 @@ class _Reader:
     def read(self, items: Sequence[Any], indices: Sequence[int]) -> NodesRead | None:
         """Every item read; ``None`` when a column of allocatable maps kept as given is not all quantity strings."""
         node = self.node
-        skipped = [ordinal for ordinal, item, i in zip(count(), items, indices, strict=False) if not node(item, i)]
+        skipped = []
+        for ordinal, item, i in zip(count(), items, indices, strict=False):
+            if not node(item, i):
+                if self.other_kind:
+                    return None
+                skipped.append(ordinal)
         allocatable = self.allocatable_columns()
         if allocatable is None:
             return None
@@ -117,7 +148,12 @@ class _Reader:
         return NodesRead(columns, names, self.warnings)
 
     def node(self, item: Any, i: int) -> bool:
-        """Read item ``i`` into the columns; ``False`` (and its errors) when it is malformed."""
+        """Read item ``i`` into the columns; ``False`` (and its errors) when it is malformed or of another kind."""
+        if self.nodes_only and (type(item) is dict or isinstance(item, Mapping)):
+            kind = item.get("kind")
+            if kind is not None and kind != "Node":
+                self.other_kind = True
+                return False
         try:
             metadata = item["metadata"]
             name = metadata["name"]
