@@ -574,9 +574,10 @@ class Cluster:
         pods) has a debt, and evicting less than the debt frees nothing.
         """
         ids: dict[tuple[int, ...], int] = {}
-        columns = self.allocatable
-        if any(map(any, self.used)):
-            columns = [[a - u for a, u in zip(alloc, used)] for alloc, used in zip(self.allocatable, self.used)]
+        columns = [  # a resource nothing uses (most of them, on most clusters) is free as allocatable
+            [a - u for a, u in zip(alloc, used)] if any(used) else alloc
+            for alloc, used in zip(self.allocatable, self.used)
+        ]
         out = [ids.setdefault(vector, len(ids)) for vector in zip(*columns)]
         self.vectors.extend(ids)  # in order of first use
         return out
