@@ -79,7 +79,13 @@ class Complete:
         self._supplies.clear()
         timed_out = False
         candidates = self.kube.candidates(root, self.snap.cluster.root)
-        for domain, fits in zip(candidates, self._fits_each(root, candidates, memo), strict=True):
+        # a PodGroup's domains are all checked in one pass; a composite's one by one, as the search reaches them
+        checks: Iterable[bool] = (
+            self._leaf_fits(root, candidates)
+            if root.is_leaf
+            else (self._fits_in(root, domain, memo) for domain in candidates)
+        )
+        for domain, fits in zip(candidates, checks, strict=True):
             if not fits:
                 continue
             solution = solve(self.snap, self.kube, root, domain, self.deadline)
@@ -88,16 +94,6 @@ class Complete:
                 return _Materializer(self.snap, self.kube, solution).run(root), trace, report
             timed_out = timed_out or solution.status == "timeout"
         return Outcome(False), trace, SearchReport(greedy=False, timeout=self.timeout, timed_out=timed_out)
-
-    def _fits_each(
-        self, group: GroupRequest, domains: list[Domain], memo: dict[tuple[str, int], bool]
-    ) -> Iterable[bool]:
-        """``_fits_in`` of ``group`` in each of ``domains``: a PodGroup's in one pass, a composite's one by one."""
-        if not group.is_leaf:
-            return (self._fits_in(group, domain, memo) for domain in domains)
-        fits = self._leaf_fits(group, domains)
-        memo.update(((group.name, domain.uid), ok) for domain, ok in zip(domains, fits, strict=True))
-        return fits
 
     def _fits_in(self, group: GroupRequest, domain: Domain, memo: dict[tuple[str, int], bool]) -> bool:
         """A necessary condition for ``group`` in ``domain``, cheap to check, level by level.

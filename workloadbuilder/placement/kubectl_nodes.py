@@ -79,11 +79,12 @@ def read_nodes(
     ``indices`` gives each item's index in its List (by default, its
     position in ``items``). With ``nodes_only``, ``None`` (and no errors)
     when an object among ``items`` has a ``kind`` other than ``Node``: the
-    caller then sorts its List by kind. Allocatable maps of the same resource names are
-    read column by column once every node is read (``column_millis``). When
-    a column holds a string that is no quantity, the items are read again
-    node by node, each amount as it comes, so that the errors are those of
-    each node in turn.
+    caller then sorts its List by kind.
+
+    Allocatable maps of the same resource names are read column by column
+    once every node is read (``column_millis``). When a column holds a
+    string that is no quantity, the items are read again node by node, each
+    amount as it comes, so that the errors are those of each node in turn.
     """
     where = range(len(items)) if indices is None else indices
     found = ErrorList()

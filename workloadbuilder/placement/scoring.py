@@ -407,7 +407,8 @@ def _assign_by_landing(snap: Snapshot, shape: Shape, candidates: npt.NDArray[np.
     """
     cluster = snap.cluster
     extras: npt.NDArray[np.int64] | None = None  # the preference scores, when some node's differ
-    if len(candidates) > count and not prefers(snap, shape):
+    preferring = prefers(snap, shape)
+    if len(candidates) > count and not preferring:
         nodes, inputs = candidates, _score_inputs(snap, candidates)
         first = _scores_after(shape, inputs, 0)
         if first is None:
@@ -416,7 +417,7 @@ def _assign_by_landing(snap: Snapshot, shape: Shape, candidates: npt.NDArray[np.
     else:  # every candidate's room is read: each may take a pod, or the preference scores need it
         nodes, fits = _with_room(snap, shape, candidates)
         inputs = _score_inputs(snap, nodes)
-        if prefers(snap, shape):
+        if preferring:
             preferred = preference_scores(snap, shape, nodes.tolist())
             extras = np.fromiter(preferred.values(), dtype=np.int64, count=len(nodes))
         if len(nodes) <= count:  # every one may take a pod: the first scores come with the others
