@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeAlias
 
 from workloadbuilder.errors import InvalidArgumentError, WorkloadBuilderError
-from workloadbuilder.gofmt import go_quote, go_sprint, render_bad_value
+from workloadbuilder.gofmt import WholeValue, go_quote, go_sprint, render_bad_value
 
 __all__ = [
     "OMIT_VALUE",
@@ -387,7 +387,7 @@ class AggregateError(WorkloadBuilderError, ValueError):
                 "type": err.type.value,
                 "loc": err.loc(),
                 "msg": err.type.display + (f": {err.detail}" if err.detail else ""),
-                "input": err.bad_value,
+                "input": err.bad_value.value if isinstance(err.bad_value, WholeValue) else err.bad_value,
             }
             for err in self.field_errors
         ]

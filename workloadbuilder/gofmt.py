@@ -18,9 +18,31 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from workloadbuilder._isprint import BOUNDS as _PRINT_BOUNDS
-from workloadbuilder.limits import MAX_MESSAGE_VALUE
+from workloadbuilder.limits import MAX_MESSAGE_VALUE, MAX_WHOLE_MESSAGE_VALUE
 
-__all__ = ["go_float", "go_is_print", "go_json", "go_quote", "go_sprint", "render_bad_value"]
+__all__ = ["WholeValue", "go_float", "go_is_print", "go_json", "go_quote", "go_sprint", "render_bad_value"]
+
+
+class WholeValue:
+    """A bad value a message shows whole, as the apiserver does, up to ``limits.MAX_WHOLE_MESSAGE_VALUE`` characters.
+
+    For values whose size the input bounds and whose exact text users compare
+    with the apiserver's (a too-deep template tree); any other value is cut at
+    ``limits.MAX_MESSAGE_VALUE``.
+    """
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, WholeValue) and self.value == other.value
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"WholeValue({self.value!r})"
 
 
 class _NotJSON(Exception):
@@ -31,14 +53,21 @@ def render_bad_value(value: Any) -> str:
     """Render a bad value as ``field.Error`` does: strings quoted, numbers and bools bare, the rest as JSON.
 
     Capped at ``limits.MAX_MESSAGE_VALUE`` characters (then ``...``): a message
-    never renders, nor walks, more of a huge value than it shows.
+    never renders, nor walks, more of a huge value than it shows. A
+    :class:`WholeValue` is capped at ``limits.MAX_WHOLE_MESSAGE_VALUE`` instead.
     """
+    if isinstance(value, WholeValue):
+        return _render(value.value, MAX_WHOLE_MESSAGE_VALUE)
+    return _render(value, MAX_MESSAGE_VALUE)
+
+
+def _render(value: Any, cap: int) -> str:
     if isinstance(value, str):
-        return go_quote(value) if len(value) <= MAX_MESSAGE_VALUE else go_quote(value[:MAX_MESSAGE_VALUE]) + "..."
+        return go_quote(value) if len(value) <= cap else go_quote(value[:cap]) + "..."
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
-        return _capped(_int_text(value))
+        return _capped(_int_text(value), cap)
     if isinstance(value, float):
         return go_float(value)
     if isinstance(value, BaseException):
@@ -47,11 +76,11 @@ def render_bad_value(value: Any) -> str:
         text = ""
         for piece in _pieces(value):  # stop reading once the cap is reached: a value may be huge
             text += piece
-            if len(text) > MAX_MESSAGE_VALUE:
-                return _html_escape(text[:MAX_MESSAGE_VALUE]) + "..."
+            if len(text) > cap:
+                return _html_escape(text[:cap]) + "..."
         return _html_escape(text)
     except _NotJSON:
-        return _capped(str(value))
+        return _capped(str(value), cap)
 
 
 def _int_text(value: int) -> str:
@@ -59,8 +88,8 @@ def _int_text(value: int) -> str:
     return str(value) if value.bit_length() <= 10_000 else f"<an integer of {value.bit_length()} bits>"
 
 
-def _capped(text: str) -> str:
-    return text if len(text) <= MAX_MESSAGE_VALUE else text[:MAX_MESSAGE_VALUE] + "..."
+def _capped(text: str, cap: int = MAX_MESSAGE_VALUE) -> str:
+    return text if len(text) <= cap else text[:cap] + "..."
 
 
 def go_sprint(value: Any) -> str:

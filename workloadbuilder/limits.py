@@ -22,6 +22,7 @@ __all__ = [
     "MAX_INDEXED_COMPLETIONS",
     "MAX_LWS_REPLICAS",
     "MAX_MESSAGE_VALUE",
+    "MAX_WHOLE_MESSAGE_VALUE",
     "MAX_NESTING",
     "MAX_NODES",
     "MAX_PODS",
@@ -62,3 +63,8 @@ MAX_MESSAGE_VALUE = 1000
 """The engine: characters of a bad value an error message shows before it elides the rest (``...``). Any name
 or label Kubernetes allows fits whole; a huge value (a 5 MB annotation, an expanded list) is neither rendered
 nor walked past this."""
+
+MAX_WHOLE_MESSAGE_VALUE = 1 << 20
+"""The engine: characters shown of a bad value the apiserver's message carries whole, and whose exact text users
+compare (a too-deep template tree, rendered as Go's internal types: about 1,300 characters at the smallest, more
+for each template below). Past 1 MiB it is elided too: no apiserver request renders a larger one in practice."""

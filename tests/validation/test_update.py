@@ -316,10 +316,7 @@ POD_GROUP_CASES: list[tuple[str, dict[str, Any], FeatureGates | None, list[str]]
         "workload-ref-cleared",
         changed(OLD_POD_GROUP, "spec.workloadRef", ...),
         None,
-        [
-            "spec.workloadRef: Required value: must be set when parentCompositePodGroupName is set",
-            f"spec.workloadRef: {IMMUTABLE}",
-        ],
+        [f"spec.workloadRef: {IMMUTABLE}"],
     ),
     (
         "parent",

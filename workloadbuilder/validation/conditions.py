@@ -2,10 +2,11 @@
 
 A PodGroup's and a CompositePodGroup's status updates run it (their
 declarative ``conditions`` tags are alpha, and not enforced): each type
-appears once and is a qualified name, each status is ``True``, ``False`` or
-``Unknown``, ``observedGeneration`` is not negative, ``lastTransitionTime``
-and ``reason`` are set, a reason is CamelCase-like and at most 1024 bytes,
-a message at most 32768 bytes.
+appears once (a repeat is a ``Duplicate`` at the repeated item), is set and
+is a qualified name; each status is set and is ``True``, ``False`` or
+``Unknown``; ``observedGeneration`` is not negative; ``lastTransitionTime``
+and ``reason`` are set (a bare ``Required value``); a reason is
+CamelCase-like and at most 1024 bytes, a message at most 32768 bytes.
 """
 
 from __future__ import annotations
@@ -31,14 +32,14 @@ _REASON_MSG = (
 
 
 def conditions_errors(path: FieldPath, conditions: Any) -> ErrorList:
-    """The errors of a ``conditions`` list (JSON) at ``path``, in Go's order: a repeated type, then each condition."""
+    """The errors of a ``conditions`` list (JSON) at ``path``, in Go's order: item by item, a repeat, then the item."""
     errs = ErrorList()
     seen: set[str] = set()
     for i, condition in enumerate(conditions if isinstance(conditions, list) else []):
         entry: Mapping[str, Any] = condition if isinstance(condition, Mapping) else {}
         kind = entry.get("type") or ""
         if kind in seen:
-            errs.append(duplicate(path.index(i).child("type"), kind))
+            errs.append(duplicate(path.index(i), kind))
         seen.add(kind)
         errs += _condition(path.index(i), entry)
     return errs
@@ -50,17 +51,23 @@ def _bytes(text: str) -> int:
 
 def _condition(path: FieldPath, condition: Mapping[str, Any]) -> ErrorList:
     kind, status = condition.get("type") or "", condition.get("status") or ""
-    errs = ErrorList(invalid(path.child("type"), kind, msg) for msg in is_label_key(kind))
-    if status not in _STATUSES:
+    errs = ErrorList()
+    if not kind:
+        errs.append(required(path.child("type"), "is required"))
+    else:
+        errs.extend(invalid(path.child("type"), kind, msg) for msg in is_label_key(kind))
+    if not status:
+        errs.append(required(path.child("status")))
+    elif status not in _STATUSES:
         errs.append(not_supported(path.child("status"), status, _STATUSES))
     generation = condition.get("observedGeneration") or 0
     if generation < 0:
         errs.append(invalid(path.child("observedGeneration"), generation, "must be greater than or equal to zero"))
     if not condition.get("lastTransitionTime"):
-        errs.append(required(path.child("lastTransitionTime"), "must be set"))
+        errs.append(required(path.child("lastTransitionTime")))
     reason = condition.get("reason") or ""
     if not reason:
-        errs.append(required(path.child("reason"), "must be set"))
+        errs.append(required(path.child("reason")))
     else:
         if not _REASON_RE.fullmatch(reason):
             errs.append(invalid(path.child("reason"), reason, _REASON_MSG))

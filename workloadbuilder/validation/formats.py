@@ -5,6 +5,12 @@ Each ``is_*`` function returns the list of messages Kubernetes'
 value is valid); the ``*_errors`` helpers turn them into field errors, one
 ``Invalid`` error per message, as the declarative validators do. Lengths are
 counted in UTF-8 bytes and regexes must match the whole value, as in Go.
+
+The DNS checks also speak for apimachinery's older ``pkg/util/validation``
+twins, which ``ValidateObjectMeta`` still calls for ``metadata.name``,
+``generateName`` and ``namespace``: the same rules, but their ``MaxLenError``
+says ``characters`` where the ``content`` package says ``bytes`` (both count
+bytes). Pass ``unit=CHARACTERS`` for those.
 """
 
 from __future__ import annotations
@@ -14,11 +20,14 @@ import re
 from workloadbuilder.field import ErrorList, FieldPath, invalid
 
 __all__ = [
+    "BYTES",
+    "CHARACTERS",
     "is_dns1123_label",
     "is_dns1123_subdomain",
     "is_label_key",
     "is_label_value",
     "is_path_segment_name",
+    "is_path_segment_prefix",
     "label_key_errors",
     "long_name_errors",
     "path_segment_name_errors",
@@ -66,19 +75,25 @@ def _regex_error(msg: str, regex: str, *examples: str) -> str:
     return f"{msg} (e.g. {shown}regex used for validation is '{regex}')"
 
 
-def _max_len(length: int) -> str:
-    return f"must be no more than {length} bytes"
+BYTES = "bytes"
+"""The unit ``content``'s length messages name (declarative validation, labels, qualified names)."""
+CHARACTERS = "characters"
+"""The unit ``pkg/util/validation.MaxLenError`` names (metadata name, generateName, namespace)."""
+
+
+def _max_len(length: int, unit: str = BYTES) -> str:
+    return f"must be no more than {length} {unit}"
 
 
 def _byte_len(value: str) -> int:
     return len(value.encode("utf-8", "surrogatepass"))
 
 
-def is_dns1123_label(value: str) -> list[str]:
-    """Messages for a value that is not a DNS-1123 label (``k8s-short-name``)."""
+def is_dns1123_label(value: str, unit: str = BYTES) -> list[str]:
+    """Messages for a value that is not a DNS-1123 label (``k8s-short-name``); ``unit`` names the length's unit."""
     errs = []
     if _byte_len(value) > _LABEL_MAX:
-        errs.append(_max_len(_LABEL_MAX))
+        errs.append(_max_len(_LABEL_MAX, unit))
     if not _LABEL_RE.fullmatch(value):
         if _SUBDOMAIN_RE.fullmatch(value):
             errs.append("must not contain dots")
@@ -87,11 +102,11 @@ def is_dns1123_label(value: str) -> list[str]:
     return errs
 
 
-def is_dns1123_subdomain(value: str) -> list[str]:
-    """Messages for a value that is not a DNS-1123 subdomain (``k8s-long-name``)."""
+def is_dns1123_subdomain(value: str, unit: str = BYTES) -> list[str]:
+    """Messages for a value that is not a DNS-1123 subdomain (``k8s-long-name``); ``unit`` names the length's unit."""
     errs = []
     if _byte_len(value) > _SUBDOMAIN_MAX:
-        errs.append(_max_len(_SUBDOMAIN_MAX))
+        errs.append(_max_len(_SUBDOMAIN_MAX, unit))
     if not _SUBDOMAIN_RE.fullmatch(value):
         errs.append(_regex_error(_SUBDOMAIN_MSG, _SUBDOMAIN_FMT, "example.com"))
     return errs
@@ -139,6 +154,11 @@ def is_path_segment_name(value: str) -> list[str]:
     for illegal in (".", ".."):
         if value == illegal:
             return [f"may not be '{illegal}'"]
+    return is_path_segment_prefix(value)
+
+
+def is_path_segment_prefix(value: str) -> list[str]:
+    """Messages for a value that cannot begin a URL path segment: a ``generateName`` may be ``.``, not hold ``/``."""
     return [f"may not contain '{illegal}'" for illegal in ("/", "%") if illegal in value]
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from workloadbuilder.field import ErrorList, FieldPath, required
+from workloadbuilder.field import ErrorList, FieldPath
 from workloadbuilder.kinds import MAX_RESOURCE_CLAIMS
 from workloadbuilder.validation import parts
 from workloadbuilder.validation.dv import (
@@ -52,9 +52,13 @@ _IMMUTABLE_REQUIRED: tuple[Check, ...] = (IMMUTABLE, REQUIRED_POINTER)
 
 
 def pod_group_spec(op: Op, path: FieldPath, spec: Struct, old: Struct | None) -> ErrorList:
-    """``PodGroupSpec``: a parent needs a ``workloadRef``; the links, policy and copied fields follow."""
-    errs = _workload_ref_with_parent(op, path, spec, old)
-    errs += scalar(op, path, spec, old, "parentCompositePodGroupName", _PARENT_CHECKS, long_name_errors)
+    """``PodGroupSpec``: the links, then the policy and the copied fields.
+
+    The tags' alpha rule that a PodGroup with a parent names its Workload is
+    not enforced by the apiserver (it filters out alpha declarative errors),
+    so it is not checked here either.
+    """
+    errs = scalar(op, path, spec, old, "parentCompositePodGroupName", _PARENT_CHECKS, long_name_errors)
     errs += nested(op, path, spec, old, "workloadRef", _IMMUTABLE_OPTIONAL, parts.workload_reference)
     errs += nested(op, path, spec, old, "schedulingPolicy", (), parts.scheduling_policy)
     errs += nested(op, path, spec, old, "schedulingConstraints", _CONSTRAINTS_CHECKS, parts.constraints)
@@ -97,20 +101,3 @@ def _claim_status(op: Op, path: FieldPath, item: Struct, old: Struct | None) -> 
 
 
 _claim_statuses = partial(keyed_items, "PodGroupResourceClaimStatus", _claim_status)
-
-
-def _workload_ref_with_parent(op: Op, path: FieldPath, spec: Struct, old: Struct | None) -> ErrorList:
-    """A PodGroup with a parent must name its Workload (an alpha rule; KEP-6012 requires it).
-
-    On update it is checked only when either field was set or cleared.
-    """
-    now = (spec["parentCompositePodGroupName"] is not None, spec["workloadRef"] is not None)
-    if (
-        op.update
-        and old is not None
-        and now == (old["parentCompositePodGroupName"] is not None, old["workloadRef"] is not None)
-    ):
-        return ErrorList()
-    if now == (True, False):
-        return ErrorList([required(path.child("workloadRef"), "must be set when parentCompositePodGroupName is set")])
-    return ErrorList()

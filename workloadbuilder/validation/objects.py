@@ -204,7 +204,7 @@ def _workload_errors(op: Op, data: dict[str, Any], old: dict[str, Any] | None, _
     spec = canonical("WorkloadSpec", data.get("spec"))
     old_spec = None if old is None else canonical("WorkloadSpec", old.get("spec"))
     # The hand-written rules run on create and on every update; the declarative ones follow them, ratcheted.
-    errs = tree_errors(_SPEC, spec)
+    errs = tree_errors(_SPEC, spec, data.get("spec"))
     if _changed(op, spec, old_spec):
         errs += workload_spec(op, _SPEC, spec, old_spec)
     return errs

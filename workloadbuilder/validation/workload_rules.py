@@ -18,10 +18,11 @@ hear about.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from workloadbuilder.field import ErrorList, FieldPath, duplicate, invalid
+from workloadbuilder.gofmt import WholeValue
 from workloadbuilder.kinds import MAX_DEPTH
 from workloadbuilder.validation.dv import Struct
 from workloadbuilder.validation.gotypes import GoStruct
@@ -34,10 +35,14 @@ _COMPOSITE_PRIORITY_DETAIL = "all priority and priorityClassName values must be 
 _NO_CHILD_DETAIL = "must have at least one child PodGroupTemplate or CompositePodGroupTemplate"
 
 
-def tree_errors(path: FieldPath, spec: Struct) -> ErrorList:
-    """The hand-written rules for a canonical ``spec`` at ``path``: names, depth, priority, children, in that order."""
+def tree_errors(path: FieldPath, spec: Struct, raw: Any = None) -> ErrorList:
+    """The hand-written rules for a canonical ``spec`` at ``path``: names, depth, priority, children, in that order.
+
+    ``raw`` is the spec as sent (JSON), if at hand: the depth error shows a
+    list sent empty as ``[]`` and a list left out as ``null``, as Go does.
+    """
     errs = _unique_names(path, spec)
-    errs += _depth(path.child(COMPOSITE_LIST), spec[COMPOSITE_LIST] or [])
+    errs += _depth(path.child(COMPOSITE_LIST), spec[COMPOSITE_LIST] or [], _raw_list(raw, COMPOSITE_LIST))
     errs += _one_priority(path, spec)
     for i, template in enumerate(spec[COMPOSITE_LIST] or []):
         errs += _has_children(path.child(COMPOSITE_LIST).index(i), template)
@@ -67,14 +72,27 @@ def _list_names(path: FieldPath, templates: list[Struct], seen: set[str]) -> Err
     return errs
 
 
-def _depth(path: FieldPath, templates: list[Struct]) -> ErrorList:
-    """A top-level composite with a composite at depth ``MAX_DEPTH`` below it is refused at itself."""
+def _depth(path: FieldPath, templates: list[Struct], raw: list[Any]) -> ErrorList:
+    """A top-level composite with a composite at depth ``MAX_DEPTH`` below it is refused at itself.
+
+    The value, the template's child composites, is shown whole, as Go shows it.
+    """
     detail = f"maximum template hierarchy depth is {MAX_DEPTH}"
     return ErrorList(
-        invalid(path.index(i), _internal_list(template[COMPOSITE_LIST]), detail)
+        invalid(path.index(i), WholeValue(_internal_list(template[COMPOSITE_LIST], _raw_item(raw, i))), detail)
         for i, template in enumerate(templates)
         if _too_deep(template, 1)
     )
+
+
+def _raw_list(raw: Any, name: str) -> list[Any]:
+    """The list ``name`` of a raw (JSON) struct, ``[]`` when it is missing or not a list."""
+    value = raw.get(name) if isinstance(raw, Mapping) else None
+    return value if isinstance(value, list) else []
+
+
+def _raw_item(raw: list[Any], i: int) -> Any:
+    return raw[i] if i < len(raw) else None
 
 
 def _too_deep(template: Struct, depth: int) -> bool:
@@ -166,21 +184,34 @@ _INTERNAL_FIELDS: dict[str, tuple[tuple[str, str, str | None], ...]] = {
 }
 
 
-def _internal_list(templates: list[Struct] | None) -> list[GoStruct] | None:
-    return None if templates is None else [_internal("CompositePodGroupTemplate", t) for t in templates]
+def _internal_list(templates: list[Struct] | None, raw_parent: Any) -> list[GoStruct] | None:
+    """A template's child composites (``raw_parent`` the template as sent) as the internal type marshals them."""
+    raw = raw_parent.get(COMPOSITE_LIST) if isinstance(raw_parent, Mapping) else None
+    return _internal_items("CompositePodGroupTemplate", templates, raw)
 
 
-def _internal(type_name: str, value: Struct) -> GoStruct:
+def _internal_items(type_name: str, items: list[Struct] | None, raw: Any) -> list[GoStruct] | None:
+    """A canonical list: ``null`` when nil, ``[]`` when sent empty (the canonical form does not tell them apart)."""
+    if items is None:
+        return [] if isinstance(raw, list) else None
+    raw_items = raw if isinstance(raw, list) else []
+    return [_internal(type_name, item, _raw_item(raw_items, i)) for i, item in enumerate(items)]
+
+
+def _internal(type_name: str, value: Struct, raw: Any) -> GoStruct:
     """A canonical struct as ``json.Marshal`` writes the internal type (a nil list or pointer is ``null``)."""
     fields: list[tuple[str, Any]] = []
+    raw_fields = raw if isinstance(raw, Mapping) else {}
     for go_name, json_name, nested in _INTERNAL_FIELDS[type_name]:
-        raw = value.get(json_name)
-        if nested is None or raw is None:
-            fields.append((go_name, raw))
-        elif isinstance(raw, list):
-            fields.append((go_name, [_internal(nested, item) for item in raw]))
+        item = value.get(json_name)
+        if nested is None:
+            fields.append((go_name, item))
+        elif isinstance(item, list) or (item is None and isinstance(raw_fields.get(json_name), list)):
+            fields.append((go_name, _internal_items(nested, item, raw_fields.get(json_name))))
+        elif item is None:
+            fields.append((go_name, None))
         else:
-            fields.append((go_name, _internal(nested, raw)))
+            fields.append((go_name, _internal(nested, item, raw_fields.get(json_name))))
     return GoStruct(fields)
 
 
