@@ -113,11 +113,13 @@ def _metadata(workload: V1beta1Workload, name: str, owners: list[V1OwnerReferenc
 class TemplateIndex:
     """Every template of a Workload by name, built once and reused for each lookup.
 
-    As in Go, a name held by several templates finds the last of them, and
-    the ``(have [...])`` list of a failed lookup names every template, repeats
-    included. Composite templates are searched in pre-order. Leaf templates
-    are searched at the top level first, as Go does, then (beyond Go, see
-    docs/differences.md) inside the composite templates, in pre-order.
+    As in Go, a name held by several templates finds the last of them.
+    Composite templates are searched in pre-order. Leaf templates are
+    searched at the top level first, as Go does, then (beyond Go, see
+    docs/differences.md) inside the composite templates, in pre-order. The
+    ``(have [...])`` list of a failed lookup is the one Go builds: every
+    composite template, or every top-level leaf template, repeats included
+    (a nested leaf is found but not listed, as Go never sees it).
     """
 
     def __init__(self, workload: V1beta1Workload) -> None:
@@ -130,7 +132,7 @@ class TemplateIndex:
                 composites.append(record.node)
             else:
                 (nested if record.parent is not None else top_level).append(record.node)
-        self._leaf_names = [t.name for t in top_level + nested]
+        self._leaf_names = [t.name for t in top_level]
         self._composite_names = [t.name for t in composites]
         self.leaves: dict[str, V1beta1PodGroupTemplate] = {t.name: t for t in top_level}
         """The leaf template each name finds, top-level names first."""

@@ -951,17 +951,17 @@ def test_new_pod_group_finds_leaf_nested_in_composite() -> None:
     assert to_dict(nested) == expected_pod_group("pg-b", "pgt-1", {"schedulingPolicy": BASIC}, owners=[JOB_OWNER])
 
 
-def test_new_pod_group_not_found_lists_leaves_at_any_depth() -> None:
-    """Difference 1: the "have" list is the top level first, then each composite's leaves in pre-order."""
+def test_new_pod_group_not_found_lists_the_top_level_leaves() -> None:
+    """Difference 1 finds nested leaves, but the "have" list is Go's: the top-level leaves (none here)."""
     builder = built(composite_workload_item())
 
     with pytest.raises(BuildError) as caught:
         builder.new_pod_group("pg", "missing")
 
-    assert str(caught.value) == 'podGroupTemplate "missing" not found in workload "wl" (have [pgt-0 pgt-1])'
+    assert str(caught.value) == 'podGroupTemplate "missing" not found in workload "wl" (have [])'
 
 
-def test_new_pod_group_not_found_lists_top_level_before_composites() -> None:
+def test_new_pod_group_not_found_lists_only_top_level_leaves() -> None:
     """Difference 1, on a hand-written Workload with leaves both at the top and inside composites."""
     workload = V1beta1Workload.model_validate(
         {
@@ -997,7 +997,7 @@ def test_new_pod_group_not_found_lists_top_level_before_composites() -> None:
     with pytest.raises(BuildError) as composite_missing:
         builder.new_composite_pod_group("cpg", "missing")
 
-    assert str(leaf_missing.value) == 'podGroupTemplate "missing" not found in workload "mixed" (have [top a b d])'
+    assert str(leaf_missing.value) == 'podGroupTemplate "missing" not found in workload "mixed" (have [top])'
     assert str(composite_missing.value) == (
         'compositePodGroupTemplate "missing" not found in workload "mixed" (have [c1 c2 c3])'
     )

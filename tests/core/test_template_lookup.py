@@ -30,9 +30,15 @@ def _composite(name: str, *leaves: dict[str, Any], composites: list[dict[str, An
 NOT_FOUND: list[tuple[str, dict[str, Any], str, str]] = [
     ("leaf-repeats-listed", {"podGroupTemplates": [_leaf("t"), _leaf("t")]}, "leaf",
      'podGroupTemplate "x" not found in workload "wl" (have [t t])'),
-    ("leaf-top-level-then-nested", {"podGroupTemplates": [_leaf("b")],
-                                    "compositePodGroupTemplates": [_composite("c", _leaf("a"), _leaf("b"))]}, "leaf",
-     'podGroupTemplate "x" not found in workload "wl" (have [b a b])'),
+    ("leaf-list-is-the-top-level-one", {"podGroupTemplates": [_leaf("b")],
+                                        "compositePodGroupTemplates": [_composite("c", _leaf("a"), _leaf("b"))]},
+     "leaf", 'podGroupTemplate "x" not found in workload "wl" (have [b])'),
+    # issue 25: Go's list is its top-level templates; a nested leaf of the same name is not listed again.
+    ("leaf-top-and-nested-of-one-name", {"podGroupTemplates": [_leaf("t")],
+                                         "compositePodGroupTemplates": [_composite("c", _leaf("t"))]},
+     "leaf", 'podGroupTemplate "x" not found in workload "wl" (have [t])'),
+    ("leaf-only-nested-lists-none", {"compositePodGroupTemplates": [_composite("c", _leaf("a"))]},
+     "leaf", 'podGroupTemplate "x" not found in workload "wl" (have [])'),
     ("composite-repeats-listed-pre-order", {"compositePodGroupTemplates": [
         _composite("c", _leaf("a"), composites=[_composite("c", _leaf("b"))]), _composite("d", _leaf("e"))]},
      "composite", 'compositePodGroupTemplate "x" not found in workload "wl" (have [c c d])'),
