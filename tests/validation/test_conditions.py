@@ -18,12 +18,13 @@ REASON = (
     "'[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?')"
 )
 C0 = "status.conditions[0]"
+C1 = "status.conditions[1]"
 
 CASES: list[tuple[str, list[dict[str, Any]], list[str]]] = [
     ("valid", [GOOD], []),
-    ("repeated-type-at-the-item", [GOOD, GOOD], ['status.conditions[1]: Duplicate value: "PodGroupInitiallyScheduled"']),
+    ("repeated-type-at-the-item", [GOOD, GOOD], [f'{C1}: Duplicate value: "PodGroupInitiallyScheduled"']),
     ("repeat-before-the-item-own-errors", [GOOD, {**GOOD, "reason": ""}],
-     ['status.conditions[1]: Duplicate value: "PodGroupInitiallyScheduled"', "status.conditions[1].reason: Required value"]),
+     [f'{C1}: Duplicate value: "PodGroupInitiallyScheduled"', f"{C1}.reason: Required value"]),
     ("empty-status", [{**GOOD, "status": ""}], [f"{C0}.status: Required value"]),
     ("bad-status", [{**GOOD, "status": "Yes"}],
      [f'{C0}.status: Unsupported value: "Yes": supported values: "False", "True", "Unknown"']),
