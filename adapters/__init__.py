@@ -31,7 +31,6 @@ from workloadbuilder.adapters.jobset import JobSetAdapter
 from workloadbuilder.adapters.lws import LeaderWorkerSetAdapter
 from workloadbuilder.adapters.trainer import TrainJobAdapter, TrainJobPlan
 from workloadbuilder.adapters.volcano import VolcanoJobAdapter
-from workloadbuilder.placement import documents as _documents  # noqa: F401 - registers PlacementRequest.from_documents
 
 __all__ = [
     "Adapter",

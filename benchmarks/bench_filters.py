@@ -21,8 +21,8 @@ from collections.abc import Callable
 from typing import Any
 
 from workloadbuilder.placement import Cluster, PlacementRequest, Pods, place
-from workloadbuilder.placement.generate import RACK_KEY, generate_parts
-from workloadbuilder.placement.records import ClusterParts
+from workloadbuilder.placement.cluster.generate import RACK_KEY, generate_parts
+from workloadbuilder.placement.cluster.records import ClusterParts
 
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
 NOT_READY = {"key": "node.kubernetes.io/not-ready", "value": "", "effect": "NoExecute"}
@@ -38,7 +38,7 @@ def median_time(action: Callable[[], Any], runs: int = 5) -> float:
 
 
 def tainted(parts: ClusterParts) -> ClusterParts:
-    from workloadbuilder.placement.constraints import Taint
+    from workloadbuilder.placement.k8s.constraints import Taint
 
     nodes = []
     for i, node in enumerate(parts.nodes):

@@ -40,8 +40,8 @@ from typing import Any
 from bench_placement import RUNNING_GROUPS, realistic
 
 from workloadbuilder.placement import Cluster
-from workloadbuilder.placement.generate import generate_kubectl
-from workloadbuilder.placement.quantity import clear_cache
+from workloadbuilder.placement.cluster.generate import generate_kubectl
+from workloadbuilder.placement.k8s.quantity import clear_cache
 
 SIZES = (10000, 50000)
 TEMPLATE = Path(__file__).resolve().parent.parent / "tests" / "data" / "placement" / "node-realistic.json"

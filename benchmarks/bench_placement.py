@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from workloadbuilder.placement import Cluster, DevicePool, PlacementRequest, Pods, place, verify
-from workloadbuilder.placement.generate import BLOCK_KEY, RACK_KEY, generate_kubectl
+from workloadbuilder.placement.cluster.generate import BLOCK_KEY, RACK_KEY, generate_kubectl
 
 SIZES = (10000, 50000)
 RUNNING_GROUPS = 5000

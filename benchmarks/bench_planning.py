@@ -23,9 +23,9 @@ import sys
 import time
 
 from workloadbuilder.placement import Cluster, PlacementRequest, place
-from workloadbuilder.placement.capacity import capacity
-from workloadbuilder.placement.generate import BLOCK_KEY, RACK_KEY
-from workloadbuilder.placement.simulate import Workload, simulate
+from workloadbuilder.placement.planning.capacity import capacity
+from workloadbuilder.placement.cluster.generate import BLOCK_KEY, RACK_KEY
+from workloadbuilder.placement.planning.simulate import Workload, simulate
 
 
 def _gang(name: str, pods: int, gpus: int, key: str | None) -> PlacementRequest:

@@ -9,13 +9,14 @@ from pathlib import Path
 
 from workloadbuilder import manifests
 from workloadbuilder.adapters import plan_object
-from workloadbuilder.placement import Cluster, PlacementRequest
-from workloadbuilder.placement.capacity import capacity
-from workloadbuilder.placement.simulate import Workload, simulate
+from workloadbuilder.adapters.documents import request_from_plan
+from workloadbuilder.placement import Cluster
+from workloadbuilder.placement.planning.capacity import capacity
+from workloadbuilder.placement.planning.simulate import Workload, simulate
 
 here = Path(__file__).parent
 (jobset,) = manifests.read_documents(here / "jobset-training.yaml")
-request = PlacementRequest.from_plan(plan_object(jobset))
+request = request_from_plan(plan_object(jobset))
 cluster = Cluster.generate(
     32,
     hosts_per_rack=8,

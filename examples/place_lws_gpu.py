@@ -14,13 +14,14 @@ from pathlib import Path
 import yaml
 
 from workloadbuilder.adapters import plan_object
-from workloadbuilder.placement import Cluster, PlacementRequest, place, verify
+from workloadbuilder.adapters.documents import request_from_plan
+from workloadbuilder.placement import Cluster, place, verify
 
 HERE = Path(__file__).resolve().parent / "gpu_cluster"
 
 cluster = Cluster.from_kubectl((HERE / "nodes.json").read_text(), (HERE / "pods.json").read_text())
 lws = yaml.safe_load((HERE / "lws-cpu-leader-gpu-workers.yaml").read_text())
-request = PlacementRequest.from_plan(plan_object(lws))
+request = request_from_plan(plan_object(lws))
 
 for group in request.groups:
     shapes = ", ".join(f"{s.count} x {dict(s.requests)}" for s in group.pod_sets)
@@ -35,11 +36,11 @@ for group in answer.groups:
 
 # Four GPU workers cannot fit: the same gang with size 5 is left pending, and says why.
 lws["spec"]["leaderWorkerTemplate"]["size"] = 5
-bigger = PlacementRequest.from_plan(plan_object(lws))
+bigger = request_from_plan(plan_object(lws))
 print(place(bigger, cluster).text)
 
 # A worker asking 9 GPUs fits no node: kube-scheduler's FitError line comes first.
 lws["spec"]["leaderWorkerTemplate"]["size"] = 2
 worker = lws["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]["containers"][0]
 worker["resources"]["limits"]["nvidia.com/gpu"] = "9"
-print(place(PlacementRequest.from_plan(plan_object(lws)), cluster).text)
+print(place(request_from_plan(plan_object(lws)), cluster).text)

@@ -1,5 +1,5 @@
 """``python -m workloadbuilder``: the command line."""
 
-from workloadbuilder.cli import main
+from workloadbuilder.cli.app import main
 
 raise SystemExit(main())

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from workloadbuilder.adapters.diff import update_findings
-from workloadbuilder.cli import main
+from workloadbuilder.cli.app import main
 
 UPSTREAM = Path(__file__).resolve().parents[1] / "data" / "upstream"
 

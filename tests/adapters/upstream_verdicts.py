@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from workloadbuilder.cli import main
+from workloadbuilder.cli.app import main
 
 __all__ = ["CASES", "DATA", "GOLDEN", "render_table", "verdicts"]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from workloadbuilder.cli import main
+from workloadbuilder.cli.app import main
 
 UPSTREAM = Path(__file__).resolve().parents[1] / "data" / "upstream"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from workloadbuilder.cli import main
+from workloadbuilder.cli.app import main
 
 ROOT = Path(__file__).resolve().parents[2]
 MANIFESTS = ROOT / "examples" / "manifests"
@@ -58,22 +58,22 @@ def job(tmp_path: Path):
 # Exit codes: our own bug is 3, whatever the exception; only the library's refusals are bad input.
 
 BUGS = [
-    ("compile", ["compile", "JOB"], "workloadbuilder.cli.commands.read_inputs", ValueError("bad value")),
-    ("validate", ["validate", "JOB"], "workloadbuilder.cli.commands.read_inputs", KeyError("spec")),
-    ("diff", ["diff", "JOB", "JOB"], "workloadbuilder.cli.commands.read_inputs", LookupError("lost")),
-    ("migrate", ["migrate", "JOB"], "workloadbuilder.cli.commands.read_inputs", TypeError("not a str")),
-    ("place", ["place", "JOB", "--generate", "zones=1"], "workloadbuilder.cli.place.read_inputs", KeyError("x")),
-    ("explain", ["explain", "JOB", "--generate", "zones=1"], "workloadbuilder.cli.place.read_inputs", IndexError("i")),
+    ("compile", ["compile", "JOB"], "workloadbuilder.cli.commands.manifests.read_inputs", ValueError("bad value")),
+    ("validate", ["validate", "JOB"], "workloadbuilder.cli.commands.manifests.read_inputs", KeyError("spec")),
+    ("diff", ["diff", "JOB", "JOB"], "workloadbuilder.cli.commands.manifests.read_inputs", LookupError("lost")),
+    ("migrate", ["migrate", "JOB"], "workloadbuilder.cli.commands.manifests.read_inputs", TypeError("not a str")),
+    ("place", ["place", "JOB", "--generate", "zones=1"], "workloadbuilder.cli.commands.place.read_inputs", KeyError("x")),
+    ("explain", ["explain", "JOB", "--generate", "zones=1"], "workloadbuilder.cli.commands.place.read_inputs", IndexError("i")),
     (
         "capacity",
         ["capacity", "JOB", "--generate", "zones=1"],
-        "workloadbuilder.cli.planning.read_inputs",
+        "workloadbuilder.cli.commands.planning.read_inputs",
         KeyError("c"),
     ),
     (
         "simulate",
         ["simulate", "JOB", "--generate", "zones=1"],
-        "workloadbuilder.cli.planning.read_queue",
+        "workloadbuilder.cli.commands.planning.read_queue",
         KeyError("q"),
     ),
 ]
@@ -94,7 +94,7 @@ def test_debug_prints_the_traceback_of_a_bug(job, monkeypatch) -> None:
     def broken(*_: object, **__: object) -> None:
         raise KeyError("spec")
 
-    monkeypatch.setattr("workloadbuilder.cli.commands.read_inputs", broken)
+    monkeypatch.setattr("workloadbuilder.cli.commands.manifests.read_inputs", broken)
     code, _, err = run("validate", "--debug", str(job()))
     assert code == 3
     assert err.startswith("Traceback (most recent call last):\n") and err.endswith(

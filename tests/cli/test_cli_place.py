@@ -21,12 +21,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from workloadbuilder.cli import main
-from workloadbuilder.cli import place as place_module
+from workloadbuilder.cli.app import main
+from workloadbuilder.cli.commands import place as place_module
 from workloadbuilder.cli.clusters import GenerateSpec, parse_generate
-from workloadbuilder.cli.inputs import UsageError
+from workloadbuilder.cli.errors import UsageError
 from workloadbuilder.cli.progress import Progress
-from workloadbuilder.placement.generate import generate_kubectl
+from workloadbuilder.placement.cluster.generate import generate_kubectl
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "cli.md"

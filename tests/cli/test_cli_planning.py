@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import io
-import xml.etree.ElementTree as ET
 import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 import yaml
 
-from workloadbuilder.cli import main
+from workloadbuilder.cli.app import main
 
 ROOT = Path(__file__).resolve().parents[2]
 JOBSET = str(ROOT / "examples" / "jobset-training.yaml")

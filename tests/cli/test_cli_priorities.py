@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from workloadbuilder.cli import main
+from workloadbuilder.cli.app import main
 
 
 def run(*argv: str) -> tuple[int, str, str]:

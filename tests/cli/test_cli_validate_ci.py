@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from workloadbuilder.cli import main
+from workloadbuilder.cli.app import main
 from workloadbuilder.cli.positions import Positions
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from workloadbuilder.cli import main
+from workloadbuilder.cli.app import main
 
 NODE = """\
 nodes:

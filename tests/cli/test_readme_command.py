@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from workloadbuilder.cli import main
+from workloadbuilder.cli.app import main
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "data" / "cli"

@@ -144,3 +144,144 @@ def test_a_higher_import_is_caught() -> None:
     assert find_violations(layers, index, graph) == [
         "workloadbuilder.field (low) imports workloadbuilder.cli.app (high)"
     ]
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = source_modules()
+    return {module: imports_of(path, set(modules)) - {module} for module, path in modules.items()}
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, successors = work[-1]
+            for succ in successors:
+                if succ not in index:
+                    index[succ] = low[succ] = len(index)
+                    stack.append(succ)
+                    on_stack.add(succ)
+                    work.append((succ, iter(sorted(graph[succ]))))
+                    break
+                if succ in on_stack:
+                    low[node] = min(low[node], index[succ])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        circles.append(sorted(component))
+    return circles
+
+
+def test_no_import_circle_anywhere() -> None:
+    assert import_circles(_graph()) == []
+
+
+def test_a_circle_is_found() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert import_circles(graph) == [["a", "b", "c"]]
+
+
+def _imports_between(graph: dict[str, set[str]], low: str, high: str) -> list[str]:
+    """``module -> dep`` for each import from a module under ``low`` of one under ``high``."""
+    def under(name: str, package: str) -> bool:
+        return name == package or name.startswith(package + ".")
+
+    return [f"{m} -> {d}" for m, deps in sorted(graph.items()) if under(m, low) for d in sorted(deps) if under(d, high)]
+
+
+P = "workloadbuilder.placement"
+
+
+@pytest.mark.parametrize(
+    ("importer", "imported"),
+    [
+        (f"{P}.cluster", f"{P}.request"),
+        (f"{P}.request", f"{P}.cluster"),
+        (f"{P}.verify", f"{P}.strategies"),
+        (f"{P}.verify", f"{P}.engine"),
+        (f"{P}.verify", f"{P}.explain"),
+        (f"{P}.k8s", f"{P}.answer"),
+        ("workloadbuilder.placement", "workloadbuilder.adapters"),
+    ],
+    ids=[
+        "cluster-never-imports-request",
+        "request-never-imports-cluster",
+        "verify-never-imports-strategies",
+        "verify-never-imports-engine",
+        "verify-never-imports-explain",
+        "k8s-knows-no-engine",
+        "placement-never-names-the-adapters",
+    ],
+)
+def test_independent_parts_stay_independent(importer: str, imported: str) -> None:
+    assert _imports_between(_graph(), importer, imported) == []
+
+
+def test_no_cli_command_imports_another_and_nothing_imports_the_app() -> None:
+    graph = _graph()
+    commands = [m for m in graph if m.startswith("workloadbuilder.cli.commands.")]
+    assert [f"{m} -> {d}" for m in commands for d in sorted(graph[m]) if d in commands] == []
+    importers = sorted(m for m, deps in graph.items() if "workloadbuilder.cli.app" in deps)
+    assert importers == ["workloadbuilder.__main__"]
+
+
+# The packages whose ``__init__`` is a public face, made to re-export what a user imports.
+FACES = frozenset(
+    {
+        "workloadbuilder",
+        "workloadbuilder.placement",
+        "workloadbuilder.adapters",
+        "workloadbuilder.adapters.kit",
+        "workloadbuilder.testing",
+        "workloadbuilder.doctor",
+    }
+)
+
+
+def defined_names(path: Path) -> set[str]:
+    """The names a module binds itself at its top level (functions, classes, assignments), not those it imports."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(leaf.id for target in targets for leaf in ast.walk(target) if isinstance(leaf, ast.Name))
+    return names
+
+
+def test_names_are_imported_from_their_owner() -> None:
+    modules = source_modules()
+    owned = {module: defined_names(path) for module, path in modules.items()}
+    through = []
+    for module, path in sorted(modules.items()):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not isinstance(node, ast.ImportFrom) or node.module not in modules or node.module in FACES:
+                continue
+            through += [
+                f"{module}: {alias.name} through {node.module}"
+                for alias in node.names
+                if f"{node.module}.{alias.name}" not in modules and alias.name not in owned[node.module]
+            ]
+    assert through == []

@@ -7,7 +7,7 @@ import pytest
 from workloadbuilder import manifests
 from workloadbuilder.gofmt import render_bad_value
 from workloadbuilder.limits import MAX_ALIAS_NODES, MAX_MESSAGE_VALUE, MAX_NESTING
-from workloadbuilder.placement import quantity
+from workloadbuilder.placement.k8s import quantity
 
 PG = "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: p}\nspec: {schedulingPolicy: {basic: {}}}\n"
 

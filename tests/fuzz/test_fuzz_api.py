@@ -16,9 +16,10 @@ from hypothesis import strategies as st
 import workloadbuilder as wb
 from workloadbuilder import manifests
 from workloadbuilder.adapters import adapter_for
+from workloadbuilder.adapters.documents import request_from_plan
 from workloadbuilder.errors import WorkloadBuilderError
 from workloadbuilder.migrate import migrate
-from workloadbuilder.placement import Cluster, PlacementRequest, place
+from workloadbuilder.placement import Cluster, place
 
 SCHEDULING = [
     docs for docs in SEEDS if any(str(d.get("apiVersion", "")).startswith("scheduling.k8s.io/") for d in docs)
@@ -103,7 +104,7 @@ def test_plans_validate_compile_and_place_or_refuse(docs: list[dict[str, Any]]) 
             assert compiled is not None, "validate() found nothing, compile() refused"
         if compiled is None:
             continue
-        request = _refused_or_done("PlacementRequest.from_plan", PlacementRequest.from_plan, compiled)
+        request = _refused_or_done("request_from_plan", request_from_plan, compiled)
         if request is not None:
             _refused_or_done("place", place, request, CLUSTER)
 

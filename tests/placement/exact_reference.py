@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from ortools.sat.python import cp_model
 
 from workloadbuilder.placement import Cluster, DevicePool, Placement
-from workloadbuilder.placement.request import GroupRequest, PodSet
+from workloadbuilder.placement.request.model import GroupRequest, PodSet
 
 POD = 1000
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from workloadbuilder.placement.disruption import DisruptionBudget, split_violating
-from workloadbuilder.placement.outcome import Outcome
-from workloadbuilder.placement.preemption import Candidates, Unit, Victims
-from workloadbuilder.placement.request import GroupRequest
-from workloadbuilder.placement.snapshot import Shape, Snapshot
+from workloadbuilder.placement.framework.outcome import Outcome
+from workloadbuilder.placement.framework.preemption import Candidates, Unit, Victims
+from workloadbuilder.placement.framework.snapshot import Shape, Snapshot
+from workloadbuilder.placement.k8s.disruption import DisruptionBudget, split_violating
+from workloadbuilder.placement.request.model import GroupRequest
 
 
 def reference_preempt(

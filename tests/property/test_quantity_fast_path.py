@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workloadbuilder.placement import quantity
-from workloadbuilder.placement.quantity import QuantityError
-from workloadbuilder.placement.resources import valid_millis
+from workloadbuilder.placement.k8s import quantity
+from workloadbuilder.placement.k8s.quantity import QuantityError
+from workloadbuilder.placement.k8s.resources import valid_millis
 
 SUFFIXES = ["", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "n", "u", "e3", "E-2", "i", "mi"]
 DIGITS = st.text(alphabet="0123456789", min_size=0, max_size=22)

@@ -28,8 +28,9 @@ from workloadbuilder.adapters import (
     scoped_registry,
 )
 from workloadbuilder.adapters.crd import register_mapping
+from workloadbuilder.adapters.documents import request_from_plan
 from workloadbuilder.cli.app import main
-from workloadbuilder.placement import Cluster, PlacementRequest, place
+from workloadbuilder.placement import Cluster, place
 from workloadbuilder.testing.factories import make_item, make_options
 from workloadbuilder.validation.objects import validate_workload
 
@@ -69,7 +70,7 @@ def _compile() -> str:
 
 
 def _place() -> str:
-    return json.dumps(place(PlacementRequest.from_plan(plan_object(JOBSET)), CLUSTER).to_dict(), sort_keys=True)
+    return json.dumps(place(request_from_plan(plan_object(JOBSET)), CLUSTER).to_dict(), sort_keys=True)
 
 
 WORK: dict[str, Callable[[], str]] = {"builder": _build, "validate": _validate, "compile": _compile, "place": _place}

@@ -1,5 +1,1 @@
-"""The ``workloadbuilder`` command line; ``main`` is the console script's entry point."""
-
-from workloadbuilder.cli.app import main
-
-__all__ = ["main"]
+"""The ``workloadbuilder`` command line; ``workloadbuilder.cli.app.main`` is the console script's entry point."""

@@ -24,9 +24,10 @@ from collections.abc import Callable, Sequence
 from importlib import import_module
 from typing import Any, NamedTuple, NoReturn, TextIO
 
+from workloadbuilder.cli.errors import one_line
 from workloadbuilder.errors import WorkloadBuilderError
 
-__all__ = ["COMMANDS", "main", "one_line"]
+__all__ = ["COMMANDS", "main"]
 
 _Options = Callable[[argparse.ArgumentParser], None]
 
@@ -56,12 +57,6 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         return 3
 
 
-def one_line(problem: BaseException) -> str:
-    """An exception's message on one line (its type's name when it has none)."""
-    text = str(problem).strip()
-    return text.replace("\n", "; ") if text else type(problem).__name__
-
-
 def _traceback(args: argparse.Namespace, err: TextIO) -> None:
     if args.debug:
         import traceback
@@ -72,7 +67,8 @@ def _traceback(args: argparse.Namespace, err: TextIO) -> None:
 def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Prepare what every command shares (inputs, a CRD mapping), then run the chosen one."""
     if hasattr(args, "files"):
-        from workloadbuilder.cli.inputs import UsageError, expand_paths
+        from workloadbuilder.cli.errors import UsageError
+        from workloadbuilder.cli.inputs import expand_paths
 
         paths = [*args.files, *(getattr(args, "filename", None) or [])]
         if not paths:
@@ -151,7 +147,7 @@ def _validate_options(sub: argparse.ArgumentParser) -> None:
 
 def _placement_options(render: bool) -> _Options:
     def options(sub: argparse.ArgumentParser) -> None:
-        from workloadbuilder.cli.place import add_options
+        from workloadbuilder.cli.commands.place import add_options
 
         _files(sub)
         _mapping(sub)
@@ -161,21 +157,21 @@ def _placement_options(render: bool) -> _Options:
 
 
 def _capacity_options(sub: argparse.ArgumentParser) -> None:
-    from workloadbuilder.cli.planning import add_capacity_options
+    from workloadbuilder.cli.commands.planning import add_capacity_options
 
     add_capacity_options(sub)
     _mapping(sub)
 
 
 def _simulate_options(sub: argparse.ArgumentParser) -> None:
-    from workloadbuilder.cli.planning import add_simulate_options
+    from workloadbuilder.cli.commands.planning import add_simulate_options
 
     add_simulate_options(sub)
     _mapping(sub)
 
 
 def _doctor_options(sub: argparse.ArgumentParser) -> None:
-    from workloadbuilder.cli.doctor import add_options
+    from workloadbuilder.cli.commands.doctor import add_options
 
     add_options(sub)
 
@@ -195,47 +191,47 @@ def _migrate_options(sub: argparse.ArgumentParser) -> None:
 COMMANDS: dict[str, Command] = {
     "compile": Command(
         "print the Workload, its runtime groups and the stamped input",
-        "workloadbuilder.cli.commands:compile_command",
+        "workloadbuilder.cli.commands.manifests:compile_command",
         _compile_options,
     ),
     "validate": Command(
         "report errors as the apiserver would (exit 1 when invalid)",
-        "workloadbuilder.cli.commands:validate_command",
+        "workloadbuilder.cli.commands.manifests:validate_command",
         _validate_options,
     ),
     "place": Command(
         "where each group lands on a cluster, or why not (exit 1 unless the verdict is placeable)",
-        "workloadbuilder.cli.place:place_command",
+        "workloadbuilder.cli.commands.place:place_command",
         _placement_options(render=True),
     ),
     "explain": Command(
         "only why (or where): the placement's explanation, level by level",
-        "workloadbuilder.cli.place:explain_command",
+        "workloadbuilder.cli.commands.place:explain_command",
         _placement_options(render=False),
     ),
     "capacity": Command(
         "how many copies of the input fit, per domain, and what to add",
-        "workloadbuilder.cli.planning:capacity_command",
+        "workloadbuilder.cli.commands.planning:capacity_command",
         _capacity_options,
     ),
     "simulate": Command(
         "a queue of workloads played out over time on a cluster",
-        "workloadbuilder.cli.planning:simulate_command",
+        "workloadbuilder.cli.commands.planning:simulate_command",
         _simulate_options,
     ),
     "doctor": Command(
         "why a live gang is pending: reason, evidence, next step",
-        "workloadbuilder.cli.doctor:doctor_command",
+        "workloadbuilder.cli.commands.doctor:doctor_command",
         _doctor_options,
     ),
     "diff": Command(
         "the errors an apiserver would return for updating OLD to NEW",
-        "workloadbuilder.cli.commands:diff_command",
+        "workloadbuilder.cli.commands.manifests:diff_command",
         _diff_options,
     ),
     "migrate": Command(
         "rewrite v1alpha1/v1alpha2 manifests for 1.37, with a report",
-        "workloadbuilder.cli.commands:migrate_command",
+        "workloadbuilder.cli.commands.manifests:migrate_command",
         _migrate_options,
     ),
 }

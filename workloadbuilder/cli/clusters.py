@@ -18,14 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from workloadbuilder import manifests
-from workloadbuilder.cli.inputs import UsageError
+from workloadbuilder.cli.errors import UsageError
 from workloadbuilder.cli.messages import summarize
 from workloadbuilder.cli.progress import Progress
 from workloadbuilder.field import AggregateError
 from workloadbuilder.limits import MAX_NODES
 from workloadbuilder.placement import Cluster, PlacementRequest
-from workloadbuilder.placement.explain import count_of, short_key
-from workloadbuilder.placement.generate import BLOCK_KEY, HOST_KEY, RACK_KEY, ZONE_KEY
+from workloadbuilder.placement.cluster.generate import BLOCK_KEY, HOST_KEY, RACK_KEY, ZONE_KEY
+from workloadbuilder.placement.explain.wording import count_of, short_key
 
 __all__ = [
     "GENERATE_KEYS",

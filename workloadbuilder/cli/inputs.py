@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from workloadbuilder import kinds, manifests
-from workloadbuilder.cli.app import one_line
+from workloadbuilder.cli.errors import UsageError, one_line
 from workloadbuilder.errors import WorkloadBuilderError
 from workloadbuilder.textread import TextError, decode_utf8
 from workloadbuilder.validation.gates import GATES, FeatureGates
@@ -33,10 +33,6 @@ MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
 CLUSTER_SCOPED = frozenset({"ClusterTrainingRuntime", "Namespace", "Node", "PriorityClass", "DeviceClass"})
 """Kinds that have no namespace, so ``--namespace`` does not apply to them."""
-
-
-class UsageError(WorkloadBuilderError):
-    """A problem with the command line or its files: printed as one line, exit code 2."""
 
 
 @dataclass(frozen=True)

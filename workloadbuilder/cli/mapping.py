@@ -8,8 +8,7 @@ import pydantic
 import yaml
 
 from workloadbuilder.adapters.crd import register_mapping
-from workloadbuilder.cli.app import one_line
-from workloadbuilder.cli.inputs import UsageError
+from workloadbuilder.cli.errors import UsageError, one_line
 
 __all__ = ["register_mapping_file"]
 

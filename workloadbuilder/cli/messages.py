@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from workloadbuilder.cli.inputs import UsageError
+from workloadbuilder.cli.errors import UsageError
 from workloadbuilder.field import AggregateError
 
 if TYPE_CHECKING:

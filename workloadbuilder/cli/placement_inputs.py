@@ -1,6 +1,6 @@
 """The input documents of ``place``/``explain`` as placement requests: the files' documents, read by the library.
 
-``workloadbuilder.placement.documents.read_documents`` does the work (the
+``workloadbuilder.adapters.documents.read_documents`` does the work (the
 same call a Python user makes); this module only names each document by
 its file and number, prints the warnings and turns a refused document into
 a usage error.
@@ -12,15 +12,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
-from workloadbuilder.cli.inputs import Document, UsageError
-from workloadbuilder.placement import DeviceRequest, PlacementRequest
-from workloadbuilder.placement.documents import (
+from workloadbuilder.adapters.documents import (
     DocumentError,
     DocumentInput,
     DocumentInputs,
     InvalidDocumentError,
     read_documents,
 )
+from workloadbuilder.cli.errors import UsageError
+from workloadbuilder.cli.inputs import Document
+from workloadbuilder.placement import DeviceRequest, PlacementRequest
 
 __all__ = ["PlacementInput", "merge_requests", "placement_inputs"]
 

@@ -15,9 +15,10 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from workloadbuilder.cli.placement_inputs import PlacementInput
 from workloadbuilder.placement import GroupPlacement, GroupRequest, Placement, resource_millis
-from workloadbuilder.placement.explain import count_of, proof_text, short_key
-from workloadbuilder.placement.explanation import ResourceShortage, RootExplanation, SearchSummary
-from workloadbuilder.placement.quantity import readable_quantity
+from workloadbuilder.placement.answer import ResourceShortage, RootExplanation, SearchSummary
+from workloadbuilder.placement.explain.root import proof_text
+from workloadbuilder.placement.explain.wording import count_of, short_key
+from workloadbuilder.placement.k8s.quantity import readable_quantity
 
 __all__ = ["explain_text", "place_text"]
 

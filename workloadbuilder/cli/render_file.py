@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from workloadbuilder.cli.inputs import UsageError
+from workloadbuilder.cli.errors import UsageError
 
 __all__ = ["check_render_target", "write_render"]
 

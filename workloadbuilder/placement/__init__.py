@@ -17,13 +17,21 @@ tree; see docs/placement.md.
 """
 
 from workloadbuilder.placement.answer import ClaimPlacement, GroupPlacement, Placement, PodList, PodPlacement, Victim
-from workloadbuilder.placement.cluster import Cluster, DevicePool, Domain, RunningGroup, RunningPod
-from workloadbuilder.placement.complete import DEFAULT_TIMEOUT
-from workloadbuilder.placement.constraints import PodConstraints, Taint, Toleration
+from workloadbuilder.placement.cluster.model import Cluster, Domain
+from workloadbuilder.placement.cluster.records import DevicePool, RunningGroup, RunningPod
 from workloadbuilder.placement.engine import STRATEGIES, place
-from workloadbuilder.placement.priorities import PriorityClass, PriorityError
-from workloadbuilder.placement.quantity import QuantityError, format_millis, parse_nanos, resource_millis
-from workloadbuilder.placement.request import ClaimRef, DeviceRequest, GroupRequest, PlacementRequest, Pods, PodSet
+from workloadbuilder.placement.k8s.constraints import PodConstraints, Taint, Toleration
+from workloadbuilder.placement.k8s.priorities import PriorityClass, PriorityError
+from workloadbuilder.placement.k8s.quantity import QuantityError, format_millis, parse_nanos, resource_millis
+from workloadbuilder.placement.request.model import (
+    ClaimRef,
+    DeviceRequest,
+    GroupRequest,
+    PlacementRequest,
+    Pods,
+    PodSet,
+)
+from workloadbuilder.placement.strategies.complete import DEFAULT_TIMEOUT
 from workloadbuilder.placement.verdict import TIERS, Verdict, verdict
 from workloadbuilder.placement.verify import verify
 

@@ -1,7 +1,7 @@
 """``place``: run a strategy over every root of a request, with optional preemption, and build the answer.
 
 Roots are separate scheduling cycles, in kube-scheduler's queue order
-(higher priority first, then creation order; ``priorities.queue_order``):
+(higher priority first, then creation order; ``framework.queue.queue_order``):
 each sees what the earlier ones placed (and evicted), and is explained
 right after its cycle, on the cluster as it saw it. Priorities are
 resolved first, from the cluster's PriorityClasses and any given here. A
@@ -14,28 +14,34 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from workloadbuilder.collector import quiet_gc
 from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.field import ErrorList
-from workloadbuilder.placement.answer import ClaimPlacement, GroupPlacement, Placement, PodList, PodPlacement, Victim
-from workloadbuilder.placement.cluster import Cluster, Domain
-from workloadbuilder.placement.collector import quiet_gc
-from workloadbuilder.placement.complete import DEFAULT_TIMEOUT, Complete
-from workloadbuilder.placement.explain import RootReport, admissible, explain_root
-from workloadbuilder.placement.explanation import RootExplanation
-from workloadbuilder.placement.kube_scheduler import KubeScheduler, needed
-from workloadbuilder.placement.outcome import Outcome
-from workloadbuilder.placement.preemption import Candidates, Victims, candidates_below, preempt
-from workloadbuilder.placement.preemption_report import report as preemption_report
-from workloadbuilder.placement.priorities import (
+from workloadbuilder.placement.answer import (
+    ClaimPlacement,
+    GroupPlacement,
+    Placement,
+    PodList,
+    PodPlacement,
+    RootExplanation,
+    Victim,
+)
+from workloadbuilder.placement.cluster.model import Cluster, Domain
+from workloadbuilder.placement.explain.preemption import report as preemption_report
+from workloadbuilder.placement.explain.root import RootReport, explain_root
+from workloadbuilder.placement.framework.outcome import Outcome
+from workloadbuilder.placement.framework.preemption import Candidates, Victims, candidates_below, preempt
+from workloadbuilder.placement.framework.queue import admissible, queue_order, resolve_request
+from workloadbuilder.placement.framework.snapshot import Snapshot, slots_of
+from workloadbuilder.placement.k8s.priorities import (
     PREEMPT_NEVER,
     PriorityClass,
-    queue_order,
     read_priority_classes,
-    resolve_request,
 )
-from workloadbuilder.placement.quantity import format_millis
-from workloadbuilder.placement.request import PlacementRequest
-from workloadbuilder.placement.snapshot import Snapshot, slots_of
+from workloadbuilder.placement.k8s.quantity import format_millis
+from workloadbuilder.placement.request.model import PlacementRequest
+from workloadbuilder.placement.strategies.complete import DEFAULT_TIMEOUT, Complete
+from workloadbuilder.placement.strategies.kube_scheduler import KubeScheduler
 
 __all__ = ["STRATEGIES", "place"]
 
@@ -180,7 +186,7 @@ def _answer(
     for report, said in reports:
         results = report.outcome.results if report.outcome.success else {}
         for group in report.root.walk():
-            placement = GroupPlacement(group.name, group.kind, group.template, group.parent, needed(group))
+            placement = GroupPlacement(group.name, group.kind, group.template, group.parent, group.needed)
             result = results.get(group.name)
             if result is not None:
                 placement.domains = dict(result.domains)

@@ -27,12 +27,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from workloadbuilder.placement.answer import Placement
-from workloadbuilder.placement.cluster import Cluster
-from workloadbuilder.placement.complete import DEFAULT_TIMEOUT
+from workloadbuilder.placement.cluster.model import Cluster
 from workloadbuilder.placement.engine import place
-from workloadbuilder.placement.priorities import PriorityClass
-from workloadbuilder.placement.quantity import format_millis
-from workloadbuilder.placement.request import PlacementRequest
+from workloadbuilder.placement.k8s.priorities import PriorityClass
+from workloadbuilder.placement.k8s.quantity import format_millis
+from workloadbuilder.placement.request.model import PlacementRequest
+from workloadbuilder.placement.strategies.complete import DEFAULT_TIMEOUT
 
 __all__ = ["TIERS", "Verdict", "verdict"]
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from workloadbuilder.field import ErrorList, FieldPath, invalid, not_found, required
 from workloadbuilder.placement.answer import Placement
-from workloadbuilder.placement.cluster import HOST_PORT_PREFIX, Cluster, RunningPod
-from workloadbuilder.placement.constraints import HostPort, PodConstraints
+from workloadbuilder.placement.cluster.model import HOST_PORT_PREFIX, Cluster
+from workloadbuilder.placement.cluster.records import RunningPod
 from workloadbuilder.placement.filters import nodeports, podtopologyspread
-from workloadbuilder.placement.request import GroupRequest, PlacementRequest, PodSet
-from workloadbuilder.placement.snapshot import slots_of
-from workloadbuilder.placement.spread import domain_counts
+from workloadbuilder.placement.framework.snapshot import slots_of
+from workloadbuilder.placement.framework.spread import domain_counts
+from workloadbuilder.placement.k8s.constraints import HostPort, PodConstraints
+from workloadbuilder.placement.request.model import GroupRequest, PlacementRequest, PodSet
 
 __all__ = ["verify"]
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from workloadbuilder.placement.constraints import PodConstraints, Taint
 from workloadbuilder.placement.filters import (
     nodeaffinity,
     nodename,
@@ -23,6 +22,7 @@ from workloadbuilder.placement.filters import (
     nodeunschedulable,
     tainttoleration,
 )
+from workloadbuilder.placement.k8s.constraints import PodConstraints, Taint
 
 __all__ = ["ORDER", "Rejection", "static_rejection"]
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from workloadbuilder.placement.constraints import AffinityTerm, PodConstraints
+from workloadbuilder.placement.k8s.constraints import AffinityTerm, PodConstraints
 
 __all__ = ["AFFINITY_REASON", "ANTI_AFFINITY_REASON", "NAME", "check", "self_matching"]
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from workloadbuilder.placement.constraints import NodeSelectorRequirement, NodeSelectorTerm, PodConstraints
+from workloadbuilder.placement.k8s.constraints import NodeSelectorRequirement, NodeSelectorTerm, PodConstraints
 
 __all__ = ["NAME", "REASON", "check", "matches", "preferred_score"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from workloadbuilder.placement.constraints import HostPort
+from workloadbuilder.placement.k8s.constraints import HostPort
 
 __all__ = ["NAME", "REASON", "check"]
 

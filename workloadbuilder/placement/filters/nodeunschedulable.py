@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from workloadbuilder.placement.constraints import Taint, Toleration
 from workloadbuilder.placement.filters.tainttoleration import tolerated
+from workloadbuilder.placement.k8s.constraints import Taint, Toleration
 
 __all__ = ["NAME", "REASON", "UNSCHEDULABLE_TAINT", "check"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from workloadbuilder.placement.constraints import SpreadConstraint
+from workloadbuilder.placement.k8s.constraints import SpreadConstraint
 
 __all__ = ["MISSING_LABEL_REASON", "NAME", "REASON", "check"]
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from workloadbuilder.placement.constraints import Taint, Toleration
+from workloadbuilder.placement.k8s.constraints import Taint, Toleration
 
 __all__ = [
     "FILTERED_EFFECTS",

@@ -1,0 +1,69 @@
+"""kube-scheduler's FitError line on a realistic kubectl dump: taints, NotReady, cordon, daemonset pods."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from placement_helpers import pod_group, request
+
+from workloadbuilder.placement import Cluster, Pods, place
+
+DUMP = Path(__file__).resolve().parents[3] / "examples" / "gpu_cluster"
+
+
+@pytest.fixture(scope="module")
+def gpu_cluster() -> Cluster:
+    return Cluster.from_kubectl((DUMP / "nodes.json").read_text(), (DUMP / "pods.json").read_text())
+
+
+def pod(gpus: str, tolerations: list[dict[str, str]] | None = None, **spec: object) -> dict[str, object]:
+    return {
+        "spec": {
+            "tolerations": tolerations or [],
+            "containers": [{"name": "m", "resources": {"limits": {"nvidia.com/gpu": gpus}}}],
+            **spec,
+        }
+    }
+
+
+TOLERATE_GPU = [{"key": "nvidia.com/gpu", "operator": "Exists"}]
+CASES = [
+    (
+        "no toleration",
+        pod("1"),
+        (
+            "0/9 nodes are available: 1 node(s) were unschedulable, 2 Insufficient nvidia.com/gpu, "
+            "6 node(s) had untolerated taint {nvidia.com/gpu: present}."
+        ),
+    ),
+    (
+        "nine GPUs",
+        pod("9", TOLERATE_GPU),
+        (
+            "0/9 nodes are available: 1 node(s) had untolerated taint {dedicated: inference}, "
+            "1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }, 1 node(s) were unschedulable, "
+            "6 Insufficient nvidia.com/gpu."
+        ),
+    ),
+    (
+        "a selector no node matches",
+        pod("1", [{"operator": "Exists"}], nodeSelector={"node.kubernetes.io/instance-type": "h100"}),
+        "0/9 nodes are available: 9 node(s) didn't match Pod's node affinity/selector.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("spec", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_the_fit_error_line_counts_each_nodes_first_failing_filter(
+    gpu_cluster: Cluster, spec: dict[str, object], expected: str
+) -> None:
+    req = request([pod_group("pg", 1)], {"pg": Pods(1, template=spec)})
+    answer = place(req, gpu_cluster)
+    assert answer.feasible is False
+    assert answer.explanation["roots"][0]["fitErrors"] == [{"group": "pg", "pod": "pg-0", "message": expected}]
+    assert f"- `pg` pod `pg-0`: {expected}" in answer.text.splitlines()
+
+
+def test_the_not_ready_node_with_its_taint_draws_no_warning(gpu_cluster: Cluster) -> None:
+    assert gpu_cluster.warnings == ()

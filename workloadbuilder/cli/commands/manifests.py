@@ -1,0 +1,284 @@
+"""``compile``, ``validate``, ``diff`` and ``migrate``: the commands on manifests alone (no cluster).
+
+Each takes the parsed command line and the two output streams and returns
+its exit code; bad input is raised as a ``WorkloadBuilderError`` (a
+``UsageError`` naming ``file (document N) Kind/name``), which ``main``
+prints as one line with exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from workloadbuilder import (
+    adapters,  # noqa: F401 - importing the package registers the built-in adapters
+    check_update,
+    kinds,
+    manifests,
+)
+from workloadbuilder.adapters import Plan, adapter_for
+from workloadbuilder.adapters.diff import update_findings
+from workloadbuilder.adapters.strict import has_schema, schema_errors
+from workloadbuilder.cli.errors import UsageError
+from workloadbuilder.cli.inputs import Document, about, parse_gates, read_inputs
+from workloadbuilder.cli.messages import Notice, WarningPolicy, first_few, plan_notices
+from workloadbuilder.cli.positions import Positions
+from workloadbuilder.cli.report import Verdict, render
+from workloadbuilder.field import ErrorList
+from workloadbuilder.migrate import migrate
+from workloadbuilder.migrate_gangs import (
+    GangMigration,
+    is_foreign_pod_group,
+    is_kueue_pod,
+    migrate_kueue_pods,
+    migrate_pod_group,
+)
+from workloadbuilder.validation.gates import FeatureGates
+from workloadbuilder.validation.objects import validate_composite_pod_group, validate_pod_group, validate_workload
+
+__all__ = ["compile_command", "diff_command", "migrate_command", "validate_command"]
+
+_VALIDATORS = {
+    kinds.WORKLOAD: validate_workload,
+    kinds.POD_GROUP: validate_pod_group,
+    kinds.COMPOSITE_POD_GROUP: validate_composite_pod_group,
+}
+
+_KNOWN = "Job, JobSet, LeaderWorkerSet, TrainJob, a --mapping custom resource, Workload, PodGroup, CompositePodGroup"
+
+
+def compile_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``workloadbuilder compile``: the Workload, the runtime groups and the stamped object, per input object."""
+    documents = read_inputs(args.files, args.recursive, args.namespace)
+    gates = parse_gates(args.gates)
+    policy = WarningPolicy.parse(args.warning_options, args.quiet)
+    plans = _plans(documents)
+    if not plans:
+        raise UsageError("no object an adapter knows (Job, JobSet, LeaderWorkerSet, TrainJob, or --mapping)")
+    objects: list[Any] = []
+    notices: list[Notice] = []
+    for doc, plan in plans:
+        with about(doc):
+            compiled = plan.compile()
+        notices += plan_notices(doc.where(), compiled.warnings, plan.object_ref)
+        for obj in compiled.objects():
+            _check_gates(doc, obj, gates)
+            objects.append(obj)
+        objects.append(compiled.source)
+    err.writelines(f"Warning: {notice.text}\n" for notice in policy.shown(notices))
+    out.write(_formatted(objects, args.output))
+    return 0
+
+
+def validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``workloadbuilder validate``: the apiserver's verdict on every object; exit 1 when any is invalid.
+
+    An object no adapter knows is refused (exit 2) unless ``--allow-unknown``
+    skips it; an input in which nothing was checked is refused too, so a CI
+    job cannot pass on a directory of the wrong files.
+    """
+    documents = read_inputs(args.files, args.recursive, args.namespace)
+    gates = parse_gates(args.gates)
+    policy = WarningPolicy.parse(args.warning_options, args.quiet, args.strict)
+    plans = _plans(documents)
+    verdicts = [_object_verdict(doc, gates) for doc in documents if doc.is_scheduling_object]
+    for doc, plan in plans:
+        verdicts.extend(_plan_verdicts(doc, plan, documents))
+    unclaimed = _unclaimed(documents, plans)
+    verdicts.extend(_schema_verdict(doc) for doc in unclaimed if has_schema(doc.data))
+    unknown = [doc for doc in unclaimed if not has_schema(doc.data)]
+    if unknown and not args.allow_unknown:
+        raise UsageError(
+            first_few([_no_adapter(doc) for doc in unknown], limit=1) + "; --allow-unknown skips such objects"
+        )
+    if not verdicts:
+        raise UsageError(f"{_sources(documents)}: no object was checked: none is of a kind validate knows ({_KNOWN})")
+    for doc in unknown:
+        notice = Notice("unknown-kind", f"{_no_adapter(doc)}; not checked")
+        verdicts.append(
+            Verdict(doc.source, doc.number, doc.kind or "object", doc.name, ErrorList(), [notice], False, doc.item)
+        )
+    for verdict in verdicts:
+        verdict.notices = policy.shown(verdict.notices)
+    order = {(doc.source, doc.number, doc.item): i for i, doc in enumerate(documents)}
+    verdicts.sort(key=lambda v: order.get((v.source, v.document, v.item), len(order)))  # in input order
+    positions = {doc.source: Positions(doc.text) for doc in documents} if args.output == "github" else {}
+    out.write(render(verdicts, args.output, positions))
+    failed = any(v.errors for v in verdicts) or (policy.strict and any(v.notices for v in verdicts))
+    return 1 if failed else 0
+
+
+def diff_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``workloadbuilder diff OLD NEW``: the errors an apiserver returns for the update; exit 1 when refused."""
+    gates = parse_gates(args.gates)
+    old, new = _single(args.old), _single(args.new)
+    if (old.kind, old.name) != (new.kind, new.name):
+        raise UsageError(f"OLD is {old.kind} {old.name!r} but NEW is {new.kind} {new.name!r}: an update keeps both")
+    if old.is_scheduling_object:
+        errors = check_update(old.data, new.data, gates)
+    else:
+        if adapter_for(new.api_version, new.kind) is None:
+            raise UsageError(_no_adapter(new))
+        with about(new):
+            errors = ErrorList(finding.error for finding in update_findings(old.data, new.data, gates=gates))
+    verdict = Verdict(new.source, new.number, new.kind, new.name, errors)
+    if args.output == "json":
+        out.write(render([verdict], "json"))
+    else:
+        out.write(verdict.kubectl() or f'{new.kind} "{new.name}": the update would be accepted\n')
+    return 1 if errors else 0
+
+
+def migrate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``workloadbuilder migrate``: v1alpha1/v1alpha2 objects rewritten for 1.37; exit 1 when something is left."""
+    documents = read_inputs(args.files, args.recursive, args.namespace)
+    results, incomplete = [], False
+    kueue = [doc for doc in documents if is_kueue_pod(doc.data)]
+    if kueue:
+        with about(kueue[0]):
+            pods = migrate_kueue_pods([doc.data for doc in kueue])
+        _report_gang(pods, kueue[0], err)
+        results.extend(pods.objects)
+    for doc in documents:
+        if is_foreign_pod_group(doc.data):
+            with about(doc):
+                gang = migrate_pod_group(doc.data)
+            _report_gang(gang, doc, err)
+            results.extend(gang.objects)
+            continue
+        if not doc.is_scheduling_object:
+            if not is_kueue_pod(doc.data):
+                results.append(doc.data)
+            continue
+        with about(doc):
+            migration = migrate(doc.data)
+        err.writelines(f"{doc.about()}: {note}\n" for note in migration.rewrites)
+        err.writelines(f"{doc.about()}: not translated: {note}\n" for note in migration.untranslated)
+        incomplete = incomplete or not migration.complete
+        results.append(migration.manifest)
+    out.write(_formatted(results, args.output))
+    return 1 if incomplete else 0
+
+
+def _report_gang(migration: GangMigration, doc: Document, err: TextIO) -> None:
+    err.writelines(f"{doc.about()}: {note}\n" for note in migration.rewrites)
+    err.writelines(f"{doc.about()}: dropped: {note}\n" for note in migration.dropped)
+
+
+def _plans(documents: Sequence[Document]) -> list[tuple[Document, Plan]]:
+    """A plan for each document an adapter claims; the other documents are the plans' related objects."""
+    plans = []
+    for doc in documents:
+        adapter = adapter_for(doc.api_version, doc.kind)
+        if adapter is None:
+            continue
+        related = [other.data for other in documents if other is not doc]
+        with about(doc):
+            plans.append((doc, adapter.plan(doc.data, related)))
+    return plans
+
+
+def _unclaimed(documents: Sequence[Document], plans: Sequence[tuple[Document, Plan]] = ()) -> list[Document]:
+    """Documents no adapter plans and no plan read (a TrainJob's runtime is checked through the TrainJob)."""
+    used = {ref for _, plan in plans for ref in plan.uses}
+    return [
+        doc
+        for doc in documents
+        if adapter_for(doc.api_version, doc.kind) is None
+        and not doc.is_scheduling_object
+        and f"{doc.kind}/{doc.name}" not in used
+    ]
+
+
+def _group(api_version: str) -> str:
+    return api_version.rpartition("/")[0]
+
+
+def _no_adapter(doc: Document) -> str:
+    return f"{doc.about()}: no adapter for apiVersion {doc.api_version!r} kind {doc.kind!r}"
+
+
+def _sources(documents: Sequence[Document]) -> str:
+    return ", ".join(dict.fromkeys(doc.source for doc in documents))
+
+
+_OWNER_UID = "metadata.ownerReferences.uid"
+
+
+def _check_gates(doc: Document, obj: Any, gates: FeatureGates) -> None:
+    """Refuse an object the chosen feature gates would not serve, with the apiserver's errors.
+
+    An owner without a uid is not refused here: a manifest not yet created has
+    none, the plan has warned about it, and ``validate`` refuses the output.
+    """
+    kind = getattr(obj, "kind", None)
+    errors = _VALIDATORS[kind](obj, gates=gates) if kind in _VALIDATORS else ErrorList()
+    errors = ErrorList(e for e in errors if e.field != _OWNER_UID)
+    if errors:
+        name = obj.metadata.name if obj.metadata is not None else ""
+        message = Verdict(doc.source, doc.number, str(kind), name or "", errors).kubectl()
+        raise UsageError(f"{doc.about()}: {message.strip()}")
+
+
+def _schema_verdict(doc: Document) -> Verdict:
+    """An object with a schema but nothing to plan on its own (a runtime no TrainJob uses): its fields are checked."""
+    note = Notice("unused", f"{doc.about()}: no object in the input uses this {doc.kind}: only its fields were checked")
+    if is_foreign_pod_group(doc.data):
+        text = (
+            f"{doc.about()}: another scheduler's PodGroup: only its fields were checked; "
+            "workloadbuilder migrate turns it into a native Workload and PodGroup"
+        )
+        note = Notice("unused", text)
+    return Verdict(doc.source, doc.number, doc.kind, doc.name, schema_errors(doc.data), [note], item=doc.item)
+
+
+def _object_verdict(doc: Document, gates: FeatureGates) -> Verdict:
+    errors = _VALIDATORS[doc.kind](doc.data, gates=gates)
+    return Verdict(doc.source, doc.number, doc.kind, doc.name, errors, item=doc.item)
+
+
+def _plan_verdicts(doc: Document, plan: Plan, documents: Sequence[Document]) -> list[Verdict]:
+    """One verdict per object a plan's findings are about (a TrainJob's runtime gets its own)."""
+    # A used PodGroup has its own verdict as a scheduling object; a used runtime is checked only through the plan.
+    used = [ref for ref in plan.uses if ref.partition("/")[0] not in kinds.PREFERRED_VERSION]
+    by_object: dict[str, ErrorList] = {ref: ErrorList() for ref in (plan.object_ref, *used)}
+    for finding in plan.validate():
+        by_object.setdefault(finding.object, ErrorList()).append(finding.error)
+    notices = plan_notices(doc.where(), plan.warnings, plan.object_ref)
+    verdicts = []
+    for ref, errors in by_object.items():
+        kind, _, name = ref.partition("/")
+        mine = ref == plan.object_ref
+        home = doc if mine else next((d for d in documents if (d.kind, d.name) == (kind, name)), doc)
+        verdicts.append(Verdict(home.source, home.number, kind, name, errors, notices if mine else [], item=home.item))
+    return verdicts
+
+
+def _single(path: str) -> Document:
+    documents = read_inputs([path])
+    if len(documents) != 1:
+        raise UsageError(f"{path}: diff compares one object, found {len(documents)}")
+    return documents[0]
+
+
+def _formatted(objects: Sequence[Any], output: str) -> str:
+    """Objects as kubectl's ``-o yaml``, ``-o json`` (one object, or a ``v1`` ``List``) or ``-o name`` prints them."""
+    if output == "yaml":
+        return manifests.to_yaml(objects)
+    dicts = [manifests.to_dict(obj) for obj in objects]
+    if output == "name":
+        return "".join(f"{_resource(data)}/{(data.get('metadata') or {}).get('name', '')}\n" for data in dicts)
+    if len(dicts) == 1:
+        return json.dumps(dicts[0], indent=4) + "\n"
+    listed = {"apiVersion": "v1", "items": dicts, "kind": "List", "metadata": {"resourceVersion": ""}}
+    return json.dumps(listed, indent=4) + "\n"
+
+
+def _resource(data: dict[str, Any]) -> str:
+    """``kind.group`` as kubectl's ``-o name`` spells it (``job.batch``, ``workload.scheduling.k8s.io``, ``pod``)."""
+    group = _group(str(data.get("apiVersion", "")))
+    kind = str(data.get("kind", "")).lower()
+    return f"{kind}.{group}" if group else kind

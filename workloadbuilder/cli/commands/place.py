@@ -1,0 +1,203 @@
+"""``workloadbuilder place`` and ``explain``: where each group of the input lands on a cluster, or why not.
+
+The inputs are controller objects (each document an adapter claims becomes
+a plan, compiled, and read by ``adapters.documents.request_from_plan``) or ready-made
+runtime groups (PodGroups and CompositePodGroups with the Pods that name
+them in ``spec.schedulingGroup.podGroupName``). Every input's root groups
+are placed in one pass over the cluster, in kube-scheduler's queue order
+(priority, then creation, then input order), each seeing what the earlier
+ones took. The cluster comes from ``--cluster`` (a ``kubectl get
+nodes -o json`` dump, with ``--pods``/``--groups``, or the compact YAML
+format; the file says which) or from ``--generate``.
+
+This module holds the two commands' options and runs them; reading the
+inputs (``placement_inputs``), the cluster (``clusters``) and writing the
+text output (``placement_text``) live in modules of their own.
+
+Both end with the answer's verdict tier (``verdict: TIER`` in text, the
+``verdict`` key in JSON; see ``workloadbuilder.placement.verdict``). Exit
+codes: 0 for ``placeable`` (placed now, evicting nothing), 1 for every
+other tier (``placeable-after-preemption``, ``waiting-for-capacity``,
+``never``, ``undecided``, ``invalid``), 2 for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TextIO
+
+from workloadbuilder.adapters.documents import InvalidDocumentError
+from workloadbuilder.cli.clusters import (
+    load_cluster,
+    nodes_text,
+)
+from workloadbuilder.cli.errors import UsageError
+from workloadbuilder.cli.inputs import Document, read_inputs
+from workloadbuilder.cli.messages import summarize
+from workloadbuilder.cli.options import add_cluster_options, parse_claims
+from workloadbuilder.cli.placement_inputs import PlacementInput, merge_requests, placement_inputs
+from workloadbuilder.cli.placement_text import explain_text, place_text
+from workloadbuilder.cli.progress import Progress
+from workloadbuilder.cli.render_file import check_render_target, write_render
+from workloadbuilder.field import AggregateError, ErrorList
+from workloadbuilder.placement import (
+    DEFAULT_TIMEOUT,
+    STRATEGIES,
+    Cluster,
+    Placement,
+    PlacementRequest,
+    Verdict,
+    place,
+    verdict,
+)
+from workloadbuilder.placement.k8s.priorities import PriorityClass, PriorityError, read_priority_class
+from workloadbuilder.placement.render.svg import render_html, render_svg
+
+__all__ = [
+    "add_options",
+    "explain_command",
+    "place_command",
+]
+
+
+def add_options(sub: argparse.ArgumentParser, render: bool) -> None:
+    """The cluster, strategy and output options shared by ``place`` and ``explain`` (``--render`` for place)."""
+    add_cluster_options(sub)
+    sub.add_argument(
+        "--strategy", default="kube-scheduler", help=" or ".join(STRATEGIES) + " (default: kube-scheduler)"
+    )
+    sub.add_argument("--preempt", action="store_true", help="evict lower-priority work when that is what it takes")
+    sub.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"wall-clock bound of the complete strategy's exact search (default: {DEFAULT_TIMEOUT:g})",
+    )
+    sub.add_argument("--output", default="text", help="text (default) or json")
+    if render:
+        sub.add_argument(
+            "--render", metavar="FILE", help="draw the placement: FILE.svg, or FILE.html with the SVG inline"
+        )
+        sub.add_argument("--force", action="store_true", help="let --render overwrite an existing file")
+
+
+def place_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``workloadbuilder place``: where each group lands, capacity left, and why an input cannot be placed."""
+    render = _render_writer(args.render, args.force)
+    try:
+        session = _Session.start(args, err)
+    except InvalidDocumentError as problem:
+        return _invalid(problem, args.output, out)
+    if args.output == "json":
+        out.write(json.dumps({**session.placement.to_dict(), "verdict": session.verdict.to_dict()}, indent=2) + "\n")
+    else:
+        out.write(session.place_text())
+    if render is not None:
+        with session.progress.step(f"drawing {args.render}"):
+            render(session)
+    return session.verdict.exit_code
+
+
+def explain_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``workloadbuilder explain``: only the explanation, root by root and level by level."""
+    try:
+        session = _Session.start(args, err)
+    except InvalidDocumentError as problem:
+        return _invalid(problem, args.output, out)
+    if args.output == "json":
+        out.write(json.dumps({**session.placement.explanation, "verdict": session.verdict.to_dict()}, indent=2) + "\n")
+    else:
+        out.write(explain_text(session.inputs, session.placement, session.cluster_line) + session.verdict.text + "\n")
+    return session.verdict.exit_code
+
+
+def _invalid(problem: InvalidDocumentError, output: str, out: TextIO) -> int:
+    """An input that does not validate: nothing is placed, the ``invalid`` verdict is the whole answer."""
+    answer = Verdict.invalid(problem)
+    out.write(json.dumps({"verdict": answer.to_dict()}, indent=2) + "\n" if output == "json" else answer.text + "\n")
+    return answer.exit_code
+
+
+@dataclass
+class _Session:
+    """The inputs, the cluster and the answer of one ``place``/``explain`` run."""
+
+    inputs: list[PlacementInput]
+    request: PlacementRequest
+    cluster: Cluster
+    cluster_line: str
+    placement: Placement
+    verdict: Verdict
+    progress: Progress
+
+    def place_text(self) -> str:
+        """``place``'s text answer: each input's groups, the summary, and the verdict line last."""
+        return place_text(self.inputs, self.placement, self.cluster_line) + self.verdict.text + "\n"
+
+    @classmethod
+    def start(cls, args: argparse.Namespace, err: TextIO) -> _Session:
+        """Check the options, read the inputs and the cluster, and place: everything both commands share.
+
+        The cheap option checks come first, so a typo fails before a large
+        cluster dump is read.
+        """
+        if args.strategy not in STRATEGIES:
+            raise UsageError(f"--strategy: {args.strategy!r} is not one of {', '.join(STRATEGIES)}")
+        if args.output not in ("text", "json"):
+            raise UsageError(f"--output: {args.output!r} is not one of text, json")
+        if not args.timeout > 0:
+            raise UsageError(f"--timeout: must be a positive number of seconds, got {args.timeout:g}")
+        progress = Progress(err)
+        documents = read_inputs(args.files, namespace=args.namespace)
+        classes = _priority_classes(documents)
+        inputs = placement_inputs(documents, parse_claims(args.claim or []), err)
+        request = merge_requests(inputs)
+        cluster, line = load_cluster(args, request, progress)
+        with progress.step(f"placing on {nodes_text(len(cluster))} ({args.strategy})"):
+            try:
+                placement = place(request, cluster, args.strategy, args.preempt, args.timeout, classes)
+                # places again (with the same strategy and timeout) only when not placeable
+                tier = verdict(request, cluster, placement, classes, args.timeout)
+            except PriorityError as problem:
+                owner = next((item.label for item in inputs for g in item.request.groups if g.name == problem.obj), "")
+                raise UsageError(f"{owner}: {problem}" if owner else str(problem)) from None
+        return cls(inputs, request, cluster, line, placement, tier, progress)
+
+
+def _priority_classes(documents: Sequence[Document]) -> list[PriorityClass]:
+    """The PriorityClass documents of the input, for the groups' ``priorityClassName``.
+
+    Raises:
+        UsageError: a malformed PriorityClass, naming its file and document.
+    """
+    out = []
+    for doc in documents:
+        if doc.kind != "PriorityClass":
+            continue
+        errors = ErrorList()
+        record = read_priority_class(doc.data, None, errors)
+        if record is None:
+            raise UsageError(f"{doc.where()}: PriorityClass {doc.name!r}: {summarize(AggregateError(errors))}")
+        out.append(record)
+    return out
+
+
+def _render_writer(path: str | None, force: bool = False) -> Callable[[_Session], None] | None:
+    """What ``--render PATH`` writes (``render_file``), chosen (and checked) before any work is done."""
+    if path is None:
+        return None
+    suffix = check_render_target(path, (".svg", ".html", ".htm"), force)
+
+    def write(session: _Session) -> None:
+        drawn = (session.request, session.cluster, session.placement)
+        if suffix == ".svg":
+            text = render_svg(*drawn)
+        else:  # the page carries the whole text answer beside the drawing
+            text = render_html(*drawn, text=session.place_text())
+        write_render(path, text, force)
+
+    return write

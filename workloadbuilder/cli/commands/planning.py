@@ -1,0 +1,220 @@
+"""``workloadbuilder capacity`` and ``simulate``: how many copies fit and what to add; a queue played out over time.
+
+``capacity FILE...`` treats every object of the input files as one unit and
+asks ``placement.capacity``. ``simulate QUEUE.yaml`` reads a queue file::
+
+    workloads:
+    - file: jobset-training.yaml   # relative to the queue file; or object: {...} inline
+      arrival: 0                   # seconds
+      duration: 3600               # seconds
+      count: 4                     # copies (default 1)
+      priorityClassName: high      # optional; a PriorityClass in a workload file, or a built-in one
+
+and asks ``placement.simulate``. Both take the cluster options of ``place``.
+Exit codes: 0 done, 2 bad input (for ``capacity``, 1 when not one copy fits).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+from workloadbuilder import manifests
+from workloadbuilder.cli.clusters import load_cluster
+from workloadbuilder.cli.errors import UsageError
+from workloadbuilder.cli.inputs import Document, read_inputs
+from workloadbuilder.cli.options import add_cluster_options, parse_claims
+from workloadbuilder.cli.placement_inputs import merge_requests, placement_inputs
+from workloadbuilder.cli.progress import Progress
+from workloadbuilder.cli.render_file import check_render_target, write_render
+from workloadbuilder.errors import InvalidArgumentError
+from workloadbuilder.field import ErrorList
+from workloadbuilder.placement import STRATEGIES, PlacementRequest
+from workloadbuilder.placement.k8s.priorities import PriorityClass, read_priority_classes
+from workloadbuilder.placement.planning.capacity import capacity
+from workloadbuilder.placement.planning.simulate import Workload, simulate
+from workloadbuilder.placement.render.charts import capacity_svg, utilization_svg
+
+__all__ = [
+    "add_capacity_options",
+    "add_simulate_options",
+    "capacity_command",
+    "simulate_command",
+]
+
+_ENTRY_FIELDS = frozenset({"file", "object", "arrival", "duration", "count", "priorityClassName"})
+
+
+def add_capacity_options(sub: argparse.ArgumentParser) -> None:
+    """``capacity``'s arguments: the input files, the cluster, ``--add-nodes-like``, ``--target``, ``--output``."""
+    sub.add_argument(
+        "files", nargs="+", metavar="FILE", help="YAML or JSON manifests, together one unit; - reads stdin"
+    )
+    add_cluster_options(sub)
+    sub.add_argument("--add-nodes-like", metavar="NODE", help="a node whose labels and allocatable new nodes copy")
+    sub.add_argument("--target", type=int, help="the copies --add-nodes-like aims for (default: one more than fit)")
+    _common(sub)
+
+
+def add_simulate_options(sub: argparse.ArgumentParser) -> None:
+    """``simulate``'s arguments: the queue file, the cluster, ``--seed``, ``--output``."""
+    sub.add_argument("queue", metavar="QUEUE", help="the queue file (YAML or JSON)")
+    add_cluster_options(sub)
+    sub.add_argument("--seed", type=int, default=0, help="tie-breaks between equal arrivals (default 0)")
+    _common(sub)
+
+
+def _common(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--render", metavar="FILE.svg", help="draw the answer as an SVG chart")
+    sub.add_argument("--force", action="store_true", help="let --render replace an existing file")
+    sub.add_argument(
+        "--strategy", default="kube-scheduler", help=" or ".join(STRATEGIES) + " (default: kube-scheduler)"
+    )
+    sub.add_argument("--output", default="text", help="text (default) or json")
+
+
+def _check(args: argparse.Namespace) -> None:
+    if args.render is not None:
+        check_render_target(args.render, (".svg",), args.force)
+    if args.strategy not in STRATEGIES:
+        raise UsageError(f"--strategy: {args.strategy!r} is not one of {', '.join(STRATEGIES)}")
+    if args.output not in ("text", "json"):
+        raise UsageError(f"--output: {args.output!r} is not one of text, json")
+
+
+def capacity_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``workloadbuilder capacity``: copies that fit, per domain, stranded capacity, nodes to add."""
+    _check(args)
+    if args.target is not None and args.target < 1:
+        raise UsageError(f"--target: must be at least 1, got {args.target}")
+    if args.target is not None and args.add_nodes_like is None:
+        raise UsageError("--target goes with --add-nodes-like NODE")
+    progress = Progress(err)
+    request = merge_requests(placement_inputs(read_inputs(args.files), parse_claims(args.claim or []), err))
+    cluster, line = load_cluster(args, request, progress)
+    if args.add_nodes_like is not None and args.add_nodes_like not in cluster.node_index:
+        raise UsageError(f"--add-nodes-like: no node named {args.add_nodes_like!r} in the cluster")
+    with progress.step("counting copies"):
+        answer = capacity(
+            request, cluster, add_nodes_like=args.add_nodes_like, target=args.target, strategy=args.strategy
+        )
+    if args.output == "json":
+        out.write(json.dumps(answer.to_dict(), indent=2) + "\n")
+    else:
+        out.write(f"{line}\n{answer.text}\n")
+    _draw(args, capacity_svg(answer))
+    return 0 if answer.copies > 0 else 1
+
+
+def simulate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``workloadbuilder simulate``: the queue played out; one line per copy and the makespan, or JSON."""
+    _check(args)
+    progress = Progress(err)
+    claims = parse_claims(args.claim or [])
+    workloads, classes = read_queue(args.queue, lambda docs: merge_requests(placement_inputs(docs, claims, err)))
+    every = PlacementRequest([root for w in {id(w.request): w for w in workloads}.values() for root in w.request.roots])
+    cluster, line = load_cluster(args, every, progress)
+    with progress.step(f"simulating {len(workloads)} workload(s)"):
+        try:
+            result = simulate(workloads, cluster, seed=args.seed, strategy=args.strategy, priority_classes=classes)
+        except InvalidArgumentError as problem:
+            raise UsageError(f"{args.queue}: {problem}") from None
+    if args.output == "json":
+        out.write(json.dumps(result.to_dict(), indent=2) + "\n")
+    else:
+        out.write(f"{line}\n{result.text}\n")
+    _draw(args, utilization_svg(result))
+    return 0
+
+
+def _draw(args: argparse.Namespace, svg: str) -> None:
+    """Write ``--render``'s file (``render_file``), when one was asked for."""
+    if args.render is not None:
+        write_render(args.render, svg, args.force)
+
+
+def read_queue(
+    path: str, to_request: Callable[[list[Document]], PlacementRequest]
+) -> tuple[list[Workload], list[PriorityClass]]:
+    """The workloads of a queue file and the PriorityClasses among their documents.
+
+    ``to_request`` turns a file's documents into one placement request.
+
+    Entries that name the same file share one request, so the simulation
+    knows their copies are alike.
+
+    Raises:
+        UsageError: the file is missing, or an entry is malformed (named as ``QUEUE: workloads[i].field: ...``).
+    """
+    queue = Path(path)
+    if not queue.is_file():
+        raise UsageError(f"{path}: no such file")
+    parsed = [doc for doc in manifests.read_documents(queue) if doc is not None]
+    if len(parsed) != 1 or not isinstance(parsed[0], Mapping) or set(parsed[0]) != {"workloads"}:
+        raise UsageError(f"{path}: a queue file is one mapping with one key, workloads (a list)")
+    entries = parsed[0]["workloads"]
+    if not isinstance(entries, list) or not entries:
+        raise UsageError(f"{path}: workloads: a non-empty list of entries")
+    requests: dict[str, tuple[PlacementRequest, list[Document]]] = {}
+    read: list[tuple[int, Mapping[str, Any], PlacementRequest, list[Document]]] = []
+    for i, entry in enumerate(entries):
+        where = f"{path}: workloads[{i}]"
+        if not isinstance(entry, Mapping):
+            raise UsageError(f"{where}: an entry is a mapping")
+        unknown = sorted(str(key) for key in entry if key not in _ENTRY_FIELDS)
+        if unknown:
+            raise UsageError(f"{where}.{unknown[0]}: unknown field")
+        if ("file" in entry) == ("object" in entry):
+            raise UsageError(f"{where}: give one of file and object")
+        if "file" in entry:
+            if not isinstance(entry["file"], str):
+                raise UsageError(f"{where}.file: a path relative to the queue file")
+            target = str(queue.parent / entry["file"])
+            if target not in requests:
+                documents = read_inputs([target])
+                requests[target] = (to_request(documents), documents)
+            request, documents = requests[target]
+        else:
+            if not isinstance(entry["object"], Mapping):
+                raise UsageError(f"{where}.object: a manifest is a mapping")
+            documents = [Document(f"{where}.object", 1, dict(entry["object"]))]
+            request = to_request(documents)
+        read.append((i, entry, request, documents))
+    names = [
+        next((d.name for d in documents if d.kind != "PriorityClass" and d.name), "workload") for *_, documents in read
+    ]
+    workloads = [
+        _workload(f"{path}: workloads[{i}]", name if names.count(name) == 1 else f"{name}-{i}", entry, request)
+        for (i, entry, request, _), name in zip(read, names, strict=True)
+    ]
+    errors = ErrorList()
+    objects = [doc.data for *_, documents in read for doc in documents if doc.kind == "PriorityClass"]
+    classes = read_priority_classes(objects, "priorityClasses", errors)
+    errors.raise_if_any()
+    return workloads, classes
+
+
+def _workload(where: str, name: str, entry: Mapping[str, Any], request: PlacementRequest) -> Workload:
+    numbers = {}
+    for key, least in (("arrival", 0), ("duration", 0), ("count", 1)):
+        value = entry.get(key, 1 if key == "count" else None)
+        if value is None:
+            raise UsageError(f"{where}.{key}: Required value")
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or (key == "count" and not isinstance(value, int))
+        ):
+            raise UsageError(f"{where}.{key}: must be {'an integer' if key == 'count' else 'a number of seconds'}")
+        if value < least:
+            raise UsageError(f"{where}.{key}: must be at least {least}, got {value}")
+        numbers[key] = value
+    class_name = entry.get("priorityClassName")
+    if class_name is not None and (not isinstance(class_name, str) or not class_name):
+        raise UsageError(f"{where}.priorityClassName: the name of a PriorityClass")
+    return Workload(
+        name, request, numbers["arrival"], numbers["duration"], int(numbers["count"]), priority_class_name=class_name
+    )

@@ -1,0 +1,64 @@
+"""The options every placing command shares: which cluster to place on, and ``--claim``."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Sequence
+
+from workloadbuilder.cli.errors import UsageError
+from workloadbuilder.placement.request.model import DeviceRequest
+
+__all__ = ["add_cluster_options", "parse_claims"]
+
+
+def add_cluster_options(sub: argparse.ArgumentParser) -> None:
+    """The options that say which cluster to place on (``--cluster``/``--pods``/``--groups`` or ``--generate``)
+    and ``--claim``, shared by every command that places."""
+    cluster = sub.add_argument_group("cluster (one of --cluster and --generate)")
+    cluster.add_argument(
+        "--cluster",
+        metavar="FILE",
+        help="`kubectl get nodes -o json` output (or one mixed List of nodes, pods, priority classes, budgets, "
+        "groups and resource slices), or the compact YAML cluster format",
+    )
+    cluster.add_argument(
+        "--pods", metavar="FILE", help="`kubectl get pods -A -o json` output (with a kubectl --cluster)"
+    )
+    cluster.add_argument(
+        "--groups", metavar="FILE", help="`kubectl get podgroups,compositepodgroups -A -o json` output, for preemption"
+    )
+    cluster.add_argument(
+        "--generate",
+        metavar="KEY=VALUE,...",
+        help="a generated cluster: zones, blocks (per zone), racks (per block), hosts (per rack), "
+        "gpus, cpu, memory (per node), seed, used (share of nodes partly used)",
+    )
+    sub.add_argument(
+        "--claim",
+        action="append",
+        metavar="NAME=DEVICECLASS[:COUNT]",
+        help="what a group resource claim (or claim template) NAME needs; repeatable",
+    )
+
+
+def parse_claims(specs: Sequence[str]) -> dict[str, DeviceRequest]:
+    """``--claim NAME=DEVICECLASS[:COUNT]`` options: what each named claim (or claim template) needs.
+
+    Raises:
+        UsageError: a malformed option.
+
+    Example:
+        >>> claims = parse_claims(["rdma-pair=rdma.example.com:2", "gpu=gpu.nvidia.com"])
+        >>> claims["rdma-pair"], claims["gpu"].count
+        (DeviceRequest(device_class='rdma.example.com', count=2), 1)
+    """
+    claims: dict[str, DeviceRequest] = {}
+    for spec in specs:
+        name, sep, rest = spec.partition("=")
+        device_class, _, count = rest.partition(":")
+        bad_count = bool(count) and (not re.fullmatch(r"[0-9]{1,9}", count) or int(count) < 1)  # ASCII digits only
+        if not sep or not name or not device_class or bad_count:
+            raise UsageError(f"--claim: expected NAME=DEVICECLASS or NAME=DEVICECLASS:COUNT, got {spec!r}")
+        claims[name] = DeviceRequest(device_class, int(count) if count else 1)
+    return claims

@@ -1,0 +1,362 @@
+"""The Node items of ``kubectl get nodes -o json``, read into the ``NodeColumns`` that ``Cluster.build`` indexes.
+
+A real node dump is mostly what the model does not need (managedFields,
+images, annotations, addresses); a node is read by its few fields the model
+does need: ``metadata.name`` and ``labels``, ``spec.unschedulable`` and
+``taints``, ``status.allocatable`` and the Ready condition. Nothing of the
+input is kept: label keys and values are interned (the same zone, instance
+type and GPU product strings are one object across all nodes), each
+distinct taint list is read once per dump, and the allocatable maps that
+list the same resources are read column by column once every node is read
+(each node's amounts are kept as one joined string until then, so the
+strings of a dump are touched once as nodes are read and once more,
+together, as columns). A malformed node is a ``FieldError`` at its path
+(``nodes[3].status.allocatable[cpu]``) and is left out.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from itertools import count
+from typing import Any, NamedTuple, overload
+
+import numpy as np
+
+from workloadbuilder.field import ErrorList, FieldPath, path_below, required, type_invalid
+from workloadbuilder.placement.cluster.records import NodeColumns
+from workloadbuilder.placement.k8s.constraints import Taint, read_taints
+from workloadbuilder.placement.k8s.quantity import column_millis
+from workloadbuilder.placement.k8s.resources import key_below, read_quantity, read_resource_list, valid_millis
+
+__all__ = ["NOT_READY_TAINTS", "NodesRead", "read_nodes"]
+
+NOT_READY_TAINTS = frozenset({"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"})
+"""The taints the node lifecycle controller puts on a node whose Ready condition is False or Unknown."""
+
+_intern = sys.intern
+_MISSING = object()
+_SEPARATOR = "\n"
+"""Between the amounts of an allocatable map kept as one string, and between such strings."""
+
+
+class NodesRead(NamedTuple):
+    """What ``read_nodes`` found: the well-formed nodes, every entry's name, and the warnings.
+
+    ``names`` has one entry per item read, ``None`` for a malformed one
+    (left out of ``columns``); ``warnings`` says, per node that reports
+    Ready other than True without the taint that keeps pods off it, that
+    pods are still placed on it.
+    """
+
+    columns: NodeColumns
+    names: list[str | None]
+    warnings: list[str]
+
+
+@overload
+def read_nodes(
+    items: Sequence[Any], section: str, errors: ErrorList, indices: Sequence[int] | None = None
+) -> NodesRead: ...
+
+
+@overload
+def read_nodes(
+    items: Sequence[Any], section: str, errors: ErrorList, indices: Sequence[int] | None = None, *, nodes_only: bool
+) -> NodesRead | None: ...
+
+
+def read_nodes(
+    items: Sequence[Any],
+    section: str,
+    errors: ErrorList,
+    indices: Sequence[int] | None = None,
+    *,
+    nodes_only: bool = False,
+) -> NodesRead | None:
+    """The nodes among ``items``, amounts in millis; item ``n``'s errors are at ``<section>[indices[n]]...``.
+
+    ``indices`` gives each item's index in its List (by default, its
+    position in ``items``). With ``nodes_only``, ``None`` (and no errors)
+    when an object among ``items`` has a ``kind`` other than ``Node``: the
+    caller then sorts its List by kind.
+
+    Allocatable maps of the same resource names are read column by column
+    once every node is read (``column_millis``). When a column holds a
+    string that is no quantity, the items are read again node by node, each
+    amount as it comes, so that the errors are those of each node in turn.
+    """
+    where = range(len(items)) if indices is None else indices
+    found = ErrorList()
+    reader = _Reader(section, found, by_column=True, nodes_only=nodes_only)
+    read = reader.read(items, where)
+    if reader.other_kind:
+        return None
+    if read is None:
+        found = ErrorList()
+        read = _Reader(section, found, by_column=False).read(items, where)
+    assert read is not None, "a reader that reads every amount as it comes always gives its nodes"
+    errors.extend(found)
+    return read
+
+
+class _Reader:
+    """The state of reading one dump: where errors go, what it has read already, and the nodes' columns."""
+
+    def __init__(self, section: str, errors: ErrorList, *, by_column: bool, nodes_only: bool = False) -> None:
+        self.section = FieldPath(section)
+        self.errors = errors
+        self.by_column = by_column
+        """Whether allocatable maps (dicts of string names) are kept as given and read column by column at the end."""
+        self.nodes_only = nodes_only
+        """Whether to stop at an object whose ``kind`` is not ``Node`` (an absent kind is a Node's)."""
+        self.other_kind = False
+        """Whether it stopped so."""
+        self.layouts: dict[tuple[Any, ...], int] = {}
+        """By the resource names of an allocatable map as given (all strings), its layout's number."""
+        self.layout_names: list[tuple[str, ...]] = []
+        """Each layout's resource names (interned), in the order of its amounts."""
+        self.layout_numbers: dict[tuple[str, ...], int] = {}
+        self.read_rows: list[tuple[list[int], list[list[int]]]] = []
+        """Per layout, the nodes whose amounts were read as they came, and those amounts."""
+        self.kept_rows: list[tuple[list[int], list[str]]] = []
+        """Per layout, the nodes whose allocatable is read by column at the end, and each one's strings joined."""
+        self.taint_lists: dict[tuple[Any, ...], tuple[Taint, ...]] = {}
+        self.last_taints: tuple[Any, tuple[Taint, ...]] = (None, ())
+        """The last taint list read without error, as given and as read."""
+        self.names: list[str] = []
+        self.labels: list[dict[str, str]] = []
+        self.schedulable: list[bool] = []
+        self.taints: list[tuple[Taint, ...]] = []
+        self.warnings: list[str] = []
+
+    def read(self, items: Sequence[Any], indices: Sequence[int]) -> NodesRead | None:
+        """Every item read; ``None`` when a column of allocatable maps kept as given is not all quantity strings."""
+        node = self.node
+        skipped = []
+        for ordinal, item, i in zip(count(), items, indices, strict=False):
+            if not node(item, i):
+                if self.other_kind:
+                    return None
+                skipped.append(ordinal)
+        allocatable = self.allocatable_columns()
+        if allocatable is None:
+            return None
+        names: list[str | None] = list(self.names)
+        for ordinal in skipped:  # ascending: each lands where its entry is
+            names.insert(ordinal, None)
+        columns = NodeColumns(self.names, self.labels, allocatable, {}, self.schedulable, self.taints)
+        return NodesRead(columns, names, self.warnings)
+
+    def node(self, item: Any, i: int) -> bool:
+        """Read item ``i`` into the columns; ``False`` (and its errors) when it is malformed or of another kind."""
+        if self.nodes_only and (type(item) is dict or isinstance(item, Mapping)):
+            kind = item.get("kind")
+            if kind is not None and kind != "Node":
+                self.other_kind = True
+                return False
+        try:
+            metadata = item["metadata"]
+            name = metadata["name"]
+            status = item["status"]
+            allocatable = status["allocatable"]
+        except (KeyError, TypeError):
+            return self.malformed(item, i)
+        if not isinstance(name, str) or not name:
+            self.errors.append(required(self.section.index(i).child("metadata", "name")))
+            return False
+        if type(allocatable) is not dict and not isinstance(allocatable, Mapping):
+            return self.malformed(item, i)
+        spec = item.get("spec")
+        if type(spec) is not dict:
+            spec = spec if isinstance(spec, Mapping) else {}
+        raw_taints = spec.get("taints")
+        taints = self.read_taints(raw_taints, i) if raw_taints is not None else ()
+        raw_labels = metadata.get("labels")
+        labels = None
+        if type(raw_labels) is dict:
+            try:
+                labels = self.interned_labels(raw_labels)
+            except TypeError:  # a key or value that is not exactly a string: said by read_labels
+                pass
+        self.labels.append(labels if labels is not None else self.read_labels(raw_labels, i))
+        self.read_allocatable(allocatable, i)
+        self.names.append(name if type(name) is str else str(name))
+        self.schedulable.append(not spec.get("unschedulable"))
+        self.taints.append(taints)
+        ready = _ready(status.get("conditions"))
+        if ready != "True" and not any(taint.key in NOT_READY_TAINTS for taint in taints):
+            self.warnings.append(
+                f"node {name} reports Ready={ready} but has no node.kubernetes.io/not-ready or unreachable taint: "
+                "kube-scheduler still places pods on it, and so does this model"
+            )
+        return True
+
+    def interned_labels(self, raw: dict[Any, Any]) -> dict[str, str]:
+        """A node's labels with every key and value interned.
+
+        Nodes of a dump mostly share their labels' values (zone, instance
+        type, GPU product): a label equal to the previous node's keeps that
+        node's interned string, with no hashing; only the others are
+        interned. A node whose keys are not the previous node's is read in
+        full. Raises ``TypeError`` for a key or value that is not exactly a
+        string.
+        """
+        labels = dict(self.labels[-1]) if self.labels else {}
+        get = labels.get
+        for key, value in raw.items():
+            if get(key, _MISSING) != value:
+                labels[_intern(key)] = _intern(value)
+        if len(labels) != len(raw):  # keys the previous node had and this one has not
+            labels = {_intern(key): _intern(value) for key, value in raw.items()}
+        return labels
+
+    def read_labels(self, raw: Any, i: int) -> dict[str, str]:
+        """A node's labels read one by one; a value that is not a string is an error at its key."""
+        if raw is None:
+            return {}
+        path = path_below(self.section, i, "metadata", "labels")
+        if not isinstance(raw, Mapping):
+            self.errors.append(type_invalid(path(), raw, "must be of type object"))
+            return {}
+        out = {}
+        for key, value in raw.items():
+            if isinstance(value, str):
+                out[str(key)] = value
+            else:
+                self.errors.append(type_invalid(path().key(str(key)), value, "must be of type string"))
+        return out
+
+    def read_allocatable(self, raw: Mapping[Any, Any], i: int) -> None:
+        """Add ``status.allocatable``, in millis, to the columns of the node read next.
+
+        When reading by column, a dict of string names is kept as given,
+        with the other nodes that list the same names in the same order;
+        anything else is read entry by entry at once.
+        """
+        if self.by_column and type(raw) is dict:
+            key = tuple(raw)
+            number = self.layouts.get(key)
+            if number is None and all(type(name) is str for name in key):
+                number = self.layouts[key] = self.layout(key)
+            if number is not None:
+                try:
+                    text = _SEPARATOR.join(raw.values())
+                except TypeError:  # an amount that is not a string: read at once, with its error
+                    pass
+                else:
+                    nodes, texts = self.kept_rows[number]
+                    nodes.append(len(self.names))
+                    texts.append(text)
+                    return
+        amounts = self.entries(raw, i)
+        nodes, rows = self.read_rows[self.layout(tuple(amounts))]
+        nodes.append(len(self.names))
+        rows.append(list(amounts.values()))
+
+    def layout(self, names: tuple[str, ...]) -> int:
+        """The number of the layout of these resource names, a new one if none has them."""
+        names = tuple(map(_intern, names))
+        number = self.layout_numbers.get(names)
+        if number is None:
+            number = self.layout_numbers[names] = len(self.layout_names)
+            self.layout_names.append(names)
+            self.read_rows.append(([], []))
+            self.kept_rows.append(([], []))
+        return number
+
+    def entries(self, raw: Mapping[Any, Any], i: int) -> dict[str, int]:
+        """``status.allocatable`` read entry by entry, as ``{resource: millis}``, with the errors of its bad entries."""
+        if type(raw) is not dict:
+            return read_resource_list(raw, path_below(self.section, i, "status", "allocatable"), self.errors)
+        out: dict[str, int] = {}
+        for name, text in raw.items():
+            millis = valid_millis(name, text)
+            if millis is None:
+                where = key_below(path_below(self.section, i, "status", "allocatable"), name)
+                millis = read_quantity(str(name), text, where, self.errors)
+                if millis is None:
+                    continue
+            out[name if type(name) is str else str(name)] = millis
+        return out
+
+    def read_taints(self, raw: Any, i: int) -> tuple[Taint, ...]:
+        """``spec.taints``; nodes with equal taint lists share one tuple.
+
+        A list equal to the previous node's (the usual case) is its tuple, found by comparing, not hashing.
+        """
+        if type(raw) is list and raw == self.last_taints[0]:
+            return self.last_taints[1]
+        key: tuple[Any, ...] | None
+        try:
+            key = tuple([(entry.get("key"), entry.get("value"), entry.get("effect")) for entry in raw])
+            known = self.taint_lists.get(key) if type(raw) is list else None
+        except (AttributeError, TypeError):  # not a list of objects of strings: read_taints says what is wrong
+            key, known = None, None
+        if known is not None:
+            return known
+        before = len(self.errors)
+        taints = read_taints(raw, path_below(self.section, i, "spec", "taints"), self.errors)
+        if key is not None and type(raw) is list and len(self.errors) == before:
+            self.taint_lists[key] = taints
+            self.last_taints = (raw, taints)
+        return taints
+
+    def malformed(self, item: Any, i: int) -> bool:
+        """The error path: say exactly what is missing."""
+        path = self.section.index(i)
+        if not isinstance(item, Mapping):
+            self.errors.append(type_invalid(path, item, "must be of type object"))
+            return False
+        metadata, status = item.get("metadata"), item.get("status")
+        name = metadata.get("name") if isinstance(metadata, Mapping) else None
+        allocatable = status.get("allocatable") if isinstance(status, Mapping) else None
+        if not isinstance(name, str) or not name:
+            self.errors.append(required(path.child("metadata", "name")))
+        elif allocatable is None:
+            self.errors.append(required(path.child("status", "allocatable")))
+        else:
+            self.errors.append(type_invalid(path.child("status", "allocatable"), allocatable, "must be of type object"))
+        return False
+
+    def allocatable_columns(self) -> dict[str, list[int]] | None:
+        """Per resource, every node's millis (0 where a node has none); ``None`` when a kept column is not quantities.
+
+        Each layout's amounts, read or kept, are transposed into columns and
+        laid at their nodes.
+        """
+        count = len(self.names)
+        pieces: list[tuple[list[int], tuple[str, ...], list[Any]]] = []
+        for names, (nodes, rows), (kept, texts) in zip(self.layout_names, self.read_rows, self.kept_rows, strict=True):
+            if rows:
+                pieces.append((nodes, names, list(zip(*rows, strict=True))))
+            if texts and names:
+                strings = _SEPARATOR.join(texts).split(_SEPARATOR)
+                if len(strings) != len(texts) * len(names):  # a string with the separator in it
+                    return None
+                parsed = [column_millis(name, strings[j :: len(names)]) for j, name in enumerate(names)]
+                if None in parsed:
+                    return None
+                pieces.append((kept, names, parsed))
+        if len(pieces) == 1 and len(pieces[0][0]) == count:
+            _, names, values = pieces[0]
+            return {name: list(column) for name, column in zip(names, values, strict=True)}
+        columns: dict[str, Any] = {}
+        for nodes, names, values in pieces:
+            at = np.asarray(nodes, dtype=np.int64)
+            for name, column in zip(names, values, strict=True):
+                into = columns.get(name)
+                if into is None:
+                    into = columns[name] = np.zeros(count, dtype=object)
+                into[at] = column
+        return {name: column.tolist() for name, column in columns.items()}
+
+
+def _ready(conditions: Any) -> str:
+    """The status of a node's first Ready condition (``Unknown`` when it has none; ``True`` without conditions)."""
+    if not isinstance(conditions, list):
+        return "True"
+    for condition in conditions:
+        if (type(condition) is dict or isinstance(condition, Mapping)) and condition.get("type") == "Ready":
+            return str(condition.get("status") or "Unknown")
+    return "Unknown"

@@ -1,0 +1,653 @@
+"""kube-scheduler's resource scores: per node for one pod, and per placement for a whole group.
+
+* A pod goes to the node with the highest ``NodeResourcesFit`` (default
+  strategy ``LeastAllocated``) plus ``NodeResourcesBalancedAllocation`` score
+  over CPU and memory, both weight 1, as in the default profile
+  (BalancedAllocation skipped for a pod that requests neither), plus
+  ``TaintToleration`` (``PreferNoSchedule``, weight 3) and ``NodeAffinity``
+  (preferred terms, weight 2), normalized over the nodes that fit when the
+  pods start. ImageLocality, InterPodAffinity and PodTopologySpread scores
+  are not modelled. Upstream breaks ties at random; here the node listed
+  first wins.
+* A placement (a topology domain) is scored with ``MostAllocated`` over the
+  domain's summed CPU and memory after the group's pods are added: the
+  tighter the fit, the higher.
+
+Pods that request no CPU or memory count as 100m and 200Mi, as the
+scheduler's non-zero defaults do.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from workloadbuilder.placement.cluster.arrays import IntArray, exact
+from workloadbuilder.placement.cluster.model import SCORE_RESOURCES, Cluster
+from workloadbuilder.placement.filters.nodeaffinity import preferred_score
+from workloadbuilder.placement.filters.tainttoleration import intolerable_preferences
+from workloadbuilder.placement.framework.snapshot import Block, Shape, Snapshot
+from workloadbuilder.placement.framework.spread import SpreadTracker
+
+__all__ = [
+    "assign_pods",
+    "key_node",
+    "most_allocated",
+    "most_allocated_many",
+    "node_score",
+    "node_scores",
+    "preference_scores",
+    "prefers",
+    "rank_keys",
+]
+
+_MAX_SCORE = 100
+_BLOCK = 8192
+"""How many (node, k-th pod) scores ``_landing_order`` computes in one pass, at most."""
+_SMALL_BLOCK = 1024
+"""So few (node, k-th pod) scores that computing them all at once beats growing the block."""
+
+
+def most_allocated(requested: Sequence[int], allocatable: Sequence[int]) -> int:
+    """``MostAllocated`` (0-100) over the scored resources: the share already given out, weighted."""
+    total = weights = 0
+    for (_, weight), req, alloc in zip(SCORE_RESOURCES, requested, allocatable):
+        if alloc <= 0:
+            continue
+        total += (min(req, alloc) * _MAX_SCORE // alloc) * weight
+        weights += weight
+    return total // weights if weights else 0
+
+
+def most_allocated_many(requested: Sequence[IntArray], allocatable: Sequence[IntArray]) -> npt.NDArray[np.int64]:
+    """``most_allocated`` of many domains at once: one array per scored resource, one entry per domain."""
+    total: IntArray = np.zeros(len(requested[0]), dtype=np.int64)
+    weights: IntArray = np.zeros(len(requested[0]), dtype=np.int64)
+    for (_, weight), req, alloc in zip(SCORE_RESOURCES, requested, allocatable):
+        alloc = exact(alloc, _MAX_SCORE)
+        offered = alloc > 0
+        divisor = np.where(offered, alloc, 1)
+        share = np.minimum(req, divisor) * _MAX_SCORE // divisor
+        total = total + np.where(offered, share * weight, 0)
+        weights = weights + np.where(offered, weight, 0)
+    return np.where(weights > 0, total // np.maximum(weights, 1), 0).astype(np.int64)
+
+
+def node_score(snap: Snapshot, i: int, shape: Shape) -> int:
+    """The default profile's resource score of node ``i`` for one more pod of ``shape`` (0-200).
+
+    ``LeastAllocated`` and ``BalancedAllocation`` over CPU and memory, each
+    weight 1; a resource the node does not offer is left out of both.
+    """
+    cluster = snap.cluster
+    cpu, memory = cluster.score_index
+    change = snap.change_at(i)
+    least = weights = 0
+    fractions = []
+    for r, request in ((cpu, shape.score_request[0]), (memory, shape.score_request[1])):
+        alloc = cluster.allocatable[r][i]
+        if alloc <= 0:
+            continue
+        requested = cluster.used[r][i] + request + (change[r] if change is not None else 0)
+        least += (alloc - requested) * _MAX_SCORE // alloc if requested <= alloc else 0
+        weights += 1
+        fractions.append(requested / alloc if requested < alloc else 1.0)
+    if not any(shape.requests.get(name, 0) > 0 for name, _ in SCORE_RESOURCES):
+        # BalancedAllocation skips pods that request neither CPU nor memory.
+        return least // weights if weights else 0
+    if weights == 2:
+        return least // 2 + int((1 - abs(fractions[0] - fractions[1]) / 2) * _MAX_SCORE)
+    return least + _MAX_SCORE if weights else _MAX_SCORE
+
+
+def rank_keys(scores: IntArray, nodes: IntArray, cluster_size: int) -> IntArray:
+    """One integer per (score, node), higher for a higher score and then for a lower node index.
+
+    This is the order nodes are chosen in (upstream breaks ties at random;
+    here the node listed first wins); ``key_node`` reads the node back.
+    Every key of a score of 0 or more is positive, so -1 can mark a node
+    that is no candidate.
+    """
+    keys: IntArray = scores * (cluster_size + 1) + (cluster_size - nodes)
+    return keys
+
+
+def key_node(key: int, cluster_size: int) -> int:
+    """The node of a ``rank_keys`` key."""
+    return int(cluster_size - key % (cluster_size + 1))
+
+
+def node_scores(snap: Snapshot, shape: Shape, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """``node_score`` of each of ``nodes`` in one pass (the same integer and float steps, elementwise).
+
+    Amounts of 2**53 and more are not exact as floats: then the nodes are
+    scored one by one with ``node_score``.
+    """
+    scores = _scores_after(shape, _score_inputs(snap, nodes), 0)
+    if scores is None:
+        return np.array([node_score(snap, i, shape) for i in nodes.tolist()], dtype=np.int64)
+    return scores
+
+
+class _ScoreInputs:
+    """What scoring reads of some nodes, per scored resource: their allocatable and what is given out there now.
+
+    ``floats`` are ``(allocatable, used)`` as floats (exact where the facts
+    below say so), ``resources`` the resource index of each; ``ints(c)``
+    gives column ``c``'s two amounts as exact integers, for the few steps
+    that need them. The facts the float steps depend on come with them:
+    whether every node offers every scored resource, whether the
+    allocatable amounts are exact as floats, bounds on the used and the
+    allocatable amounts, and a common divisor of each column's amounts
+    (``Snapshot.grain``). A subset of the nodes (``take``) keeps them, and
+    picks its integers only when they are read.
+    """
+
+    __slots__ = ("_ints", "_order", "alloc_bounds", "exact", "floats", "grains", "offered", "resources", "used_bounds")
+
+    def __init__(
+        self,
+        ints: list[tuple[IntArray, IntArray]],
+        floats: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]],
+        resources: list[int],
+        facts: tuple[bool, bool, list[tuple[int, int]], list[tuple[int, int]], list[int]],
+        order: npt.NDArray[np.int64] | None = None,
+    ) -> None:
+        self._ints, self._order = ints, order
+        self.floats, self.resources = floats, resources
+        self.offered, self.exact, self.used_bounds, self.alloc_bounds, self.grains = facts
+
+    def ints(self, c: int) -> tuple[IntArray, IntArray]:
+        """Column ``c``'s allocatable and used amounts as exact integers."""
+        alloc, used = self._ints[c]
+        return (alloc, used) if self._order is None else (alloc[self._order], used[self._order])
+
+    def take(self, order: npt.NDArray[np.int64]) -> _ScoreInputs:
+        """The inputs of the nodes at ``order``."""
+        floats = [(alloc[order], used[order]) for alloc, used in self.floats]
+        facts = (self.offered, self.exact, self.used_bounds, self.alloc_bounds, self.grains)
+        ints = [self.ints(c) for c in range(len(self._ints))] if self._order is not None else self._ints
+        return _ScoreInputs(ints, floats, self.resources, facts, order)
+
+
+def _score_inputs(snap: Snapshot, nodes: npt.NDArray[np.int64]) -> _ScoreInputs:
+    """The score inputs of ``nodes`` now (for the cluster's own ``root.node_array``, with nothing copied)."""
+    cluster = snap.cluster
+    everyone = nodes is cluster.root.node_array
+    unchanged = everyone and not snap.changed_count
+    ints, floats = [], []
+    for r in cluster.score_index:
+        alloc, alloc_floats, used = cluster.allocatable_array(r), cluster.allocatable_floats(r), snap.used_at(r, nodes)
+        if not everyone:
+            alloc, alloc_floats = alloc[nodes], alloc_floats[nodes]
+        ints.append((alloc, used))
+        floats.append((alloc_floats, cluster.used_floats(r) if unchanged else used.astype(np.float64)))
+    if unchanged:
+        used_bounds = [cluster.used_range(r) for r in cluster.score_index]
+    else:
+        used_bounds = [(int(used.min()), int(used.max())) if len(used) else (0, 0) for _, used in ints]
+    ranges = [cluster.allocatable_range(r) for r in cluster.score_index]  # what holds for every node's holds for these
+    grains = [snap.grain(r) for r in cluster.score_index]
+    if all(0 < low and high < 2**53 for low, high in ranges):
+        offered = exact = True
+    else:
+        offered = all(_all_positive(alloc) for alloc, _ in ints)
+        exact = all(_float_exact(alloc) for alloc, _ in ints)
+    return _ScoreInputs(ints, floats, list(cluster.score_index), (offered, exact, used_bounds, ranges, grains))
+
+
+def _scores_after(
+    shape: Shape, inputs: _ScoreInputs, landed: npt.NDArray[np.int64] | int, most: int | None = None
+) -> npt.NDArray[np.int64] | None:
+    """``node_score`` of each node of ``inputs`` once ``landed`` more pods of ``shape`` are on it.
+
+    The arrays broadcast: a row of nodes against a column of ``landed``
+    counts gives one score per count and node; ``most`` is the largest of
+    ``landed`` (``landed`` itself when it is a number). ``None`` when an
+    amount is too large to convert to a float exactly.
+
+    The steps are ``node_score``'s, elementwise, in floats where every
+    amount is exact as one: LeastAllocated's integer division is read off
+    the float quotient BalancedAllocation needs anyway (``_free_share``),
+    and nothing is clipped where the bounds show that every node has room
+    for what is requested.
+    """
+    most = most if most is not None else int(landed) if isinstance(landed, int) else int(np.max(landed))
+    if not inputs.exact:
+        return None
+    least: npt.NDArray[np.float64] | None = None
+    weights: IntArray | int = 0
+    fractions: list[npt.NDArray[np.float64]] = []
+    everywhere = inputs.offered  # every node offers both: no masks needed
+    for c, ((alloc_floats, used_floats), r, (low, high), (alloc_low, alloc_high), grain, request) in enumerate(
+        zip(
+            inputs.floats,
+            inputs.resources,
+            inputs.used_bounds,
+            inputs.alloc_bounds,
+            inputs.grains,
+            shape.score_request,
+            strict=True,
+        )
+    ):
+        top = high + most * shape.vector[r] + request
+        if not (-(2**53) < low and top < 2**53):
+            return None
+        more = landed * shape.vector[r] + request
+        offered = True if everywhere else alloc_floats > 0
+
+        def exact_amounts(c: int = c, more: IntArray | int = more, offered: Any = offered) -> tuple[IntArray, IntArray]:
+            """The requested amounts and their divisors in integers, for the few steps that need them."""
+            alloc, used = inputs.ints(c)
+            return used + more, np.where(offered, alloc, 1)
+
+        share: npt.NDArray[np.float64] = np.add(used_floats, more, dtype=np.float64)  # exact: amounts below 2**53
+        share /= alloc_floats if everywhere else np.where(offered, alloc_floats, 1.0)
+        room = everywhere and top <= alloc_low  # no node's request passes its allocatable: nothing to clip
+        if low < 0:
+            free_share = _exact_free_share(*exact_amounts())
+        else:
+            unit = math.gcd(grain, shape.vector[r], request)  # divides every allocatable and requested amount here
+            coarse = alloc_high <= _COARSE * max(unit, 1)
+            free_share = _free_share(exact_amounts, share, coarse, clip=not room)
+        if not everywhere:
+            free_share = np.where(offered, free_share, 0)
+        least = free_share if least is None else np.add(least, free_share, out=least)
+        weights = weights + offered
+        # requested / alloc where requested < alloc, else 1.0
+        fractions.append(share if room else np.minimum(share, 1.0, out=share))
+    assert least is not None
+    if not any(shape.requests.get(name, 0) > 0 for name, _ in SCORE_RESOURCES):
+        # BalancedAllocation skips pods that request neither CPU nor memory.
+        return np.where(weights > 0, least // np.maximum(weights, 1), 0).astype(np.int64)
+    spread = fractions[0] - fractions[1]
+    np.abs(spread, out=spread)
+    spread /= 2
+    np.subtract(1, spread, out=spread)
+    spread *= _MAX_SCORE
+    balanced = spread.astype(np.int64)  # truncated, as upstream converts to int64 (it is at least 50)
+    if everywhere:
+        least *= 0.5
+        half = least.astype(np.int64)  # least is a whole number of 0 or more: this is least // 2
+        return np.add(half, balanced, out=half)
+    half = (least * 0.5).astype(np.int64)
+    return np.where(weights == 2, half + balanced, least.astype(np.int64) + _MAX_SCORE)
+
+
+_NEAR = 2.0**-43
+"""More than the float error of ``100 - 100 * share`` (below 2**-44 + 2**-47 where the true share is at most 1.28)."""
+
+_COARSE = 2**42
+"""Allocatable amounts at most this (in units of a common divisor of the amounts) keep every
+``100 - 100 * requested / alloc`` that is not whole more than ``2 * _NEAR`` from a whole number
+(its distance is at least ``1 / alloc``)."""
+
+
+def _free_share(
+    exact_amounts: Callable[[], tuple[IntArray, IntArray]], share: npt.NDArray[np.float64], coarse: bool, clip: bool
+) -> npt.NDArray[np.float64]:
+    """LeastAllocated's ``max(alloc - requested, 0) * 100 // alloc``, elementwise, as whole floats.
+
+    ``share`` is the float ``requested / alloc``, ``exact_amounts()`` the
+    two in integers (``requested`` of 0 or more, both below 2**53; called
+    only where the floats cannot decide).
+    The result is ``floor(100 - 100 * requested / alloc)``, at least 0
+    (``clip=False``: no ``requested`` passes its ``alloc``, so it is).
+    Its float estimate from ``share`` is within
+    ``_NEAR`` of the true value where the share is at most 1.28 (past 1 the
+    result is 0 either way). ``coarse``: every ``alloc`` is at most
+    ``_COARSE`` units of a divisor of every amount, so a true value that is
+    not whole lies farther than ``2 * _NEAR`` from a whole number, and the
+    floor of the estimate plus ``_NEAR`` is exact. Otherwise estimates
+    within ``1e-9`` of a whole number are divided in integers.
+    """
+    free = np.multiply(share, -_MAX_SCORE)
+    doubtful = None
+    if coarse:
+        free += _MAX_SCORE + _NEAR
+        np.floor(free, out=free)
+    else:
+        free += _MAX_SCORE
+        low = np.floor(free)
+        gap = np.subtract(free, low, out=free)  # in [0, 1): near 0 or 1 the floor may be off by one
+        gap -= 0.5
+        np.abs(gap, out=gap)
+        doubtful = gap > 0.5 - 1e-9
+        free = low
+    if clip:
+        np.maximum(free, 0, out=free)
+    if doubtful is not None and doubtful.any():
+        requested, alloc = exact_amounts()
+        a = np.broadcast_to(alloc, free.shape)[doubtful]
+        free[doubtful] = np.maximum(a - np.broadcast_to(requested, free.shape)[doubtful], 0) * _MAX_SCORE // a
+    return free
+
+
+def _exact_free_share(requested: IntArray, alloc: IntArray) -> npt.NDArray[np.float64]:
+    """``max(alloc - requested, 0) * 100 // alloc`` in integers, as floats (for any signed ``requested``)."""
+    share: npt.NDArray[np.float64] = (np.maximum(alloc - requested, 0) * _MAX_SCORE // alloc).astype(float)
+    return share
+
+
+def _float_exact(values: IntArray) -> bool:
+    """Whether every one of ``values`` converts to a float without rounding."""
+    return len(values) == 0 or max(-int(values.min()), int(values.max())) < 2**53
+
+
+def _all_positive(values: IntArray) -> bool:
+    """Whether every one of ``values`` is above 0."""
+    return len(values) == 0 or bool((values > 0).all())
+
+
+def preference_scores(snap: Snapshot, shape: Shape, nodes: Sequence[int]) -> dict[int, int]:
+    """TaintToleration (weight 3) and NodeAffinity (weight 2) scores of ``nodes``, normalized over them as upstream.
+
+    TaintToleration counts untolerated ``PreferNoSchedule`` taints and is
+    reversed (fewest is 100); NodeAffinity adds the weights of the preferred
+    terms a node matches (the most is 100). Both are 0 for every node when
+    no node differs.
+    """
+    cluster, pod = snap.cluster, shape.constraints
+    taints = {i: intolerable_preferences(cluster.taints[i], pod.tolerations) for i in nodes}
+    affinity = {i: preferred_score(pod, cluster.labels[i], cluster.names[i]) for i in nodes} if pod.preferred else {}
+    most_taints = max(taints.values(), default=0)
+    most_affinity = max(affinity.values(), default=0)
+    out = {}
+    for i in nodes:
+        taint = _MAX_SCORE - taints[i] * _MAX_SCORE // most_taints if most_taints else _MAX_SCORE
+        preferred = affinity[i] * _MAX_SCORE // most_affinity if most_affinity else 0
+        out[i] = 3 * taint + 2 * preferred
+    return out
+
+
+def assign_pods(
+    snap: Snapshot, shape: Shape, nodes: Iterable[int], count: int, spread: SpreadTracker | None = None
+) -> list[int]:
+    """Place up to ``count`` pods of ``shape`` one by one on the best-scoring node of ``nodes``, assuming each.
+
+    The best node has the highest score, then the lowest index. With
+    ``spread``, a node the pod's spread constraints reject now is passed
+    over (and tried again after the next pod is placed), and every placed
+    pod is counted in it.
+
+    Returns the chosen node of each placed pod, in placement order; fewer
+    than ``count`` when the nodes run out of room.
+
+    A node's score changes only when a pod lands on it, so only the best
+    ``count`` nodes with room can ever be chosen, and the order pods land in
+    is computed a row of k-th pods at a time (``_assign_by_landing``). With
+    spread constraints (a node's turn depends on where the others went) or
+    amounts too large to score in one pass, the nodes wait in a heap with
+    their new scores instead (``_assign_by_heap``). Both give exactly what
+    one heap of every node gives.
+    """
+    if count <= 0:
+        return []
+    candidates = nodes if isinstance(nodes, np.ndarray) else np.fromiter(nodes, dtype=np.int64)
+    tracker = spread if spread is not None and shape.constraints.spread else None
+    if tracker is None:
+        placed = _assign_by_landing(snap, shape, candidates, count)
+        if placed is not None:
+            return placed
+    return _assign_by_heap(snap, shape, candidates, count, tracker)
+
+
+def _assign_by_landing(snap: Snapshot, shape: Shape, candidates: npt.NDArray[np.int64], count: int) -> list[int] | None:
+    """``assign_pods`` without spread constraints, from the landing order of the best ``count`` nodes with room.
+
+    Without preference scores (normalized over every candidate with room),
+    every candidate is scored and only the best are asked how many pods
+    they hold (``_best_with_room``). ``None`` when amounts are too large to
+    score in one pass.
+    """
+    cluster = snap.cluster
+    extras: npt.NDArray[np.int64] | None = None  # the preference scores, when some node's differ
+    preferring = prefers(snap, shape)
+    if len(candidates) > count and not preferring:
+        nodes, inputs = candidates, _score_inputs(snap, candidates)
+        first = _scores_after(shape, inputs, 0)
+        if first is None:
+            return None
+        best, fits = _best_with_room(snap, shape, nodes, first, count)
+    else:  # every candidate's room is read: each may take a pod, or the preference scores need it
+        nodes, fits = _with_room(snap, shape, candidates)
+        inputs = _score_inputs(snap, nodes)
+        if preferring:
+            preferred = preference_scores(snap, shape, nodes.tolist())
+            extras = np.fromiter(preferred.values(), dtype=np.int64, count=len(nodes))
+        if len(nodes) <= count:  # every one may take a pod: the first scores come with the others
+            landing = _landing_order(snap, shape, inputs, nodes, fits, None, extras, count)
+            return None if landing is None else _land(snap, shape, nodes, landing)
+        first = _scores_after(shape, inputs, 0)
+        if first is None:
+            return None
+        if extras is not None:
+            first += extras
+        best = _best_positions(first, nodes, count, cluster)
+        fits, extras = fits[best], None if extras is None else extras[best]
+    chosen = nodes[best]
+    landing = _landing_order(snap, shape, inputs.take(best), chosen, fits, first[best], extras, count)
+    return None if landing is None else _land(snap, shape, chosen, landing)
+
+
+def _with_room(
+    snap: Snapshot, shape: Shape, candidates: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The candidates a pod of ``shape`` fits on now and how many each holds (all of them as they are, when all do)."""
+    fits = snap.node_fits_now(shape, candidates)
+    room = fits > 0
+    return (candidates, fits) if room.all() else (candidates[room], fits[room])
+
+
+def _best_with_room(
+    snap: Snapshot, shape: Shape, candidates: npt.NDArray[np.int64], scores: npt.NDArray[np.int64], count: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The positions of the best ``count`` candidates with room (fewer when fewer have room), ascending, and their room.
+
+    Room is read for a few more than ``count`` of the best (higher score,
+    then lower index) first: when ``count`` of them have room, they are the
+    answer, since every candidate past them ranks lower; otherwise the
+    window grows.
+    """
+    cluster = snap.cluster
+    wanted = min(len(candidates), count + max(64, count // 16))
+    while True:
+        best = _best_positions(scores, candidates, wanted, cluster)
+        fits = snap.fits_at(shape, candidates[best])
+        room = fits > 0
+        if int(np.count_nonzero(room)) >= count or wanted == len(candidates):
+            break
+        wanted = min(len(candidates), 4 * wanted)  # many of the best have no room: look further
+    best, fits = best[room], fits[room]
+    if len(best) > count:
+        pick = _best_positions(scores[best], candidates[best], count, cluster)
+        best, fits = best[pick], fits[pick]
+    return best, fits
+
+
+def _assign_by_heap(
+    snap: Snapshot, shape: Shape, candidates: npt.NDArray[np.int64], count: int, tracker: SpreadTracker | None
+) -> list[int]:
+    """``assign_pods`` pod by pod: the nodes chosen so far wait in a heap with their new scores.
+
+    Each pod takes the better of the heap's front and the best untouched
+    node; with ``tracker``, every node waits in the heap and the ones its
+    spread constraints reject now are passed over.
+    """
+    nodes, _ = _with_room(snap, shape, candidates)
+    extra = preference_scores(snap, shape, nodes.tolist()) if prefers(snap, shape) else {}
+    scores = node_scores(snap, shape, nodes)
+    if extra:
+        scores = scores + np.fromiter(extra.values(), dtype=np.int64, count=len(nodes))
+    pod = shape.constraints
+    # Untouched nodes, best first: higher score, then lower index.
+    order = np.lexsort((nodes, -scores))
+    untouched = list(zip((-scores[order]).tolist(), nodes[order].tolist(), strict=True))
+    heap: list[tuple[int, int]] = []
+    if tracker is not None:
+        heap, untouched = untouched, []
+    placed: list[int] = []
+    vector = shape.vector
+    next_untouched = 0
+    node_fit = snap.node_fit
+    while len(placed) < count:
+        passed_over = []
+        while heap and tracker is not None and tracker.reason(pod, heap[0][1]) is not None:
+            passed_over.append(heapq.heappop(heap))
+        if heap and (next_untouched == len(untouched) or heap[0] < untouched[next_untouched]):
+            _, i = heapq.heappop(heap)
+        elif next_untouched < len(untouched):
+            i = untouched[next_untouched][1]
+            next_untouched += 1
+        else:
+            break
+        snap.add(i, vector)
+        placed.append(i)
+        if tracker is not None:
+            tracker.add(i, pod)
+        for entry in passed_over:
+            heapq.heappush(heap, entry)
+        if node_fit(shape, i) > 0:
+            heapq.heappush(heap, (-node_score(snap, i, shape) - extra.get(i, 0), i))
+    return placed
+
+
+def _land(snap: Snapshot, shape: Shape, nodes: npt.NDArray[np.int64], landing: npt.NDArray[np.int64]) -> list[int]:
+    """Assume the pods of ``landing`` (positions in ``nodes``, in order) as one block; their nodes, in order."""
+    times = np.bincount(landing, minlength=len(nodes))
+    took = times > 0
+    snap.add_block(Block.counts(nodes[took], times[took], shape.vector))
+    placed: list[int] = nodes[landing].tolist()
+    return placed
+
+
+def _best_positions(
+    scores: npt.NDArray[np.int64], nodes: npt.NDArray[np.int64], count: int, cluster: Cluster
+) -> npt.NDArray[np.int64]:
+    """The positions of the ``count`` best of ``nodes`` (higher score, then lower index), ascending.
+
+    ``count`` is at most the number of nodes. Often ``count`` nodes or more
+    share the best score (empty nodes of one size): the ones with the
+    lowest indexes among them are the answer, with no partition of every
+    node's rank key.
+    """
+    at_top = np.flatnonzero(scores == scores.max())
+    if len(at_top) >= count:
+        if nodes is cluster.root.node_array:  # positions are nodes
+            return at_top[:count]
+        named = nodes[at_top]
+        if bool((named[1:] > named[:-1]).all()):
+            return at_top[:count]
+        return np.sort(at_top[np.argsort(named, kind="stable")[:count]])
+    return np.sort(np.argpartition(-rank_keys(scores, nodes, len(cluster)), count - 1)[:count])
+
+
+def _landing_order(
+    snap: Snapshot,
+    shape: Shape,
+    inputs: _ScoreInputs,
+    nodes: npt.NDArray[np.int64],
+    fits: npt.NDArray[np.int64],
+    first: npt.NDArray[np.int64] | None,
+    extras: npt.NDArray[np.int64] | None,
+    count: int,
+) -> npt.NDArray[np.int64] | None:
+    """Where the next ``count`` pods land, in order (positions in ``nodes``), as one heap of every node would choose.
+
+    ``nodes`` are the candidates (in any order) with their score inputs
+    (``_score_inputs``), room (``fits``), preference scores (``extras``; ``None``: all 0) and
+    first score with them (``None``: computed here, with the others).
+    The k-th pod on a node scores what ``node_score`` gives with k - 1 of
+    them assumed there. A heap that always takes the best front of these
+    per-node sequences takes the k-th pod of a node in the order of the
+    lowest score among that node's first k (its *key*): a node's later,
+    higher score waits behind its lower one. So every (node, k) entry is
+    ranked by key, then node, then k; rows of k are computed until no
+    key of the next one can beat the ``count``-th best so far (keys never
+    rise along a node). ``None`` when amounts are too large to score in one
+    pass: then the caller's heap decides.
+    """
+    if len(nodes) == 0:
+        return nodes
+    size = len(snap.cluster)
+    keys: list[npt.NDArray[np.int64]] = []
+    owners: list[npt.NDArray[np.int64]] = []
+    turns: list[npt.NDArray[np.int64]] = []
+    key = first  # each node's running minimum so far
+    key_ranks: npt.NDArray[np.int64] | None = None  # their rank keys, when known
+    if first is not None:
+        positions = np.arange(len(nodes))
+        keys, owners, turns = [rank_keys(first, nodes, size)], [positions], [np.zeros(len(nodes), dtype=np.int64)]
+        key_ranks = keys[0]
+    last = min(count, int(fits.max(initial=0)))
+    start = k = 0 if first is None else 1
+    # as many rows as an even spread would take (a small block whole), then twice as many each time
+    step = max(-(-count // len(nodes)) + 1, _SMALL_BLOCK // len(nodes))
+    while k < last:
+        if k > start and key is not None:  # rows computed here may end it (the first scores alone never do)
+            threshold = _kth_largest(np.concatenate(keys), count)
+            ranks = key_ranks if key_ranks is not None else rank_keys(key, nodes, size)
+            if threshold is not None and int(ranks.max()) < threshold:
+                break  # no later entry can beat the count-th best: keys never rise along a node
+        height = min(last - k, max(1, _BLOCK // len(nodes)), step)
+        step *= 2
+        landed = np.arange(k, k + height)[:, None]  # one row per k, one column per node
+        scores = _scores_after(shape, inputs, landed, k + height - 1)
+        if scores is None:
+            return None
+        if extras is not None:
+            scores += extras
+        running = _running_minimum(scores, key)
+        if int(fits.min()) >= k + height:  # every (k, node) pair fits
+            block_ranks = rank_keys(running, nodes, size)
+            keys.append(block_ranks.ravel())
+            owners.append(np.arange(height * len(nodes)) % len(nodes))  # each row's nodes (np.tile is far slower)
+            turns.append(np.arange(k, k + height).repeat(len(nodes)))
+            key_ranks = block_ranks[-1]
+        else:
+            key_ranks = None
+            entries = np.flatnonzero(landed < fits)  # the (k, node) pairs that fit, row by row
+            if len(entries) == 0:
+                break
+            ks, columns = np.divmod(entries, len(nodes))
+            keys.append(rank_keys(running.ravel()[entries], nodes[columns], size))
+            owners.append(columns)
+            turns.append(ks + k)
+        key = running[-1]
+        k += height
+    if len(keys) == 1:
+        ranked = np.lexsort((turns[0], -keys[0]))[:count]
+        return owners[0][ranked]
+    ranked = np.lexsort((np.concatenate(turns), -np.concatenate(keys)))[:count]
+    return np.concatenate(owners)[ranked]
+
+
+def _running_minimum(rows: npt.NDArray[np.int64], start: npt.NDArray[np.int64] | None) -> npt.NDArray[np.int64]:
+    """Each column's running minimum down ``rows`` (from ``start``, when given), in place.
+
+    numpy accumulates along a short axis slowly: a few rows are folded one by one.
+    """
+    if start is not None:
+        np.minimum(rows[0], start, out=rows[0])
+    if len(rows) > 64:
+        return np.minimum.accumulate(rows, axis=0, out=rows)
+    for i in range(1, len(rows)):
+        np.minimum(rows[i], rows[i - 1], out=rows[i])
+    return rows
+
+
+def _kth_largest(keys: npt.NDArray[np.int64], k: int) -> int | None:
+    """The ``k``-th largest of ``keys`` (``None`` when there are fewer)."""
+    if len(keys) < k:
+        return None
+    return int(np.partition(keys, len(keys) - k)[len(keys) - k])
+
+
+def prefers(snap: Snapshot, shape: Shape) -> bool:
+    """Whether the preference scores can tell nodes apart (some PreferNoSchedule taint, or preferred terms)."""
+    return bool(shape.constraints.preferred) or snap.cluster.has_preferences

@@ -1,0 +1,155 @@
+"""Resource lists as the scheduler reads them: quantities to millis, and a pod's effective requests.
+
+Every reader (cluster ingest, placement requests) goes through
+``read_resource_list`` so a malformed or negative quantity is one
+``FieldError`` at its path, never a traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from workloadbuilder.field import ErrorList, FieldPath, Where, invalid, path_below, resolve_where, type_invalid
+from workloadbuilder.fields_read import read_list
+from workloadbuilder.placement.k8s.quantity import QuantityError, resource_millis
+
+__all__ = ["POD_MILLIS", "Where", "key_below", "pod_requests", "read_quantity", "read_resource_list", "valid_millis"]
+
+"""A path, or a function that makes it: readers of large inputs build paths only for errors."""
+
+POD_MILLIS = 1000
+"""One pod, in the millis unit of the ``pods`` resource."""
+
+
+def read_quantity(resource: str, raw: Any, path: Where, errors: ErrorList) -> int | None:
+    """One quantity in millis, or ``None`` with an error appended at ``path`` (built only then).
+
+    Accepts a string (as in JSON) or a YAML number; rejects negative amounts,
+    which the API server rejects for requests and which no node can offer.
+    """
+    if isinstance(raw, str):
+        text = raw
+    elif isinstance(raw, int) and not isinstance(raw, bool):
+        text = str(raw)
+    elif isinstance(raw, float):
+        text = repr(raw)
+    else:
+        errors.append(type_invalid(resolve_where(path), raw, "must be a quantity string"))
+        return None
+    try:
+        millis = resource_millis(resource, text)
+    except QuantityError as err:
+        errors.append(invalid(resolve_where(path), raw, str(err)))
+        return None
+    if millis < 0:
+        errors.append(invalid(resolve_where(path), raw, "must be greater than or equal to 0"))
+        return None
+    return millis
+
+
+def read_resource_list(raw: Any, path: Where, errors: ErrorList) -> dict[str, int]:
+    """A ``{resource: quantity}`` map as ``{resource: millis}``; bad entries are reported and left out.
+
+    Paths are built only for errors.
+    """
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict) and not isinstance(raw, Mapping):
+        errors.append(type_invalid(resolve_where(path), raw, "must be of type object"))
+        return {}
+    out: dict[str, int] = {}
+    for name, quantity in raw.items():
+        millis = valid_millis(name, quantity)
+        if millis is None:
+            millis = read_quantity(str(name), quantity, key_below(path, name), errors)
+            if millis is None:
+                continue
+        out[str(name)] = millis
+    return out
+
+
+def valid_millis(resource: Any, raw: Any) -> int | None:
+    """``resource_millis`` of a valid quantity string under a string name, else ``None``.
+
+    The quick test readers of many lists make first; ``read_quantity``
+    reads the rest (YAML numbers) and says what is wrong with the others.
+    """
+    if type(resource) is not str or type(raw) is not str:
+        return None
+    try:
+        millis = resource_millis(resource, raw)
+    except QuantityError:
+        return None
+    return millis if millis >= 0 else None
+
+
+def key_below(where: Where, key: Any) -> Callable[[], FieldPath]:
+    """The path of map entry ``key`` under ``where`` (``requests[cpu]``), built only when called."""
+    return lambda: resolve_where(where).key(str(key))
+
+
+def pod_requests(spec: Mapping[str, Any], path: Where, errors: ErrorList) -> dict[str, int]:
+    """What a pod spec asks of a node, in millis, as ``k8s.io/component-helpers/resource.PodRequests`` computes it.
+
+    Each container's requests are first defaulted as the API server does:
+    a resource with a limit but no request requests its limit (per
+    resource, not only when ``requests`` is absent). Regular containers add
+    up; an init container needs its own requests plus the sidecars
+    (``restartPolicy: Always``) started before it; the pod needs the larger
+    of the two, plus ``overhead``. Pod-level ``resources`` (defaulted from
+    their limits the same way) replace the container sum for CPU, memory and
+    hugepages, the resources pod-level resources support.
+    """
+    total: dict[str, int] = {}
+    for i, container in enumerate(read_list(spec.get("containers"), path_below(path, "containers"), errors)):
+        _add(total, _container_requests(container, path_below(path, "containers", i), errors))
+    sidecars: dict[str, int] = {}
+    init_peak: dict[str, int] = {}
+    for i, container in enumerate(read_list(spec.get("initContainers"), path_below(path, "initContainers"), errors)):
+        requests = _container_requests(container, path_below(path, "initContainers", i), errors)
+        if isinstance(container, Mapping) and container.get("restartPolicy") == "Always":
+            _add(total, requests)
+            _add(sidecars, requests)
+            needed = dict(sidecars)
+        else:
+            needed = dict(requests)
+            _add(needed, sidecars)
+        for name, amount in needed.items():
+            init_peak[name] = max(init_peak.get(name, 0), amount)
+    for name, amount in init_peak.items():
+        total[name] = max(total.get(name, 0), amount)
+    pod_level = _defaulted_requests(spec.get("resources"), path_below(path, "resources"), errors)
+    total.update({name: amount for name, amount in pod_level.items() if _pod_level(name)})
+    if spec.get("overhead") is not None:
+        _add(total, read_resource_list(spec["overhead"], path_below(path, "overhead"), errors))
+    return total
+
+
+def _pod_level(resource: str) -> bool:
+    return resource in ("cpu", "memory") or resource.startswith("hugepages-")
+
+
+def _container_requests(container: Any, path: Where, errors: ErrorList) -> dict[str, int]:
+    if not isinstance(container, Mapping):
+        errors.append(type_invalid(resolve_where(path), container, "must be of type object"))
+        return {}
+    return _defaulted_requests(container.get("resources"), path_below(path, "resources"), errors)
+
+
+def _defaulted_requests(resources: Any, path: Where, errors: ErrorList) -> dict[str, int]:
+    """``requests`` of a ``resources`` block, each missing one defaulted to its limit as the API server does."""
+    if resources is None:
+        return {}
+    if not isinstance(resources, Mapping):
+        errors.append(type_invalid(resolve_where(path), resources, "must be of type object"))
+        return {}
+    requests = read_resource_list(resources.get("requests"), path_below(path, "requests"), errors)
+    for name, amount in read_resource_list(resources.get("limits"), path_below(path, "limits"), errors).items():
+        requests.setdefault(name, amount)
+    return requests
+
+
+def _add(into: dict[str, int], more: Mapping[str, int]) -> None:
+    for name, amount in more.items():
+        into[name] = into.get(name, 0) + amount

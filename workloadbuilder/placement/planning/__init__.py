@@ -1,0 +1,3 @@
+"""Planning over many placements: ``capacity`` (how many copies fit),
+``simulate`` (a queue over time) and the copies they place.
+"""

@@ -1,0 +1,3 @@
+"""What to place: the runtime groups of one request, their pods, claims and
+priorities, read from compiled or runtime objects.
+"""
