@@ -251,7 +251,8 @@ def test_builder_without_workload_refuses_delegation():
         (
             lws_workload,
             job_dict(annotations={TEMPLATE_KEY: "replica"}),
-            'podGroupTemplate "replica" not found in workload "wl" (have [leader worker])',
+            # Go's (have [...]) names the top-level leaves only; this Workload's leaves are nested.
+            'podGroupTemplate "replica" not found in workload "wl" (have [])',
         ),
         (
             lws_workload,
