@@ -618,11 +618,18 @@ def test_compile_output_places_as_the_object_does(workdir):
             "place train.yaml --generate zones=2,rack=8",
             (
                 "--generate: expected KEY=VALUE with KEY one of zones, blocks, "
-                "racks, hosts, gpus, cpu, memory, seed, used, got 'rack=8'"
+                "racks, hosts, gpus, cpu, memory, storage, pods, os, arch, seed, used, got 'rack=8'"
             ),
         ),
         ("place train.yaml --generate zones=0", "--generate: zones must be an integer of at least 1, got '0'"),
         ("place train.yaml --generate used=1.5", "--generate: used must be a share between 0 and 1, got '1.5'"),
+        (
+            "place train.yaml --generate storage=1Mi",
+            "--generate: storage must be whole gibibytes or tebibytes such as 1Ti, got '1Mi'",
+        ),
+        ("place train.yaml --generate os=-x", "--generate: os must be a label value such as linux, got '-x'"),
+        ("place train.yaml --generate arch=", "--generate: arch must be a label value such as amd64, got ''"),
+        ("place train.yaml --generate pods=0", "--generate: pods must be an integer of at least 1, got '0'"),
         (
             "place train.yaml --generate memory=1Ti",
             "--generate: memory must be whole gibibytes such as 512Gi, got '1Ti'",
@@ -736,6 +743,10 @@ def test_compile_output_places_as_the_object_does(workdir):
         "unknown-generate-key",
         "zero-zones",
         "used-above-1",
+        "storage-not-gi",
+        "os-not-a-label-value",
+        "arch-empty",
+        "zero-pods",
         "memory-not-gi",
         "too-many-nodes",
         "pods-with-generate",
@@ -949,6 +960,5 @@ def test_a_mixed_kubectl_list_is_one_cluster_file_and_explain_quotes_kube_schedu
     assert code == 1
     assert (
         "    `vllm-66c7999b94-replica-0-77b5f8766c` pod `vllm-66c7999b94-replica-0-77b5f8766c-1`: 0/9 nodes are "
-        "available: 1 node(s) had untolerated taint {dedicated: inference}, 1 node(s) had untolerated taint "
-        "{node.kubernetes.io/not-ready: }, 1 node(s) were unschedulable, 6 Insufficient nvidia.com/gpu."
+        "available: 1 node(s) were unschedulable, 2 node(s) had untolerated taint(s), 6 Insufficient nvidia.com/gpu."
     ) in out.splitlines()

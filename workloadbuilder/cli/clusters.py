@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from workloadbuilder.cli.progress import Progress
 from workloadbuilder.field import AggregateError
 from workloadbuilder.limits import MAX_NODES
 from workloadbuilder.placement import Cluster, PlacementRequest
-from workloadbuilder.placement.cluster.generate import BLOCK_KEY, HOST_KEY, RACK_KEY, ZONE_KEY
+from workloadbuilder.placement.cluster.generate import ARCH_KEY, BLOCK_KEY, HOST_KEY, OS_KEY, RACK_KEY, ZONE_KEY
 from workloadbuilder.placement.explain.wording import count_of, short_key
 
 __all__ = [
@@ -40,6 +40,8 @@ MAX_GENERATED_NODES = MAX_NODES
 """The largest cluster ``--generate`` makes (``limits.MAX_NODES``)."""
 
 _MEMORY = re.compile(r"^[1-9][0-9]{0,8}Gi$")
+_STORAGE = re.compile(r"^[1-9][0-9]{0,8}[GT]i$")
+_LABEL_VALUE = re.compile(r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?")  # a label value, never empty here
 _COUNT = re.compile(r"[0-9]{1,9}")  # ASCII digits only ("²" is a digit to str.isdigit, not to int), int32-sized
 
 
@@ -56,6 +58,11 @@ class GenerateSpec:
     memory: str = "512Gi"
     seed: int = 0
     used: float = 0.2
+    _: KW_ONLY
+    storage: str = "1Ti"  # each node's allocatable ephemeral-storage
+    pods: int = 110  # each node's allocatable pods (the kubelet's maxPods)
+    os: str = "linux"  # the kubernetes.io/os label
+    arch: str = "amd64"  # the kubernetes.io/arch label
 
     @property
     def nodes(self) -> int:
@@ -63,12 +70,34 @@ class GenerateSpec:
         return self.zones * self.blocks * self.racks * self.hosts
 
     def describe(self) -> str:
-        """Every key's value, as ``--generate`` takes them."""
-        return ",".join(f"{name}={getattr(self, name)}" for name in GENERATE_KEYS)
+        """The keys' values as ``--generate`` takes them; the kubelet's keys only where they differ from the default."""
+        return ",".join(
+            f"{name}={getattr(self, name)}"
+            for name in GENERATE_KEYS
+            if name not in _KUBELET_DEFAULTS or getattr(self, name) != _KUBELET_DEFAULTS[name]
+        )
 
 
-GENERATE_KEYS = ("zones", "blocks", "racks", "hosts", "gpus", "cpu", "memory", "seed", "used")
+GENERATE_KEYS = (
+    "zones",
+    "blocks",
+    "racks",
+    "hosts",
+    "gpus",
+    "cpu",
+    "memory",
+    "storage",
+    "pods",
+    "os",
+    "arch",
+    "seed",
+    "used",
+)
 """The keys of ``--generate``, in the order they are shown."""
+
+_KUBELET_DEFAULTS: dict[str, Any] = {"storage": "1Ti", "pods": 110, "os": "linux", "arch": "amd64"}
+"""What a kubelet reports unless told otherwise: the header names these keys only when they are changed."""
+_EXAMPLE_VALUES = {"os": "linux", "arch": "amd64"}
 
 
 def load_cluster(args: argparse.Namespace, request: PlacementRequest, progress: Progress) -> tuple[Cluster, str]:
@@ -99,6 +128,7 @@ def load_cluster(args: argparse.Namespace, request: PlacementRequest, progress: 
                 allocatable=_allocatable(spec),
                 used_fraction=spec.used,
                 keys=keys,
+                node_labels={OS_KEY: spec.os, ARCH_KEY: spec.arch},
             )
         labels = "".join(f"; {level} label {key}" for level, key in keys.items())
         return cluster, f"cluster: {nodes_text(len(cluster))}, generated ({spec.describe()}{labels})"
@@ -184,6 +214,14 @@ def _generate_value(key: str, raw: str) -> Any:
         if not _MEMORY.match(raw):
             raise UsageError(f"--generate: memory must be whole gibibytes such as 512Gi, got {raw!r}")
         return raw
+    if key == "storage":
+        if not _STORAGE.match(raw):
+            raise UsageError(f"--generate: storage must be whole gibibytes or tebibytes such as 1Ti, got {raw!r}")
+        return raw
+    if key in ("os", "arch"):
+        if not _LABEL_VALUE.fullmatch(raw):
+            raise UsageError(f"--generate: {key} must be a label value such as {_EXAMPLE_VALUES[key]}, got {raw!r}")
+        return raw
     if key == "used":
         try:
             share = float(raw)
@@ -200,9 +238,10 @@ def _generate_value(key: str, raw: str) -> Any:
 
 def _allocatable(spec: GenerateSpec) -> dict[str, str]:
     """What each generated node offers; no GPU resource at all when ``gpus=0``, as on a CPU-only node."""
-    alloc = {"cpu": str(spec.cpu), "memory": spec.memory, "pods": "110"}
+    alloc = {"cpu": str(spec.cpu), "memory": spec.memory, "ephemeral-storage": spec.storage}
     if spec.gpus:
         alloc["nvidia.com/gpu"] = str(spec.gpus)
+    alloc["pods"] = str(spec.pods)
     return alloc
 
 

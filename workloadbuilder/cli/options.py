@@ -32,7 +32,8 @@ def add_cluster_options(sub: argparse.ArgumentParser) -> None:
         "--generate",
         metavar="KEY=VALUE,...",
         help="a generated cluster: zones, blocks (per zone), racks (per block), hosts (per rack), "
-        "gpus, cpu, memory (per node), seed, used (share of nodes partly used)",
+        "gpus, cpu, memory, storage (ephemeral-storage), pods (per node), os, arch (node labels), seed, "
+        "used (share of nodes partly used)",
     )
     sub.add_argument(
         "--claim",

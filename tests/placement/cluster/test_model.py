@@ -231,6 +231,8 @@ def test_generated_cluster_is_reproducible_and_matches_its_kubectl_form() -> Non
         BLOCK: "block-04-2",
         RACK: "rack-04-2-04",
         "kubernetes.io/hostname": "node-00299",
+        "kubernetes.io/os": "linux",
+        "kubernetes.io/arch": "amd64",
     }
 
 

@@ -23,9 +23,12 @@ from workloadbuilder.placement.cluster.records import ClusterParts, RunningGroup
 from workloadbuilder.placement.k8s.resources import read_resource_list
 
 __all__ = [
+    "ARCH_KEY",
     "BLOCK_KEY",
     "DEFAULT_ALLOCATABLE",
+    "DEFAULT_NODE_LABELS",
     "HOST_KEY",
+    "OS_KEY",
     "RACK_KEY",
     "ZONE_KEY",
     "GeneratedCluster",
@@ -38,7 +41,18 @@ ZONE_KEY = "topology.kubernetes.io/zone"
 BLOCK_KEY = "topology.example.com/block"
 RACK_KEY = "topology.example.com/rack"
 HOST_KEY = "kubernetes.io/hostname"
-DEFAULT_ALLOCATABLE = {"cpu": "64", "memory": "512Gi", "nvidia.com/gpu": "8", "pods": "110"}
+OS_KEY = "kubernetes.io/os"
+ARCH_KEY = "kubernetes.io/arch"
+DEFAULT_ALLOCATABLE = {
+    "cpu": "64",
+    "memory": "512Gi",
+    "ephemeral-storage": "1Ti",
+    "nvidia.com/gpu": "8",
+    "pods": "110",
+}
+"""What each generated node offers by default, as a kubelet reports it (110 pods is the kubelet's ``maxPods``)."""
+DEFAULT_NODE_LABELS = {OS_KEY: "linux", ARCH_KEY: "amd64"}
+"""The well-known labels a kubelet puts on every node, besides its hostname."""
 _PRIORITIES = (0, 100, 1000)
 
 
@@ -67,6 +81,7 @@ def generate(
     used_fraction: float = 0.2,
     running_groups: int = 0,
     keys: Mapping[str, str] | None = None,
+    node_labels: Mapping[str, str] | None = None,
 ) -> GeneratedCluster:
     """Describe a synthetic cluster; the same arguments always give the same cluster.
 
@@ -82,11 +97,15 @@ def generate(
             0 makes each used node's usage one standalone pod of priority 0.
         keys: label keys to use instead of the defaults, by level:
             ``{"zone": ..., "block": ..., "rack": ..., "host": ...}``.
+        node_labels: the labels every node carries besides its topology ones
+            (default: ``kubernetes.io/os: linux`` and ``kubernetes.io/arch: amd64``,
+            as a kubelet sets them).
     """
     _check_shape(nodes, hosts_per_rack, racks_per_block, blocks_per_zone, used_fraction, running_groups)
     label = {"zone": ZONE_KEY, "block": BLOCK_KEY, "rack": RACK_KEY, "host": HOST_KEY, **(keys or {})}
     rng = random.Random(seed)
     alloc = dict(allocatable or DEFAULT_ALLOCATABLE)
+    common = dict(DEFAULT_NODE_LABELS if node_labels is None else node_labels)
     whole = {name: _whole_units(name, text) for name, text in alloc.items()}
     out_nodes: list[dict[str, Any]] = []
     pods: list[dict[str, Any]] = []
@@ -99,6 +118,7 @@ def generate(
             {
                 "name": name,
                 "labels": {
+                    **common,
                     label["zone"]: f"zone-{zone:02d}",
                     label["block"]: f"block-{zone:02d}-{b}",
                     label["rack"]: f"rack-{zone:02d}-{b}-{r:02d}",
