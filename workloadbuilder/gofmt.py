@@ -20,7 +20,7 @@ from typing import Any
 from workloadbuilder._isprint import BOUNDS as _PRINT_BOUNDS
 from workloadbuilder.limits import MAX_MESSAGE_VALUE, MAX_WHOLE_MESSAGE_VALUE
 
-__all__ = ["WholeValue", "go_float", "go_is_print", "go_json", "go_quote", "go_sprint", "render_bad_value"]
+__all__ = ["WholeValue", "capped", "go_float", "go_is_print", "go_json", "go_quote", "go_sprint", "render_bad_value"]
 
 
 class WholeValue:
@@ -67,7 +67,7 @@ def _render(value: Any, cap: int) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
-        return _capped(_int_text(value), cap)
+        return capped(_int_text(value), cap)
     if isinstance(value, float):
         return go_float(value)
     if isinstance(value, BaseException):
@@ -80,7 +80,7 @@ def _render(value: Any, cap: int) -> str:
                 return _html_escape(text[:cap]) + "..."
         return _html_escape(text)
     except _NotJSON:
-        return _capped(str(value), cap)
+        return capped(str(value), cap)
 
 
 def _int_text(value: int) -> str:
@@ -88,7 +88,9 @@ def _int_text(value: int) -> str:
     return str(value) if value.bit_length() <= 10_000 else f"<an integer of {value.bit_length()} bits>"
 
 
-def _capped(text: str, cap: int = MAX_MESSAGE_VALUE) -> str:
+def capped(text: str, cap: int = MAX_MESSAGE_VALUE) -> str:
+    """``text`` as a message echoes it: whole up to ``cap`` characters (``limits.MAX_MESSAGE_VALUE``), else cut there
+    and ended with ``...``."""
     return text if len(text) <= cap else text[:cap] + "..."
 
 

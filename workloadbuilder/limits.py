@@ -19,6 +19,8 @@ from __future__ import annotations
 __all__ = [
     "INT32_MAX",
     "MAX_ALIAS_NODES",
+    "MAX_COPIES",
+    "MAX_INPUT_BYTES",
     "MAX_INDEXED_COMPLETIONS",
     "MAX_LWS_REPLICAS",
     "MAX_MESSAGE_VALUE",
@@ -27,6 +29,8 @@ __all__ = [
     "MAX_NODES",
     "MAX_PODS",
     "MAX_RUNTIME_GROUPS",
+    "MAX_SECONDS",
+    "MAX_TIMEOUT",
 ]
 
 INT32_MAX = 2**31 - 1
@@ -68,3 +72,18 @@ MAX_WHOLE_MESSAGE_VALUE = 1 << 20
 """The engine: characters shown of a bad value the apiserver's message carries whole, and whose exact text users
 compare (a too-deep template tree, rendered as Go's internal types: about 1,300 characters at the smallest, more
 for each template below). Past 1 MiB it is elided too: no apiserver request renders a larger one in practice."""
+
+MAX_COPIES = 100_000
+"""The engine: copies one planning command may place, over a whole ``simulate`` queue (every entry's ``count``
+together) and for ``capacity`` (what it counts and a ``target``). Each copy is a placement of its own."""
+
+MAX_SECONDS = 10**9
+"""The engine: the largest ``arrival`` or ``duration`` of a ``simulate`` queue, in seconds (about 31 years), so
+that every sum of them is a finite number; NaN and infinities are refused outright."""
+
+MAX_TIMEOUT = 86_400.0
+"""The engine: the largest time bound a command or ``place`` takes, in seconds (one day). Larger is no bound."""
+
+MAX_INPUT_BYTES = 256 << 20
+"""The engine: bytes of one input file or of stdin (256 MiB); a kubectl dump of 50,000 nodes is about 150 MB.
+Inputs are read in chunks and refused once past it, so an endless stream (``/dev/zero``) ends."""

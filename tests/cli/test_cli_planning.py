@@ -70,9 +70,10 @@ def test_capacity_json(files):
         0,
         {
             "copies": 3,
+            "undecided": False,
             "perDomain": {"rack": {"rack-a": 2, "rack-b": 1}},
             "stranded": {"cpu": "10", "nvidia.com/gpu": "0", "pods": "214"},
-            "toAdd": {"like": "b1", "count": 1, "target": 4},
+            "toAdd": {"like": "b1", "count": 1, "target": 4, "undecided": False},
         },
     )
 
@@ -88,7 +89,7 @@ def test_capacity_of_the_bundled_example_on_a_generated_cluster():
     [
         (["--add-nodes-like", "nope"], "error: --add-nodes-like: no node named 'nope' in the cluster\n"),
         (["--target", "3"], "error: --target goes with --add-nodes-like NODE\n"),
-        (["--add-nodes-like", "a1", "--target", "0"], "error: --target: must be at least 1, got 0\n"),
+        (["--add-nodes-like", "a1", "--target", "0"], "error: --target: must be from 1 to 100000 copies, got 0\n"),
         (["--output", "xml"], "error: --output: 'xml' is not one of text, json\n"),
     ],
     ids=["unknown-node", "target-alone", "target-zero", "bad-output"],
@@ -105,7 +106,8 @@ def test_simulate_the_bundled_queue_json():
     assert [run["name"] for run in data["workloads"]] == [
         "llm-pretrain-0-1", "llm-pretrain-0-2", "llm-pretrain-0-3", "llm-pretrain-1", "eval",
     ]  # fmt: skip
-    assert set(data) == {"workloads", "makespan", "utilization"}
+    assert set(data) == {"workloads", "makespan", "undecided", "stopped", "utilization"}
+    assert (data["undecided"], data["stopped"]) == (False, None)
     assert data["makespan"] == max(run["end"] for run in data["workloads"])
     assert all(run["wait"] == run["start"] - run["arrival"] for run in data["workloads"])
 
@@ -123,7 +125,7 @@ def test_simulate_is_deterministic_for_a_seed():
         ({"workloads": [{"file": "gang.yaml", "arrival": 0, "duration": 1, "cout": 2}]}, "workloads[0].cout: unknown field"),
         ({"workloads": [{"arrival": 0, "duration": 1}]}, "workloads[0]: give one of file and object"),
         ({"workloads": [{"file": "gang.yaml", "duration": 1}]}, "workloads[0].arrival: Required value"),
-        ({"workloads": [{"file": "gang.yaml", "arrival": -1, "duration": 1}]}, "workloads[0].arrival: must be at least 0, got -1"),
+        ({"workloads": [{"file": "gang.yaml", "arrival": -1, "duration": 1}]}, "workloads[0].arrival: must be from 0 to 1000000000, got -1"),
         ({"workloads": [{"file": "gang.yaml", "arrival": 0, "duration": 1, "count": 1.5}]}, "workloads[0].count: must be an integer"),
         (
             {"workloads": [{"file": "gang.yaml", "arrival": 0, "duration": 1, "priorityClassName": "high"}]},

@@ -17,6 +17,8 @@ from typing import Any
 from workloadbuilder.collector import quiet_gc
 from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.field import ErrorList
+from workloadbuilder.gofmt import capped, render_bad_value
+from workloadbuilder.limits import MAX_TIMEOUT
 from workloadbuilder.placement.answer import (
     ClaimPlacement,
     GroupPlacement,
@@ -75,19 +77,38 @@ def place(
             ``priorityClassName``.
 
     Raises:
-        InvalidArgumentError: an unknown strategy or a timeout that is not positive.
+        TypeError: an argument of the wrong type (named).
+        InvalidArgumentError: an unknown strategy, or a timeout that is not a
+            positive number of seconds up to ``limits.MAX_TIMEOUT``.
         AggregateError: a malformed PriorityClass, at ``priorityClasses[i]``.
         PriorityError: a group's priority that admission would reject (an unknown class).
         MissingDependencyError: the complete strategy has to search and
             OR-tools (the ``solver`` extra) is not installed.
     """
-    if strategy not in STRATEGIES:
-        raise InvalidArgumentError(f"unknown strategy {strategy!r}: use one of {', '.join(STRATEGIES)}")
-    if not timeout > 0:
-        raise InvalidArgumentError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    _check_arguments(request, cluster, strategy, preempt, timeout)
     resolve_request(request, cluster.priority_classes.with_classes(_classes(priority_classes)))
     with quiet_gc():
         return _place(request, cluster, strategy, preempt, timeout)
+
+
+def _check_arguments(request: Any, cluster: Any, strategy: Any, preempt: Any, timeout: Any) -> None:
+    """``place``'s arguments, by type and then by value, before any work."""
+    if not isinstance(request, PlacementRequest):
+        raise TypeError(f"place(): request must be a PlacementRequest, not {type(request).__name__}")
+    if not isinstance(cluster, Cluster):
+        raise TypeError(f"place(): cluster must be a Cluster, not {type(cluster).__name__}")
+    if not isinstance(strategy, str):
+        raise TypeError(f"place(): strategy must be a str, not {type(strategy).__name__}")
+    if not isinstance(preempt, bool):
+        raise TypeError(f"place(): preempt must be a bool, not {type(preempt).__name__}")
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+        raise TypeError(f"place(): timeout must be a number of seconds, not {type(timeout).__name__}")
+    if strategy not in STRATEGIES:
+        raise InvalidArgumentError(f"unknown strategy {capped(strategy)!r}: use one of {', '.join(STRATEGIES)}")
+    if not 0 < timeout <= MAX_TIMEOUT:  # NaN fails both comparisons; a huge int compares without overflow
+        raise InvalidArgumentError(
+            f"timeout must be a positive number of seconds up to {MAX_TIMEOUT:g}, got {render_bad_value(timeout)}"
+        )
 
 
 def _place(request: PlacementRequest, cluster: Cluster, strategy: str, preempt: bool, timeout: float) -> Placement:

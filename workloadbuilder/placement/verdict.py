@@ -16,12 +16,15 @@
   answer is neither placed nor ``never``); ``cause`` says where;
 - ``invalid``: the request did not validate (``Verdict.invalid(error)``).
 
-Every placement made here uses the answer's strategy and ``timeout``, so
-the verdict never rests on another strategy's reasoning.
+Every placement made here uses the answer's strategy, so the verdict never
+rests on another strategy's reasoning; ``timeout`` bounds all of them
+together (the complete strategy's searches share what is left of it), and a
+bound reached before the tier is settled makes it ``undecided``.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -79,26 +82,34 @@ def verdict(
     answer: Placement,
     priority_classes: Iterable[PriorityClass | Mapping[str, Any]] = (),
     timeout: float = DEFAULT_TIMEOUT,
+    *,
+    since: float | None = None,
 ) -> Verdict:
     """The tier of ``answer``, which ``place(request, cluster, ..., timeout=timeout, priority_classes=...)`` returned.
 
     Places ``request`` again (on the same cluster with preemption, then on
-    emptied copies of it), with the answer's strategy and ``timeout``, only
-    as far as the tier needs; ``cluster`` and ``answer`` are not changed.
+    emptied copies of it), with the answer's strategy, only as far as the
+    tier needs; ``cluster`` and ``answer`` are not changed. With the complete
+    strategy, ``timeout`` is what all those placements may spend together,
+    counted from ``since`` (a ``time.monotonic()`` reading; default: now):
+    a command passes when its own bound started, so that ``place`` and the
+    verdict share it.
     """
     if answer.feasible:
         victims = tuple(victim.name for victim in answer.victims)
         return Verdict("placeable-after-preemption", victims) if victims else Verdict("placeable")
     classes = list(priority_classes)
+    deadline = (time.monotonic() if since is None else since) + timeout
 
     def again(on: Cluster, preempt: bool = False) -> Placement:
-        return place(request, on, answer.strategy, preempt=preempt, timeout=timeout, priority_classes=classes)
+        left = max(deadline - time.monotonic(), 0.001)
+        return place(request, on, answer.strategy, preempt=preempt, timeout=left, priority_classes=classes)
 
     preempted = again(cluster, preempt=True)
     if preempted.feasible and preempted.victims:
         return Verdict("placeable-after-preemption", tuple(victim.name for victim in preempted.victims))
     if preempted.feasible or _cut_short(preempted):  # placeable without evicting, or not ruled out: not settled
-        return _undecided(preempted if _cut_short(preempted) else answer, "on this cluster")
+        return _undecided(timeout, "on this cluster")
     ceiling = max((root.priority for root in request.roots), default=0)
     emptied = again(_without_pods(cluster, ceiling, uncordon=False))
     if emptied.feasible:
@@ -108,9 +119,9 @@ def verdict(
     if empty.feasible:
         return Verdict("waiting-for-capacity")
     if _cut_short(emptied):
-        return _undecided(emptied, "without the running work of lower or equal priority")
+        return _undecided(timeout, "without the running work of lower or equal priority")
     if _cut_short(empty):
-        return _undecided(empty, "on the emptied cluster")
+        return _undecided(timeout, "on the emptied cluster")
     return Verdict("never", cause=_cause(request, empty_cluster, empty))
 
 
@@ -119,9 +130,8 @@ def _cut_short(answer: Placement) -> bool:
     return any(root.search is not None and root.search.timed_out for root in answer.explained)
 
 
-def _undecided(answer: Placement, where: str) -> Verdict:
+def _undecided(bound: float, where: str) -> Verdict:
     """The tier of a question a search cut short left open: it names the bound and where it was hit."""
-    bound = next((root.search.timeout for root in answer.explained if root.search is not None), DEFAULT_TIMEOUT)
     return Verdict("undecided", cause=f"the complete search reached its time bound ({bound:g} s) {where}")
 
 

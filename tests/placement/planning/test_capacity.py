@@ -96,9 +96,10 @@ def test_capacity_json_shape():
     answer = capacity(_gang(2, 4), _two_racks(), add_nodes_like="b1", target=5)
     assert answer.to_dict() == {
         "copies": 2,
+        "undecided": False,
         "perDomain": {RACK: {"rack-a": 2, "rack-b": 0}},
         "stranded": {"cpu": "20", "nvidia.com/gpu": "4", "pods": "326"},
-        "toAdd": {"like": "b1", "count": 5, "target": 5},
+        "toAdd": {"like": "b1", "count": 5, "target": 5, "undecided": False},
     }
     assert answer.text.splitlines() == [
         "copies that fit: 2",
@@ -128,7 +129,7 @@ def test_count_copies_stops_at_the_limit(limit, expected):
     ("options", "message"),
     [
         ({"add_nodes_like": "nope"}, "no node named 'nope' in the cluster"),
-        ({"target": 0}, "the target must be at least 1 copy, not 0"),
+        ({"target": 0}, "the target must be from 1 to 100000 copies, not 0"),
     ],
     ids=["unknown-node", "target-zero"],
 )
@@ -153,7 +154,7 @@ def test_derived_clusters_keep_taints():
     )
     cpu_pod = request([pod_group("w", 1)], {"w": (1, {"cpu": "2"})})
     assert capacity(cpu_pod, tainted, add_nodes_like="b1", target=5).to_dict()["toAdd"] == {
-        "like": "b1", "count": None, "target": 5,
+        "like": "b1", "count": None, "target": 5, "undecided": False,
     }  # fmt: skip
     assert capacity(cpu_pod, tainted, add_nodes_like="a1", target=5).to_add == NodesToAdd("a1", 1, 5)
     assert capacity(cpu_pod, tainted).copies == 4

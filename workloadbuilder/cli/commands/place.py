@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TextIO
@@ -43,6 +45,7 @@ from workloadbuilder.cli.placement_text import explain_text, place_text
 from workloadbuilder.cli.progress import Progress
 from workloadbuilder.cli.render_file import check_render_target, write_render
 from workloadbuilder.field import AggregateError, ErrorList
+from workloadbuilder.limits import MAX_TIMEOUT
 from workloadbuilder.placement import (
     DEFAULT_TIMEOUT,
     STRATEGIES,
@@ -149,8 +152,10 @@ class _Session:
             raise UsageError(f"--strategy: {args.strategy!r} is not one of {', '.join(STRATEGIES)}")
         if args.output not in ("text", "json"):
             raise UsageError(f"--output: {args.output!r} is not one of text, json")
-        if not args.timeout > 0:
-            raise UsageError(f"--timeout: must be a positive number of seconds, got {args.timeout:g}")
+        if not (math.isfinite(args.timeout) and 0 < args.timeout <= MAX_TIMEOUT):
+            raise UsageError(
+                f"--timeout: must be a positive number of seconds up to {MAX_TIMEOUT:g}, got {args.timeout:g}"
+            )
         progress = Progress(err)
         documents = read_inputs(args.files, namespace=args.namespace)
         classes = _priority_classes(documents)
@@ -159,9 +164,10 @@ class _Session:
         cluster, line = load_cluster(args, request, progress)
         with progress.step(f"placing on {nodes_text(len(cluster))} ({args.strategy})"):
             try:
+                started = time.monotonic()
                 placement = place(request, cluster, args.strategy, args.preempt, args.timeout, classes)
-                # places again (with the same strategy and timeout) only when not placeable
-                tier = verdict(request, cluster, placement, classes, args.timeout)
+                # places again (with the same strategy) only when not placeable, within what is left of --timeout
+                tier = verdict(request, cluster, placement, classes, args.timeout, since=started)
             except PriorityError as problem:
                 owner = next((item.label for item in inputs for g in item.request.groups if g.name == problem.obj), "")
                 raise UsageError(f"{owner}: {problem}" if owner else str(problem)) from None

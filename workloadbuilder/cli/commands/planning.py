@@ -11,13 +11,16 @@ asks ``placement.capacity``. ``simulate QUEUE.yaml`` reads a queue file::
       priorityClassName: high      # optional; a PriorityClass in a workload file, or a built-in one
 
 and asks ``placement.simulate``. Both take the cluster options of ``place``.
-Exit codes: 0 done, 2 bad input (for ``capacity``, 1 when not one copy fits).
+Exit codes: 0 done, 2 bad input; 1 for ``capacity`` when not one copy fits, and for
+``simulate`` when a copy is undecided (``--timeout``, which bounds each whole command, was reached).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
@@ -32,6 +35,8 @@ from workloadbuilder.cli.progress import Progress
 from workloadbuilder.cli.render_file import check_render_target, write_render
 from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.field import ErrorList
+from workloadbuilder.gofmt import render_bad_value
+from workloadbuilder.limits import MAX_COPIES, MAX_SECONDS, MAX_TIMEOUT
 from workloadbuilder.placement import STRATEGIES, PlacementRequest
 from workloadbuilder.placement.k8s.priorities import PriorityClass, read_priority_classes
 from workloadbuilder.placement.planning.capacity import capacity
@@ -55,8 +60,12 @@ def add_capacity_options(sub: argparse.ArgumentParser) -> None:
     )
     add_cluster_options(sub)
     sub.add_argument("--add-nodes-like", metavar="NODE", help="a node whose labels and allocatable new nodes copy")
-    sub.add_argument("--target", type=int, help="the copies --add-nodes-like aims for (default: one more than fit)")
-    _common(sub)
+    sub.add_argument(
+        "--target",
+        type=int,
+        help=f"the copies --add-nodes-like aims for, at most {MAX_COPIES} (default: one more than fit)",
+    )
+    _common(sub, _CAPACITY_TIMEOUT)
 
 
 def add_simulate_options(sub: argparse.ArgumentParser) -> None:
@@ -64,10 +73,25 @@ def add_simulate_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("queue", metavar="QUEUE", help="the queue file (YAML or JSON)")
     add_cluster_options(sub)
     sub.add_argument("--seed", type=int, default=0, help="tie-breaks between equal arrivals (default 0)")
-    _common(sub)
+    _common(sub, _SIMULATE_TIMEOUT)
 
 
-def _common(sub: argparse.ArgumentParser) -> None:
+_CAPACITY_TIMEOUT = 60.0
+"""``capacity --timeout``'s default: seconds of wall clock for the whole command."""
+
+_SIMULATE_TIMEOUT = 60.0
+"""``simulate --timeout``'s default: seconds of wall clock for the whole command."""
+
+
+def _common(sub: argparse.ArgumentParser, timeout: float) -> None:
+    sub.add_argument(
+        "--timeout",
+        type=float,
+        default=timeout,
+        metavar="SECONDS",
+        help=f"wall-clock bound of the whole command, the complete strategy's searches included (default: {timeout:g});"
+        " what it leaves open is reported as undecided",
+    )
     sub.add_argument("--render", metavar="FILE.svg", help="draw the answer as an SVG chart")
     sub.add_argument("--force", action="store_true", help="let --render replace an existing file")
     sub.add_argument(
@@ -83,13 +107,16 @@ def _check(args: argparse.Namespace) -> None:
         raise UsageError(f"--strategy: {args.strategy!r} is not one of {', '.join(STRATEGIES)}")
     if args.output not in ("text", "json"):
         raise UsageError(f"--output: {args.output!r} is not one of text, json")
+    if not (math.isfinite(args.timeout) and 0 < args.timeout <= MAX_TIMEOUT):
+        raise UsageError(f"--timeout: must be a positive number of seconds up to {MAX_TIMEOUT:g}, got {args.timeout:g}")
 
 
 def capacity_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``workloadbuilder capacity``: copies that fit, per domain, stranded capacity, nodes to add."""
+    started = time.monotonic()
     _check(args)
-    if args.target is not None and args.target < 1:
-        raise UsageError(f"--target: must be at least 1, got {args.target}")
+    if args.target is not None and not 1 <= args.target <= MAX_COPIES:
+        raise UsageError(f"--target: must be from 1 to {MAX_COPIES} copies, got {render_bad_value(args.target)}")
     if args.target is not None and args.add_nodes_like is None:
         raise UsageError("--target goes with --add-nodes-like NODE")
     progress = Progress(err)
@@ -99,7 +126,12 @@ def capacity_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(f"--add-nodes-like: no node named {args.add_nodes_like!r} in the cluster")
     with progress.step("counting copies"):
         answer = capacity(
-            request, cluster, add_nodes_like=args.add_nodes_like, target=args.target, strategy=args.strategy
+            request,
+            cluster,
+            add_nodes_like=args.add_nodes_like,
+            target=args.target,
+            strategy=args.strategy,
+            timeout=_left(started, args.timeout),
         )
     if args.output == "json":
         out.write(json.dumps(answer.to_dict(), indent=2) + "\n")
@@ -111,6 +143,7 @@ def capacity_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def simulate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``workloadbuilder simulate``: the queue played out; one line per copy and the makespan, or JSON."""
+    started = time.monotonic()
     _check(args)
     progress = Progress(err)
     claims = parse_claims(args.claim or [])
@@ -119,7 +152,14 @@ def simulate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     cluster, line = load_cluster(args, every, progress)
     with progress.step(f"simulating {len(workloads)} workload(s)"):
         try:
-            result = simulate(workloads, cluster, seed=args.seed, strategy=args.strategy, priority_classes=classes)
+            result = simulate(
+                workloads,
+                cluster,
+                seed=args.seed,
+                strategy=args.strategy,
+                priority_classes=classes,
+                timeout=_left(started, args.timeout),
+            )
         except InvalidArgumentError as problem:
             raise UsageError(f"{args.queue}: {problem}") from None
     if args.output == "json":
@@ -127,7 +167,12 @@ def simulate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         out.write(f"{line}\n{result.text}\n")
     _draw(args, utilization_svg(result))
-    return 0
+    return 1 if result.undecided else 0
+
+
+def _left(started: float, timeout: float) -> float:
+    """What is left of the command's ``--timeout`` once reading the inputs took its share (a little at least)."""
+    return max(timeout - (time.monotonic() - started), 0.001)
 
 
 def _draw(args: argparse.Namespace, svg: str) -> None:
@@ -199,7 +244,7 @@ def read_queue(
 
 def _workload(where: str, name: str, entry: Mapping[str, Any], request: PlacementRequest) -> Workload:
     numbers = {}
-    for key, least in (("arrival", 0), ("duration", 0), ("count", 1)):
+    for key, least, most in (("arrival", 0, MAX_SECONDS), ("duration", 0, MAX_SECONDS), ("count", 1, MAX_COPIES)):
         value = entry.get(key, 1 if key == "count" else None)
         if value is None:
             raise UsageError(f"{where}.{key}: Required value")
@@ -209,8 +254,10 @@ def _workload(where: str, name: str, entry: Mapping[str, Any], request: Placemen
             or (key == "count" and not isinstance(value, int))
         ):
             raise UsageError(f"{where}.{key}: must be {'an integer' if key == 'count' else 'a number of seconds'}")
-        if value < least:
-            raise UsageError(f"{where}.{key}: must be at least {least}, got {value}")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise UsageError(f"{where}.{key}: must be a finite number, got {value}")
+        if not least <= value <= most:
+            raise UsageError(f"{where}.{key}: must be from {least} to {most}, got {render_bad_value(value)}")
         numbers[key] = value
     class_name = entry.get("priorityClassName")
     if class_name is not None and (not isinstance(class_name, str) or not class_name):

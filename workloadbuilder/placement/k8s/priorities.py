@@ -32,6 +32,7 @@ from workloadbuilder.field import (
     required,
     type_invalid,
 )
+from workloadbuilder.gofmt import capped
 from workloadbuilder.manifests import to_dict
 
 __all__ = [
@@ -133,7 +134,9 @@ class PriorityClasses(Mapping[str, PriorityClass]):
             return (default.value, default.preemption_policy) if default else (0, PREEMPT_LOWER_PRIORITY)
         cls = self._by_name.get(name)
         if cls is None:
-            raise PriorityError(f'{resource} "{obj}" is forbidden: no PriorityClass with name {name} was found', obj)
+            raise PriorityError(
+                f'{resource} "{capped(obj)}" is forbidden: no PriorityClass with name {capped(name)} was found', obj
+            )
         return cls.value, cls.preemption_policy
 
     def effective(self, spec: PrioritySpec, resource: str, obj: str) -> tuple[int, str]:

@@ -14,43 +14,51 @@ Four answers (JSON keys in brackets):
   those copies: capacity that exists but this shape cannot use;
 - ``toAdd``: with ``add_nodes_like``, the fewest empty nodes like that node
   that make ``target`` copies fit (default: one more than fit now).
+
+A ``timeout`` bounds the whole call. A count the bound cut short (the
+complete strategy's search gave up on a copy, or time ran out between
+copies) is a lower bound and says so: ``undecided`` is true, the text says
+"at least", and no answer claims that a further copy does not fit.
 """
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from workloadbuilder.errors import InvalidArgumentError
+from workloadbuilder.gofmt import render_bad_value
+from workloadbuilder.limits import MAX_COPIES, MAX_NODES, MAX_TIMEOUT
 from workloadbuilder.placement.cluster.derive import add_running, node_named, nodes_like, restrict
 from workloadbuilder.placement.cluster.model import Cluster
 from workloadbuilder.placement.cluster.records import RunningPod
-from workloadbuilder.placement.engine import place
+from workloadbuilder.placement.engine import STRATEGIES, place
 from workloadbuilder.placement.k8s.quantity import format_millis
 from workloadbuilder.placement.planning.copies import as_running, copies_of, leaves, placed_roots, pod_sets
 from workloadbuilder.placement.request.model import PlacementRequest
+from workloadbuilder.placement.strategies.complete import DEFAULT_TIMEOUT
 
-__all__ = ["MAX_COPIES", "Capacity", "NodesToAdd", "capacity", "count_copies"]
+__all__ = ["Capacity", "NodesToAdd", "capacity", "count_copies"]
 
 _LISTED_DOMAINS = 16  # more domains than this are summed up by how many copies each holds
-
-MAX_COPIES = 100_000
-"""Counting stops here: a copy that requests almost nothing would otherwise be counted for ever."""
 
 
 @dataclass(frozen=True)
 class NodesToAdd:
-    """The fewest nodes like ``like`` that make ``target`` copies fit; ``count`` is ``None`` when no number does."""
+    """The fewest nodes like ``like`` that make ``target`` copies fit; ``count`` is ``None`` when no number does,
+    or, with ``undecided``, when the time bound was reached before the search ended."""
 
     like: str
     count: int | None
     target: int
+    undecided: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"like", "count", "target"}``."""
-        return {"like": self.like, "count": self.count, "target": self.target}
+        """``{"like", "count", "target", "undecided"}``."""
+        return {"like": self.like, "count": self.count, "target": self.target, "undecided": self.undecided}
 
 
 @dataclass(frozen=True)
@@ -61,11 +69,17 @@ class Capacity:
     per_domain: dict[str, dict[str, int]] = field(default_factory=dict)
     stranded: dict[str, str] = field(default_factory=dict)
     to_add: NodesToAdd | None = None
+    undecided: bool = False
+    timeout: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"copies", "perDomain", "stranded", "toAdd"}``; ``toAdd`` is ``None`` unless asked for."""
+        """``{"copies", "undecided", "perDomain", "stranded", "toAdd"}``; ``toAdd`` is ``None`` unless asked for.
+
+        With ``undecided``, ``copies`` and the per-domain counts are lower bounds.
+        """
         return {
             "copies": self.copies,
+            "undecided": self.undecided,
             "perDomain": {key: dict(values) for key, values in self.per_domain.items()},
             "stranded": dict(self.stranded),
             "toAdd": None if self.to_add is None else self.to_add.to_dict(),
@@ -74,7 +88,10 @@ class Capacity:
     @property
     def text(self) -> str:
         """A short table for a terminal (beyond 16 domains, how many domains hold how many copies)."""
-        lines = [f"copies that fit: {self.copies}"]
+        if self.undecided:
+            lines = [f"copies that fit: at least {self.copies} (undecided past that: the time bound was reached)"]
+        else:
+            lines = [f"copies that fit: {self.copies}"]
         for key, values in self.per_domain.items():
             lines.append(f"per {key} (each alone):")
             if not values:
@@ -90,7 +107,12 @@ class Capacity:
             width = max(len(resource) for resource in self.stranded)
             lines += [f"  {resource:<{width}}  {amount}" for resource, amount in self.stranded.items()]
         if self.to_add is not None:
-            if self.to_add.count is None:
+            if self.to_add.undecided:
+                lines.append(
+                    f"undecided: the time bound was reached before finding how many nodes like"
+                    f" {self.to_add.like} make {self.to_add.target} copies fit"
+                )
+            elif self.to_add.count is None:
                 lines.append(f"no number of nodes like {self.to_add.like} makes {self.to_add.target} copies fit")
             else:
                 lines.append(
@@ -106,6 +128,7 @@ def capacity(
     add_nodes_like: str | None = None,
     target: int | None = None,
     strategy: str = "kube-scheduler",
+    timeout: float | None = None,
 ) -> Capacity:
     """How many copies of ``request`` fit on ``cluster``, per domain, what is stranded and what to add.
 
@@ -116,36 +139,107 @@ def capacity(
             new, empty nodes copy, to answer ``toAdd``.
         target: the copies ``toAdd`` aims for; default one more than fit now.
         strategy: the placement strategy, as for ``place``.
+        timeout: seconds of wall clock the whole call may take (``None``: no
+            bound); what it leaves open is reported as undecided.
 
     Raises:
-        InvalidArgumentError: ``add_nodes_like`` names no node, or ``target`` is below 1.
+        TypeError: an argument of the wrong type (named).
+        InvalidArgumentError: ``add_nodes_like`` names no node, ``target`` is
+            not from 1 to ``limits.MAX_COPIES``, an unknown strategy, or a
+            timeout that is not a positive number of seconds.
     """
-    if target is not None and target < 1:
-        raise InvalidArgumentError(f"the target must be at least 1 copy, not {target}")
-    fit, placed = _count(request, cluster, strategy, MAX_COPIES)
+    clock = _Clock(timeout)
+    _check(request, cluster, add_nodes_like, target, strategy)
+    if add_nodes_like is not None:
+        node_named(cluster, add_nodes_like)
+    counted = _count(request, cluster, strategy, MAX_COPIES, clock)
+    undecided = counted.undecided
     key = next((root.topology_key for root in request.roots if root.topology_key), None)
     per_domain: dict[str, dict[str, int]] = {}
     if key is not None:
-        per_domain[key] = {
-            value: _count(request, restrict(cluster, domain.nodes), strategy, MAX_COPIES)[0]
-            for value, domain in cluster.domains(key).items()
-        }
+        per_domain[key] = {}
+        for value, domain in cluster.domains(key).items():
+            alone = _count(request, restrict(cluster, domain.nodes), strategy, MAX_COPIES, clock)
+            per_domain[key][value] = alone.fit
+            undecided = undecided or alone.undecided
     to_add = None
     if add_nodes_like is not None:
-        goal = target if target is not None else fit + 1
-        to_add = NodesToAdd(add_nodes_like, _fewest_nodes(request, cluster, add_nodes_like, goal, strategy), goal)
-    return Capacity(fit, per_domain, _stranded(request, add_running(cluster, placed)), to_add)
+        goal = target if target is not None else counted.fit + 1
+        try:
+            fewest = _fewest_nodes(request, cluster, add_nodes_like, goal, strategy, clock)
+            to_add = NodesToAdd(add_nodes_like, fewest, goal)
+        except _OutOfTime:
+            to_add = NodesToAdd(add_nodes_like, None, goal, undecided=True)
+    stranded = _stranded(request, add_running(cluster, counted.pods))
+    return Capacity(counted.fit, per_domain, stranded, to_add, undecided, timeout)
+
+
+def _check(
+    request: PlacementRequest, cluster: Cluster, add_nodes_like: str | None, target: int | None, strategy: str
+) -> None:
+    """``capacity``'s arguments: their types, then their bounds, before any copy is placed."""
+    if not isinstance(request, PlacementRequest):
+        raise TypeError(f"capacity(): request must be a PlacementRequest, not {type(request).__name__}")
+    if not isinstance(cluster, Cluster):
+        raise TypeError(f"capacity(): cluster must be a Cluster, not {type(cluster).__name__}")
+    if add_nodes_like is not None and not isinstance(add_nodes_like, str):
+        raise TypeError(f"capacity(): add_nodes_like must be a node's name, not {type(add_nodes_like).__name__}")
+    if target is not None and (isinstance(target, bool) or not isinstance(target, int)):
+        raise TypeError(f"capacity(): target must be an int, not {type(target).__name__}")
+    if not isinstance(strategy, str):
+        raise TypeError(f"capacity(): strategy must be a str, not {type(strategy).__name__}")
+    if target is not None and not 1 <= target <= MAX_COPIES:
+        raise InvalidArgumentError(f"the target must be from 1 to {MAX_COPIES} copies, not {render_bad_value(target)}")
+    if strategy not in STRATEGIES:
+        raise InvalidArgumentError(f"unknown strategy {render_bad_value(strategy)}: use one of {', '.join(STRATEGIES)}")
+
+
+class _OutOfTime(Exception):
+    """The time bound was reached in the middle of a search that needs a whole answer."""
+
+
+class _Clock:
+    """The time bound of one ``capacity`` call: what is left of it, for each placement."""
+
+    def __init__(self, timeout: float | None) -> None:
+        if timeout is not None:
+            if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+                raise TypeError(f"capacity(): timeout must be a number of seconds, not {type(timeout).__name__}")
+            if not 0 < timeout <= MAX_TIMEOUT:  # NaN fails both comparisons
+                raise InvalidArgumentError(
+                    f"timeout must be a positive number of seconds up to {MAX_TIMEOUT:g},"
+                    f" got {render_bad_value(timeout)}"
+                )
+        self.deadline = None if timeout is None else time.monotonic() + timeout
+
+    def left(self) -> float:
+        """Seconds a placement may search: what is left of the bound (a little at least), or the default."""
+        if self.deadline is None:
+            return DEFAULT_TIMEOUT
+        return max(self.deadline - time.monotonic(), 0.001)
+
+    @property
+    def over(self) -> bool:
+        """Whether the bound has been reached."""
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+
+@dataclass
+class _Counted:
+    fit: int
+    pods: list[RunningPod]
+    undecided: bool  # whether a copy past ``fit`` might fit too: the time bound stopped the count
 
 
 def count_copies(
     request: PlacementRequest, cluster: Cluster, limit: int = MAX_COPIES, strategy: str = "kube-scheduler"
 ) -> int:
     """How many copies of ``request`` fit one after another, counting no further than ``limit``."""
-    return _count(request, cluster, strategy, limit)[0]
+    return _count(request, cluster, strategy, limit, _Clock(None)).fit
 
 
-def _count(request: PlacementRequest, cluster: Cluster, strategy: str, limit: int) -> tuple[int, list[RunningPod]]:
-    """Copies that fit (at most ``limit``) and the pods they place.
+def _count(request: PlacementRequest, cluster: Cluster, strategy: str, limit: int, clock: _Clock) -> _Counted:
+    """Copies that fit (at most ``limit``), the pods they place, and whether the time bound cut the count short.
 
     Copies are placed in runs of doubling length, each run on top of what the
     earlier runs placed, so the work is proportional to the copies that fit
@@ -156,9 +250,11 @@ def _count(request: PlacementRequest, cluster: Cluster, strategy: str, limit: in
     state = cluster
     batch = 1
     while fit < limit:
+        if clock.over:
+            return _Counted(fit, pods, True)
         batch = min(batch, limit - fit)
         run = copies_of(request, fit + 1, batch)
-        answer = place(run, state, strategy=strategy)
+        answer = place(run, state, strategy=strategy, timeout=clock.left())
         placed = placed_roots(answer, run)
         roots = len(request.roots)
         whole = 0
@@ -168,10 +264,11 @@ def _count(request: PlacementRequest, cluster: Cluster, strategy: str, limit: in
         pods += new
         fit += whole
         if whole < batch:
-            break
+            cut = any(root.search is not None and root.search.timed_out for root in answer.explained)
+            return _Counted(fit, pods, cut)
         state = add_running(state, new)
         batch *= 2
-    return fit, pods
+    return _Counted(fit, pods, False)
 
 
 def _running(answer: Any, run: PlacementRequest, cluster: Cluster, roots: int) -> list[RunningPod]:
@@ -183,21 +280,33 @@ def _running(answer: Any, run: PlacementRequest, cluster: Cluster, roots: int) -
     return out
 
 
-def _fewest_nodes(request: PlacementRequest, cluster: Cluster, like: str, goal: int, strategy: str) -> int | None:
+def _fewest_nodes(
+    request: PlacementRequest, cluster: Cluster, like: str, goal: int, strategy: str, clock: _Clock
+) -> int | None:
     """The fewest nodes like ``like`` that make ``goal`` copies fit, or ``None`` when none do.
 
     More nodes never fit fewer copies, so the answer is found by doubling
     then bisecting. The search gives up beyond one new node per pod of
-    ``goal`` copies: more cannot help a shape that fits on such a node at all.
+    ``goal`` copies (more cannot help a shape that fits on such a node at
+    all), and beyond ``limits.MAX_NODES`` nodes in all.
+
+    Raises:
+        _OutOfTime: the time bound left some step of the search undecided.
     """
-    node_named(cluster, like)
-    if _count(request, cluster, strategy, goal)[0] >= goal:
+
+    def fits(on: Cluster) -> bool:
+        counted = _count(request, on, strategy, goal, clock)
+        if counted.fit < goal and counted.undecided:
+            raise _OutOfTime
+        return counted.fit >= goal
+
+    if fits(cluster):
         return 0
     pods_per_copy = sum(group.count for group in leaves(request.roots))
-    ceiling = max(1, goal * pods_per_copy)
+    ceiling = max(1, min(goal * pods_per_copy, MAX_NODES - len(cluster)))
 
     def enough(k: int) -> bool:
-        return _count(request, nodes_like(cluster, like, k), strategy, goal)[0] >= goal
+        return fits(nodes_like(cluster, like, k))
 
     high = 1
     while not enough(high):

@@ -23,21 +23,26 @@ from __future__ import annotations
 
 import copy
 import heapq
+import math
 import random
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from workloadbuilder.errors import InvalidArgumentError
+from workloadbuilder.gofmt import capped, render_bad_value
+from workloadbuilder.limits import MAX_COPIES, MAX_PODS, MAX_SECONDS, MAX_TIMEOUT
 from workloadbuilder.placement.cluster.derive import with_usage
 from workloadbuilder.placement.cluster.model import Cluster
 from workloadbuilder.placement.cluster.records import RunningGroup, RunningPod
-from workloadbuilder.placement.engine import place
+from workloadbuilder.placement.engine import STRATEGIES, place
 from workloadbuilder.placement.framework.queue import resolve_request
 from workloadbuilder.placement.k8s.priorities import PriorityClass, PriorityError, PrioritySpec
 from workloadbuilder.placement.k8s.resources import POD_MILLIS
 from workloadbuilder.placement.planning.copies import as_running, copies_of, leaves, pod_sets
 from workloadbuilder.placement.request.model import PlacementRequest
+from workloadbuilder.placement.strategies.complete import DEFAULT_TIMEOUT
 
 __all__ = ["CopyRun", "Simulation", "Workload", "simulate"]
 
@@ -66,7 +71,9 @@ class CopyRun:
     """What happened to one copy: when it arrived, started and ended, how often it was preempted.
 
     ``start``, ``end`` and ``wait`` are ``None`` for a copy that never ran to
-    the end (it never fit).
+    the end: it never fit, or, when ``undecided``, whether it fits was left
+    open (the complete search reached its time bound, or the simulation's
+    time bound stopped the play first).
     """
 
     name: str
@@ -74,6 +81,7 @@ class CopyRun:
     start: float | None = None
     end: float | None = None
     preempted: int = 0
+    undecided: bool = False
 
     @property
     def wait(self) -> float | None:
@@ -81,7 +89,7 @@ class CopyRun:
         return None if self.start is None else self.start - self.arrival
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"name", "arrival", "start", "end", "wait", "preempted"}``."""
+        """``{"name", "arrival", "start", "end", "wait", "preempted", "undecided"}``."""
         return {
             "name": self.name,
             "arrival": self.arrival,
@@ -89,6 +97,7 @@ class CopyRun:
             "end": self.end,
             "wait": self.wait,
             "preempted": self.preempted,
+            "undecided": self.undecided,
         }
 
 
@@ -98,21 +107,35 @@ class Simulation:
 
     Attributes:
         workloads: one ``CopyRun`` per copy, in queue-file order, copies in order.
-        makespan: when the last copy ended (``None`` if some copy never ran).
+        makespan: when the last copy ended (``None`` if some copy never ran
+            or is undecided).
         utilization: per resource the workloads request, ``[time, fraction]``
             points: the share of the cluster's allocatable in use from that
             time on (the cluster's own running pods included).
+        stopped: the simulated time at which the time bound (``timeout``
+            seconds of wall clock) stopped the play, or ``None`` when it ran
+            to the end; copies not ended by then are undecided.
+        timeout: the time bound the simulation ran under.
     """
 
     workloads: list[CopyRun]
     makespan: float | None
     utilization: dict[str, list[list[float]]] = field(default_factory=dict)
+    stopped: float | None = None
+    timeout: float | None = None
+
+    @property
+    def undecided(self) -> bool:
+        """Whether some copy's fate was left open by a time bound."""
+        return any(run.undecided for run in self.workloads)
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"workloads", "makespan", "utilization"}``."""
+        """``{"workloads", "makespan", "undecided", "stopped", "utilization"}``."""
         return {
             "workloads": [run.to_dict() for run in self.workloads],
             "makespan": self.makespan,
+            "undecided": self.undecided,
+            "stopped": self.stopped,
             "utilization": {
                 resource: [list(point) for point in points] for resource, points in self.utilization.items()
             },
@@ -122,8 +145,11 @@ class Simulation:
     def text(self) -> str:
         """One line per copy, then the makespan."""
         lines = []
+        bound = "-" if self.timeout is None else f"{self.timeout:.3g} s"
         for run in self.workloads:
-            if run.start is None:
+            if run.start is None and run.undecided:
+                lines.append(f"{run.name}: arrived {_t(run.arrival)}, undecided (a time bound was reached)")
+            elif run.start is None:
                 lines.append(f"{run.name}: arrived {_t(run.arrival)}, never placed")
             else:
                 extra = f", preempted {run.preempted}x" if run.preempted else ""
@@ -131,7 +157,14 @@ class Simulation:
                     f"{run.name}: arrived {_t(run.arrival)}, started {_t(run.start)}, ended {_t(run.end)}"
                     f" (waited {_t(run.wait)}{extra})"
                 )
-        lines.append("makespan: " + ("never (some copies never ran)" if self.makespan is None else _t(self.makespan)))
+        if self.stopped is not None:
+            lines.append(f"stopped at {_t(self.stopped)}: the time bound ({bound}) was reached")
+        if self.makespan is not None:
+            lines.append("makespan: " + _t(self.makespan))
+        elif self.undecided:
+            lines.append("makespan: undecided (a time bound was reached)")
+        else:
+            lines.append("makespan: never (some copies never ran)")
         return "\n".join(lines)
 
 
@@ -177,25 +210,35 @@ def simulate(
     seed: int = 0,
     strategy: str = "kube-scheduler",
     priority_classes: Iterable[PriorityClass] = (),
+    timeout: float | None = None,
 ) -> Simulation:
     """Play ``workloads`` out on ``cluster`` (not changed), deterministically for a given ``seed``.
 
     ``priority_classes`` add to the cluster's, for the groups' ``priorityClassName``.
+    ``timeout`` bounds the whole simulation in seconds of wall clock (``None``:
+    no bound): the complete strategy's searches share it, and once it is
+    reached the play stops, with every copy not yet ended undecided.
+
+    Every bound is checked before anything is placed: arrivals and durations
+    are finite numbers from 0 to ``limits.MAX_SECONDS``, and the queue makes at
+    most ``limits.MAX_COPIES`` copies and ``limits.MAX_PODS`` pods in all.
 
     Raises:
-        InvalidArgumentError: a negative arrival or duration, a count below 1,
-            or a priority that admission would reject (an unknown class).
+        TypeError: an argument of the wrong type (named).
+        InvalidArgumentError: a negative, non-finite or too large arrival or
+            duration, a count below 1, a queue past its bounds, an unknown
+            strategy, a timeout that is not a positive number, or a priority
+            that admission would reject (an unknown class).
     """
+    started = time.monotonic()
+    _check_arguments(workloads, cluster, seed, strategy, timeout)
     rng = random.Random(seed)
     extra = tuple(priority_classes)
+    if not all(isinstance(c, PriorityClass) for c in extra):
+        raise TypeError("simulate(): priority_classes must be PriorityClass records")
     classes = cluster.priority_classes.with_classes(extra)
     copies: list[_Copy] = []
     for e, workload in enumerate(workloads):
-        if workload.arrival < 0 or workload.duration < 0 or workload.count < 1:
-            raise InvalidArgumentError(
-                f"workloads[{e}] ({workload.name}): arrival and duration must not be negative and count must be"
-                f" at least 1, not {workload.arrival}, {workload.duration}, {workload.count}"
-            )
         tie = rng.random()  # one draw per entry: its copies keep their order
         spec = None
         if workload.priority is not None or workload.priority_class_name is not None:
@@ -204,7 +247,7 @@ def simulate(
             # once under the user's own names, so that a refusal names their group
             resolve_request(_with_priority(copy.deepcopy(workload.request), spec), classes)
         except PriorityError as problem:
-            raise InvalidArgumentError(f"workloads[{e}] ({workload.name}): {problem}") from None
+            raise InvalidArgumentError(f"workloads[{e}] ({capped(workload.name)}): {problem}") from None
         for k in range(1, workload.count + 1):
             name = workload.name if workload.count == 1 else f"{workload.name}-{k}"
             request = _with_priority(copies_of(workload.request, k, 1, prefix=f"q{e}-"), spec)
@@ -213,7 +256,63 @@ def simulate(
             run = CopyRun(name, workload.arrival)
             shape = (id(workload.request), priority)
             copies.append(_Copy(run, request, priority, workload.duration, tie, len(copies), shape))
-    return _Player(cluster, copies, strategy, extra).play()
+    deadline = None if timeout is None else started + timeout
+    return _Player(cluster, copies, strategy, extra, deadline, timeout).play()
+
+
+def _check_arguments(
+    workloads: Sequence[Workload], cluster: Cluster, seed: int, strategy: str, timeout: float | None
+) -> None:
+    """``simulate``'s arguments, their types and every bound of the queue, before any work."""
+    if isinstance(workloads, str | bytes) or not isinstance(workloads, Sequence):
+        raise TypeError(f"simulate(): workloads must be a sequence of Workload, not {type(workloads).__name__}")
+    if not isinstance(cluster, Cluster):
+        raise TypeError(f"simulate(): cluster must be a Cluster, not {type(cluster).__name__}")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"simulate(): seed must be an int, not {type(seed).__name__}")
+    if not isinstance(strategy, str):
+        raise TypeError(f"simulate(): strategy must be a str, not {type(strategy).__name__}")
+    if strategy not in STRATEGIES:
+        raise InvalidArgumentError(f"unknown strategy {capped(strategy)!r}: use one of {', '.join(STRATEGIES)}")
+    if timeout is not None:
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+            raise TypeError(f"simulate(): timeout must be a number of seconds, not {type(timeout).__name__}")
+        if not 0 < timeout <= MAX_TIMEOUT:
+            raise InvalidArgumentError(
+                f"timeout must be a positive number of seconds up to {MAX_TIMEOUT:g}, got {render_bad_value(timeout)}"
+            )
+    copies = pods = 0
+    for e, workload in enumerate(workloads):
+        if not isinstance(workload, Workload):
+            raise TypeError(f"simulate(): workloads[{e}] must be a Workload, not {type(workload).__name__}")
+        if not isinstance(workload.request, PlacementRequest):
+            raise TypeError(f"simulate(): workloads[{e}].request must be a PlacementRequest")
+        where = f"workloads[{e}] ({capped(str(workload.name))})"
+        for key in ("arrival", "duration"):
+            value = getattr(workload, key)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise TypeError(f"simulate(): {where}.{key} must be a number of seconds, not {type(value).__name__}")
+            if not (isinstance(value, int) or math.isfinite(value)) or not 0 <= value <= MAX_SECONDS:
+                raise InvalidArgumentError(
+                    f"{where}: {key} must be a finite number of seconds from 0 to {MAX_SECONDS}, got"
+                    f" {render_bad_value(value)}"
+                )
+        count = workload.count
+        if isinstance(count, bool) or not isinstance(count, int):
+            raise TypeError(f"simulate(): {where}.count must be an int, not {type(count).__name__}")
+        if count < 1:
+            raise InvalidArgumentError(f"{where}: count must be at least 1, got {render_bad_value(count)}")
+        copies += count
+        pods += count * sum(group.count for group in leaves(workload.request.roots))
+        if copies > MAX_COPIES:
+            raise InvalidArgumentError(
+                f"{where}: the queue makes more than {MAX_COPIES} copies (workloadbuilder simulates at most"
+                f" {MAX_COPIES})"
+            )
+        if pods > MAX_PODS:
+            raise InvalidArgumentError(
+                f"{where}: the queue makes more than {MAX_PODS} pods (workloadbuilder simulates at most {MAX_PODS})"
+            )
 
 
 def _with_priority(request: PlacementRequest, spec: PrioritySpec | None) -> PlacementRequest:
@@ -227,9 +326,18 @@ def _with_priority(request: PlacementRequest, spec: PrioritySpec | None) -> Plac
 
 class _Player:
     def __init__(
-        self, cluster: Cluster, copies: list[_Copy], strategy: str, classes: tuple[PriorityClass, ...]
+        self,
+        cluster: Cluster,
+        copies: list[_Copy],
+        strategy: str,
+        classes: tuple[PriorityClass, ...],
+        deadline: float | None = None,
+        timeout: float | None = None,
     ) -> None:
         self.base = cluster
+        self.deadline = deadline
+        self.timeout = timeout
+        self.stopped: float | None = None
         self.classes = classes
         self.copies = copies
         self.strategy = strategy
@@ -267,6 +375,8 @@ class _Player:
             heapq.heappush(events, (c.run.arrival, 1, i, 0))
         while events:
             now = events[0][0]
+            if self.stopped is not None:
+                break
             freed = False
             arrived: list[int] = []
             while events and events[0][0] == now:
@@ -283,9 +393,13 @@ class _Player:
             for i in self._pass(list(self.waiting) if freed else arrived, now):
                 heapq.heappush(events, (now + self.copies[i].duration, 0, i, self.copies[i].epoch))
             self._record(now)
+        if self.stopped is not None:
+            for c in self.copies:
+                if c.run.end is None:
+                    c.run.start, c.run.undecided = None, True
         ends = [c.run.end for c in self.copies]
         makespan = None if any(end is None for end in ends) else max((e for e in ends if e is not None), default=0.0)
-        return Simulation([c.run for c in self.copies], makespan, self.utilization)
+        return Simulation([c.run for c in self.copies], makespan, self.utilization, self.stopped, self.timeout)
 
     def _pass(self, candidates: list[int], now: float) -> list[int]:
         """Try ``candidates`` in queue order; start those that fit. Returns the started copies."""
@@ -295,6 +409,9 @@ class _Player:
             c = self.copies[i]
             if c.shape in blocked or i in self.running:
                 continue
+            if self.deadline is not None and time.monotonic() >= self.deadline:
+                self.stopped = now
+                break
             if self._start(i, now):
                 started.append(i)
                 self.waiting.discard(i)
@@ -350,9 +467,15 @@ class _Player:
         if not self._may_fit(c):
             return False
         state = self._state()
-        answer = place(c.request, state, strategy=self.strategy, preempt=True, priority_classes=self.classes)
+        timeout = DEFAULT_TIMEOUT if self.deadline is None else max(self.deadline - time.monotonic(), 0.001)
+        answer = place(
+            c.request, state, strategy=self.strategy, preempt=True, timeout=timeout, priority_classes=self.classes
+        )
         if not answer.feasible:
+            if any(root.search is not None and root.search.timed_out for root in answer.explained):
+                c.run.undecided = True
             return False
+        c.run.undecided = False
         for victim in answer.victims:
             for evicted in victim.pods:
                 j = self.by_pod.get(evicted.name)
