@@ -31,12 +31,12 @@ from workloadbuilder import (
     ErrorList,
     FieldError,
     Hierarchy,
-    NoAdapterError,
     WorkloadItem,
     build_forest,
     materialize,
 )
 from workloadbuilder.adapters.kit import read_count, to_json_dict, type_error
+from workloadbuilder.errors import NoAdapterError
 
 __all__ = [
     "GENERATED_NAME_SUFFIX",

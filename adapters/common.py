@@ -18,31 +18,31 @@ from typing import Any
 from kubernetes.client import V1beta1TopologyConstraint
 
 from workloadbuilder import (
-    BasicSchedulingPolicy,
     BuildError,
     BuildOptions,
     ConstraintsInput,
     DisruptionModeInput,
-    DisruptionModeOption,
     ErrorList,
     FieldError,
     FieldPath,
-    GangSchedulingPolicy,
     PolicyInput,
     ResourceClaimsInput,
     SchedulingConfig,
-    SchedulingConstraints,
-    SchedulingPolicy,
-    SchedulingPolicyOption,
     WorkloadInput,
     WorkloadItem,
-    fill_gang_count,
-    resolve_config,
-    template_name,
-    workload_name,
 )
 from workloadbuilder.adapters.kit import ErrorType, type_invalid, unknown_field
 from workloadbuilder.adapters.reading import Identity, at
+from workloadbuilder.naming import template_name, workload_name
+from workloadbuilder.resolve import fill_gang_count, resolve_config
+from workloadbuilder.types import (
+    BasicSchedulingPolicy,
+    DisruptionModeOption,
+    GangSchedulingPolicy,
+    SchedulingConstraints,
+    SchedulingPolicy,
+    SchedulingPolicyOption,
+)
 
 __all__ = [
     "ALLOWED_DISRUPTION_MODES",

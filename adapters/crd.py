@@ -36,10 +36,6 @@ from workloadbuilder import (
     SchedulingConfig,
     WorkloadInput,
     WorkloadItem,
-    fill_gang_count,
-    resolve_config,
-    stamp_pod_template,
-    workload_name,
 )
 from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict, register
 from workloadbuilder.adapters.common import plan_options
@@ -58,6 +54,9 @@ from workloadbuilder.adapters.kit import (
     type_invalid,
 )
 from workloadbuilder.adapters.reading import Identity, at, identity_of, read_int
+from workloadbuilder.delegation import stamp_pod_template
+from workloadbuilder.naming import workload_name
+from workloadbuilder.resolve import fill_gang_count, resolve_config
 
 __all__ = ["CRDAdapter", "register_mapping"]
 

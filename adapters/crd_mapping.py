@@ -38,16 +38,15 @@ from workloadbuilder import (
     BuildError,
     ConstraintsInput,
     DisruptionModeInput,
-    DisruptionModeOption,
     FieldPath,
     PolicyInput,
     ResourceClaimsInput,
     SchedulingConfig,
-    SchedulingPolicyOption,
     WorkloadInput,
     manifests,
 )
 from workloadbuilder.adapters.kit import composite_fields, elements_of, given_blocks, leaf_fields
+from workloadbuilder.types import DisruptionModeOption, SchedulingPolicyOption
 
 __all__ = [
     "BlockPaths",

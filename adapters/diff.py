@@ -17,9 +17,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from workloadbuilder import FeatureGates, FieldError, FieldPath, NoAdapterError, WorkloadItem, check_update
+from workloadbuilder import FeatureGates, FieldError, FieldPath, WorkloadItem, check_update
 from workloadbuilder.adapters.base import Compiled, Finding, Plan, PlanError, adapter_for, as_dict
 from workloadbuilder.adapters.kit import elements_of, to_json_dict
+from workloadbuilder.errors import NoAdapterError
 
 __all__ = ["update_findings"]
 

@@ -31,7 +31,6 @@ from kubernetes.client import V1beta1Workload, V1ObjectMeta
 from pydantic import BaseModel
 
 from workloadbuilder import (
-    GROUP_TEMPLATE_NAME_ANNOTATION,
     BuildError,
     BuildOptions,
     ErrorList,
@@ -39,11 +38,7 @@ from workloadbuilder import (
     FieldPath,
     Hierarchy,
     RuntimeGroup,
-    delegated_pod_group,
-    delegation_of,
-    job_template_name,
     materialize,
-    pod_group_name,
 )
 from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict, job_pod_count, register
 from workloadbuilder.adapters.common import kueue_topology, kueue_warnings, plan_options
@@ -68,6 +63,8 @@ from workloadbuilder.adapters.kit import (
 )
 from workloadbuilder.adapters.reading import Identity, at, identity_of, workloads_in
 from workloadbuilder.adapters.strict import with_schema_errors
+from workloadbuilder.delegation import GROUP_TEMPLATE_NAME_ANNOTATION, delegated_pod_group, delegation_of
+from workloadbuilder.naming import job_template_name, pod_group_name
 
 __all__ = ["CONTROLLER_UID_LABEL", "JOB_NAME_LABEL", "JobAdapter", "JobMode", "management_mode"]
 

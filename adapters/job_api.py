@@ -23,17 +23,14 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from workloadbuilder import (
-    BasicSchedulingPolicy,
     Builder,
     BuildOptions,
     ErrorList,
     FeatureGates,
     FieldPath,
     SchedulingConfig,
-    SchedulingPolicy,
     WorkloadInput,
     WorkloadItem,
-    fill_gang_count,
 )
 from workloadbuilder.adapters.common import ALLOWED_DISRUPTION_MODES, ALLOWED_POLICIES, block_input
 from workloadbuilder.adapters.kit import (
@@ -55,6 +52,8 @@ from workloadbuilder.adapters.kit import (
     unknown_field,
 )
 from workloadbuilder.adapters.reading import PODS_BOUND, at, read_int
+from workloadbuilder.resolve import fill_gang_count
+from workloadbuilder.types import BasicSchedulingPolicy, SchedulingPolicy
 
 __all__ = [
     "ALLOWED_DISRUPTION_MODES",

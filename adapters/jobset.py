@@ -29,7 +29,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from workloadbuilder import ErrorList, FieldPath, Hierarchy, WorkloadItem, delegate
+from workloadbuilder import ErrorList, FieldPath, Hierarchy, WorkloadItem
 from workloadbuilder.adapters.base import Finding, Plan, as_dict, register
 from workloadbuilder.adapters.common import (
     BLOCKS,
@@ -62,6 +62,7 @@ from workloadbuilder.adapters.replicated_jobs import (
     read_replicated_jobs,
 )
 from workloadbuilder.adapters.strict import with_schema_errors
+from workloadbuilder.delegation import delegate
 
 __all__ = ["DESIGN", "EXCLUSIVE_TOPOLOGY_ANNOTATION", "JobSetAdapter"]
 

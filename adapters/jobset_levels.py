@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from workloadbuilder import ErrorList, FieldPath, WorkloadInput, WorkloadItem, resolve_config
+from workloadbuilder import ErrorList, FieldPath, WorkloadInput, WorkloadItem
 from workloadbuilder.adapters.common import (
     BLOCKS,
     CLAIMS,
@@ -40,6 +40,7 @@ from workloadbuilder.adapters.common import (
 )
 from workloadbuilder.adapters.kit import duplicate, forbidden, go_quote, invalid, is_int, required, type_invalid
 from workloadbuilder.adapters.replicated_jobs import Group, Layout, ReplicatedJob, Sequencing
+from workloadbuilder.resolve import resolve_config
 
 __all__ = ["Dialect", "plan_scheduling"]
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from workloadbuilder import ErrorList, FieldPath, WorkloadItem, resolve_config
+from workloadbuilder import ErrorList, FieldPath, WorkloadItem
 from workloadbuilder.adapters.common import (
     BLOCKS,
     CLAIMS,
@@ -39,6 +39,7 @@ from workloadbuilder.adapters.kit import (
     unknown_field,
 )
 from workloadbuilder.adapters.reading import GROUPS_BOUND, PODS_BOUND, at, read_int
+from workloadbuilder.resolve import resolve_config
 
 __all__ = ["REPLICA", "SCHEDULING", "SUBGROUP_SIZE", "TEMPLATE", "Levels", "Shape", "read_shape"]
 

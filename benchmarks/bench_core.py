@@ -27,6 +27,10 @@ from kubernetes.client import (
     V1alpha3CompositePodGroupSchedulingPolicy,
     V1alpha3CompositePodGroupSpec,
     V1alpha3TopologyConstraint,
+    V1alpha3WorkloadPodGroupDisruptionMode,
+    V1alpha3WorkloadPodGroupGangSchedulingPolicy,
+    V1alpha3WorkloadPodGroupSchedulingConstraints,
+    V1alpha3WorkloadPodGroupSchedulingPolicy,
     V1alpha3WorkloadReference,
     V1beta1CompositeGangSchedulingPolicy,
     V1beta1CompositePodGroupSchedulingConstraints,
@@ -46,10 +50,6 @@ from kubernetes.client import (
     V1beta1WorkloadSpec,
     V1ObjectMeta,
     V1OwnerReference,
-    V1alpha3WorkloadPodGroupDisruptionMode,
-    V1alpha3WorkloadPodGroupGangSchedulingPolicy,
-    V1alpha3WorkloadPodGroupSchedulingConstraints,
-    V1alpha3WorkloadPodGroupSchedulingPolicy,
 )
 
 from workloadbuilder import (
@@ -57,16 +57,18 @@ from workloadbuilder import (
     BuildOptions,
     ConstraintsInput,
     DisruptionModeInput,
-    DisruptionModeOption,
     FieldPath,
     PolicyInput,
+    WorkloadInput,
+    WorkloadItem,
+    to_dict,
+)
+from workloadbuilder.types import (
+    DisruptionModeOption,
     SchedulingPolicyOption,
     WorkloadCompositePodGroupGangSchedulingPolicy,
     WorkloadCompositePodGroupSchedulingConstraints,
     WorkloadCompositePodGroupSchedulingPolicy,
-    WorkloadInput,
-    WorkloadItem,
-    to_dict,
 )
 
 ZONE = "topology.kubernetes.io/zone"

@@ -29,16 +29,18 @@ from workloadbuilder import (
     Builder,
     BuildOptions,
     ConstraintsInput,
-    DisruptionModeOption,
     FieldPath,
     PolicyInput,
+    WorkloadInput,
+    WorkloadItem,
+    to_yaml,
+)
+from workloadbuilder.types import (
+    DisruptionModeOption,
     SchedulingPolicyOption,
     WorkloadCompositePodGroupGangSchedulingPolicy,
     WorkloadCompositePodGroupSchedulingConstraints,
     WorkloadCompositePodGroupSchedulingPolicy,
-    WorkloadInput,
-    WorkloadItem,
-    to_yaml,
 )
 
 ZONE_KEY = "topology.kubernetes.io/zone"

@@ -30,20 +30,17 @@ from kubernetes.client import (
 )
 
 from workloadbuilder import (
-    BasicSchedulingPolicy,
     Builder,
     BuildOptions,
     ConstraintsInput,
-    DisruptionModeOption,
     FieldPath,
     PolicyInput,
     SchedulingConfig,
-    SchedulingPolicy,
-    SchedulingPolicyOption,
     WorkloadInput,
     WorkloadItem,
     to_yaml,
 )
+from workloadbuilder.types import BasicSchedulingPolicy, DisruptionModeOption, SchedulingPolicy, SchedulingPolicyOption
 
 PARALLELISM = 4
 

@@ -26,11 +26,9 @@ from workloadbuilder import (
     Builder,
     BuildOptions,
     ConstraintsInput,
-    DisruptionModeOption,
     FieldPath,
     PolicyInput,
     ResourceClaimsInput,
-    SchedulingPolicyOption,
     WorkloadInput,
     WorkloadItem,
     to_dict,
@@ -39,6 +37,7 @@ from workloadbuilder import (
 from workloadbuilder.delegation import pod_claims_for, stamp_pod_template
 from workloadbuilder.materialize import Hierarchy, RuntimeGroup, materialize
 from workloadbuilder.naming import workload_name
+from workloadbuilder.types import DisruptionModeOption, SchedulingPolicyOption
 
 REPLICA_PATH = FieldPath("spec", "scheduling", "replica")
 REPLICAS = 3

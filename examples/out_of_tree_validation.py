@@ -22,19 +22,16 @@ from kubernetes.client import (
 )
 
 from workloadbuilder import (
-    BasicSchedulingPolicy,
     Builder,
     BuildOptions,
     DisruptionModeInput,
-    DisruptionModeOption,
     FieldPath,
     PolicyInput,
     SchedulingConfig,
-    SchedulingPolicy,
-    SchedulingPolicyOption,
     WorkloadInput,
     WorkloadItem,
 )
+from workloadbuilder.types import BasicSchedulingPolicy, DisruptionModeOption, SchedulingPolicy, SchedulingPolicyOption
 
 
 def main() -> None:

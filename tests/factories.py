@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from workloadbuilder import DisruptionModeOption, FieldPath, SchedulingPolicyOption
+from workloadbuilder import FieldPath
 from workloadbuilder.testing import assert_field_errors, job_owner, make_item
+from workloadbuilder.types import DisruptionModeOption, SchedulingPolicyOption
 
 __all__ = [
     "ALL_MODES",

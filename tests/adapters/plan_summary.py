@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from workloadbuilder import FieldPath, WorkloadItem
 from workloadbuilder.adapters.base import Compiled, Plan
 from workloadbuilder.adapters.reading import at
-
-from workloadbuilder import FieldPath, WorkloadItem, resolve_config
 from workloadbuilder.objpath import elements_of
+from workloadbuilder.resolve import resolve_config
 from workloadbuilder.validation.objects import validate_composite_pod_group, validate_pod_group, validate_workload
 
 __all__ = ["accepted_by_the_apiserver", "golden_documents", "summary"]

@@ -16,10 +16,22 @@ from kubernetes.client import V1beta1TopologyConstraint
 
 import workloadbuilder as wb
 from workloadbuilder import to_dict
+from workloadbuilder.types import (
+    AllDisruptionMode,
+    BasicSchedulingPolicy,
+    DisruptionMode,
+    DisruptionModeOption,
+    GangSchedulingPolicy,
+    ResourceClaim,
+    SchedulingConstraints,
+    SchedulingPolicy,
+    SchedulingPolicyOption,
+    SingleDisruptionMode,
+)
 
 _SEGMENT = re.compile(r"([^.\[\]]+)|\[([^\]]*)\]")
-_POLICIES = {"basic": wb.SchedulingPolicyOption.BASIC, "gang": wb.SchedulingPolicyOption.GANG}
-_MODES = {"single": wb.DisruptionModeOption.SINGLE, "all": wb.DisruptionModeOption.ALL}
+_POLICIES = {"basic": SchedulingPolicyOption.BASIC, "gang": SchedulingPolicyOption.GANG}
+_MODES = {"single": DisruptionModeOption.SINGLE, "all": DisruptionModeOption.ALL}
 
 
 def _path(text: str | None) -> wb.FieldPath | None:
@@ -40,32 +52,32 @@ def _path(text: str | None) -> wb.FieldPath | None:
     return path
 
 
-def _policy(p: dict[str, Any] | None) -> wb.SchedulingPolicy | None:
+def _policy(p: dict[str, Any] | None) -> SchedulingPolicy | None:
     if p is None:
         return None
-    return wb.SchedulingPolicy(
-        basic=wb.BasicSchedulingPolicy() if p.get("basic") is not None else None,
-        gang=wb.GangSchedulingPolicy(min_count=p["gang"].get("min_count")) if p.get("gang") is not None else None,
+    return SchedulingPolicy(
+        basic=BasicSchedulingPolicy() if p.get("basic") is not None else None,
+        gang=GangSchedulingPolicy(min_count=p["gang"].get("min_count")) if p.get("gang") is not None else None,
     )
 
 
-def _constraints(c: dict[str, Any] | None) -> wb.SchedulingConstraints | None:
+def _constraints(c: dict[str, Any] | None) -> SchedulingConstraints | None:
     if c is None:
         return None
-    return wb.SchedulingConstraints(topology=[V1beta1TopologyConstraint(key=t["key"]) for t in c.get("topology") or []])
+    return SchedulingConstraints(topology=[V1beta1TopologyConstraint(key=t["key"]) for t in c.get("topology") or []])
 
 
-def _mode(d: dict[str, Any] | None) -> wb.DisruptionMode | None:
+def _mode(d: dict[str, Any] | None) -> DisruptionMode | None:
     if d is None:
         return None
-    return wb.DisruptionMode(
-        single=wb.SingleDisruptionMode() if d.get("single") is not None else None,
-        all=wb.AllDisruptionMode() if d.get("all") is not None else None,
+    return DisruptionMode(
+        single=SingleDisruptionMode() if d.get("single") is not None else None,
+        all=AllDisruptionMode() if d.get("all") is not None else None,
     )
 
 
-def _claim(c: dict[str, Any]) -> wb.ResourceClaim:
-    return wb.ResourceClaim(name=c.get("name", ""), resource_claim_name=c.get("resource_claim_name"),
+def _claim(c: dict[str, Any]) -> ResourceClaim:
+    return ResourceClaim(name=c.get("name", ""), resource_claim_name=c.get("resource_claim_name"),
                             resource_claim_template_name=c.get("resource_claim_template_name"))
 
 

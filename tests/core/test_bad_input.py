@@ -15,6 +15,17 @@ import pytest
 
 import workloadbuilder as wb
 from workloadbuilder import manifests
+from workloadbuilder.delegation import delegate, pod_claims_for, stamp_pod_template
+from workloadbuilder.naming import (
+    job_template_name,
+    pod_group_name,
+    runtime_group_name,
+    safe_encode_string,
+    template_name,
+    workload_name,
+)
+from workloadbuilder.resize import gang_resize_patch
+from workloadbuilder.resolve import resolve_config
 
 _WORKLOAD: dict[str, Any] = {
     "apiVersion": "scheduling.k8s.io/v1beta1",
@@ -47,21 +58,21 @@ CASES: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
     ("forest-old-roots-item", lambda: wb.build_forest([_ROOT], _OPTIONS, old_roots=_ROOT), TypeError, "old_roots must be a sequence"),
     ("forest-old-roots-dict-entry", lambda: wb.build_forest([_ROOT], _OPTIONS, old_roots=[{}]), TypeError, "old_roots[0] must be a WorkloadItem, not dict"),
     ("forest-no-roots-still-build-error", lambda: wb.build_forest(None, _OPTIONS), wb.BuildError, "at least one root"),
-    ("resolve-config-none", lambda: wb.resolve_config(None), TypeError, "resolve_config takes a WorkloadItem, not NoneType"),
+    ("resolve-config-none", lambda: resolve_config(None), TypeError, "resolve_config takes a WorkloadItem, not NoneType"),
     # Naming helpers take strings.
-    ("template-name-none", lambda: wb.template_name(None), TypeError, "base must be a str, not NoneType"),
-    ("template-name-int-suffix", lambda: wb.template_name("a", 0), TypeError, "suffix must be a str, not int"),
-    ("job-template-name-none", lambda: wb.job_template_name(None), TypeError, "job_name must be a str, not NoneType"),
-    ("job-template-name-str-index", lambda: wb.job_template_name("job", "0"), TypeError, "index must be an int, not str"),
-    ("pod-group-name-none", lambda: wb.pod_group_name(None, "t"), TypeError, "workload_name must be a str, not NoneType"),
-    ("runtime-group-name-none", lambda: wb.runtime_group_name("w", None, [0]), TypeError, "template_name must be a str, not NoneType"),
-    ("workload-name-int-uid", lambda: wb.workload_name("job", 7), TypeError, "owner_uid must be a str, not int"),
-    ("safe-encode-list", lambda: wb.safe_encode_string([]), TypeError, "text must be a str, not list"),
+    ("template-name-none", lambda: template_name(None), TypeError, "base must be a str, not NoneType"),
+    ("template-name-int-suffix", lambda: template_name("a", 0), TypeError, "suffix must be a str, not int"),
+    ("job-template-name-none", lambda: job_template_name(None), TypeError, "job_name must be a str, not NoneType"),
+    ("job-template-name-str-index", lambda: job_template_name("job", "0"), TypeError, "index must be an int, not str"),
+    ("pod-group-name-none", lambda: pod_group_name(None, "t"), TypeError, "workload_name must be a str, not NoneType"),
+    ("runtime-group-name-none", lambda: runtime_group_name("w", None, [0]), TypeError, "template_name must be a str, not NoneType"),
+    ("workload-name-int-uid", lambda: workload_name("job", 7), TypeError, "owner_uid must be a str, not int"),
+    ("safe-encode-list", lambda: safe_encode_string([]), TypeError, "text must be a str, not list"),
     # Delegation and pod stamping.
-    ("delegate-none-template", lambda: wb.delegate({"metadata": {}}, None), TypeError, "template_name must be a str, not NoneType"),
-    ("delegate-int-parent", lambda: wb.delegate({"metadata": {}}, "t", 1), TypeError, "parent must be a str or a RuntimeGroup, not int"),
-    ("stamp-none-name", lambda: wb.stamp_pod_template({"spec": {}}, None), TypeError, "pod_group_name must be a str, not NoneType"),
-    ("pod-claims-for-int", lambda: wb.pod_claims_for(1), TypeError, "pod_claims_for takes a PodGroup or a PodGroupTemplate, not int"),
+    ("delegate-none-template", lambda: delegate({"metadata": {}}, None), TypeError, "template_name must be a str, not NoneType"),
+    ("delegate-int-parent", lambda: delegate({"metadata": {}}, "t", 1), TypeError, "parent must be a str or a RuntimeGroup, not int"),
+    ("stamp-none-name", lambda: stamp_pod_template({"spec": {}}, None), TypeError, "pod_group_name must be a str, not NoneType"),
+    ("pod-claims-for-int", lambda: pod_claims_for(1), TypeError, "pod_claims_for takes a PodGroup or a PodGroupTemplate, not int"),
     # Manifests out.
     ("to-dict-none", lambda: wb.to_dict(None), TypeError, "to_dict takes a kubernetes client model or a dict, not NoneType"),
     ("to-yaml-str", lambda: wb.to_yaml("kind: Workload"), TypeError, "to_yaml takes models, dicts or an iterable of them, not str"),
@@ -93,7 +104,7 @@ ACCEPTED: list[tuple[str, Callable[[], Any], Any]] = [
     # A null template entry is skipped when looking for the gang; the list is still sent whole.
     (
         "gang-resize-patch-null-template-entry",
-        lambda: wb.gang_resize_patch(
+        lambda: gang_resize_patch(
             {**_WORKLOAD, "spec": {"podGroupTemplates": [None, *_WORKLOAD["spec"]["podGroupTemplates"]]}}, 3
         ),
         {"spec": {"podGroupTemplates": [None, {"name": "t", "schedulingPolicy": {"gang": {"minCount": 3}}}]}},

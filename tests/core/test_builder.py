@@ -19,30 +19,32 @@ from kubernetes.client import (
 
 import workloadbuilder.builder as builder_module
 from workloadbuilder import (
-    AllDisruptionMode,
-    BasicSchedulingPolicy,
     Builder,
     BuildError,
     BuildOptions,
     ConstraintsInput,
-    DisruptionMode,
     DisruptionModeInput,
     ErrorType,
-    GangSchedulingPolicy,
     PolicyInput,
-    ResourceClaim,
     ResourceClaimsInput,
     SchedulingConfig,
+    WorkloadInput,
+    WorkloadItem,
+    to_dict,
+)
+from workloadbuilder.resolve import resolve_config
+from workloadbuilder.types import (
+    AllDisruptionMode,
+    BasicSchedulingPolicy,
+    DisruptionMode,
+    GangSchedulingPolicy,
+    ResourceClaim,
     SchedulingConstraints,
     SchedulingPolicy,
     SingleDisruptionMode,
     WorkloadCompositePodGroupDisruptionMode,
     WorkloadCompositePodGroupSchedulingConstraints,
     WorkloadCompositePodGroupSchedulingPolicy,
-    WorkloadInput,
-    WorkloadItem,
-    resolve_config,
-    to_dict,
 )
 
 ZONE = "topology.kubernetes.io/zone"

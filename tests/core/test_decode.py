@@ -30,13 +30,15 @@ from workloadbuilder import (
     FieldPath,
     PolicyInput,
     ResourceClaimsInput,
+    WorkloadItem,
+)
+from workloadbuilder.decode import decode, errors_at
+from workloadbuilder.types import (
     WorkloadCompositePodGroupDisruptionMode,
     WorkloadCompositePodGroupGangSchedulingPolicy,
     WorkloadCompositePodGroupSchedulingConstraints,
     WorkloadCompositePodGroupSchedulingPolicy,
-    WorkloadItem,
 )
-from workloadbuilder.decode import decode, errors_at
 
 BASE = FieldPath("spec", "scheduling")
 LEAF_POLICY = V1alpha3WorkloadPodGroupSchedulingPolicy

@@ -15,7 +15,7 @@ import pytest
 from kubernetes.client import V1alpha3TopologyConstraint
 from pydantic import BaseModel, Field
 
-from workloadbuilder import AggregateError, ErrorList, ErrorType, FieldError, FieldPath, SchedulingPolicyOption
+from workloadbuilder import AggregateError, ErrorList, ErrorType, FieldError, FieldPath
 from workloadbuilder.field import (
     OMIT_VALUE,
     duplicate,
@@ -29,6 +29,7 @@ from workloadbuilder.field import (
     too_many,
     type_invalid,
 )
+from workloadbuilder.types import SchedulingPolicyOption
 
 FIELD = FieldPath("path.to.field")
 

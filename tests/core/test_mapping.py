@@ -34,19 +34,25 @@ from kubernetes.client import (
 )
 
 from workloadbuilder import (
-    AllDisruptionMode,
-    BasicSchedulingPolicy,
     Builder,
     BuildOptions,
     ConstraintsInput,
-    DisruptionMode,
     DisruptionModeInput,
-    GangSchedulingPolicy,
     PolicyInput,
-    ResourceClaim,
     ResourceClaimsInput,
     SchedulingConfig,
     SchedulingConfigFunc,
+    WorkloadInput,
+    WorkloadItem,
+)
+from workloadbuilder.mapping import map_composite_group_input, map_workload_input
+from workloadbuilder.resolve import resolve_config
+from workloadbuilder.types import (
+    AllDisruptionMode,
+    BasicSchedulingPolicy,
+    DisruptionMode,
+    GangSchedulingPolicy,
+    ResourceClaim,
     SchedulingConstraints,
     SchedulingPolicy,
     SingleDisruptionMode,
@@ -54,11 +60,7 @@ from workloadbuilder import (
     WorkloadCompositePodGroupGangSchedulingPolicy,
     WorkloadCompositePodGroupSchedulingConstraints,
     WorkloadCompositePodGroupSchedulingPolicy,
-    WorkloadInput,
-    WorkloadItem,
-    resolve_config,
 )
-from workloadbuilder.mapping import map_composite_group_input, map_workload_input
 
 BASIC_IR = SchedulingPolicy(basic=BasicSchedulingPolicy())
 SINGLE_IR = DisruptionMode(single=SingleDisruptionMode())

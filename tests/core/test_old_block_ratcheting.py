@@ -9,14 +9,13 @@ import pytest
 from workloadbuilder import (
     Builder,
     BuildOptions,
-    DisruptionModeOption,
     FieldPath,
     PolicyInput,
     ResourceClaimsInput,
-    SchedulingPolicyOption,
     WorkloadInput,
     WorkloadItem,
 )
+from workloadbuilder.types import DisruptionModeOption, SchedulingPolicyOption
 
 OPTIONS = BuildOptions(
     allowed_policies=[SchedulingPolicyOption.BASIC, SchedulingPolicyOption.GANG],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from importlib.metadata import version
@@ -76,3 +77,22 @@ def test_the_kubernetes_package_stays_whole() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout == f"{version('kubernetes')} ConfigException Watch\n"
+
+
+@pytest.mark.parametrize("name", sorted(workloadbuilder._MOVED), ids=sorted(workloadbuilder._MOVED))
+def test_a_moved_name_is_served_from_its_module_with_a_deprecation_warning(name: str) -> None:
+    module = workloadbuilder._MOVED[name]
+    with pytest.warns(DeprecationWarning, match=rf"^workloadbuilder\.{name} is deprecated: import it from {module}$"):
+        value = getattr(workloadbuilder, name)
+    assert value is getattr(sys.modules[module], name)
+    assert name not in workloadbuilder.__all__
+
+
+def test_the_public_surface_is_documented_name_by_name() -> None:
+    page = (INIT.parents[1] / "docs" / "reference" / "workloadbuilder.md").read_text()
+    surface = page.split("## The public surface", 1)[1].split("## Modules", 1)[0]
+    public, moved = surface.split("Names the package exported before", 1)
+    rows = [line.split("|")[1:3] for line in moved.splitlines() if line.startswith("| `")]
+    documented_moves = {name: module.strip(" `") for module, names in rows for name in re.findall(r"`(\w+)`", names)}
+    assert sorted(re.findall(r"`(\w+)`", public.split("|---|---|", 1)[1])) == sorted(workloadbuilder.__all__)
+    assert documented_moves == workloadbuilder._MOVED

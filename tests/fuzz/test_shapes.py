@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from workloadbuilder import ErrorList, stamp_pod_template
+from workloadbuilder import ErrorList
+from workloadbuilder.delegation import stamp_pod_template
 from workloadbuilder.fields_read import read_count, read_field
 
 

@@ -10,8 +10,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from workloadbuilder import check_update, gang_resize_patch
+from workloadbuilder import check_update
 from workloadbuilder.manifests import dump, load
+from workloadbuilder.resize import gang_resize_patch
 from workloadbuilder.validation.objects import validate_pod_group, validate_workload, workload_warnings
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])

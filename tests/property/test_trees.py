@@ -24,21 +24,29 @@ from kubernetes.client import (
 from pydantic import BaseModel
 
 from workloadbuilder import (
-    AllDisruptionMode,
-    BasicSchedulingPolicy,
     Builder,
     BuildError,
     BuildOptions,
     ConstraintsInput,
-    DisruptionMode,
     DisruptionModeInput,
-    DisruptionModeOption,
     FieldPath,
-    GangSchedulingPolicy,
     PolicyInput,
-    ResourceClaim,
     ResourceClaimsInput,
     SchedulingConfig,
+    WorkloadInput,
+    WorkloadItem,
+    to_dict,
+    to_yaml,
+)
+from workloadbuilder.decode import decode
+from workloadbuilder.resolve import resolve_config
+from workloadbuilder.types import (
+    AllDisruptionMode,
+    BasicSchedulingPolicy,
+    DisruptionMode,
+    DisruptionModeOption,
+    GangSchedulingPolicy,
+    ResourceClaim,
     SchedulingConstraints,
     SchedulingPolicy,
     SchedulingPolicyOption,
@@ -46,13 +54,7 @@ from workloadbuilder import (
     WorkloadCompositePodGroupDisruptionMode,
     WorkloadCompositePodGroupSchedulingConstraints,
     WorkloadCompositePodGroupSchedulingPolicy,
-    WorkloadInput,
-    WorkloadItem,
-    resolve_config,
-    to_dict,
-    to_yaml,
 )
-from workloadbuilder.decode import decode
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 JUNK_SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

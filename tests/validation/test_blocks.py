@@ -17,8 +17,8 @@ from kubernetes.client import (
     V1alpha3WorkloadPodGroupSchedulingPolicy,
 )
 
-from workloadbuilder import (
-    FieldPath,
+from workloadbuilder import FieldPath
+from workloadbuilder.types import (
     WorkloadCompositePodGroupDisruptionMode,
     WorkloadCompositePodGroupSchedulingConstraints,
     WorkloadCompositePodGroupSchedulingPolicy,

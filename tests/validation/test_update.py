@@ -18,7 +18,8 @@ from objects_factories import (
     workload,
 )
 
-from workloadbuilder import check_update, gang_resize_patch
+from workloadbuilder import check_update
+from workloadbuilder.resize import gang_resize_patch
 from workloadbuilder.validation.gates import FeatureGates
 
 T0 = "spec.podGroupTemplates[0]"

@@ -29,26 +29,28 @@ from kubernetes.client import (
 )
 
 from workloadbuilder import (
-    AllDisruptionMode,
-    BasicSchedulingPolicy,
     Builder,
     BuildOptions,
     ConstraintsInput,
-    DisruptionMode,
     DisruptionModeInput,
-    DisruptionModeOption,
     ErrorType,
     FieldPath,
-    GangSchedulingPolicy,
     PolicyInput,
     ResourceClaimsInput,
     SchedulingConfig,
+    WorkloadInput,
+    WorkloadItem,
+)
+from workloadbuilder.types import (
+    AllDisruptionMode,
+    BasicSchedulingPolicy,
+    DisruptionMode,
+    DisruptionModeOption,
+    GangSchedulingPolicy,
     SchedulingPolicy,
     SchedulingPolicyOption,
     SingleDisruptionMode,
     WorkloadCompositePodGroupSchedulingPolicy,
-    WorkloadInput,
-    WorkloadItem,
 )
 
 BASIC, GANG = SchedulingPolicyOption.BASIC, SchedulingPolicyOption.GANG
