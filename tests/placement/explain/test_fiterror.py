@@ -34,15 +34,14 @@ CASES = [
         pod("1"),
         (
             "0/9 nodes are available: 1 node(s) were unschedulable, 2 Insufficient nvidia.com/gpu, "
-            "6 node(s) had untolerated taint {nvidia.com/gpu: present}."
+            "6 node(s) had untolerated taint(s)."
         ),
     ),
     (
         "nine GPUs",
         pod("9", TOLERATE_GPU),
         (
-            "0/9 nodes are available: 1 node(s) had untolerated taint {dedicated: inference}, "
-            "1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }, 1 node(s) were unschedulable, "
+            "0/9 nodes are available: 1 node(s) were unschedulable, 2 node(s) had untolerated taint(s), "
             "6 Insufficient nvidia.com/gpu."
         ),
     ),

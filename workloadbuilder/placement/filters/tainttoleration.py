@@ -6,7 +6,13 @@ and the toleration matching of ``k8s.io/api/core/v1/toleration.go``
 empty key matches every key (meaningful with ``Exists``), ``Equal`` (or no
 operator) compares values, ``Exists`` ignores them, and ``Lt``/``Gt``
 compare decimal integers (the taint's value below / above the
-toleration's). ``PreferNoSchedule`` taints never reject; scoring counts them.
+toleration's; a value that is not a decimal ``int64`` matches nothing).
+``PreferNoSchedule`` taints never reject; scoring counts them.
+
+Since 1.35 (kubernetes#134740, also in 1.34) the plugin's status names no
+taint: every rejected node gives the one reason ``node(s) had untolerated
+taint(s)``, so ``FitError`` counts all of them under one entry. Which taint
+it was stays available to explanations through ``untolerated``.
 """
 
 from __future__ import annotations
@@ -19,17 +25,28 @@ from workloadbuilder.placement.k8s.constraints import Taint, Toleration
 __all__ = [
     "FILTERED_EFFECTS",
     "NAME",
+    "REASON",
     "check",
     "intolerable_preferences",
-    "reason",
     "tolerated",
     "tolerates",
     "untolerated",
 ]
 
 NAME = "TaintToleration"
+REASON = "node(s) had untolerated taint(s)"
+"""The plugin's status message for a node with a taint the pod does not tolerate, whatever the taint."""
 FILTERED_EFFECTS = ("NoSchedule", "NoExecute")
 _DECIMAL = re.compile(r"-?(0|[1-9][0-9]*)\Z")
+_INT64 = range(-(2**63), 2**63)
+
+
+def _int64(text: str) -> int | None:
+    """``text`` as a decimal ``int64`` (no sign but ``-``, no leading zero), else ``None``."""
+    if not _DECIMAL.match(text):
+        return None
+    value = int(text)
+    return value if value in _INT64 else None
 
 
 def tolerates(toleration: Toleration, taint: Taint) -> bool:
@@ -42,11 +59,12 @@ def tolerates(toleration: Toleration, taint: Taint) -> bool:
         return toleration.value == taint.value
     if toleration.operator == "Exists":
         return True
-    if not _DECIMAL.match(toleration.value) or not _DECIMAL.match(taint.value):
+    if toleration.operator not in ("Lt", "Gt"):
         return False
-    if toleration.operator == "Lt":
-        return int(taint.value) < int(toleration.value)
-    return int(taint.value) > int(toleration.value)
+    bound, have = _int64(toleration.value), _int64(taint.value)
+    if bound is None or have is None:
+        return False
+    return have < bound if toleration.operator == "Lt" else have > bound
 
 
 def tolerated(taint: Taint, tolerations: Sequence[Toleration]) -> bool:
@@ -62,15 +80,9 @@ def untolerated(taints: Sequence[Taint], tolerations: Sequence[Toleration]) -> T
     return None
 
 
-def reason(taint: Taint) -> str:
-    """The plugin's status message for an untolerated taint: ``node(s) had untolerated taint {key: value}``."""
-    return f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}"
-
-
 def check(taints: Sequence[Taint], tolerations: Sequence[Toleration]) -> str | None:
     """The plugin's reason when the node's taints reject a pod with these tolerations, else ``None``."""
-    taint = untolerated(taints, tolerations)
-    return None if taint is None else reason(taint)
+    return None if untolerated(taints, tolerations) is None else REASON
 
 
 def intolerable_preferences(taints: Sequence[Taint], tolerations: Sequence[Toleration]) -> int:
