@@ -28,7 +28,7 @@ from workloadbuilder.decode import decode, duplicate_field, errors_at, to_json_d
 from workloadbuilder.errors import WorkloadBuilderError
 from workloadbuilder.field import ErrorList, FieldPath, extend_path, index_path
 from workloadbuilder.kinds import KubeObject
-from workloadbuilder.textread import TextError, decode_utf8, json_document
+from workloadbuilder.textread import TextError, decode_utf8, json_document, read_bytes, read_stream
 
 __all__ = [
     "DocumentProblem",
@@ -253,11 +253,13 @@ def _read(source: Source) -> tuple[str, str]:
     if isinstance(source, os.PathLike) or (isinstance(source, str) and looks_like_path):
         path = Path(source)
         try:
-            data = path.read_bytes()
+            data = read_bytes(path)
         except OSError as err:
             raise ManifestError(
                 [DocumentProblem(str(path), 0, message=f"cannot read: {err.strerror or err}")], []
             ) from None
+        except TextError as err:
+            raise ManifestError([DocumentProblem(str(path), 0, message=err.message)], []) from None
         return str(path), _text(str(path), data)
     if isinstance(source, str):
         return "<string>", source
@@ -267,7 +269,10 @@ def _read(source: Source) -> tuple[str, str]:
     buffer = getattr(source, "buffer", None)  # a text stream such as stdin: read its bytes, not the locale's text
     name = getattr(source, "name", None)
     name = name if isinstance(name, str) and not name.startswith("<") else "<stdin>" if buffer else "<stream>"
-    raw = buffer.read() if buffer is not None and callable(getattr(buffer, "read", None)) else read()
+    try:
+        raw = read_stream(buffer if buffer is not None and callable(getattr(buffer, "read", None)) else source)
+    except TextError as err:
+        raise ManifestError([DocumentProblem(name, 0, message=err.message)], []) from None
     return name, _text(name, raw) if isinstance(raw, bytes) else str(raw)
 
 

@@ -10,7 +10,10 @@ It refuses, with the document and line:
 - aliases that would add more than ``limits.MAX_ALIAS_NODES`` nodes when
   expanded (an alias bomb), or an alias inside its own anchor;
 - a tagged scalar that does not parse as its tag (``!!bool maybe``,
-  ``!!int ''``, ``!!timestamp nope``).
+  ``!!int ''``, ``!!timestamp nope``);
+- and, before any of it, an input of more than ``limits.MAX_INPUT_BYTES``
+  bytes: files and streams are read in chunks (``read_bytes``) and refused
+  once past it, so an endless stream ends.
 
 Documents are composed here, one event at a time (no recursion, so the
 bounds hold before anything deep is built), from libyaml's parser when
@@ -21,19 +24,25 @@ not depend on which is installed.
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import re
+import stat
 from collections.abc import Iterator
-from typing import Any
+from pathlib import Path
+from typing import Any, BinaryIO
 
 import yaml
 from yaml import events
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from workloadbuilder.errors import WorkloadBuilderError
-from workloadbuilder.limits import MAX_ALIAS_NODES, MAX_NESTING
+from workloadbuilder.limits import MAX_ALIAS_NODES, MAX_INPUT_BYTES, MAX_NESTING
 
-__all__ = ["TextError", "construct", "decode_utf8", "documents", "json_document"]
+__all__ = ["TextError", "construct", "decode_utf8", "documents", "json_document", "read_bytes", "read_stream"]
+
+_CHUNK = 1 << 20
 
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 
@@ -119,6 +128,47 @@ def decode_utf8(data: bytes, name: str) -> str:
         line = data.count(b"\n", 0, err.start) + 1
         column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
         raise TextError(0, f"not UTF-8: byte 0x{data[err.start]:02x} at line {line}, column {column}") from None
+
+
+def read_stream(stream: BinaryIO | Any, limit: int = MAX_INPUT_BYTES) -> bytes | str:
+    """Everything ``stream`` holds (bytes, or text from a text stream), read in chunks up to ``limit`` bytes.
+
+    Raises:
+        TextError: the stream holds more than ``limit`` (``limits.MAX_INPUT_BYTES``);
+            the rest is never read.
+    """
+    chunks: list[Any] = []
+    size = 0
+    while True:
+        chunk = stream.read(min(_CHUNK, limit + 1 - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > limit:
+            raise TextError(0, f"the input is larger than {limit} bytes, the most workloadbuilder reads")
+    if chunks and isinstance(chunks[0], str):
+        return "".join(chunks)
+    return b"".join(chunks)
+
+
+def read_bytes(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of the regular file at ``path``, up to ``limit`` (``limits.MAX_INPUT_BYTES``).
+
+    Only a regular file is read: a FIFO or a device would block or never end.
+    The file is opened without waiting (a FIFO with no writer does not hold
+    the open) and checked before anything is read.
+
+    Raises:
+        OSError: the file cannot be opened, or it is not a regular file (``EINVAL``).
+        TextError: the file is larger than ``limit``.
+    """
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(descriptor, "rb", buffering=0) as file:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        data = read_stream(file, limit)
+    return data if isinstance(data, bytes) else data.encode()
 
 
 def json_document(text: str) -> Any:

@@ -10,6 +10,7 @@ number in the file and the file's text, so a message can name
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -20,7 +21,7 @@ from typing import Any
 from workloadbuilder import kinds, manifests
 from workloadbuilder.cli.errors import UsageError, one_line
 from workloadbuilder.errors import WorkloadBuilderError
-from workloadbuilder.textread import TextError, decode_utf8
+from workloadbuilder.textread import TextError, decode_utf8, read_bytes, read_stream
 from workloadbuilder.validation.gates import GATES, FeatureGates
 
 __all__ = ["Document", "UsageError", "about", "expand_paths", "parse_gates", "read_inputs"]
@@ -125,11 +126,28 @@ def expand_paths(paths: Sequence[str], recursive: bool) -> list[str]:
 
 
 def _manifests_in(directory: Path, recursive: bool) -> Iterator[Path]:
-    for entry in directory.iterdir():
-        if entry.is_dir() and recursive:
-            yield from _manifests_in(entry, recursive)
-        elif entry.is_file() and entry.suffix.lower() in MANIFEST_SUFFIXES:
-            yield entry
+    """The manifests under ``directory``; with ``recursive``, each directory is visited once by its real path.
+
+    A symbolic link to a directory is followed as kubectl follows it, but a
+    directory already visited (a link loop, or two links to one place) is
+    not read again; the walk keeps its own stack, so no depth can overflow it.
+    """
+    seen = {os.path.realpath(directory)}
+    pending = [directory]
+    while pending:
+        current = pending.pop()
+        try:
+            entries = sorted(current.iterdir())
+        except OSError as problem:
+            raise UsageError(f"{current}: cannot read the directory: {problem.strerror or problem}") from None
+        for entry in entries:
+            if entry.is_dir():
+                real = os.path.realpath(entry)
+                if recursive and real not in seen:
+                    seen.add(real)
+                    pending.append(entry)
+            elif entry.is_file() and entry.suffix.lower() in MANIFEST_SUFFIXES:
+                yield entry
 
 
 def read_inputs(paths: Sequence[str], recursive: bool = False, namespace: str | None = None) -> list[Document]:
@@ -170,18 +188,18 @@ def read_inputs(paths: Sequence[str], recursive: bool = False, namespace: str | 
 
 def _read(path: str) -> tuple[str, str]:
     """The input's name in messages and its text: bytes decoded as UTF-8, whatever the locale (stdin's too)."""
-    if path == STDIN:
-        name, buffer = "<stdin>", getattr(sys.stdin, "buffer", None)
-        data: bytes | str = buffer.read() if buffer is not None else sys.stdin.read()
-    else:
-        name = path
-        try:
-            data = Path(path).read_bytes()
-        except OSError as problem:
-            raise UsageError(f"{path}: cannot read: {problem.strerror or problem}") from None
-    if isinstance(data, str):
-        return name, data
     try:
+        if path == STDIN:
+            name, buffer = "<stdin>", getattr(sys.stdin, "buffer", None)
+            data: bytes | str = read_stream(buffer if buffer is not None else sys.stdin)
+        else:
+            name = path
+            try:
+                data = read_bytes(path)
+            except OSError as problem:
+                raise UsageError(f"{path}: cannot read: {problem.strerror or problem}") from None
+        if isinstance(data, str):
+            return name, data
         return name, decode_utf8(data, name)
     except TextError as problem:
         raise UsageError(f"{name}: {problem.message}") from None
