@@ -10,18 +10,28 @@ of that template, named as the old group was; the pods then join it through
 ``spec.schedulingGroup.podGroupName``. Every field with no native
 equivalent (``minResources``, ``queue``, ``scheduleTimeoutSeconds``,
 ``minTaskMember``, ...) is reported, at its path, as dropped.
+
+What the apiserver would refuse in the result is refused here, at the old
+object's path (``InvalidArgumentError``): a count beyond ``int32``, a
+total count that is not plain ASCII digits, and a name that is empty or not
+a DNS subdomain; the output never holds an object ``kubectl apply`` rejects
+for them.
 """
 
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from workloadbuilder import kinds
+from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.field import FieldPath
-from workloadbuilder.gofmt import go_quote
+from workloadbuilder.gofmt import capped, go_quote, render_bad_value
+from workloadbuilder.limits import INT32_MAX
+from workloadbuilder.validation.formats import is_dns1123_subdomain
 
 __all__ = [
     "COSCHEDULING_GROUP",
@@ -29,6 +39,7 @@ __all__ = [
     "KUEUE_POD_GROUP_TOTAL_COUNT",
     "VOLCANO_GROUP",
     "GangMigration",
+    "check_kueue_pod",
     "is_foreign_pod_group",
     "is_kueue_pod",
     "migrate_kueue_pods",
@@ -124,6 +135,36 @@ def _native(name: str, namespace: str | None, gang: Mapping[str, Any], priority:
     return [workload, pod_group]
 
 
+_DIGITS = re.compile(r"[0-9]+")
+
+
+def _checked_name(name: str, path: str, what: str) -> str:
+    """``name`` when the native objects may carry it (a DNS subdomain).
+
+    Raises:
+        InvalidArgumentError: an empty name, or one the apiserver refuses, at ``path``.
+    """
+    if not name:
+        raise InvalidArgumentError(f"{path}: Required value: {what}")
+    problems = is_dns1123_subdomain(name)
+    if problems:
+        raise InvalidArgumentError(f"{path}: Invalid value: {render_bad_value(name)}: {problems[0]}")
+    return name
+
+
+def _int32(count: Any, path: str) -> Any:
+    """``count`` unless it is an integer beyond ``int32``, which no native count field holds.
+
+    Raises:
+        InvalidArgumentError: the count is larger than 2147483647, at ``path``.
+    """
+    if isinstance(count, int) and not isinstance(count, bool) and count > INT32_MAX:
+        raise InvalidArgumentError(
+            f"{path}: Invalid value: {render_bad_value(count)}: must be less than or equal to {INT32_MAX}"
+        )
+    return count
+
+
 def _gang(count: Any) -> dict[str, Any]:
     """A gang of ``count`` pods; a minimum of 0 or 1 (no gang at all) is Basic."""
     if isinstance(count, int) and not isinstance(count, bool) and count > 1:
@@ -142,6 +183,9 @@ def migrate_pod_group(obj: Mapping[str, Any]) -> GangMigration:
 
     Raises:
         TypeError: ``obj`` is not a Volcano or coscheduling PodGroup.
+        InvalidArgumentError: what the apiserver would refuse in the result:
+            no name (or one that is not a DNS subdomain), or a ``minMember``
+            beyond ``int32``.
 
     Examples:
         >>> result = migrate_pod_group({"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
@@ -155,10 +199,15 @@ def migrate_pod_group(obj: Mapping[str, Any]) -> GangMigration:
         raise TypeError("migrate_pod_group reads a Volcano or coscheduling PodGroup")
     result = GangMigration()
     metadata = _mapping(obj.get("metadata"))
-    name = str(metadata.get("name") or metadata.get("generateName") or "")
+    raw_name = metadata.get("name") or metadata.get("generateName") or ""
+    name = _checked_name(
+        raw_name if isinstance(raw_name, str) else "",
+        "metadata.name",
+        "the native Workload and PodGroup are named as the PodGroup",
+    )
     spec = _mapping(obj.get("spec"))
     path = FieldPath("spec")
-    gang = _gang(spec.get("minMember"))
+    gang = _gang(_int32(spec.get("minMember"), "spec.minMember"))
     where = f"the native Workload and PodGroup {go_quote(name)}"
     if "minMember" in spec:
         detail = f"gang.minCount {spec['minMember']}" if "gang" in gang else "Basic (no gang below 2 pods)"
@@ -193,12 +242,23 @@ def migrate_kueue_pods(pods: Sequence[Mapping[str, Any]]) -> GangMigration:
     ``spec.schedulingGroup.podGroupName``. The Kueue labels stay: Kueue
     still admits the Pods. A group whose Pods disagree on the count, or give
     none, is reported and sized by the number of its Pods in the input.
+
+    Raises:
+        InvalidArgumentError: what the apiserver would refuse, naming the Pod:
+            a group name that is empty or not a DNS subdomain, or a total count
+            that is not plain ASCII digits or is beyond ``int32``.
     """
     result = GangMigration()
     groups: dict[tuple[str, str], list[tuple[int, dict[str, Any]]]] = {}
     for i, pod in enumerate(pods):
         metadata = _mapping(pod.get("metadata"))
-        key = (str(metadata.get("namespace") or ""), str((metadata.get("labels") or {})[KUEUE_POD_GROUP_NAME]))
+        label = str((metadata.get("labels") or {})[KUEUE_POD_GROUP_NAME])
+        try:
+            check_kueue_pod(pod)
+        except InvalidArgumentError as problem:
+            name = capped(str(metadata.get("name") or metadata.get("generateName") or ""))
+            raise InvalidArgumentError(f"pods[{i}] (Pod {go_quote(name)}): {problem}") from None
+        key = (str(metadata.get("namespace") or ""), label)
         groups.setdefault(key, []).append((i, copy.deepcopy(dict(pod))))
     for (namespace, name), members in groups.items():
         counts = {_total_count(pod) for _, pod in members}
@@ -227,11 +287,35 @@ def migrate_kueue_pods(pods: Sequence[Mapping[str, Any]]) -> GangMigration:
     return result
 
 
+def check_kueue_pod(pod: Mapping[str, Any]) -> None:
+    """Refuse a Kueue pod group's Pod whose group the native objects cannot carry, as ``migrate_kueue_pods`` would.
+
+    Raises:
+        InvalidArgumentError: a ``pod-group-name`` that is empty or not a DNS
+            subdomain, or a ``pod-group-total-count`` that is not plain ASCII
+            digits or is beyond ``int32``; at its path in the Pod.
+    """
+    labels = _mapping(_mapping(pod.get("metadata")).get("labels"))
+    label = labels.get(KUEUE_POD_GROUP_NAME)
+    path = f"metadata.labels[{KUEUE_POD_GROUP_NAME}]"
+    _checked_name(label if isinstance(label, str) else "", path, "the native PodGroup's name")
+    _total_count(pod)
+
+
 def _total_count(pod: Mapping[str, Any]) -> int | None:
+    """The Pod's total count (annotation first, then label), ``None`` when it gives none.
+
+    Raises:
+        InvalidArgumentError: a count that is not plain ASCII digits (``²``, ``-1``, ``3.0``), or one beyond ``int32``.
+    """
     metadata = _mapping(pod.get("metadata"))
     for where in ("annotations", "labels"):
         values = metadata.get(where)
         raw = values.get(KUEUE_POD_GROUP_TOTAL_COUNT) if isinstance(values, Mapping) else None
-        if isinstance(raw, str) and raw.isdigit():
-            return int(raw)
+        if raw is None:
+            continue
+        path = f"metadata.{where}[{KUEUE_POD_GROUP_TOTAL_COUNT}]"
+        if not isinstance(raw, str) or not _DIGITS.fullmatch(raw) or len(raw) > 20:
+            raise InvalidArgumentError(f"{path}: Invalid value: {render_bad_value(raw)}: must be a number of pods")
+        return int(_int32(int(raw), path))
     return None

@@ -31,6 +31,7 @@ from workloadbuilder.field import ErrorList, ErrorType, FieldError
 from workloadbuilder.migrate import migrate
 from workloadbuilder.migrate_gangs import (
     GangMigration,
+    check_kueue_pod,
     is_foreign_pod_group,
     is_kueue_pod,
     migrate_kueue_pods,
@@ -137,6 +138,9 @@ def migrate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     documents = read_inputs(args.files, args.recursive, args.namespace)
     results, incomplete = [], False
     kueue = [doc for doc in documents if is_kueue_pod(doc.data)]
+    for doc in kueue:  # a refusal names the Pod's own document
+        with about(doc):
+            check_kueue_pod(doc.data)
     if kueue:
         with about(kueue[0]):
             pods = migrate_kueue_pods([doc.data for doc in kueue])
