@@ -41,6 +41,9 @@ from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict,
 from workloadbuilder.adapters.common import plan_options
 from workloadbuilder.adapters.crd_mapping import CRDMapping, GroupMapping, find_all, place, placeholders, static_prefix
 from workloadbuilder.adapters.kit import (
+    INT32_MAX,
+    MAX_PODS,
+    MAX_RUNTIME_GROUPS,
     duplicate,
     extend_path,
     field_path_of,
@@ -101,6 +104,12 @@ class CRDAdapter:
         errors, warnings = ErrorList(), ErrorList()
         ident = identity_of(data, errors, warnings)
         reader = _Reader(data, errors)
+        made = sum(reader.count(mapping, (), MAX_RUNTIME_GROUPS) for mapping in self.mapping.groups)
+        if made > MAX_RUNTIME_GROUPS:  # refused before one group is made
+            bound = f"the mapping makes more than {MAX_RUNTIME_GROUPS} groups of this object"
+            errors.append(forbidden(_first_for_each(self.mapping.groups), f"{bound} (at most {MAX_RUNTIME_GROUPS})"))
+            findings = [Finding(ident.ref, err) for err in errors]
+            return Plan(source=data, roots=[], options=plan_options(ident, name=""), errors=findings)
         groups = [group for mapping in self.mapping.groups for group in reader.expand(mapping, ())]
         named, nested = reader.check_names(groups), reader.check_composites(groups)
         for group in _walk(groups):
@@ -141,6 +150,9 @@ def register_mapping(source: str | Path | CRDMapping) -> CRDAdapter:
     return adapter
 
 
+_PODS_BOUND = f" (workloadbuilder plans at most {MAX_PODS} pods per object)"
+
+
 class _Reader:
     """Reads one object through a mapping, appending every problem to ``errors``."""
 
@@ -148,12 +160,35 @@ class _Reader:
         self.data = data
         self.errors = errors
         self._ints: dict[Elements, int | None] = {}
+        self.pods = 0  # pods of the leaves read so far: refused past MAX_PODS
+        self.full = False
 
-    def read_int(self, elements: Elements) -> int | None:
+    def read_int(self, elements: Elements, maximum: int = INT32_MAX, why: str = "") -> int | None:
         """The non-negative integer at ``elements``; a bad value is reported once however often it is read."""
         if elements not in self._ints:
-            self._ints[elements] = read_int(self.data, elements, self.errors, minimum=0)
+            self._ints[elements] = read_int(self.data, elements, self.errors, minimum=0, maximum=maximum, why=why)
         return self._ints[elements]
+
+    def count(self, mapping: GroupMapping, base: Elements, budget: int) -> int:
+        """How many groups ``mapping`` makes below ``base``, counted without making any, and no further than just
+        past ``budget`` (a cartesian product of ``forEach`` stops as soon as it is too large)."""
+        if mapping.for_each is None:
+            bases = [base]
+        else:
+            container = at(self.data, static_prefix(mapping.for_each, base)[0])
+            if container is not None and not isinstance(container, list):
+                return 0  # reported when the groups are made
+            bases = [elements for elements, _ in find_all(mapping.for_each, self.data, base, at(self.data, base))]
+        total = 0
+        for elements in bases:
+            total += 1
+            for sub in mapping.groups:
+                if total > budget:
+                    return total
+                total += self.count(sub, elements, budget - total)
+            if total > budget:
+                return total
+        return total
 
     def expand(self, mapping: GroupMapping, base: Elements) -> list[_Group]:
         """The groups one mapping makes below ``base``: one, or one per ``for_each`` match."""
@@ -260,9 +295,19 @@ class _Reader:
         else:
             elements = place(pods.count).resolve(base)
             group.pods_path = field_path_of(elements)
-            group.pods = self.read_int(elements)
+            group.pods = self.read_int(elements, MAX_PODS, _PODS_BOUND)
             if group.pods is None and at(self.data, elements) is None:
                 self.errors.append(required(group.pods_path, "the number of pods of the group"))
+        if group.pods is not None:
+            self.pods += group.pods
+            if self.pods > MAX_PODS and not self.full:
+                self.full = True
+                self.errors.append(
+                    forbidden(
+                        group.pods_path or group.path,
+                        f"the mapping makes more than {MAX_PODS} pods of this object{_PODS_BOUND}",
+                    )
+                )
         group.selector = {label: self.render(value, base)[0] for label, value in pods.selector.items()}
         if pods.template is not None:
             elements = place(pods.template).resolve(base)
@@ -340,6 +385,17 @@ class _Reader:
             err.field == str(field_path_of(elements)) for err in self.errors
         ):
             self.errors.append(required(field_path_of(elements), "a gang without a size takes it from here"))
+
+
+def _first_for_each(mappings: Sequence[GroupMapping]) -> FieldPath | None:
+    """Where the first ``forEach`` of ``mappings`` (depth first) iterates: the place a product of them is reported."""
+    for mapping in mappings:
+        if mapping.for_each is not None:
+            return field_path_of(static_prefix(mapping.for_each, ())[0])
+        below = _first_for_each(mapping.groups)
+        if below is not None:
+            return below
+    return None
 
 
 def _given_count(item: WorkloadItem, count_field: str) -> bool:

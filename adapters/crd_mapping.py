@@ -45,7 +45,7 @@ from workloadbuilder import (
     WorkloadInput,
     manifests,
 )
-from workloadbuilder.adapters.kit import composite_fields, elements_of, given_blocks, leaf_fields
+from workloadbuilder.adapters.kit import MAX_PODS, composite_fields, elements_of, given_blocks, leaf_fields
 from workloadbuilder.types import DisruptionModeOption, SchedulingPolicyOption
 
 __all__ = [
@@ -197,7 +197,7 @@ class PodsMapping(_Model):
             PodGroup's name. ``None``: the plan stamps nothing.
     """
 
-    count: Annotated[int, Field(ge=0, strict=True)] | str
+    count: Annotated[int, Field(ge=0, le=MAX_PODS, strict=True)] | str
     selector: dict[str, str] = Field(default_factory=dict)
     template: str | None = None
 
