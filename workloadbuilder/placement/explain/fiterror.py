@@ -6,7 +6,10 @@ then, for every reason any node's first failing filter gave, ``<count>
 <reason>``, the strings sorted as strings and joined with ``, ``, and a
 final ``.``. Each node counts under the first plugin that rejects it, in
 the framework's filter order (see ``filters``); NodeResourcesFit gives one
-reason per short resource.
+reason per short resource. When NodeAffinity's PreFilter narrows the
+nodes (``nodeaffinity.prefilter``), the nodes it leaves out are counted
+under the framework's ``node(s) didn't satisfy plugin(s) [NodeAffinity]``
+unfiltered, and a PreFilter conflict is the line's only reason.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from collections import Counter
 import numpy as np
 
 from workloadbuilder.placement.cluster.model import HOST_PORT_PREFIX, is_slot
-from workloadbuilder.placement.filters import interpodaffinity, nodeports, noderesources
+from workloadbuilder.placement.filters import interpodaffinity, nodeaffinity, nodeports, noderesources
 from workloadbuilder.placement.framework.snapshot import Shape, Snapshot
 from workloadbuilder.placement.framework.spread import SpreadTracker
 
@@ -55,10 +58,18 @@ def fit_error(snap: Snapshot, shape: Shape) -> str | None:
     """
     cluster = snap.cluster
     counts: Counter[str] = Counter()
+    kept = nodeaffinity.prefilter(shape.constraints)
+    if kept is not None and not kept:
+        return NO_NODE_AVAILABLE.format(len(cluster)) + f": {nodeaffinity.CONFLICT_REASON}."
+    inside = np.ones(len(cluster), dtype=np.bool_)
+    if kept is not None:
+        inside = np.array([name in kept for name in cluster.names], dtype=np.bool_)
+        counts[nodeaffinity.PREFILTERED_REASON] = int((~inside).sum())
     nodes = np.arange(len(cluster))
-    passing = nodes if shape.allowed_mask is None else nodes[shape.allowed_mask]
+    allowed = inside if shape.allowed_mask is None else inside & shape.allowed_mask
+    passing = nodes[allowed]
     if shape.allowed_mask is not None:
-        for i in nodes[~shape.allowed_mask].tolist():
+        for i in nodes[inside & ~shape.allowed_mask].tolist():
             reasons = node_reasons(snap, shape, i)
             if not reasons:
                 return None

@@ -8,6 +8,13 @@ term with no requirement matches no node. ``In``/``NotIn`` compare values
 (``NotIn`` and ``DoesNotExist`` hold where the label is missing), ``Gt``/``Lt``
 compare the label as an integer with the single value. ``matchFields``
 reads ``metadata.name`` only.
+
+The plugin's PreFilter narrows the nodes before any filter runs when every
+required term names nodes (``matchFields`` ``metadata.name`` ``In``; a
+term's names are intersected, the terms' names united): the framework
+never filters the other nodes and counts them under ``node(s) didn't
+satisfy plugin(s) [NodeAffinity]``; when the union is empty, PreFilter
+fails with ``pod affinity terms conflict``, which ``FitError`` prints alone.
 """
 
 from __future__ import annotations
@@ -16,10 +23,23 @@ from collections.abc import Mapping
 
 from workloadbuilder.placement.k8s.constraints import NodeSelectorRequirement, NodeSelectorTerm, PodConstraints
 
-__all__ = ["NAME", "REASON", "check", "matches", "preferred_score"]
+__all__ = [
+    "CONFLICT_REASON",
+    "NAME",
+    "PREFILTERED_REASON",
+    "REASON",
+    "check",
+    "matches",
+    "preferred_score",
+    "prefilter",
+]
 
 NAME = "NodeAffinity"
 REASON = "node(s) didn't match Pod's node affinity/selector"
+CONFLICT_REASON = "pod affinity terms conflict"
+"""PreFilter's status when the required terms' node names have nothing in common."""
+PREFILTERED_REASON = f"node(s) didn't satisfy plugin(s) [{NAME}]"
+"""The framework's status for the nodes PreFilter left out (the plugins that narrowed the nodes, sorted)."""
 
 
 def _integer(text: str) -> int | None:
@@ -57,6 +77,8 @@ def _term_matches(term: NodeSelectorTerm, labels: Mapping[str, str], name: str) 
     for requirement in term.fields:
         if requirement.key != "metadata.name" or requirement.operator not in ("In", "NotIn"):
             return False
+        if len(requirement.values) != 1:  # a field selector takes one value
+            return False
         if not _holds(requirement, {"metadata.name": name}):
             return False
     return True
@@ -75,6 +97,22 @@ def matches(pod: PodConstraints, labels: Mapping[str, str], name: str) -> bool:
 def check(pod: PodConstraints, labels: Mapping[str, str], name: str) -> str | None:
     """The plugin's reason when the node does not match, else ``None``."""
     return None if matches(pod, labels, name) else REASON
+
+
+def prefilter(pod: PodConstraints) -> frozenset[str] | None:
+    """The node names PreFilter keeps for ``pod``: ``None`` for every node, empty for a conflict."""
+    if not pod.affinity:
+        return None
+    names: set[str] = set()
+    for term in pod.affinity:
+        kept: set[str] | None = None
+        for requirement in term.fields:
+            if requirement.key == "metadata.name" and requirement.operator == "In":
+                kept = set(requirement.values) if kept is None else kept & set(requirement.values)
+        if kept is None:
+            return None
+        names |= kept
+    return frozenset(names)
 
 
 def preferred_score(pod: PodConstraints, labels: Mapping[str, str], name: str) -> int:
