@@ -12,7 +12,10 @@ reported, each at its full path:
 * ``<path>: Required value``: a required field is missing, as in a partial
   object (a Kustomize patch), which must not compile with defaults.
 
-A ``null`` value counts as unset, as the apiserver reads it.
+A ``null`` value counts as unset, as the apiserver reads it. The object
+checked is the one the apiserver checks: with its controller's webhook
+defaults (``adapters.defaults``), so a JobSet rule without a name is no
+``Required value``.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from importlib import resources
 from typing import Any
 
 from workloadbuilder import ErrorList, FieldPath
+from workloadbuilder.adapters.defaults import defaulted
 from workloadbuilder.adapters.kit import extend_path, index_path, key_path, required, type_invalid, unknown_field
 
 __all__ = ["KINDS", "has_schema", "schema_errors", "with_schema_errors"]
@@ -64,7 +68,7 @@ def schema_errors(obj: Mapping[str, Any]) -> ErrorList:
     root = _data()["kinds"].get(_key(obj))
     errors = ErrorList()
     if root is not None:
-        _walk(obj, root, None, errors)
+        _walk(defaulted(obj), root, None, errors)
     return errors
 
 

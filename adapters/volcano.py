@@ -3,12 +3,14 @@
 A Volcano Job is a list of tasks, each ``replicas`` pods from its own
 template, gang-scheduled by Volcano through one Volcano PodGroup whose
 ``minMember`` is the Job's ``minAvailable``. Volcano's webhook defaults a
-task's ``minAvailable`` to its ``replicas`` and the Job's to the sum of the
-tasks'. No upstream design maps a Volcano Job to the Workload API; this one
+task's ``minAvailable`` to its ``replicas`` and the Job's (when unset or
+``0``) to the sum of the tasks', names a task without a name ``default<i>``
+(``adapters.defaults``), and refuses what its admission rules refuse
+(``adapters.volcano_rules``, in Volcano's words). No upstream design maps a Volcano Job to the Workload API; this one
 is ours (docs/adapters/volcano.md):
 
 * by default, one PodGroup over every task's pods, a gang of the Job's
-  ``minAvailable`` (``0``: Basic, no gang); a task's own ``minAvailable``
+  ``minAvailable`` (Basic when that is ``0``: no task has pods); a task's own ``minAvailable``
   below its ``replicas`` cannot be said inside one PodGroup and is a warning;
 * with CompositePodGroups, a root composite over one gang per task (its
   ``minAvailable``), the root waiting for every task with pods; a Job-level
@@ -41,9 +43,11 @@ from workloadbuilder.adapters.common import (
     safe_template_name,
     scheduler_warnings,
 )
+from workloadbuilder.adapters.defaults import defaulted
 from workloadbuilder.adapters.kit import OMIT_VALUE, invalid, required
 from workloadbuilder.adapters.reading import Identity, at, identity_of, member_name, read_int
 from workloadbuilder.adapters.strict import with_schema_errors
+from workloadbuilder.adapters.volcano_rules import policy_errors
 
 __all__ = ["DESIGN", "JOB_NAME_LABEL", "TASK_SPEC_LABEL", "VolcanoJobAdapter"]
 
@@ -97,13 +101,15 @@ class VolcanoJobAdapter:
         job = as_dict(obj)
         errors, warnings = ErrorList(), ErrorList()
         ident = identity_of(job, errors, warnings)
-        tasks = _read_tasks(job, errors)
+        admitted = defaulted(job)  # what Volcano's mutating webhook makes of it: task names, minAvailable
+        tasks = _read_tasks(admitted, errors)
         total = sum(task.replicas for task in tasks)
-        wanted = read_int(job, MIN_AVAILABLE.elements(), errors, minimum=0)
+        given = at(job, MIN_AVAILABLE.elements()) is not None
+        wanted = read_int(admitted, MIN_AVAILABLE.elements(), errors, minimum=0) if given else None
         if wanted is not None and wanted > total and tasks:
-            errors.append(
-                invalid(MIN_AVAILABLE, wanted, f"must not be greater than the total replicas of the tasks ({total})")
-            )
+            detail = "job 'minAvailable' should not be greater than total replicas in tasks"
+            errors.append(invalid(MIN_AVAILABLE, wanted, detail))
+        errors.extend(policy_errors(admitted))
         gang = sum(task.min_available for task in tasks) if wanted is None else wanted
         priority = at(job, ("spec", "priorityClassName"))
         priority = priority if isinstance(priority, str) else ""
@@ -211,7 +217,7 @@ def _read_tasks(job: Mapping[str, Any], errors: ErrorList) -> list[Task]:
     """The tasks with Volcano's defaults; names are required, unique DNS labels (they name templates and pods)."""
     listed = at(job, TASKS.elements())
     if listed is None or listed == []:
-        errors.append(required(TASKS, "a Volcano Job runs at least one task"))
+        errors.append(required(TASKS, "No task specified in job spec"))
         return []
     if not isinstance(listed, list):
         return []  # the schema check reports the type
@@ -221,6 +227,9 @@ def _read_tasks(job: Mapping[str, Any], errors: ErrorList) -> list[Task]:
         path = TASKS.index(i)
         if not isinstance(raw, Mapping):
             continue
+        if raw.get("name") in seen:  # Volcano's message, where a generic one would say Duplicate value
+            errors.append(invalid(path.child("name"), raw["name"], f"duplicated task name {raw['name']}"))
+            continue
         name = member_name(raw, path, seen, errors, "every task's pods and group are named after it")
         if name is None:
             continue
@@ -228,16 +237,18 @@ def _read_tasks(job: Mapping[str, Any], errors: ErrorList) -> list[Task]:
         replicas = 0 if replicas is None else replicas
         minimum = read_int(job, (*path.elements(), "minAvailable"), errors, minimum=0)
         if minimum is not None and minimum > replicas:
-            errors.append(
-                invalid(
-                    path.child("minAvailable"), minimum, f"must not be greater than the task's replicas ({replicas})"
-                )
-            )
+            detail = f"'minAvailable' is greater than 'replicas' in task: {name}, job: {_job_name(job)}"
+            errors.append(invalid(path.child("minAvailable"), minimum, detail))
             minimum = replicas
         if not isinstance(raw.get("template"), Mapping):
             errors.append(required(path.child("template"), "the task's pods are made from it"))
         tasks.append(Task(i, name, replicas, replicas if minimum is None else minimum, minimum is not None))
     return tasks
+
+
+def _job_name(job: Mapping[str, Any]) -> str:
+    name = at(job, ("metadata", "name"))
+    return name if isinstance(name, str) else ""
 
 
 def _lossy_fields(job: Mapping[str, Any], tasks: list[Task]) -> ErrorList:

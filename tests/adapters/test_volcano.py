@@ -62,7 +62,7 @@ def _policy(group: Any) -> Any:
         (upstream("vcjob.yaml"), False, [("test-job", ("gang", 3))]),
         (upstream("gang-mpi-example.yaml"), False, [("lm-mpi-job", ("gang", 4))]),
         (job(), False, [("v", ("gang", 5))]),
-        (job(minAvailable=0), False, [("v", "basic")]),
+        (job(minAvailable=0), False, [("v", ("gang", 5))]),
         (with_task(job(), 1, minAvailable=1), False, [("v", ("gang", 3))]),
         (job(), True, [("v", ("gang", 2)), ("a", ("gang", 2)), ("b", ("gang", 3))]),
         (with_task(job(), 1, minAvailable=1), True, [("v", ("gang", 2)), ("a", ("gang", 2)), ("b", ("gang", 1))]),
@@ -71,7 +71,7 @@ def _policy(group: Any) -> Any:
         "upstream-vcjob",
         "upstream-mpi",
         "defaults-to-every-pod",
-        "zero-is-basic",
+        "zero-is-defaulted-as-unset",
         "task-minimum-sums-into-the-job",
         "composite-one-gang-per-task",
         "composite-task-minimum",
@@ -94,19 +94,35 @@ def test_pods_are_assigned_by_volcano_labels():
     [
         (
             job(minAvailable=6),
-            ["spec.minAvailable: Invalid value: 6: must not be greater than the total replicas of the tasks (5)"],
+            ["spec.minAvailable: Invalid value: 6: job 'minAvailable' should not be greater than total replicas in tasks"],
         ),
         (
             with_task(job(), 0, minAvailable=3),
-            ["spec.tasks[0].minAvailable: Invalid value: 3: must not be greater than the task's replicas (2)"],
+            ["spec.tasks[0].minAvailable: Invalid value: 3: 'minAvailable' is greater than 'replicas' in task: a, job: v"],
         ),
         (job(minAvailable=-1), ["spec.minAvailable: Invalid value: -1: must be greater than or equal to 0"]),
-        (with_task(job(), 1, name="a"), ['spec.tasks[1].name: Duplicate value: "a"']),
+        (with_task(job(), 1, name="a"), ['spec.tasks[1].name: Invalid value: "a": duplicated task name a']),
+        (with_task(job(), 0, name=None), []),
+        (job(tasks=[]), ["spec.tasks: Required value: No task specified in job spec"]),
         (
-            with_task(job(), 0, name=None),
-            ["spec.tasks[0].name: Required value: every task's pods and group are named after it"],
+            job(policies=[{"event": "PodFailed", "action": "RestartJob"}, {"event": "PodFailed", "action": "AbortJob"}]),
+            ['spec.policies[1].event: Invalid value: "PodFailed": duplicate event PodFailed  across different policy'],
         ),
-        (job(tasks=[]), ["spec.tasks: Required value: a Volcano Job runs at least one task"]),
+        (
+            with_task(job(), 0, policies=[{"exitCode": 0, "action": "RestartJob"}]),
+            ["spec.tasks[0].policies[0].exitCode: Invalid value: 0: 0 is not a valid error code"],
+        ),
+        (
+            job(policies=[{"event": "PodFailed", "exitCode": 3, "action": "RestartJob"}]),
+            [
+                'spec.policies[0]: Invalid value: {"action":"RestartJob","event":"PodFailed","exitCode":3}: '
+                "must not specify event and exitCode simultaneously"
+            ],
+        ),
+        (
+            job(policies=[{"event": "*", "action": "AbortJob"}, {"event": "PodEvicted", "action": "RestartJob"}]),
+            ['spec.policies[0].event: Invalid value: "*": if there\'s * here, no other policy should be here'],
+        ),
         (with_task(job(), 0, replicass=2), ["spec.tasks[0].replicass: unknown field"]),
         (job(minAvailable="3"), ['spec.minAvailable: Invalid value: "3": must be of type integer']),
     ],
@@ -115,8 +131,12 @@ def test_pods_are_assigned_by_volcano_labels():
         "task-minimum-above-replicas",
         "negative",
         "duplicate-task",
-        "task-without-name",
+        "task-without-name-is-named-default0",
         "no-task",
+        "duplicated-policy-event",
+        "task-exit-code-zero",
+        "event-and-exit-code",
+        "any-event-beside-another",
         "typo",
         "wrong-type",
     ],
