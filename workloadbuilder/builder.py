@@ -18,6 +18,7 @@ from workloadbuilder.errors import BuildError
 from workloadbuilder.field import ErrorList, internal_error
 from workloadbuilder.groups import TemplateIndex, new_composite_pod_group, new_pod_group
 from workloadbuilder.kinds import KubeObject
+from workloadbuilder.tree import CheckedTree
 from workloadbuilder.types import BuildOptions, WorkloadItem
 from workloadbuilder.validation.controller import validate_tree
 
@@ -41,9 +42,14 @@ class Builder:
     def __init__(self, root: WorkloadItem | None, options: BuildOptions | dict[str, Any] | None = None) -> None:
         self.root = root
         self.options = options if isinstance(options, BuildOptions) else BuildOptions(**(options or {}))
+        # the compiled Workload, cached by the first successful build_workload
         self._workload: V1beta1Workload | None = None
+        # the Workload a child controller materializes from (from_existing_workload); None for a tree builder
         self._existing: V1beta1Workload | None = None
+        # the leaf and composite templates of the Workload by name, built on the first new_*_group
         self._index: TemplateIndex | None = None
+        # what the last validate found of the tree when it had no error, for build_workload to reuse
+        self._checked: CheckedTree | None = None
 
     @classmethod
     def from_existing_workload(
@@ -72,10 +78,18 @@ class Builder:
         Returns:
             Every problem, at the controller's own field paths, in depth-first
             pre-order of the tree (empty when the tree is valid).
+
+        A tree found valid is handed to ``build_workload`` on this builder,
+        which then does not check its structure and decoding again (it still
+        resolves every item, callbacks included, as Go's does): change the
+        tree's shape after ``validate`` and it takes a new ``Builder``, one per
+        reconcile.
         """
         if self._existing is not None:
             return ErrorList([internal_error(None, "cannot validate a builder constructed from an existing workload")])
-        return validate_tree(self.root, self.options, old_root)
+        errors = validate_tree(self.root, self.options, old_root)
+        self._checked = CheckedTree(self.root) if not errors and self.root is not None else None
+        return errors
 
     def build_workload(self) -> V1beta1Workload:
         """Compile the tree into a Workload, once: later calls return the same object.
@@ -91,7 +105,7 @@ class Builder:
                 "it materializes from the supplied Workload"
             )
         if self._workload is None:
-            self._workload = compile_workload(self.root, self.options)
+            self._workload = compile_workload(self.root, self.options, self._checked)
         return self._workload
 
     def new_pod_group(self, name: str, template_name: str) -> V1beta1PodGroup:

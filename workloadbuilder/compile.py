@@ -21,7 +21,7 @@ from workloadbuilder.errors import BuildError
 from workloadbuilder.gofmt import go_quote
 from workloadbuilder.kinds import WORKLOAD_API_VERSION
 from workloadbuilder.resolve import resolve_config
-from workloadbuilder.tree import tree_error, undecodable_tree_errors
+from workloadbuilder.tree import CheckedTree, tree_error, undecodable_tree_errors
 from workloadbuilder.types import (
     BuildOptions,
     DisruptionMode,
@@ -34,14 +34,22 @@ __all__ = ["compile_workload", "compile_workload_spec", "parse_group"]
 
 
 
-def compile_workload(root: WorkloadItem | None, options: BuildOptions) -> V1beta1Workload:
+def compile_workload(
+    root: WorkloadItem | None, options: BuildOptions, checked: CheckedTree | None = None
+) -> V1beta1Workload:
     """Compile the tree into a complete Workload manifest owned by ``options.owner``.
+
+    ``checked`` is what ``validate`` found of this very tree on the same
+    ``Builder``: the structural and decoding checks are then not repeated
+    (every item is still resolved, callbacks included, as Go's builder
+    resolves again). Without it, or for another root, compilation checks
+    everything itself, as Go's does.
 
     Raises:
         BuildError: the tree is malformed, a gang has no count after
             resolution, there is no owner, or the owner's apiVersion does not parse.
     """
-    spec = _spec(root)
+    spec = _spec(root, checked if checked is not None and checked.root is root else None)
     owner = options.owner
     if owner is None:
         raise BuildError("a Workload must be owned by its controller for garbage collection")
@@ -80,17 +88,19 @@ def parse_group(api_version: str) -> str:
 
 def compile_workload_spec(root: WorkloadItem | None) -> V1beta1WorkloadSpec:
     """Compile the tree into a WorkloadSpec without identity or controllerRef."""
-    return V1beta1WorkloadSpec.model_validate(_spec(root))
+    return V1beta1WorkloadSpec.model_validate(_spec(root, None))
 
 
-def _spec(root: WorkloadItem | None) -> dict[str, Any]:
-    problem = tree_error(root)
-    if problem is not None:
-        raise BuildError(problem)
-    assert root is not None  # tree_error rejects a missing root
-    errs = undecodable_tree_errors(root)
-    if errs:
-        raise BuildError(f"invalid input: {errs.to_aggregate()}")
+def _spec(root: WorkloadItem | None, checked: CheckedTree | None) -> dict[str, Any]:
+    if checked is None:
+        problem = tree_error(root)
+        if problem is not None:
+            raise BuildError(problem)
+        assert root is not None  # tree_error rejects a missing root
+        errs = undecodable_tree_errors(root)
+        if errs:
+            raise BuildError(f"invalid input: {errs.to_aggregate()}")
+    assert root is not None
     if root.is_composite:
         return {"compositePodGroupTemplates": [_composite_template(root)]}
     return {"podGroupTemplates": [_leaf_template(root)]}

@@ -32,6 +32,7 @@ from workloadbuilder.types import (
 
 __all__ = [
     "BLOCK_MODELS",
+    "CheckedTree",
     "GivenBlock",
     "check_item",
     "given_blocks",
@@ -39,6 +40,22 @@ __all__ = [
     "undecodable_input_errors",
     "undecodable_tree_errors",
 ]
+
+
+@dataclass(frozen=True)
+class CheckedTree:
+    """A tree ``validate`` found well formed and valid, handed to compilation on the same ``Builder``.
+
+    Compilation then skips the structural and decoding checks it would
+    repeat. It still resolves every item, callbacks included: Go's builder
+    runs a controller's callbacks in ``Validate`` and again in
+    ``BuildWorkload``, and a callback may count or log. It applies only to
+    the very ``root`` object it was made for; ``build_workload`` alone (or on
+    another tree) checks everything.
+    """
+
+    root: WorkloadItem
+    """The root item that was validated (compared by identity)."""
 
 
 def check_item(value: object, what: str) -> None:

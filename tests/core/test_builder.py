@@ -41,6 +41,7 @@ from workloadbuilder.types import (
     ResourceClaim,
     SchedulingConstraints,
     SchedulingPolicy,
+    SchedulingPolicyOption,
     SingleDisruptionMode,
     WorkloadCompositePodGroupDisruptionMode,
     WorkloadCompositePodGroupSchedulingConstraints,
@@ -601,6 +602,51 @@ def test_builder_build_workload_caches_the_compiled_workload() -> None:
     second = builder.build_workload()
 
     assert first is second
+
+
+def _checks_counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record each structural and decoding check compilation makes (they still run)."""
+    import workloadbuilder.compile as compile_module
+
+    calls: list[str] = []
+    for name in ("tree_error", "undecodable_tree_errors"):
+        real = getattr(compile_module, name)
+        monkeypatch.setattr(compile_module, name, lambda root, _real=real, _name=name: calls.append(_name) or _real(root))
+    return calls
+
+
+@pytest.mark.parametrize(
+    ("validate_first", "allowed", "expected_checks"),
+    [
+        (True, [SchedulingPolicyOption.GANG], []),
+        (False, [SchedulingPolicyOption.GANG], ["tree_error", "undecodable_tree_errors"]),
+        (True, [SchedulingPolicyOption.BASIC], ["tree_error", "undecodable_tree_errors"]),
+    ],
+    ids=["validated-tree-is-not-checked-again", "build-alone-checks-all", "invalid-tree-is-checked-again"],
+)
+def test_build_workload_reuses_what_validate_found(
+    monkeypatch: pytest.MonkeyPatch,
+    validate_first: bool,
+    allowed: list[SchedulingPolicyOption],
+    expected_checks: list[str],
+) -> None:
+    builder = Builder(gang_workload_item(), wl_options(allowed_policies=allowed))
+    if validate_first:
+        builder.validate()
+    calls = _checks_counted(monkeypatch)
+    assert to_dict(builder.build_workload())["spec"]["podGroupTemplates"] == [
+        {"name": "pgt-0", "schedulingPolicy": {"gang": {"minCount": 3}}}
+    ]
+    assert calls == expected_checks
+
+
+def test_a_tree_validated_on_one_builder_is_checked_on_another() -> None:
+    item = gang_workload_item()
+    validated = Builder(item, wl_options(allowed_policies=[SchedulingPolicyOption.GANG]))
+    assert validated.validate() == []
+    other = Builder(gang_workload_item(), wl_options())
+    other._checked = validated._checked  # a CheckedTree applies only to its own root object
+    assert to_dict(other.build_workload()) == to_dict(validated.build_workload())
 
 
 @pytest.mark.parametrize(
