@@ -37,6 +37,7 @@ from workloadbuilder import (
 )
 from workloadbuilder.adapters.kit import read_count, to_json_dict, type_error
 from workloadbuilder.errors import NoAdapterError
+from workloadbuilder.textread import check_nesting
 
 __all__ = [
     "GENERATED_NAME_SUFFIX",
@@ -356,11 +357,13 @@ def as_dict(obj: Mapping[str, Any] | BaseModel) -> dict[str, Any]:
         TypeError: ``obj`` is neither a mapping nor a pydantic model (a YAML
             list or scalar): a caller's contract violation, said in words
             rather than as ``dict()``'s own complaint.
+        InvalidArgumentError: ``obj`` nests deeper than ``limits.MAX_NESTING`` levels.
     """
     if isinstance(obj, BaseModel):
         return to_json_dict(obj)
     if not isinstance(obj, Mapping):
         raise TypeError(f"an object to plan is a mapping or a pydantic model, not {type(obj).__name__}")
+    check_nesting(obj, "an object to plan")
     return copy.deepcopy(dict(obj))
 
 

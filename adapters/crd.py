@@ -304,7 +304,7 @@ class _Reader:
                 self.full = True
                 self.errors.append(
                     forbidden(
-                        group.pods_path or group.path,
+                        group.pods_path or group.item.path,
                         f"the mapping makes more than {MAX_PODS} pods of this object{_PODS_BOUND}",
                     )
                 )

@@ -356,9 +356,15 @@ def request_from_plan(
     its own spec.
 
     Raises:
+        TypeError: ``plan`` is neither a plan nor a compiled plan (a dict, say).
         AggregateError: as ``PlacementRequest.from_groups``.
     """
-    compiled = plan if hasattr(plan, "hierarchy") else plan.compile()
+    if hasattr(plan, "hierarchy"):
+        compiled = plan
+    elif callable(getattr(plan, "compile", None)):
+        compiled = plan.compile()
+    else:
+        raise TypeError(f"request_from_plan(): plan must be a Plan or its Compiled, not {type(plan).__name__}")
     pods: dict[str, list[dict[str, Any]]] = {}
     for assignment in compiled.pods:
         name = assignment.pod_group

@@ -7,14 +7,18 @@ and materialization failures raise ``BuildError`` with the Go message.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
+
+import pydantic
 
 from kubernetes.client import V1alpha3CompositePodGroup, V1beta1PodGroup, V1beta1Workload, V1OwnerReference
 
 from workloadbuilder.compile import compile_workload
 from workloadbuilder.decode import as_model
 from workloadbuilder.delegation import delegated_pod_group
-from workloadbuilder.errors import BuildError
+from workloadbuilder.errors import BuildError, InvalidArgumentError
+from workloadbuilder.gofmt import capped
 from workloadbuilder.field import ErrorList, internal_error
 from workloadbuilder.groups import TemplateIndex, new_composite_pod_group, new_pod_group
 from workloadbuilder.kinds import KubeObject
@@ -22,7 +26,34 @@ from workloadbuilder.tree import CheckedTree
 from workloadbuilder.types import BuildOptions, WorkloadItem
 from workloadbuilder.validation.controller import validate_tree
 
-__all__ = ["Builder"]
+__all__ = ["Builder", "build_options"]
+
+
+def build_options(options: BuildOptions | Mapping[str, Any] | None) -> BuildOptions:
+    """``options`` as ``BuildOptions``: the model itself, ``None`` (the defaults), or a mapping of its fields.
+
+    Raises:
+        TypeError: ``options`` is none of those.
+        InvalidArgumentError: a mapping with an unknown field or a bad value, each named by its field.
+    """
+    if isinstance(options, BuildOptions):
+        return options
+    if options is None:
+        return BuildOptions()
+    if not isinstance(options, Mapping):
+        raise TypeError(f"options must be BuildOptions or a mapping of its fields, not {type(options).__name__}")
+    try:
+        return BuildOptions(**options)
+    except pydantic.ValidationError as problem:
+        said = "; ".join(_said(error) for error in problem.errors())
+        raise InvalidArgumentError(f"options: {capped(said)}") from None
+
+
+def _said(error: Any) -> str:
+    """One pydantic error as ``field: message`` (a message that already starts with its field is kept as it is)."""
+    where = ".".join(str(part) for part in error["loc"])
+    message = str(error["msg"]).removeprefix("Value error, ")
+    return message if message.startswith(where + ":") else f"{where}: {message}"
 
 
 class Builder:
@@ -41,7 +72,7 @@ class Builder:
 
     def __init__(self, root: WorkloadItem | None, options: BuildOptions | dict[str, Any] | None = None) -> None:
         self.root = root
-        self.options = options if isinstance(options, BuildOptions) else BuildOptions(**(options or {}))
+        self.options = build_options(options)
         # the compiled Workload, cached by the first successful build_workload
         self._workload: V1beta1Workload | None = None
         # the Workload a child controller materializes from (from_existing_workload); None for a tree builder

@@ -16,6 +16,7 @@ from typing import Any
 
 from kubernetes.client import V1beta1Workload
 
+from workloadbuilder.builder import build_options
 from workloadbuilder.compile import compile_workload, compile_workload_spec
 from workloadbuilder.errors import BuildError
 from workloadbuilder.field import ErrorList, duplicate, invalid, too_many
@@ -69,7 +70,7 @@ def build_forest(
             compilation failure (no owner, a gang without a count).
         TypeError: ``roots`` or ``old_roots`` is not a sequence of ``WorkloadItem``.
     """
-    options = options if isinstance(options, BuildOptions) else BuildOptions(**(options or {}))
+    options = build_options(options)
     if not roots:
         raise BuildError("a forest needs at least one root")
     given = _item_list(roots, "roots")

@@ -28,7 +28,7 @@ from workloadbuilder.decode import decode, duplicate_field, errors_at, to_json_d
 from workloadbuilder.errors import WorkloadBuilderError
 from workloadbuilder.field import ErrorList, FieldPath, extend_path, index_path
 from workloadbuilder.kinds import KubeObject
-from workloadbuilder.textread import TextError, decode_utf8, json_document, read_bytes, read_stream
+from workloadbuilder.textread import TextError, check_nesting, decode_utf8, json_document, read_bytes, read_stream
 
 __all__ = [
     "DocumentProblem",
@@ -224,9 +224,13 @@ def to_yaml(objects: KubeObject | Iterable[KubeObject]) -> str:
         TypeError: an object that is neither a model nor a dict (a string is not a list of objects).
     """
     if isinstance(objects, (BaseModel, Mapping)):
+        check_nesting(objects, "the object to write")
         return _dump(to_dict(objects))
     if not isinstance(objects, Iterable) or isinstance(objects, (str, bytes)):
         raise TypeError(f"to_yaml takes models, dicts or an iterable of them, not {type(objects).__name__}")
+    objects = list(objects)
+    for i, obj in enumerate(objects):
+        check_nesting(obj, f"objects[{i}]")
     return "---\n".join(_dump(to_dict(obj)) for obj in objects)
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from workloadbuilder import kinds
 from workloadbuilder.decode import decode, errors_at
 from workloadbuilder.field import FieldPath
+from workloadbuilder.textread import check_nesting
 from workloadbuilder.walk import walk
 
 __all__ = ["Migration", "MigrationNote", "migrate"]
@@ -69,6 +70,7 @@ def migrate(manifest: Mapping[str, Any]) -> Migration:
 
     Raises:
         TypeError: ``manifest`` is not a mapping.
+        InvalidArgumentError: ``manifest`` nests deeper than ``limits.MAX_NESTING`` levels.
 
     Examples:
         >>> ref = {"workload": {"workloadName": "w", "podGroupTemplateName": "t"}}
@@ -85,6 +87,7 @@ def migrate(manifest: Mapping[str, Any]) -> Migration:
     """
     if not isinstance(manifest, Mapping):
         raise TypeError(f"migrate rewrites one manifest (a mapping), not {type(manifest).__name__}")
+    check_nesting(manifest, "the manifest to migrate")
     notes = _Notes(copy.deepcopy(dict(manifest)))
     kind = notes.data.get("kind")
     if not isinstance(kind, str) or kind not in kinds.PREFERRED_VERSION:

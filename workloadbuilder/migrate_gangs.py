@@ -31,6 +31,7 @@ from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.field import FieldPath
 from workloadbuilder.gofmt import capped, go_quote, render_bad_value
 from workloadbuilder.limits import INT32_MAX
+from workloadbuilder.textread import check_nesting
 from workloadbuilder.validation.formats import is_dns1123_subdomain
 
 __all__ = [
@@ -197,6 +198,7 @@ def migrate_pod_group(obj: Mapping[str, Any]) -> GangMigration:
     """
     if not is_foreign_pod_group(obj):
         raise TypeError("migrate_pod_group reads a Volcano or coscheduling PodGroup")
+    check_nesting(obj, "the PodGroup to migrate")
     result = GangMigration()
     metadata = _mapping(obj.get("metadata"))
     raw_name = metadata.get("name") or metadata.get("generateName") or ""
@@ -248,9 +250,14 @@ def migrate_kueue_pods(pods: Sequence[Mapping[str, Any]]) -> GangMigration:
             a group name that is empty or not a DNS subdomain, or a total count
             that is not plain ASCII digits or is beyond ``int32``.
     """
+    if isinstance(pods, Mapping | str | bytes) or not isinstance(pods, Sequence):
+        raise TypeError(f"migrate_kueue_pods reads a sequence of Pods, not {type(pods).__name__}")
     result = GangMigration()
     groups: dict[tuple[str, str], list[tuple[int, dict[str, Any]]]] = {}
     for i, pod in enumerate(pods):
+        if not is_kueue_pod(pod):
+            raise TypeError(f"migrate_kueue_pods: pods[{i}] is not a Pod of a Kueue pod group")
+        check_nesting(pod, f"pods[{i}]")
         metadata = _mapping(pod.get("metadata"))
         label = str((metadata.get("labels") or {})[KUEUE_POD_GROUP_NAME])
         try:

@@ -29,7 +29,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -37,10 +37,19 @@ import yaml
 from yaml import events
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from workloadbuilder.errors import WorkloadBuilderError
+from workloadbuilder.errors import InvalidArgumentError, WorkloadBuilderError
 from workloadbuilder.limits import MAX_ALIAS_NODES, MAX_INPUT_BYTES, MAX_NESTING
 
-__all__ = ["TextError", "construct", "decode_utf8", "documents", "json_document", "read_bytes", "read_stream"]
+__all__ = [
+    "TextError",
+    "check_nesting",
+    "construct",
+    "decode_utf8",
+    "documents",
+    "json_document",
+    "read_bytes",
+    "read_stream",
+]
 
 _CHUNK = 1 << 20
 
@@ -192,16 +201,34 @@ def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return dict(pairs)
 
 
+_NESTED = (Mapping, list, tuple)
+
+
 def _deeper_than(data: Any, limit: int) -> bool:
     """Whether lists and objects nest more than ``limit`` levels (without recursing)."""
-    stack = [(data, 1)] if isinstance(data, (dict, list)) else []
+    stack = [(data, 1)] if isinstance(data, _NESTED) else []
     while stack:
         value, depth = stack.pop()
         if depth > limit:
             return True
-        children = value.values() if isinstance(value, dict) else value
-        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+        children = value.values() if isinstance(value, Mapping) else value
+        stack.extend((child, depth + 1) for child in children if isinstance(child, _NESTED))
     return False
+
+
+def check_nesting(data: Any, what: str = "the object", limit: int = MAX_NESTING) -> None:
+    """Refuse a value given in Python (not read from text) that nests deeper than ``limit`` levels.
+
+    Text is bounded where it is read; a dict built in code reaches the
+    library's recursive steps (copying, decoding, writing) directly, so a
+    public entry checks it first, without recursing, and refuses it before
+    Python's recursion limit would.
+
+    Raises:
+        InvalidArgumentError: ``<what> nests deeper than 100 levels``.
+    """
+    if _deeper_than(data, limit):
+        raise InvalidArgumentError(f"{what} nests deeper than {limit} levels")
 
 
 _ESCAPED_SURROGATE = re.compile(r"\\[uU]0{0,4}[dD][89a-fA-F]")
