@@ -11,15 +11,14 @@ from collections.abc import Mapping
 from typing import Any
 
 import pydantic
-
 from kubernetes.client import V1alpha3CompositePodGroup, V1beta1PodGroup, V1beta1Workload, V1OwnerReference
 
 from workloadbuilder.compile import compile_workload
 from workloadbuilder.decode import as_model
 from workloadbuilder.delegation import delegated_pod_group
 from workloadbuilder.errors import BuildError, InvalidArgumentError
-from workloadbuilder.gofmt import capped
 from workloadbuilder.field import ErrorList, internal_error
+from workloadbuilder.gofmt import capped
 from workloadbuilder.groups import TemplateIndex, new_composite_pod_group, new_pod_group
 from workloadbuilder.kinds import KubeObject
 from workloadbuilder.tree import CheckedTree
