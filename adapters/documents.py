@@ -25,7 +25,7 @@ from workloadbuilder.adapters.base import PlanError, adapter_for  # type: ignore
 from workloadbuilder.errors import BuildError, InternalError, WorkloadBuilderError
 from workloadbuilder.field import AggregateError, FieldPath, type_invalid
 from workloadbuilder.objpath import elements_of, get_in
-from workloadbuilder.placement.request.model import DeviceRequest, PlacementRequest, Pods
+from workloadbuilder.placement.request.model import DeviceRequest, GroupRequest, PlacementRequest, Pods
 
 __all__ = [
     "DocumentError",
@@ -262,9 +262,15 @@ def _runtime_inputs(
         raise DocumentError(_first_few(texts)) from None
     where = {doc.name: doc for doc in groups}
     return [
-        DocumentInput(where[root.name].index, f"{root.kind} {root.name}", PlacementRequest([root]))
+        DocumentInput(where[root.name].index, f"{root.kind} {root.name}", PlacementRequest([root], _own(request, root)))
         for root in request.roots
     ]
+
+
+def _own(request: PlacementRequest, root: GroupRequest) -> list[str]:
+    """The request's warnings about ``root``'s PodGroups (each warning starts ``PodGroup <name>: ``)."""
+    prefixes = tuple(f"PodGroup {group.name}: " for group in root.walk())
+    return [warning for warning in request.warnings if warning.startswith(prefixes)]
 
 
 def _pods_of(group: _Doc, members: list[_Member]) -> list[Pods]:

@@ -540,6 +540,7 @@ def urgent_pods(n: int) -> str:
                 "  why:",
                 "    `urgent` cannot be placed",
                 "    `urgent`: rack r1 fits 2 of 4 pods; 0 of 1 rack fit 4",
+                "    `urgent`: rack r1: 2 nodes; 1 Insufficient nvidia.com/gpu; 1 fits 2 pods",
                 "    `urgent`: nvidia.com/gpu rules out the most nodes (1 of 2 lack room for one pod)",
                 "    preemption would help: evicting 1 unit (1 pod, priority up to 10)",
                 "",

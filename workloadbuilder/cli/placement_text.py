@@ -33,6 +33,7 @@ def place_text(inputs: Sequence[PlacementInput], placement: Placement, cluster_l
     for item in inputs:
         roots = [explained[root.name] for root in item.request.roots]
         lines.append(f"{item.label}: {'placed' if all(r.feasible for r in roots) else 'not placed'}")
+        lines += _warning_lines(item)
         for root in item.request.roots:
             for group, depth in _walk(root, 1):
                 lines += _group_lines(group, by_name[group.name], depth)
@@ -55,11 +56,21 @@ def explain_text(inputs: Sequence[PlacementInput], placement: Placement, cluster
         entries = [explained[root.name] for root in item.request.roots]
         verdict = "placed" if all(entry.feasible for entry in entries) else "not placed"
         lines.append(f"{item.label}: {verdict} ({placement.strategy})")
+        lines += _warning_lines(item)
         for entry in entries:
             lines += _explanation_lines(entry)
         lines.append("")
     lines.append(_summary(inputs, placement, explained))
     return "\n".join(lines) + "\n"
+
+
+def _warning_lines(item: PlacementInput) -> list[str]:
+    """What the model does not check in the input's pods (per-pod DRA claims, volumes, ...), one line each.
+
+    The JSON output has them under ``warnings``; a reader of the text must see them too, since each one
+    is a way the answer can be wrong.
+    """
+    return [f"  warning: {warning}" for warning in item.request.warnings]
 
 
 def _explained(placement: Placement) -> dict[str, RootExplanation]:
@@ -151,7 +162,9 @@ def _explanation_lines(entry: RootExplanation) -> list[str]:
                 )
         if entry.levels:
             lines.append("  levels, outermost first:")
-            lines += [f"    [{short_key(level.topology_key)}] {level.text}" for level in entry.levels]
+            for level in entry.levels:
+                lines.append(f"    [{short_key(level.topology_key)}] {level.text}")
+                lines += [f"      {domain.text}" for domain in level.exclusions]
         if entry.resources:
             lines.append("  resources:")
             lines += [f"    {_resource_text(resource)}" for resource in entry.resources]

@@ -33,6 +33,7 @@ __all__ = [
     "BestCandidate",
     "ClaimPlacement",
     "ClaimProblem",
+    "DomainExclusions",
     "FitErrorLine",
     "GroupPlacement",
     "Interplay",
@@ -94,8 +95,50 @@ class BestCandidate:
 
 
 @dataclass(frozen=True)
+class DomainExclusions:
+    """One of the best domains of a PodGroup that fits in none, node by node.
+
+    ``excluded`` pairs the short name of each filter that rejects nodes
+    (``not ready``, ``untolerated taint``, ``Insufficient nvidia.com/gpu``)
+    with how many it rejects, in filter order; ``fit`` pairs a number of
+    pods with how many of the other nodes hold that many on their own.
+    Each node counts once, so the counts add up to ``nodes``.
+    """
+
+    domain: Mapping[str, str]
+    nodes: int
+    excluded: tuple[tuple[str, int], ...]
+    fit: tuple[tuple[int, int], ...]
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {
+            "domain": dict(self.domain),
+            "nodes": self.nodes,
+            "excluded": [{"reason": reason, "nodes": n} for reason, n in self.excluded],
+            "fit": [{"pods": pods, "nodes": n} for pods, n in self.fit],
+            "text": self.text,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> DomainExclusions:
+        """The record of a ``to_dict()`` form."""
+        return cls(
+            dict(data["domain"]),
+            data["nodes"],
+            tuple((entry["reason"], entry["nodes"]) for entry in data["excluded"]),
+            tuple((entry["pods"], entry["nodes"]) for entry in data["fit"]),
+            data["text"],
+        )
+
+
+@dataclass(frozen=True)
 class Level:
-    """One group that failed somewhere: its candidates, how many fit, its best one, and identical siblings."""
+    """One group that failed somewhere: its candidates, how many fit, its best one, and identical siblings.
+
+    ``exclusions`` counts the nodes of the best domains when the group fits in none of them.
+    """
 
     group: str
     kind: str
@@ -106,6 +149,7 @@ class Level:
     best: BestCandidate | None
     text: str
     alike: tuple[str, ...] = ()
+    exclusions: tuple[DomainExclusions, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form."""
@@ -119,6 +163,7 @@ class Level:
             "best": None if self.best is None else self.best.to_dict(),
             "text": self.text,
             "alike": list(self.alike),
+            "exclusions": [entry.to_dict() for entry in self.exclusions],
         }
 
 
@@ -255,6 +300,7 @@ class RootExplanation:
                     _best(level["best"]),
                     level["text"],
                     tuple(level.get("alike", ())),
+                    tuple(DomainExclusions.from_dict(entry) for entry in level.get("exclusions", ())),
                 )
                 for level in data["levels"]
             ),

@@ -189,5 +189,7 @@ def _cause(request: PlacementRequest, empty: Cluster, answer: Placement) -> str:
             continue
         lines += root.text
         preemption = root.preemption["text"] if root.preemption is not None else None
-        reasons += [line for line in root.text[1:] if line != preemption] if len(root.text) > 1 else []
+        # the node-by-node counts of a level's best domains detail its line; the cause keeps the line
+        detail = {f"`{level.group}`: {domain.text}" for level in root.levels for domain in level.exclusions}
+        reasons += [line for line in root.text[1:] if line != preemption and line not in detail]
     return "even with no pod running: " + "; ".join(reasons or lines)

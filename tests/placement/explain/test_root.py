@@ -49,6 +49,7 @@ def test_per_level_best_domain_and_shortfall() -> None:
         "- `train`: in zone b, child group `workers` does not fit; the other child group was not tried, "
         "since 2 must fit; 0 of 2 zones fit 2",
         "- `workers`: rack r3 in zone b fits 4 of 8 pods; 0 of 4 racks fit 8",
+        "- `workers`: rack r4 in zone b: 2 nodes; 1 Insufficient nvidia.com/gpu; 1 fits 4 pods",
         "- `workers`: nvidia.com/gpu rules out the most nodes (2 of 8 lack room for one pod)",
         "- preemption would not help: even evicting every lower-priority unit (1 unit) leaves it unplaceable",
     ]
@@ -63,6 +64,15 @@ def test_per_level_best_domain_and_shortfall() -> None:
         "best": {"domain": {ZONE: "b", RACK: "r3"}, "fits": 4, "alone": None},
         "text": "`workers`: rack r3 in zone b fits 4 of 8 pods; 0 of 4 racks fit 8",
         "alike": [],
+        "exclusions": [
+            {
+                "domain": {ZONE: "b", RACK: "r4"},
+                "nodes": 2,
+                "excluded": [{"reason": "Insufficient nvidia.com/gpu", "nodes": 1}],
+                "fit": [{"pods": 4, "nodes": 1}],
+                "text": "rack r4 in zone b: 2 nodes; 1 Insufficient nvidia.com/gpu; 1 fits 4 pods",
+            }
+        ],
     }
     assert root["resources"] == [{"group": "workers", "resource": "nvidia.com/gpu", "nodes": 2, "of": 8}]
     assert answer.explanation["summary"] == "not feasible (kube-scheduler): `train` cannot be placed"

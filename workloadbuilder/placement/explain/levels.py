@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workloadbuilder.placement.cluster.model import Cluster, Domain
+from workloadbuilder.placement.explain.exclusions import EXCLUSION_DOMAINS, exclusions
 from workloadbuilder.placement.explain.wording import count_of, names_of, pin_text, short_key
 from workloadbuilder.placement.framework.claims import ClaimPin, pins
 from workloadbuilder.placement.framework.outcome import CandidateTrace, GroupTrace
@@ -162,6 +163,7 @@ def _leaf_level(
         "candidates": len(fits),
         "fitting": fitting,
         "best": None,
+        "exclusions": [],
     }
     if not fits:
         entry["says"] = f"no node has the label `{key}`"
@@ -196,7 +198,35 @@ def _leaf_level(
         if reasons:
             text += f" ({'; '.join(reasons)})"
     entry["says"] = text + counted
+    if key is not None:  # the whole cluster's nodes are counted by the resources and FitError lines
+        entry["exclusions"] = _exclusions(group, fits, keys, snap, kube)
     return entry
+
+
+def _exclusions(
+    group: GroupRequest, fits: list[tuple[Domain, int]], keys: tuple[str, ...], snap: Snapshot, kube: KubeScheduler
+) -> list[dict[str, Any]]:
+    """The best domains of a PodGroup that fits in none, node by node: what excludes each node, what the rest hold.
+
+    A domain where no filter excludes a node is left out: its level's line already says how many pods it holds.
+    """
+    best = sorted(fits, key=lambda pair: -pair[1])[:EXCLUSION_DOMAINS]
+    shape = kube.shape(group)
+    out = []
+    for domain, _ in best:
+        counted = exclusions(snap, shape, domain.node_array)
+        if not counted.excluded:
+            continue
+        out.append(
+            {
+                "domain": _leaf_where(domain, keys, snap.cluster),
+                "nodes": counted.nodes,
+                "excluded": [{"reason": reason, "nodes": n} for reason, n in counted.excluded],
+                "fit": [{"pods": pods, "nodes": n} for pods, n in counted.fit],
+                "text": counted.text(_leaf_domain(domain, keys, snap.cluster)),
+            }
+        )
+    return out
 
 
 def _not_tried(
@@ -273,6 +303,7 @@ def _composite_level(
         "candidates": len(candidates),
         "fitting": fitting,
         "best": None,
+        "exclusions": [],
     }
     if not candidates:
         scopes = {trace.scope.uid: trace.scope for trace, _ in traces}.values()

@@ -12,7 +12,10 @@ domain) and the cluster as that cycle left it:
   A composite candidate names the children that fit, those that did not
   and how many were never tried (kube-scheduler stops once
   ``minGroupCount`` is out of reach); a domain that holds a PodGroup alone
-  says what was left of it once the groups before it were placed.
+  says what was left of it once the groups before it were placed. A
+  PodGroup that fits in none of its domains has its best domains counted
+  node by node (``exclusions`` module): "rack r1: 8 nodes; 1 not ready,
+  1 untolerated taint, 1 Insufficient nvidia.com/gpu; 5 fit 1 pod each".
 * ``resources``: for each failing PodGroup, how many nodes each requested
   resource rules out on its own (a node without room for even one pod).
 * ``claims``: group claims that could not be allocated, or whose devices
@@ -122,7 +125,9 @@ def _failure(report: RootReport, out: dict[str, Any], snap: Snapshot, kube: Kube
         failing = [group for group in root.walk() if group.is_leaf and group.name in reported]
         out["resources"] = _resources(failing, snap, kube)
         out["claims"] = _claims(failing, report.trace, snap, kube)
-        lines += [level["text"] for level in out["levels"]]
+        for level in out["levels"]:
+            lines.append(level["text"])
+            lines += [f"`{level['group']}`: {entry['text']}" for entry in level["exclusions"]]
         lines += _resource_lines(out["resources"])
         lines += [claim["text"] for claim in out["claims"]]
     if admissible(root):
