@@ -8,9 +8,18 @@ one PodGroup ``w`` of ``count`` pods of ``gpus`` GPUs each, a gang of
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import Any
+from unittest import mock
 
 import pytest
+from framework.test_preemption_property import PREEMPTOR
+from framework.test_preemption_property import instances as preemption_instances
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from placement_helpers import pod_group
+from placement_helpers import request as gang_request
+from running_units import GPU
 
 from workloadbuilder.field import AggregateError
 from workloadbuilder.placement import Cluster, PlacementRequest, PriorityClass, place
@@ -110,3 +119,19 @@ TEXTS = {
 def test_text_json_and_exit_code(given: Verdict, code: int, text: str):
     assert (given.exit_code, given.text, given.to_dict()["tier"]) == (code, text, given.tier)
     assert given.tier in TIERS
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(preemption_instances(), st.sampled_from(["kube-scheduler", "complete"]), st.booleans())
+def test_the_answers_own_preemption_report_gives_the_tier_placing_again_gives(
+    inst: dict[str, Any], strategy: str, preempt: bool
+) -> None:
+    """One root: the tier read from the answer's preemption report is the one ``place(preempt=True)`` again gives."""
+    cl = Cluster.from_yaml({"nodes": inst["nodes"], "running": inst["running"], "podDisruptionBudgets": inst["budgets"]})
+    req = gang_request([pod_group("w", inst["gang"], priority=PREEMPTOR)], {"w": (inst["gang"], {GPU: "1"})})
+    answer = place(req, cl, strategy, preempt=preempt)
+    read = verdict(req, cl, answer)
+    verdict_module = import_module("workloadbuilder.placement.verdict")  # the package face names the function
+    with mock.patch.object(verdict_module, "_probed_victims", return_value=None):
+        placed_again = verdict(req, cl, answer)
+    assert read == placed_again

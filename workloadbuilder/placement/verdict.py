@@ -89,7 +89,9 @@ def verdict(
 
     Places ``request`` again (on the same cluster with preemption, then on
     emptied copies of it), with the answer's strategy, only as far as the
-    tier needs; ``cluster`` and ``answer`` are not changed. With the complete
+    tier needs; ``cluster`` and ``answer`` are not changed. What preemption
+    does for a one-root request is read from ``answer``'s own report, which
+    ``place`` made with the same victim search, instead of placing again. With the complete
     strategy, ``timeout`` is what all those placements may spend together,
     counted from ``since`` (a ``time.monotonic()`` reading; default: now):
     a command passes when its own bound started, so that ``place`` and the
@@ -105,11 +107,15 @@ def verdict(
         left = max(deadline - time.monotonic(), 0.001)
         return place(request, on, answer.strategy, preempt=preempt, timeout=left, priority_classes=classes)
 
-    preempted = again(cluster, preempt=True)
-    if preempted.feasible and preempted.victims:
-        return Verdict("placeable-after-preemption", tuple(victim.name for victim in preempted.victims))
-    if preempted.feasible or _cut_short(preempted):  # placeable without evicting, or not ruled out: not settled
-        return _undecided(timeout, "on this cluster")
+    probed = _probed_victims(request, answer)
+    if probed:
+        return Verdict("placeable-after-preemption", probed)
+    if probed is None:  # the answer does not settle it: place again, evicting
+        preempted = again(cluster, preempt=True)
+        if preempted.feasible and preempted.victims:
+            return Verdict("placeable-after-preemption", tuple(victim.name for victim in preempted.victims))
+        if preempted.feasible or _cut_short(preempted):  # placeable without evicting, or not ruled out: not settled
+            return _undecided(timeout, "on this cluster")
     ceiling = max((root.priority for root in request.roots), default=0)
     emptied = again(_without_pods(cluster, ceiling, uncordon=False))
     if emptied.feasible:
@@ -123,6 +129,25 @@ def verdict(
     if _cut_short(empty):
         return _undecided(timeout, "on the emptied cluster")
     return Verdict("never", cause=_cause(request, empty_cluster, empty))
+
+
+def _probed_victims(request: PlacementRequest, answer: Placement) -> tuple[str, ...] | None:
+    """What preemption does for a one-root request, read from ``answer`` instead of placing again.
+
+    ``place`` already ran the root's PodGroupPostFilter: it evicted (with
+    ``preempt``) or probed what evicting would do, with the same victim
+    search. For one root, placing again with ``preempt=True`` finds what that
+    report says. Returns the victims when evicting them places the root, ``()``
+    when preemption does not help, and ``None`` when the answer does not
+    settle it (several roots, whose evictions change each other's cluster; a
+    root never tried, so with no report; a search cut short).
+    """
+    if len(request.roots) != 1 or len(answer.explained) != 1 or _cut_short(answer):
+        return None
+    report = answer.explained[0].preemption
+    if report is None:
+        return None
+    return tuple(report["victims"]) if report["wouldHelp"] else ()
 
 
 def _cut_short(answer: Placement) -> bool:
