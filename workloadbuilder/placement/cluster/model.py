@@ -150,9 +150,12 @@ class DomainSet:
     )
 
     def __init__(self, cluster: Cluster, domains: list[Domain], uid: int) -> None:
-        self.uid = uid
-        self.domains = domains
-        self._every = np.arange(len(domains), dtype=np.int64)
+        # Made once per partition of a cluster (a topology key, or a key within a parent domain) and never
+        # changed after: every attribute is set here but ``_members``, filled on first use.
+        self.uid = uid  # unique within the cluster, a cache key
+        self.domains = domains  # the domains, in value order; each learns its family and position here
+        self._every = np.arange(len(domains), dtype=np.int64)  # the positions of all domains, 0..n-1
+        # the nodes of all domains one domain after another, and where each starts: made on first ``members``
         self._members: tuple[npt.NDArray[np.int64], list[int]] | None = None
         codes = np.full(len(cluster.names), -1, dtype=np.int64)
         for position, domain in enumerate(domains):
@@ -259,44 +262,52 @@ class Cluster:
         disruption_budgets: Iterable[DisruptionBudget] = (),
         warnings: Iterable[str] = (),
     ) -> None:
+        # A Cluster is immutable once built: the model's fields below never change (a changed cluster is a new
+        # Cluster, see ``replace`` and ``placement.cluster.derive``); the private caches fill in as queries first
+        # ask for them and keep their answers for the cluster's life.
         self.names = names
         self.labels = labels
         self.taints = taints if taints is not None else [()] * len(names)
         self.resources = tuple(resources)
-        self.resource_index = {name: r for r, name in enumerate(self.resources)}
+        self.resource_index = {name: r for r, name in enumerate(self.resources)}  # resource name -> column r
         self.allocatable = allocatable
         self.used = used
         self.schedulable = schedulable if schedulable is not None else [True] * len(names)
         self.pools = tuple(pools)
-        self._pools = {pool.name: pool for pool in self.pools}
+        self._pools = {pool.name: pool for pool in self.pools}  # the pools by name, for ``pool(name)``
         self.running_pods = tuple(running_pods)
-        self.running_groups = {group.name: group for group in running_groups}
+        self.running_groups = {group.name: group for group in running_groups}  # by name
         self.priority_classes = PriorityClasses(priority_classes)
         self.disruption_budgets = tuple(disruption_budgets)
         self.warnings = tuple(warnings)
+        # the columns of the resources LeastAllocated scores (cpu, memory), in SCORE_RESOURCES order
         self.score_index = tuple(self.resource_index[name] for name, _ in SCORE_RESOURCES)
-        self._uids = itertools.count()
+        self._uids = itertools.count()  # the next uid of a Domain or DomainSet made for this cluster
+        # every distinct free vector (allocatable - used per resource), in order of first use; filled once below
         self.vectors: list[tuple[int, ...]] = []
-        self._free_columns: list[IntArray] | None = None
-        self._node_columns: dict[tuple[str, int], IntArray] = {}
-        self._free_sums: dict[int, tuple[int, ...]] = {}
-        self._ranges: dict[tuple[str, int], tuple[int, int]] = {}
-        self._grain: dict[int, int] = {}
-        self._float_columns: dict[tuple[str, int], npt.NDArray[np.float64]] = {}
+        self._free_columns: list[IntArray] | None = None  # ``vectors`` column by column, made on first use
+        self._node_columns: dict[tuple[str, int], IntArray] = {}  # ("allocatable" | "used", r) -> exact array
+        self._free_sums: dict[int, tuple[int, ...]] = {}  # Domain uid -> its summed free capacity per resource
+        self._ranges: dict[tuple[str, int], tuple[int, int]] = {}  # (column name, r) -> (least, greatest)
+        self._grain: dict[int, int] = {}  # r -> a common divisor of every allocatable and used amount of r
+        self._float_columns: dict[tuple[str, int], npt.NDArray[np.float64]] = {}  # (name, r) -> column as floats
+        # node i's free vector is vectors[vector_of[i]]
         self.vector_of: list[int] = self._intern_free_vectors()
-        self.vector_index = np.asarray(self.vector_of, dtype=np.int64)
+        self.vector_index = np.asarray(self.vector_of, dtype=np.int64)  # ``vector_of`` as an array
         self.vector_per_node = bool((self.vector_index == np.arange(len(self.vector_of))).all())
         """Whether node ``i``'s free vector is vector ``i`` (every node's free capacity differs)."""
-        self.root = Domain(None, None, list(range(len(names))), next(self._uids))
+        self.root = Domain(None, None, list(range(len(names))), next(self._uids))  # the whole cluster, one domain
         DomainSet(self, [self.root], next(self._uids))
-        self._keys: dict[str, _KeyIndex] = {}
-        self._partitions: dict[tuple[int, str], list[Domain]] = {}
-        self._restricted = any(self.taints) or not all(self.schedulable)
+        self._keys: dict[str, _KeyIndex] = {}  # topology key -> each node's value and the key's domains
+        self._partitions: dict[tuple[int, str], list[Domain]] = {}  # (parent domain uid, key) -> its parts
+        self._restricted = any(self.taints) or not all(self.schedulable)  # some node may turn a pod away
+        # whether some node has a PreferNoSchedule taint (TaintToleration then scores)
         self.has_preferences = any(t.effect == "PreferNoSchedule" for taints in self.taints for t in taints)
-        self._allowed: dict[PodConstraints, list[bool] | None] = {}
-        self._allowed_masks: dict[PodConstraints, npt.NDArray[np.bool_] | None] = {}
+        self._allowed: dict[PodConstraints, list[bool] | None] = {}  # pod -> the nodes its filters pass (None: all)
+        self._allowed_masks: dict[PodConstraints, npt.NDArray[np.bool_] | None] = {}  # ``_allowed`` as arrays
+        # pod -> for each (anti-)affinity term, the topology values its matching running pods occupy
         self._affinity_domains: dict[PodConstraints, tuple[list[frozenset[str]], list[frozenset[str]]]] = {}
-        self._covers: dict[tuple[str, int], bool] = {}
+        self._covers: dict[tuple[str, int], bool] = {}  # (pool name, Domain uid) -> every node reaches the pool
 
     @functools.cached_property
     def node_index(self) -> dict[str, int]:

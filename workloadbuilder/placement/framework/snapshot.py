@@ -133,11 +133,12 @@ class Block:
     every row has an entry that is not 0 (``False``: not known).
     """
 
-    nodes: npt.NDArray[np.int64]
-    change: IntArray
-    largest: int = -1
-    grains: tuple[int, ...] = ()
-    full: bool = False
+    # Frozen: a Block is made once and only read, by ``Snapshot.add_block`` and by ``revert`` to undo it.
+    nodes: npt.NDArray[np.int64]  # the node indices the block changes, distinct
+    change: IntArray  # one row per node of ``nodes``, one column per cluster resource
+    largest: int = -1  # the largest magnitude in ``change`` (-1 given: computed at construction)
+    grains: tuple[int, ...] = ()  # a common divisor of each column (empty given: computed at construction)
+    full: bool = False  # every row has a nonzero entry (False: not known)
 
     def __post_init__(self) -> None:
         if self.largest < 0:
@@ -197,19 +198,27 @@ class Snapshot:
     """
 
     def __init__(self, cluster: Cluster) -> None:
-        self.cluster = cluster
-        self.pool_taken: dict[str, int] = {}
-        self.allocations: dict[tuple[str, ...], Allocation] = {}
+        self.cluster = cluster  # the cluster the assumptions sit on; never changed
+        self.pool_taken: dict[str, int] = {}  # devices taken per pool by the assumptions (changed, and undone)
+        self.allocations: dict[tuple[str, ...], Allocation] = {}  # claims allocated so far, by identity
+        # the undo log: one entry per add, add_block, take_devices and allocate, popped by revert
         self._log: list[tuple[Any, ...]] = []
+        # node i's change per resource (made at the first change; meaningful only where ``_mask`` is set)
         self._rows: IntArray = np.zeros((0, len(cluster.resources)), dtype=np.int64)
-        self._mask: npt.NDArray[np.bool_] = np.zeros(0, dtype=np.bool_)
-        self._count = 0
+        self._mask: npt.NDArray[np.bool_] = np.zeros(0, dtype=np.bool_)  # node i's row is not all zero
+        self._count = 0  # how many nodes are changed (``_mask`` set)
         self._bound = 0  # at least the largest magnitude in ``_rows`` (which stays int64 while below INT64_SAFE)
         self._grains = [0] * len(cluster.resources)  # a common divisor of every change made to each resource
+        # the changed nodes in index order, or None when a change made it stale (rebuilt from ``_mask`` on read)
         self._changed: npt.NDArray[np.int64] | None = np.zeros(0, dtype=np.int64)
+        # Pods that fit as the cluster is, with no assumption: they depend on the cluster alone, so they stay
+        # valid across every change and revert. Shape uid -> pods per free vector ...
         self._vector_fits: dict[int, npt.NDArray[np.int64]] = {}
+        # ... shape uid -> pods per node ...
         self._node_fits: dict[int, npt.NDArray[np.int64]] = {}
+        # ... and (shape uid, DomainSet uid) -> pods per domain of that set, summed over its nodes.
         self._family_fits: dict[tuple[int, int], npt.NDArray[np.int64]] = {}
+        # every shape asked for, by its vector, missing resources and constraints, so equal asks share one
         self._shapes: dict[tuple[tuple[int, ...], tuple[str, ...], PodConstraints], Shape] = {}
 
     # -- shapes ----------------------------------------------------------------
