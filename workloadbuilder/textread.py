@@ -139,13 +139,14 @@ def decode_utf8(data: bytes, name: str) -> str:
         raise TextError(0, f"not UTF-8: byte 0x{data[err.start]:02x} at line {line}, column {column}") from None
 
 
-def read_stream(stream: BinaryIO | Any, limit: int = MAX_INPUT_BYTES) -> bytes | str:
+def read_stream(stream: BinaryIO | Any, limit: int | None = None) -> bytes | str:
     """Everything ``stream`` holds (bytes, or text from a text stream), read in chunks up to ``limit`` bytes.
 
     Raises:
-        TextError: the stream holds more than ``limit`` (``limits.MAX_INPUT_BYTES``);
+        TextError: the stream holds more than ``limit`` (default ``limits.MAX_INPUT_BYTES``);
             the rest is never read.
     """
+    limit = MAX_INPUT_BYTES if limit is None else limit
     chunks: list[Any] = []
     size = 0
     while True:
@@ -161,7 +162,7 @@ def read_stream(stream: BinaryIO | Any, limit: int = MAX_INPUT_BYTES) -> bytes |
     return b"".join(chunks)
 
 
-def read_bytes(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
+def read_bytes(path: str | Path, limit: int | None = None) -> bytes:
     """The bytes of the regular file at ``path``, up to ``limit`` (``limits.MAX_INPUT_BYTES``).
 
     Only a regular file is read: a FIFO or a device would block or never end.
