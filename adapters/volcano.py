@@ -103,7 +103,7 @@ class VolcanoJobAdapter:
         ident = identity_of(job, errors, warnings)
         admitted = defaulted(job)  # what Volcano's mutating webhook makes of it: task names, minAvailable
         tasks = _read_tasks(admitted, errors)
-        total = sum(task.replicas for task in tasks)
+        total = _total_replicas(admitted)
         given = at(job, MIN_AVAILABLE.elements()) is not None
         wanted = read_int(admitted, MIN_AVAILABLE.elements(), errors, minimum=0) if given else None
         if wanted is not None and wanted > total and tasks:
@@ -244,6 +244,14 @@ def _read_tasks(job: Mapping[str, Any], errors: ErrorList) -> list[Task]:
             errors.append(required(path.child("template"), "the task's pods are made from it"))
         tasks.append(Task(i, name, replicas, replicas if minimum is None else minimum, minimum is not None))
     return tasks
+
+
+def _total_replicas(job: Mapping[str, Any]) -> int:
+    """Every task's replicas, a task refused for its name too (Volcano counts them before it checks names)."""
+    listed = at(job, TASKS.elements())
+    members = listed if isinstance(listed, list) else []
+    counts = [task.get("replicas") for task in members if isinstance(task, Mapping)]
+    return sum(count for count in counts if isinstance(count, int) and not isinstance(count, bool) and count > 0)
 
 
 def _job_name(job: Mapping[str, Any]) -> str:

@@ -136,7 +136,7 @@ USAGE = [
     (
         "bad-warning-option",
         ["validate", "-W", "no-typo", str(MANIFESTS / "job-trainer.yaml")],
-        "error: -W: 'no-typo' is not one of ignore, error, no-uid, no-lossy, no-unknown-kind, no-unused\n",
+        "error: -W: 'no-typo' is not one of ignore, error, no-uid, no-lossy, no-unknown-kind, no-unused, no-skipped\n",
     ),
 ]
 

@@ -189,11 +189,11 @@ def test_an_empty_input_is_one_line(tmp_path: Path, command: str):
 
 
 def test_validate_refuses_an_object_it_cannot_check(tmp_path: Path):
-    path = tmp_path / "cm.yaml"
-    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+    path = tmp_path / "cq.yaml"
+    path.write_text("apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: c}\n")
     assert run("validate", str(path)) == (
         2,
         "",
-        f"error: {path} (document 1) ConfigMap/c: no adapter for apiVersion 'v1' kind 'ConfigMap'; "
-        "--allow-unknown skips such objects\n",
+        f"error: {path} (document 1) ClusterQueue/c: no adapter for apiVersion 'kueue.x-k8s.io/v1beta1' kind "
+        "'ClusterQueue'; --allow-unknown skips such objects\n",
     )

@@ -717,8 +717,10 @@ def test_compile_output_places_as_the_object_does(workdir):
         (
             "place tests/data/adapters/jobset/low-priority-jobset.yaml --generate zones=1",
             (
-                "tests/data/adapters/jobset/low-priority-jobset.yaml (document 2): PodGroup 'lp-abc-workers-def': "
-                'spec.disruptionMode: Invalid value: "PodGroup": must be of type object'
+                "tests/data/adapters/jobset/low-priority-jobset.yaml (document 1) Workload/lp-abc: The Workload "
+                '"lp-abc" is invalid: apiVersion: Invalid value: "scheduling.k8s.io/v1alpha2": Workload '
+                "scheduling.k8s.io/v1alpha2 is not served by Kubernetes 1.37: the workloadbuilder migrate command "
+                "rewrites it to scheduling.k8s.io/v1beta1"
             ),
         ),
         (

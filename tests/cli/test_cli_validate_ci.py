@@ -31,7 +31,7 @@ spec:
       containers: [{name: w, image: trainer}]
 """
 
-CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n"
+CONFIG_MAP = "apiVersion: example.com/v1\nkind: Settings\nmetadata: {name: settings}\n"
 
 
 def run(*argv: str) -> tuple[int, str, str]:
@@ -98,14 +98,14 @@ def test_an_unknown_kind_is_refused_unless_allowed(files) -> None:
         2,
         "",
         (
-            f"error: {config} (document 1) ConfigMap/settings: no adapter for apiVersion 'v1' kind 'ConfigMap'; "
+            f"error: {config} (document 1) Settings/settings: no adapter for apiVersion 'example.com/v1' kind 'Settings'; "
             "--allow-unknown skips such objects\n"
         ),
     )
     assert allowed == (
         0,
         no_uid(job) + 'Job "trainer" is valid\n'
-        f"Warning: {config} (document 1) ConfigMap/settings: no adapter for apiVersion 'v1' kind 'ConfigMap'; "
+        f"Warning: {config} (document 1) Settings/settings: no adapter for apiVersion 'example.com/v1' kind 'Settings'; "
         "not checked\n",
         "",
     )

@@ -24,7 +24,17 @@ from workloadbuilder.errors import WorkloadBuilderError
 from workloadbuilder.textread import TextError, decode_utf8, read_bytes, read_stream
 from workloadbuilder.validation.gates import GATES, FeatureGates
 
-__all__ = ["Document", "UsageError", "about", "expand_paths", "parse_gates", "read_inputs"]
+__all__ = [
+    "NO_SCHEDULING_CONTENT",
+    "Document",
+    "UsageError",
+    "about",
+    "expand_paths",
+    "parse_gates",
+    "read_inputs",
+    "refuse_not_served",
+    "skipped_note",
+]
 
 STDIN = "-"
 """The path that means standard input."""
@@ -34,6 +44,31 @@ MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
 CLUSTER_SCOPED = frozenset({"ClusterTrainingRuntime", "Namespace", "Node", "PriorityClass", "DeviceClass"})
 """Kinds that have no namespace, so ``--namespace`` does not apply to them."""
+
+
+NO_SCHEDULING_CONTENT: frozenset[tuple[str, str]] = frozenset(
+    [("", kind) for kind in (
+        "ConfigMap", "Secret", "Service", "ServiceAccount", "PersistentVolumeClaim", "PersistentVolume",
+        "Namespace", "Endpoints", "LimitRange", "ResourceQuota", "Pod", "PodTemplate", "ReplicationController",
+    )]
+    + [("apps", kind) for kind in ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ControllerRevision")]
+    + [("batch", "CronJob"), ("autoscaling", "HorizontalPodAutoscaler"), ("policy", "PodDisruptionBudget")]
+    + [("networking.k8s.io", kind) for kind in ("NetworkPolicy", "Ingress", "IngressClass")]
+    + [("rbac.authorization.k8s.io", kind) for kind in ("Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding")]
+    + [("scheduling.k8s.io", "PriorityClass"), ("node.k8s.io", "RuntimeClass"), ("storage.k8s.io", "StorageClass")]
+    + [("resource.k8s.io", kind) for kind in ("ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice")]
+    + [("apiextensions.k8s.io", "CustomResourceDefinition"), ("coordination.k8s.io", "Lease")]
+    + [("admissionregistration.k8s.io", kind) for kind in (
+        "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding",
+    )]
+)
+"""Built-in ``(group, kind)`` pairs with no gang-scheduling content: skipped with a note, never refused.
+
+Pods and the workload controllers here (Deployment, StatefulSet, CronJob, ...)
+make pods, but no Workload or PodGroup; a Pod that names a PodGroup
+(``spec.schedulingGroup``) is not skipped: ``place`` reads it with that group.
+"""
 
 
 @dataclass(frozen=True)
@@ -75,6 +110,14 @@ class Document:
     def is_scheduling_object(self) -> bool:
         """Whether this is a Workload, PodGroup or CompositePodGroup (of a served or removed version)."""
         return self.api_version.startswith(kinds.GROUP + "/") and self.kind in kinds.PREFERRED_VERSION
+
+    @property
+    def has_no_scheduling_content(self) -> bool:
+        """Whether this is a built-in kind of ``NO_SCHEDULING_CONTENT`` (a Service, a ConfigMap, RBAC, ...)."""
+        group, slash, _ = self.api_version.rpartition("/")
+        if self.kind == "Pod" and not group and _has(self.data, "spec", "schedulingGroup"):
+            return False  # a member of a PodGroup
+        return bool(slash or self.api_version) and (group, self.kind) in NO_SCHEDULING_CONTENT
 
     def where(self) -> str:
         """``file (document N)`` (``file (document N, item M)`` in a list), for messages."""
@@ -150,18 +193,24 @@ def _manifests_in(directory: Path, recursive: bool) -> Iterator[Path]:
                 yield entry
 
 
-def read_inputs(paths: Sequence[str], recursive: bool = False, namespace: str | None = None) -> list[Document]:
+def read_inputs(
+    paths: Sequence[str], recursive: bool = False, namespace: str | None = None, served_only: bool = True
+) -> list[Document]:
     """Every document of every input, in order; ``-`` reads standard input, a directory its manifests.
 
     Args:
         paths: files, directories and ``-``.
         recursive: whether a directory's subdirectories are read too (``-R``).
         namespace: ``-n``: the namespace of every namespaced object that names none.
+        served_only: refuse a Workload, PodGroup or CompositePodGroup of a
+            version 1.37 does not serve, with ``validate``'s message
+            (``refuse_not_served``); ``validate`` and ``migrate`` read them.
 
     Raises:
         UsageError: a path that does not exist or cannot be read, a document
             that is not a mapping, an object whose namespace is not
-            ``namespace``, or no document at all.
+            ``namespace``, a version not served (with ``served_only``), or
+            no document at all.
         ManifestError: a document that is not YAML or JSON.
     """
     documents: list[Document] = []
@@ -183,7 +232,31 @@ def read_inputs(paths: Sequence[str], recursive: bool = False, namespace: str | 
                 documents.append(_in_namespace(Document(name, number, item, position, text), namespace))
     if not documents:
         raise UsageError(f"{', '.join(paths)}: no object in the input")
+    if served_only:
+        refuse_not_served(documents)
     return documents
+
+
+def refuse_not_served(documents: Sequence[Document]) -> None:
+    """Refuse the first scheduling object of a version 1.37 does not serve, in ``validate``'s words.
+
+    Raises:
+        UsageError: ``file (document N) Kind/name: The Kind "name" is invalid:
+            apiVersion: Invalid value: ...: ... not served by Kubernetes 1.37:
+            the workloadbuilder migrate command rewrites it to ...``.
+    """
+    for doc in documents:
+        if not doc.is_scheduling_object:
+            continue
+        _, errors = kinds.model_for(doc.data)
+        wrong = [str(error) for error in errors if error.field == "apiVersion"]
+        if wrong:
+            raise UsageError(f'{doc.about()}: The {doc.kind} "{doc.name}" is invalid: {wrong[0]}')
+
+
+def skipped_note(doc: Document) -> str:
+    """The note for a document of ``NO_SCHEDULING_CONTENT``: what it is, and that it was skipped."""
+    return f"{doc.about()}: {doc.kind} ({doc.api_version}) has no gang-scheduling content; skipped"
 
 
 def _read(path: str) -> tuple[str, str]:
@@ -220,6 +293,14 @@ def _in_namespace(doc: Document, namespace: str | None) -> Document:
             f"{namespace!r} (--namespace): leave the flag out, or pass --namespace={current}"
         )
     return doc
+
+
+def _has(data: Any, *keys: str) -> bool:
+    for key in keys:
+        if not isinstance(data, dict) or data.get(key) is None:
+            return False
+        data = data[key]
+    return True
 
 
 def _json_type(data: Any) -> str:

@@ -41,6 +41,7 @@ WARNING_KINDS = {
     "lossy": "an adapter mapped something with loss (an annotation it cannot express, say)",
     "unknown-kind": "an object no adapter knows, skipped by --allow-unknown",
     "unused": "an object nothing in the input uses (a runtime without its TrainJob): only its fields were checked",
+    "skipped": "a built-in kind with no gang-scheduling content (a Service, RBAC, ...): skipped, a note that never fails",
 }
 """The kind of every warning the commands print, by its stable id (``-W no-<id>`` silences one)."""
 
@@ -80,6 +81,10 @@ class WarningPolicy:
                 choices = ", ".join(["ignore", "error", *(f"no-{kind}" for kind in WARNING_KINDS)])
                 raise UsageError(f"-W: {spec!r} is not one of {choices}")
         return cls(frozenset(silenced), strict)
+
+    def fails(self, notices: Iterable[Notice]) -> bool:
+        """Whether ``--strict`` fails on these notices (a ``skipped`` note never does)."""
+        return self.strict and any(notice.kind != "skipped" for notice in notices)
 
     def shown(self, notices: Iterable[Notice]) -> list[Notice]:
         """The notices not silenced, each text once, in order."""

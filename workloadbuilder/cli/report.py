@@ -76,10 +76,15 @@ def render(verdicts: Sequence[Verdict], output: str, positions: Mapping[str, Pos
         return "".join(line + "\n" for verdict in verdicts for line in _annotations(verdict, positions or {}))
     out: list[str] = []
     for verdict in verdicts:
-        out.extend(f"Warning: {notice.text}\n" for notice in verdict.notices)
+        out.extend(f"{_label(notice)}: {notice.text}\n" for notice in verdict.notices)
         if verdict.checked:
             out.append(verdict.kubectl() or f'{verdict.kind} "{verdict.name}" is valid\n')
     return "".join(out)
+
+
+def _label(notice: Notice) -> str:
+    """``Note`` for a skipped object, ``Warning`` for everything else."""
+    return "Note" if notice.kind == "skipped" else "Warning"
 
 
 def _annotations(verdict: Verdict, positions: Mapping[str, Positions]) -> list[str]:

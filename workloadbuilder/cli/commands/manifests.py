@@ -20,10 +20,11 @@ from workloadbuilder import (
     manifests,
 )
 from workloadbuilder.adapters import Plan, adapter_for
+from workloadbuilder.adapters.base import PlanError
 from workloadbuilder.adapters.diff import update_findings
 from workloadbuilder.adapters.strict import has_schema, schema_errors
 from workloadbuilder.cli.errors import UsageError
-from workloadbuilder.cli.inputs import Document, about, parse_gates, read_inputs
+from workloadbuilder.cli.inputs import Document, about, parse_gates, read_inputs, skipped_note
 from workloadbuilder.cli.messages import Notice, WarningPolicy, first_few, plan_notices
 from workloadbuilder.cli.positions import Positions
 from workloadbuilder.cli.report import Verdict, render
@@ -57,21 +58,40 @@ def compile_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     gates = parse_gates(args.gates)
     policy = WarningPolicy.parse(args.warning_options, args.quiet)
     plans = _plans(documents)
+    notices: list[Notice] = [Notice("skipped", skipped_note(doc)) for doc in documents if doc.has_no_scheduling_content]
     if not plans:
+        if len(notices) == len(documents):  # only Services, RBAC and the like: nothing to do, and nothing wrong
+            err.writelines(f"Note: {notice.text}\n" for notice in policy.shown(notices))
+            err.write("Note: nothing to compile: no object in the input has gang-scheduling content\n")
+            return 0
         raise UsageError("no object an adapter knows (Job, JobSet, LeaderWorkerSet, TrainJob, or --mapping)")
     objects: list[Any] = []
-    notices: list[Notice] = []
     for doc, plan in plans:
         with about(doc):
-            compiled = plan.compile()
+            try:
+                compiled = plan.compile()
+            except PlanError as problem:
+                raise UsageError(_attributed(doc, documents, problem)) from None
         notices += plan_notices(doc.where(), compiled.warnings, plan.object_ref)
         for obj in compiled.objects():
             _check_gates(doc, obj, gates)
             objects.append(obj)
         objects.append(compiled.source)
-    err.writelines(f"Warning: {notice.text}\n" for notice in policy.shown(notices))
+    err.writelines(f"{_label(notice)}: {notice.text}\n" for notice in policy.shown(notices))
     out.write(_formatted(objects, args.output))
     return 0
+
+
+def _attributed(doc: Document, documents: Sequence[Document], problem: PlanError) -> str:
+    """A plan's refusal said of the document its first error is in (a TrainJob's runtime has its own)."""
+    ref = problem.findings[0].object if problem.findings else f"{doc.kind}/{doc.name}"
+    home = next((d for d in documents if f"{d.kind}/{d.name}" == ref), doc)
+    errors = [str(finding.error) for finding in problem.findings if finding.object == ref]
+    return f"{home.about()}: {first_few(errors or [str(problem)])}"
+
+
+def _label(notice: Notice) -> str:
+    return "Note" if notice.kind == "skipped" else "Warning"
 
 
 def validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -81,7 +101,7 @@ def validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     skips it; an input in which nothing was checked is refused too, so a CI
     job cannot pass on a directory of the wrong files.
     """
-    documents = read_inputs(args.files, args.recursive, args.namespace)
+    documents = read_inputs(args.files, args.recursive, args.namespace, served_only=False)
     gates = parse_gates(args.gates)
     policy = WarningPolicy.parse(args.warning_options, args.quiet, args.strict)
     plans = _plans(documents)
@@ -89,6 +109,8 @@ def validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for doc, plan in plans:
         verdicts.extend(_plan_verdicts(doc, plan, documents))
     unclaimed = _unclaimed(documents, plans)
+    verdicts.extend(_skipped_verdict(doc) for doc in unclaimed if doc.has_no_scheduling_content)
+    unclaimed = [doc for doc in unclaimed if not doc.has_no_scheduling_content]
     verdicts.extend(_schema_verdict(doc) for doc in unclaimed if has_schema(doc.data))
     unknown = [doc for doc in unclaimed if not has_schema(doc.data)]
     if unknown and not args.allow_unknown:
@@ -108,7 +130,7 @@ def validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     verdicts.sort(key=lambda v: order.get((v.source, v.document, v.item), len(order)))  # in input order
     positions = {doc.source: Positions(doc.text) for doc in documents} if args.output == "github" else {}
     out.write(render(verdicts, args.output, positions))
-    failed = any(v.errors for v in verdicts) or (policy.strict and any(v.notices for v in verdicts))
+    failed = any(v.errors for v in verdicts) or policy.fails(n for v in verdicts for n in v.notices)
     return 1 if failed else 0
 
 
@@ -135,7 +157,7 @@ def diff_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def migrate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``workloadbuilder migrate``: v1alpha1/v1alpha2 objects rewritten for 1.37; exit 1 when something is left."""
-    documents = read_inputs(args.files, args.recursive, args.namespace)
+    documents = read_inputs(args.files, args.recursive, args.namespace, served_only=False)
     results, incomplete = [], False
     kueue = [doc for doc in documents if is_kueue_pod(doc.data)]
     for doc in kueue:  # a refusal names the Pod's own document
@@ -246,6 +268,13 @@ def _schema_verdict(doc: Document) -> Verdict:
         )
         note = Notice("unused", text)
     return Verdict(doc.source, doc.number, doc.kind, doc.name, schema_errors(doc.data), [note], item=doc.item)
+
+
+def _skipped_verdict(doc: Document) -> Verdict:
+    """A built-in object with no gang-scheduling content: not checked, one note, never a failure."""
+    return Verdict(
+        doc.source, doc.number, doc.kind, doc.name, ErrorList(), [Notice("skipped", skipped_note(doc))], False, doc.item
+    )
 
 
 def _object_verdict(doc: Document, gates: FeatureGates) -> Verdict:
