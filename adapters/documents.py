@@ -201,8 +201,11 @@ def _compile(doc: _Doc, docs: Sequence[_Doc], related: Sequence[Mapping[str, Any
     others = [other.data for other in docs if other is not doc] + list(related)
     try:
         return adapter.plan(doc.data, others).compile()
-    except PlanError as problem:
-        raise InvalidDocumentError(f"{doc.where}: {doc.kind} {doc.name!r} is invalid: {_summarize(problem)}") from None
+    except PlanError as problem:  # said of the document the first error is in (a TrainJob's runtime, say)
+        ref = problem.findings[0].object if problem.findings else f"{doc.kind}/{doc.name}"
+        home = next((d for d in docs if f"{d.kind}/{d.name}" == ref), doc)
+        mine = [str(f.error) for f in problem.findings if f.object == ref] or [str(problem)]
+        raise InvalidDocumentError(f"{home.where}: {home.kind} {home.name!r} is invalid: {_first_few(mine)}") from None
     except (BuildError, LookupError, ValueError) as problem:
         raise DocumentError(f"{doc.where}: {doc.kind} {doc.name!r}: {problem}") from None
 
