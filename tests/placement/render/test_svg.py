@@ -15,15 +15,8 @@ from placement_helpers import BLOCK, RACK, cluster, composite, node, pod_group, 
 
 from workloadbuilder.placement import Cluster, PlacementRequest, Pods, place
 from workloadbuilder.placement.k8s.quantity import readable_quantity
-from workloadbuilder.placement.render.svg import (
-    BEST_COLOUR,
-    EVICTED_COLOUR,
-    GROUP_COLOURS,
-    PLACED_COLOUR,
-    USED_COLOUR,
-    render_html,
-    render_svg,
-)
+from workloadbuilder.placement.render.svg import render_html, render_svg
+from workloadbuilder.placement.render.tree import BEST_COLOUR, EVICTED_COLOUR, GROUP_COLOURS, PLACED_COLOUR, USED_COLOUR
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -17,7 +17,8 @@ import pytest
 from placement_helpers import BLOCK, RACK, composite, pod_group
 
 from workloadbuilder.placement import Cluster, PlacementRequest, Pods, place
-from workloadbuilder.placement.render.svg import PLACED_COLOUR, USED_COLOUR, render_html, render_svg
+from workloadbuilder.placement.render.svg import render_html, render_svg
+from workloadbuilder.placement.render.tree import PLACED_COLOUR, USED_COLOUR
 
 CHROMIUM = Path("/usr/bin/chromium")
 DOCS_PICTURE = Path(__file__).resolve().parents[3] / "docs" / "img" / "placement.png"

@@ -45,64 +45,43 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from workloadbuilder.errors import InvalidArgumentError
-from workloadbuilder.placement.answer import GroupPlacement, Placement
+from workloadbuilder.placement.answer import Placement
 from workloadbuilder.placement.cluster.model import Cluster
-from workloadbuilder.placement.cluster.nodes import NOT_READY_TAINTS
 from workloadbuilder.placement.explain.wording import count_of, short_key
 from workloadbuilder.placement.k8s.quantity import readable_quantity
-from workloadbuilder.placement.k8s.resources import POD_MILLIS
+from workloadbuilder.placement.render.tree import (
+    CORDONED_COLOUR,
+    EVICTED_COLOUR,
+    FREE_COLOUR,
+    MAX_CELLS,
+    NONE_COLOUR,
+    NOT_READY_COLOUR,
+    PLACED_COLOUR,
+    STATES,
+    TAINTED_COLOUR,
+    USED_COLOUR,
+    Element,
+    Usage,
+    build_tree,
+    cells_of,
+    default_resource,
+    levels_to_draw,
+    mark_groups,
+    node_details,
+    node_usage,
+)
 from workloadbuilder.placement.request.model import PlacementRequest
 
-__all__ = [
-    "BEST_COLOUR",
-    "CORDONED_COLOUR",
-    "EVICTED_COLOUR",
-    "FREE_COLOUR",
-    "GROUP_COLOURS",
-    "MAX_CELLS",
-    "NAMED_CELLS",
-    "NOT_READY_COLOUR",
-    "PLACED_COLOUR",
-    "TAINTED_COLOUR",
-    "USED_COLOUR",
-    "render_html",
-    "render_svg",
-]
+__all__ = ["NAMED_CELLS", "render_html", "render_svg"]
 
-MAX_CELLS = 2048
-"""Nodes drawn one by one up to this many; above it, cells aggregate whole domains."""
 
 NAMED_CELLS = 256
 """Node cells carry the node's name up to this many nodes (above it, only their tooltips do)."""
 
-USED_COLOUR = "#9e9e9e"
-PLACED_COLOUR = "#f28e2b"
-EVICTED_COLOUR = "#e15759"
-FREE_COLOUR = "#ffffff"
-CORDONED_COLOUR = "#424242"
-NOT_READY_COLOUR = "#d32f2f"
-TAINTED_COLOUR = "#6a1b9a"
-NONE_COLOUR = "#eeeeee"
-BEST_COLOUR = "#c2185b"
-GROUP_COLOURS = ("#1f77b4", "#7b3294", "#1a9850", "#17becf", "#8c564b", "#bcbd22", "#393b79", "#e377c2")
-"""Outline colours of placed groups, in request order (cycled)."""
-
-HOST_KEY = "kubernetes.io/hostname"
-WELL_KNOWN_LEVELS = (
-    "topology.kubernetes.io/region",
-    "topology.kubernetes.io/zone",
-    "topology.example.com/block",
-    "topology.example.com/rack",
-)
-_BASE = frozenset({"cpu", "memory", "pods", "ephemeral-storage"})
-_REPELLING = frozenset({"NoSchedule", "NoExecute"})  # taint effects that keep a pod without its toleration off
-_LEGEND_GROUPS = 20
-_NODE_OUTLINES = 64  # nodes outlined for a group without a topology constraint
 
 # geometry, in pixels
 _CELL_W, _CELL_H, _CELL_GAP = 40, 7, 1
@@ -111,70 +90,6 @@ _PAD, _HEADER, _GAP, _TAG = 4, 14, 4, 12
 _ASPECT = 1.6
 _FONT, _CHAR = 9, 5.4
 _LEGEND_LINE = 15
-
-
-@dataclass
-class _Usage:
-    """One resource over some nodes, in millis."""
-
-    alloc: int = 0
-    used: int = 0
-    placed: int = 0
-    evicted: int = 0
-    nodes: int = 0
-    states: dict[str, int] = field(default_factory=dict)  # nodes per state (a key of _STATES)
-
-    def add(self, other: _Usage) -> None:
-        self.alloc += other.alloc
-        self.used += other.used
-        self.placed += other.placed
-        self.evicted += other.evicted
-        self.nodes += other.nodes
-        for state, count in other.states.items():
-            self.states[state] = self.states.get(state, 0) + count
-
-
-_STATES = {
-    "cordoned": ("cordoned", CORDONED_COLOUR),
-    "not-ready": ("NotReady", NOT_READY_COLOUR),
-    "tainted": ("tainted", TAINTED_COLOUR),
-}
-"""The node states drawn, by id: their legend text and colour."""
-
-
-@dataclass(frozen=True)
-class _Tag:
-    """An outline around a drawn element, with its text (``shown`` only once for a group's many nodes)."""
-
-    text: str
-    colour: str
-    kind: str  # "chosen" or "shortfall"
-    shown: bool = True
-
-    @property
-    def dashed(self) -> bool:
-        return self.kind == "shortfall"
-
-
-@dataclass(eq=False)
-class _Element:
-    """A box (a domain holding others) or a cell (a node, or an aggregated domain)."""
-
-    label: str
-    key: str | None
-    value: str | None
-    parent: _Element | None
-    nodes: list[int] = field(default_factory=list)
-    children: list[_Element] = field(default_factory=list)
-    is_cell: bool = False
-    usage: _Usage = field(default_factory=_Usage)
-    tags: list[_Tag] = field(default_factory=list)
-    details: str = ""  # a node cell's tooltip after its usage: state and every resource's capacity
-    grid: Any = None  # cells: (columns, per column); boxes: (column widths, row heights)
-    x: int = 0
-    y: int = 0
-    w: int = 0
-    h: int = 0
 
 
 def render_svg(
@@ -205,16 +120,16 @@ def render_svg(
     """
     if max_cells < 1:
         raise InvalidArgumentError("max_cells must be at least 1")
-    resource = resource or _default_resource(request, cluster)
-    chosen_levels = list(levels) if levels is not None else _levels(request, cluster, placement)
-    usage = _node_usage(request, cluster, placement, resource)
-    root, note = _tree(cluster, chosen_levels, usage, max_cells)
-    cells = list(_cells(root))
+    resource = resource or default_resource(request, cluster)
+    chosen_levels = list(levels) if levels is not None else levels_to_draw(request, cluster, placement)
+    usage = node_usage(request, cluster, placement, resource)
+    root, note = build_tree(cluster, chosen_levels, usage, max_cells)
+    cells = list(cells_of(root))
     if all(cell.key is None and len(cell.nodes) == 1 for cell in cells):
-        details = _node_details(request, cluster, placement)
+        details = node_details(request, cluster, placement)
         for cell in cells:
             cell.details = details[cell.nodes[0]]
-    legend = _mark_groups(request, cluster, placement, root)
+    legend = mark_groups(request, cluster, placement, root)
     _layout(root, named=len(cells) <= NAMED_CELLS and all(cell.details for cell in cells))
     lines = [
         _plain(title or placement.text.splitlines()[0]),
@@ -275,324 +190,6 @@ def _plain(text: str) -> str:
     return re.sub(r"`([^`\n]+)`", r"\1", text)
 
 
-# -- what to draw ---------------------------------------------------------------------
-
-
-def _default_resource(request: PlacementRequest, cluster: Cluster) -> str:
-    asked = sorted({r for group in request.groups for r, amount in group.requests.items() if amount > 0})
-    for name in asked:
-        if name not in _BASE and name in cluster.resource_index:
-            return name
-    return "cpu"
-
-
-def _levels(request: PlacementRequest, cluster: Cluster, placement: Placement) -> list[str]:
-    """Topology keys to draw, coarsest first, each nesting in the one before.
-
-    Of keys that cut the nodes the same way (one rack per block), one is
-    drawn: the request's own, else the first well-known one.
-    """
-    asked = {group.topology_key for group in request.groups if group.topology_key}
-    asked.update(key for group in placement.groups for key in group.domains)
-    counts = {}
-    for key in asked | set(WELL_KNOWN_LEVELS):
-        domains = cluster.domains(key)
-        if domains and not _per_node(cluster, key):  # a per-node key (hostname) is the cell level
-            counts[key] = len(domains)
-
-    def rank(key: str) -> tuple[int, bool, int, str]:
-        known = WELL_KNOWN_LEVELS.index(key) if key in WELL_KNOWN_LEVELS else len(WELL_KNOWN_LEVELS)
-        return counts[key], key not in asked, known, key
-
-    chosen: list[str] = []
-    for key in sorted(counts, key=rank):
-        if not chosen or (_nests(cluster, key, chosen) and counts[key] > counts[chosen[-1]]):
-            chosen.append(key)
-    return chosen
-
-
-def _per_node(cluster: Cluster, key: str) -> bool:
-    return key == HOST_KEY or all(labels.get(key) == name for labels, name in zip(cluster.labels, cluster.names))
-
-
-def _nests(cluster: Cluster, key: str, outer: list[str]) -> bool:
-    """Whether every domain of ``key`` lies inside one domain of the keys already chosen."""
-    owner: dict[str, tuple[str | None, ...]] = {}
-    columns = [cluster.label_values(k) for k in outer]
-    for i, value in enumerate(cluster.label_values(key)):
-        if value is None:
-            continue
-        path = tuple(column[i] for column in columns)
-        if owner.setdefault(value, path) != path:
-            return False
-    return True
-
-
-def _node_usage(request: PlacementRequest, cluster: Cluster, placement: Placement, resource: str) -> list[_Usage]:
-    r = cluster.resource_index.get(resource)
-    out = []
-    for i in range(len(cluster)):
-        usage = _Usage(nodes=1, states=dict.fromkeys(_node_states(cluster, i), 1))
-        if r is not None:
-            usage.alloc, usage.used = cluster.allocatable[r][i], min(cluster.used[r][i], cluster.allocatable[r][i])
-        out.append(usage)
-    if r is None:
-        return out
-    per_pod = {group.name: group.requests.get(resource, 0) for group in request.groups}
-    for group in placement.groups:
-        for pod in group.pods:
-            out[cluster.node_index[pod.node]].placed += per_pod.get(group.name, 0)
-    running = {(pod.name, pod.node): pod.requests[r] for pod in cluster.running_pods}
-    for victim in placement.victims:
-        for pod in victim.pods:
-            i = cluster.node_index[pod.node]
-            out[i].evicted += running.get((pod.name, i), 0)
-    return out
-
-
-def _node_states(cluster: Cluster, i: int) -> list[str]:
-    """What the drawing marks on node ``i`` (keys of ``_STATES``): cordoned, NotReady, tainted.
-
-    NotReady is what the node lifecycle controller's taints say
-    (``node.kubernetes.io/not-ready``, ``unreachable``); tainted is any
-    other taint that keeps pods off (``NoSchedule``, ``NoExecute``).
-    """
-    taints = cluster.taints[i]
-    states = [] if cluster.schedulable[i] else ["cordoned"]
-    if any(taint.key in NOT_READY_TAINTS for taint in taints):
-        states.append("not-ready")
-    if any(taint.key not in NOT_READY_TAINTS and taint.effect in _REPELLING for taint in taints):
-        states.append("tainted")
-    return states
-
-
-def _taints_text(cluster: Cluster, i: int) -> list[str]:
-    """The node's taints as kubectl shows them (``key=value:Effect``)."""
-    return [f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}" for t in cluster.taints[i]]
-
-
-def _node_details(request: PlacementRequest, cluster: Cluster, placement: Placement) -> list[str]:
-    """Per node, its tooltip's tail: its state, then each resource it has, used (before and now) and free."""
-    placed: list[dict[str, int]] = [{} for _ in range(len(cluster))]
-    per_pod = {group.name: group.requests for group in request.groups}
-    for group in placement.groups:
-        for pod in group.pods:
-            taken = placed[cluster.node_index[pod.node]]
-            for name, amount in {"pods": POD_MILLIS, **per_pod.get(group.name, {})}.items():  # a pod takes a slot
-                taken[name] = taken.get(name, 0) + amount
-    out = []
-    for i in range(len(cluster)):
-        parts = [_STATES[state][0] for state in _node_states(cluster, i)]
-        taints = _taints_text(cluster, i)
-        if taints:
-            parts.append("taints " + ", ".join(taints))
-        for r, name in enumerate(cluster.resources):
-            alloc = cluster.allocatable[r][i]
-            if alloc <= 0:
-                continue
-            used = min(cluster.used[r][i] + placed[i].get(name, 0), alloc)
-            parts.append(
-                f"{name} {readable_quantity(name, used)} used, {readable_quantity(name, alloc - used)} free "
-                f"of {readable_quantity(name, alloc)}"
-            )
-        out.append("; ".join(parts))
-    return out
-
-
-# -- the tree of boxes and cells -----------------------------------------------------------
-
-
-def _tree(cluster: Cluster, levels: list[str], usage: list[_Usage], max_cells: int) -> tuple[_Element, str]:
-    """The root box, with cells at the finest level that keeps at most ``max_cells`` of them."""
-    columns = [cluster.label_values(key) for key in levels]
-    depth, note = len(levels), ""
-    if len(cluster) > max_cells:
-        counts = [
-            len({tuple(column[i] for column in columns[: d + 1]) for i in range(len(cluster))})
-            for d in range(len(levels))
-        ]
-        fitting = [d for d, count in enumerate(counts) if count <= max_cells]
-        if fitting:
-            depth = fitting[-1]
-            note = f"; each cell is a {short_key(levels[depth])} ({counts[depth]:,} of them)"
-        else:
-            depth = -1
-    root = _Element("the cluster", None, None, None)
-    if depth == -1:
-        size = math.ceil(len(cluster) / max_cells)
-        note = f"; each cell is {size:,} consecutive nodes"
-        for start in range(0, len(cluster), size):
-            nodes = list(range(start, min(start + size, len(cluster))))
-            label = f"{cluster.names[nodes[0]]} … {cluster.names[nodes[-1]]}"
-            _add_cell(root, label, None, None, nodes, usage)
-        return root, note
-    index: dict[tuple[str | None, ...], _Element] = {(): root}
-    for i in range(len(cluster)):
-        path: tuple[str | None, ...] = ()
-        box = root
-        for d in range(min(depth + 1, len(levels))):
-            path = (*path, columns[d][i])
-            child = index.get(path)
-            if child is None:
-                value = path[-1]
-                label = value if value is not None else f"(no {short_key(levels[d])})"
-                child = index[path] = _Element(label, levels[d], value, box, is_cell=d == depth)
-                box.children.append(child)
-            box = child
-        if box.is_cell:
-            box.nodes.append(i)
-            box.usage.add(usage[i])
-        else:
-            _add_cell(box, cluster.names[i], None, None, [i], usage)
-    _sort(root)
-    _sum(root)
-    return root, note
-
-
-def _add_cell(
-    box: _Element, label: str, key: str | None, value: str | None, nodes: list[int], usage: list[_Usage]
-) -> None:
-    cell = _Element(label, key, value, box, nodes=nodes, is_cell=True)
-    for i in nodes:
-        cell.usage.add(usage[i])
-    box.children.append(cell)
-
-
-def _sort(box: _Element) -> None:
-    """Domains in label-value order (a missing label last), nodes in cluster order."""
-    if box.children and box.children[0].key is not None:
-        box.children.sort(key=lambda child: (child.value is None, child.value or ""))
-    for child in box.children:
-        if not child.is_cell:
-            _sort(child)
-
-
-def _sum(box: _Element) -> None:
-    for child in box.children:
-        if not child.is_cell:
-            _sum(child)
-        box.nodes.extend(child.nodes)
-        box.usage.add(child.usage)
-
-
-def _cells(box: _Element) -> Iterable[_Element]:
-    for child in box.children:
-        if child.is_cell:
-            yield child
-        else:
-            yield from _cells(child)
-
-
-# -- groups: outlines, tags and the legend ---------------------------------------------------
-
-
-def _mark_groups(
-    request: PlacementRequest, cluster: Cluster, placement: Placement, root: _Element
-) -> list[tuple[str, str, bool]]:
-    """Tag the elements each group chose (or its best try); the legend's lines as ``(text, colour, dashed)``."""
-    cell_of = {i: cell for cell in _cells(root) for i in cell.nodes}
-    names = _display_names(placement.groups)
-    best = _best_tries(placement)
-    legend: list[tuple[str, str, bool]] = []
-    for group in placement.groups:
-        name, pods = names[group.name], _pods_below(group, placement)
-        if pods:
-            colour = GROUP_COLOURS[sum(dashed is False for _, _, dashed in legend) % len(GROUP_COLOURS)]
-            _mark_placed(group, name, colour, cluster, cell_of)
-            legend.append((f"{name} ({group.kind}): {count_of(pods, 'pod')} in {_where(group.domains)}", colour, False))
-        elif group.name in best:
-            text = _mark_best(best[group.name], name, cluster, cell_of)
-            legend.append((f"{name} ({group.kind}): not placed; {text}", BEST_COLOUR, True))
-        else:
-            legend.append((f"{name} ({group.kind}): not placed", BEST_COLOUR, True))
-    if len(legend) > _LEGEND_GROUPS:
-        more = len(legend) - _LEGEND_GROUPS + 1
-        legend = [*legend[: _LEGEND_GROUPS - 1], (f"… and {more} more groups", "#000000", False)]
-    return legend
-
-
-def _mark_placed(group: GroupPlacement, name: str, colour: str, cluster: Cluster, cell_of: dict[int, _Element]) -> None:
-    """Outline the group's domain; without one, the cells its pods went to (the first few, the first labelled)."""
-    if group.domains:
-        target = _target(cluster, group.domains, cell_of)
-        if target is not None:
-            target.tags.append(_Tag(name, colour, "chosen"))
-        return
-    nodes = sorted({cluster.node_index[pod.node] for pod in group.pods})
-    cells = list({id(cell_of[i]): cell_of[i] for i in nodes}.values())[:_NODE_OUTLINES]
-    for k, cell in enumerate(cells):
-        cell.tags.append(_Tag(name, colour, "chosen", shown=k == 0))
-
-
-def _mark_best(level: dict[str, Any], name: str, cluster: Cluster, cell_of: dict[int, _Element]) -> str:
-    """Outline a failed group's best candidate domain with its shortfall; the legend's text for it."""
-    unit = "pods" if level["kind"] == "PodGroup" else "child groups"
-    fits, need = level["best"]["fits"], level["need"]
-    short = f"{need - fits} short"
-    if (level["best"].get("alone") or 0) >= need:
-        short += " (fits alone, not after the groups before it)"
-    text = f"best for {name}: {fits} of {need} {unit}, {short}"
-    target = _target(cluster, level["best"]["domain"], cell_of)
-    if target is not None:
-        target.tags.append(_Tag(text, BEST_COLOUR, "shortfall"))
-    return f"{text} in {_where(level['best']['domain'])}"
-
-
-def _display_names(groups: list[GroupPlacement]) -> dict[str, str]:
-    """Each group's template name where it names one group only, its own name otherwise."""
-    templates: dict[str, int] = {}
-    for group in groups:
-        if group.template:
-            templates[group.template] = templates.get(group.template, 0) + 1
-    return {g.name: g.template if g.template and templates[g.template] == 1 else g.name for g in groups}
-
-
-def _pods_below(group: GroupPlacement, placement: Placement) -> int:
-    if group.kind == "PodGroup":
-        return len(group.pods)
-    return sum(_pods_below(child, placement) for child in placement.groups if child.parent == group.name)
-
-
-def _best_tries(placement: Placement) -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {}
-    for root in placement.explanation.get("roots", []):
-        for level in root.get("levels", []):
-            if level.get("best") is not None:
-                for name in (level["group"], *level.get("alike", [])):
-                    out.setdefault(name, level)
-    return out
-
-
-def _target(cluster: Cluster, domains: dict[str, str], cell_of: dict[int, _Element]) -> _Element | None:
-    """The drawn element for a domain path: its own box where its key is drawn, else the smallest that holds it."""
-    if not domains:
-        return None
-    *outer, (key, value) = domains.items()
-    domain = cluster.domains(key).get(value)
-    nodes = [i for i in domain.nodes if all(cluster.labels[i].get(k) == v for k, v in outer)] if domain else []
-    if not nodes:
-        return None
-    chains = []
-    for cell in {id(cell_of[i]): cell_of[i] for i in nodes}.values():
-        chain = []
-        element: _Element | None = cell
-        while element is not None:
-            chain.append(element)
-            element = element.parent
-        chains.append(chain[::-1])
-    common = chains[0][0]
-    for depth in range(min(len(chain) for chain in chains)):
-        if any(chain[depth] is not chains[0][depth] for chain in chains):
-            break
-        common = chains[0][depth]
-    same = common  # a box holding exactly the same nodes may be the domain's own (a rack of one node)
-    while same.parent is not None and len(same.parent.nodes) == len(common.nodes):
-        same = same.parent
-        if (same.key, same.value) == (key, value):
-            return same
-    return common
-
-
 # -- layout --------------------------------------------------------------------------------
 
 
@@ -600,13 +197,13 @@ def _label_width(text: str) -> int:
     return int(len(text) * _CHAR) + 1
 
 
-def _layout(box: _Element, named: bool) -> None:
+def _layout(box: Element, named: bool) -> None:
     """Sizes bottom-up, then positions top-down, all in whole pixels; ``named`` cells are tall enough for a name."""
     _size(box, named)
     _place(box, 0, 0)
 
 
-def _size(box: _Element, named: bool) -> None:
+def _size(box: Element, named: bool) -> None:
     for child in box.children:
         if child.is_cell:
             child.w, child.h = _CELL_W, _CELL_H
@@ -647,7 +244,7 @@ def _size(box: _Element, named: bool) -> None:
     box.h = _HEADER + content_h + _PAD + _TAG * sum(tag.shown for tag in box.tags)
 
 
-def _place(box: _Element, x: int, y: int) -> None:
+def _place(box: Element, x: int, y: int) -> None:
     box.x, box.y = x, y
     top, left = y + _HEADER, x + _PAD
     if box.grid is None:
@@ -668,7 +265,7 @@ def _place(box: _Element, x: int, y: int) -> None:
 # -- SVG -------------------------------------------------------------------------------------
 
 
-def _document(root: _Element, lines: list[str], legend: list[tuple[str, str, bool]], resource: str) -> str:
+def _document(root: Element, lines: list[str], legend: list[tuple[str, str, bool]], resource: str) -> str:
     swatches = [
         ("used before", USED_COLOUR),
         ("placed now", PLACED_COLOUR),
@@ -677,7 +274,7 @@ def _document(root: _Element, lines: list[str], legend: list[tuple[str, str, boo
     ]
     head = len(lines) + 1 + len(legend)
     top = head * _LEGEND_LINE + 8
-    swatch_texts = [text for text, _ in swatches] + [text for text, _ in _STATES.values()]
+    swatch_texts = [text for text, _ in swatches] + [text for text, _ in STATES.values()]
     width = (
         max(
             root.w,
@@ -715,7 +312,7 @@ def _document(root: _Element, lines: list[str], legend: list[tuple[str, str, boo
             f'<text x="{x + 16}" y="{y}" font-size="11">{text}</text>'
         )
         x += 16 + _label_width(text) + 18
-    for state, (text, _) in _STATES.items():
+    for state, (text, _) in STATES.items():
         out.append(
             f'<rect class="swatch" x="{x}" y="{y - 9}" width="12" height="10" fill="{FREE_COLOUR}" stroke="#757575"/>'
         )
@@ -741,13 +338,13 @@ def _document(root: _Element, lines: list[str], legend: list[tuple[str, str, boo
     return "\n".join(out) + "\n"
 
 
-def _walk(box: _Element) -> Iterable[_Element]:
+def _walk(box: Element) -> Iterable[Element]:
     yield box
     for child in box.children:
         yield from _walk(child)
 
 
-def _draw_box(box: _Element, out: list[str], resource: str, depth: int) -> None:
+def _draw_box(box: Element, out: list[str], resource: str, depth: int) -> None:
     """The box, its label and usage bar, and everything inside it, as one nested ``<g class="domain">``."""
     fill = "#f5f7fa" if depth % 2 == 0 else "#ffffff"
     level = short_key(box.key) if box.key is not None else "cluster"
@@ -768,7 +365,7 @@ def _draw_box(box: _Element, out: list[str], resource: str, depth: int) -> None:
     out.append("</g>")
 
 
-def _draw_cell(cell: _Element, out: list[str], resource: str) -> None:
+def _draw_cell(cell: Element, out: list[str], resource: str) -> None:
     kind = "node" if len(cell.nodes) == 1 and cell.key is None else "aggregate"
     attrs = f" data-key={quoteattr(cell.key)} data-value={quoteattr(cell.value or '')}" if cell.key is not None else ""
     out.append(f'<g class="cell" data-kind="{kind}"{attrs}>')
@@ -783,7 +380,7 @@ def _draw_cell(cell: _Element, out: list[str], resource: str) -> None:
     out.append("</g>")
 
 
-def _bar(out: list[str], x: int, y: int, w: int, h: int, usage: _Usage) -> None:
+def _bar(out: list[str], x: int, y: int, w: int, h: int, usage: Usage) -> None:
     """A bar: used before (grey), then placed now (orange), free (white); evicted as a red stripe; then node marks."""
     if usage.alloc <= 0:
         out.append(_rect("none", x, y, w, h, NONE_COLOUR, ' stroke="#bdbdbd" stroke-width="0.5"'))
@@ -821,7 +418,7 @@ def _rect(kind: str, x: float, y: float, w: float, h: float, fill: str, extra: s
     return f'<rect class="{kind}" x="{_n(x)}" y="{_n(y)}" width="{_n(w)}" height="{_n(h)}" fill="{fill}"{extra}/>'
 
 
-def _draw_tags(element: _Element, out: list[str]) -> None:
+def _draw_tags(element: Element, out: list[str]) -> None:
     """Outlines around the element, one inside the other; their texts inside a box, above a cell."""
     shown = [tag for tag in element.tags if tag.shown]
     for k, tag in enumerate(element.tags):
@@ -852,13 +449,13 @@ def _draw_tags(element: _Element, out: list[str]) -> None:
 # -- words and numbers -------------------------------------------------------------------------------
 
 
-def _describe(element: _Element, resource: str) -> str:
+def _describe(element: Element, resource: str) -> str:
     usage = element.usage
     what = element.label if element.key is None else f"{short_key(element.key)} {element.label}"
     if element.parent is None:
         what = "the cluster"
     text = f"{what}: {count_of(usage.nodes, 'node')}"
-    states = [f"{count} {_STATES[state][0]}" for state, count in usage.states.items() if count]
+    states = [f"{count} {STATES[state][0]}" for state, count in usage.states.items() if count]
     if states and not element.details:
         text += f" ({', '.join(states)})"
     if usage.alloc:
@@ -871,12 +468,6 @@ def _describe(element: _Element, resource: str) -> str:
             text += f", {readable_quantity(resource, usage.evicted)} evicted"
         text += f", {readable_quantity(resource, max(free, 0))} free"
     return f"{text}\n{element.details}" if element.details else text
-
-
-def _where(domains: dict[str, str]) -> str:
-    if not domains:
-        return "the cluster"
-    return ", ".join(f"{short_key(key)} {value}" for key, value in domains.items())
 
 
 def _part(width: int, amount: int, total: int) -> float:
