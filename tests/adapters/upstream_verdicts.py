@@ -1,8 +1,9 @@
 """What the ``workloadbuilder`` command makes of each upstream manifest: validate, compile (gang sizes), place.
 
-Each manifest of ``tests/data/upstream/`` (copied from ``../shared/manifests/upstream/``, each naming its
-source) is run as a new user would run it, with the objects it refers to (a TrainJob's runtime, the
-tutorial's PodGroup, migrated to 1.37 first). ``verdicts()`` gives one row per manifest; the golden file
+Each file of the corpus (``tests/data/upstream/<project>/``: the controllers' example folders copied
+whole, each project's ``SOURCE`` naming repository and commit) is run as a new user would run it, with
+the objects it refers to (a TrainJob's runtime, found by name in the corpus; the tutorial's PodGroup and
+Workload in the same folder, migrated to 1.37 first). ``verdicts()`` gives one row per manifest; the golden file
 ``tests/data/adapters/upstream-verdicts.yaml`` holds them and ``docs/adapters.md`` shows them as a table.
 """
 
@@ -25,23 +26,100 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "upstream"
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "adapters" / "upstream-verdicts.yaml"
 CLUSTER = ["--generate", "zones=1"]
 
-RELATED: dict[str, list[str]] = {
-    "trainer/02-runtime-patches.yaml": ["trainer-related/torch_distributed.yaml"],
-    "trainer/03-kueue-integration.yaml": ["trainer-related/torch_distributed.yaml"],
-    "trainer/flux-lammps-train-job.yaml": ["trainer/flux-runtime.yaml"],
+
+def _sources() -> dict[str, dict[str, Any]]:
+    """Each project's ``SOURCE`` note: repository, commit and the folders copied whole."""
+    return {path.parent.name: yaml.safe_load(path.read_text()) for path in sorted(DATA.glob("*/SOURCE"))}
+
+
+SOURCES = _sources()
+"""The projects of the corpus, by folder below ``tests/data/upstream``."""
+
+
+def _corpus() -> list[str]:
+    files = []
+    for project, source in SOURCES.items():
+        for folder in source["folders"]:
+            base = DATA / project / folder
+            files += [p for p in base.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()]
+    return sorted(str(path.relative_to(DATA)) for path in files)
+
+
+CASES = _corpus()
+"""Every upstream manifest of the corpus, by its path below ``tests/data/upstream``: ``<project>/<repository path>``."""
+
+LEGACY = sorted(str(path.relative_to(DATA)) for path in DATA.glob("*/*.yaml"))
+"""The 46 manifests of ``../shared/manifests/upstream`` (each names its source first), kept for other tests."""
+
+PLACE_OPTIONS: dict[str, list[str]] = {
+    "jobset/site/static/examples/workload-aware-scheduling/dra/jobset.yaml": ["--claim", "gpu-claim-template=gpu:1"],
 }
-"""The runtime each TrainJob names, given beside it."""
 
-MIGRATED: dict[str, list[str]] = {
-    "jobset/was-jobset.yaml": ["jobset/was-podgroup-v1alpha2.yaml", "jobset/was-workload-v1alpha2.yaml"],
-    "jobset/was-dra-jobset.yaml": ["jobset/was-dra-podgroup-v1alpha2.yaml", "jobset/was-dra-workload-v1alpha2.yaml"],
-}
-"""The tutorials' hand-made objects (written for v1alpha2), given beside their JobSet after ``migrate``."""
 
-PLACE_OPTIONS: dict[str, list[str]] = {"jobset/was-dra-jobset.yaml": ["--claim", "gpu-claim-template=gpu:1"]}
+def _read(file: str | Path) -> list[dict[str, Any]]:
+    """A file's objects, or none where it is no YAML (a template)."""
+    try:
+        return [doc for doc in yaml.safe_load_all((DATA / file).read_text()) if isinstance(doc, dict)]
+    except yaml.YAMLError:
+        return []
 
-CASES = sorted(str(path.relative_to(DATA)) for path in DATA.rglob("*.yaml"))
-"""Every upstream manifest, by its path below ``tests/data/upstream``."""
+
+def _documents(case: str) -> list[dict[str, Any]]:
+    return _read(case)
+
+
+def _index() -> dict[tuple[str, str], list[str]]:
+    """Which corpus files define each ``(kind, name)``."""
+    where: dict[tuple[str, str], list[str]] = {}
+    for case in CASES:
+        for doc in _documents(case):
+            key = (str(doc.get("kind")), str((doc.get("metadata") or {}).get("name")))
+            where.setdefault(key, []).append(case)
+    return where
+
+
+def _walk(value: Any, key: str) -> list[Any]:
+    """Every value stored under ``key`` anywhere in a document."""
+    found = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            found += [v] if k == key else []
+            found += _walk(v, key)
+    elif isinstance(value, list):
+        for v in value:
+            found += _walk(v, key)
+    return found
+
+
+def _needs(case: str, index: dict[tuple[str, str], list[str]]) -> tuple[list[str], list[str]]:
+    """The files a manifest refers to: as they are (a TrainJob's runtime), and to migrate first (v1alpha2 tutorials)."""
+    docs = _documents(case)
+    mine = {(str(d.get("kind")), str((d.get("metadata") or {}).get("name"))) for d in docs}
+    plain: list[str] = []
+    migrated: list[str] = []
+    for doc in docs:
+        if doc.get("kind") == "TrainJob":
+            ref = (doc.get("spec") or {}).get("runtimeRef") or {}
+            key = (ref.get("kind") or "ClusterTrainingRuntime", str(ref.get("name")))
+            if key not in mine:
+                homes = index.get(key, [])
+                near = [h for h in homes if Path(h).parent == Path(case).parent]
+                plain += (near or sorted(homes, key=lambda h: ("/base/runtimes/" not in h, h)))[:1]
+        for name in _walk(doc.get("spec"), "podGroupName"):
+            if ("PodGroup", str(name)) in mine:
+                continue
+            for home in index.get(("PodGroup", str(name)), []):
+                if Path(home).parent != Path(case).parent:
+                    continue
+                migrated.append(home)
+                for group in _documents(home):
+                    workload = ((group.get("spec") or {}).get("podGroupTemplateRef") or {}).get("workload") or {}
+                    migrated += [
+                        h
+                        for h in index.get(("Workload", str(workload.get("workloadName"))), [])
+                        if Path(h).parent == Path(case).parent
+                    ]
+    return list(dict.fromkeys(plain)), list(dict.fromkeys(migrated))
 
 
 def _run(argv: Sequence[str]) -> tuple[int, str, str]:
@@ -64,20 +142,28 @@ def _last_error(err: str) -> str:
     return next((short for prefix, short in _NOTHING.items() if text.startswith(prefix)), f"refused: {text}")
 
 
-def _inputs(case: str, scratch: Path) -> list[str]:
-    files = [case, *RELATED.get(case, [])]
-    if MIGRATED.get(case):
-        code, out, _ = _run(["migrate", *MIGRATED[case]])
-        assert code == 0, f"migrate of {MIGRATED[case]} failed"
-        target = scratch / (Path(case).stem + ".migrated.yaml")
+def _inputs(case: str, scratch: Path, index: dict[tuple[str, str], list[str]]) -> tuple[list[str], list[str]]:
+    """The files to give with a manifest, and how the row names them."""
+    plain, to_migrate = _needs(case, index)
+    files, named = [case, *plain], list(plain)
+    if to_migrate:
+        code, out, _ = _run(["migrate", *to_migrate])
+        assert code == 0, f"migrate of {to_migrate} failed"
+        target = scratch / (case.replace("/", "_") + ".migrated.yaml")
         target.write_text(out)
         files.append(str(target))
-    if case == "kueue/kueue-pod-group.yaml":  # plain Pods: Kueue's groups become native ones first
+        named += [f"{file} (migrated)" for file in to_migrate]
+    if any(_kueue_pod(doc) for doc in _documents(case)):  # plain Pods: Kueue's groups become native ones first
         code, out, _ = _run(["migrate", case])
-        target = scratch / "kueue-pod-group.migrated.yaml"
+        target = scratch / (case.replace("/", "_") + ".migrated.yaml")
         target.write_text(out)
-        files = [str(target)]
-    return files
+        files, named = [str(target)], ["(migrated)"]
+    return files, named
+
+
+def _kueue_pod(doc: dict[str, Any]) -> bool:
+    labels = (doc.get("metadata") or {}).get("labels") or {}
+    return doc.get("kind") == "Pod" and "kueue.x-k8s.io/pod-group-name" in labels
 
 
 def _validate(files: list[str]) -> str:
@@ -100,7 +186,7 @@ def _gangs(files: list[str]) -> list[str]:
     compiled = _workload_sizes(yaml.safe_load_all(out)) if code == 0 else []
     if compiled:
         return compiled
-    given = _workload_sizes(doc for file in files for doc in yaml.safe_load_all(Path(file).read_text()))
+    given = _workload_sizes(doc for file in files for doc in _read(file))
     if given:
         return [f"{size} (given)" for size in given]
     return [_last_error(err)] if code != 0 else []
@@ -142,22 +228,23 @@ def _place(case: str, files: list[str]) -> str:
     return f"not feasible: {reasons[0]}" if reasons else verdict
 
 
-def verdicts(scratch: Path) -> list[dict[str, Any]]:
+def verdicts(scratch: Path, cases: Sequence[str] = CASES) -> list[dict[str, Any]]:
     """One row per upstream manifest: its objects, and what validate, compile and place say."""
+    index = _index()
     with contextlib.chdir(DATA):
-        return [_row(case, scratch) for case in CASES]
+        return [_row(case, scratch, index) for case in cases]
 
 
-def _row(case: str, scratch: Path) -> dict[str, Any]:
+def _row(case: str, scratch: Path, index: dict[tuple[str, str], list[str]]) -> dict[str, Any]:
     """What validate, compile and place say of one manifest (run from ``DATA``)."""
-    files = _inputs(case, scratch)
-    docs = [doc for doc in yaml.safe_load_all((DATA / case).read_text()) if isinstance(doc, dict)]
-    objects = [f"{doc.get('kind') or '(no kind)'}/{(doc.get('metadata') or {}).get('name') or ''}" for doc in docs]
-    given = ["(migrated)" if Path(file).is_absolute() else file for file in files if file != case]
+    files, named = _inputs(case, scratch, index)
+    objects = [
+        f"{doc.get('kind') or '(no kind)'}/{(doc.get('metadata') or {}).get('name') or ''}" for doc in _documents(case)
+    ]
     return {
         "manifest": case,
         "objects": objects,
-        "with": given if case != "kueue/kueue-pod-group.yaml" else ["(migrated)"],
+        "with": named,
         "validate": _validate(files),
         "gangs": _gangs(files),
         "place": _place(case, files),

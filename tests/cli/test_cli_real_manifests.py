@@ -80,7 +80,11 @@ def test_a_builtin_kind_without_scheduling_content_is_skipped_with_a_note(tmp_pa
     [
         ("validate", [], ""),
         ("compile", [], "Note: nothing to compile: no object in the input has gang-scheduling content\n"),
-        ("place", ["--generate", "zones=1"], "Note: nothing to place: no object in the input has gang-scheduling content\n"),
+        (
+            "place",
+            ["--generate", "zones=1"],
+            "Note: nothing to place: no object in the input has gang-scheduling content\n",
+        ),
     ],
     ids=["validate", "compile", "place"],
 )
@@ -92,8 +96,12 @@ def test_only_builtin_kinds_is_exit_0(tmp_path, command, extra, last):
 
 
 def test_an_unknown_custom_kind_still_needs_allow_unknown(tmp_path):
-    path = write(tmp_path, "cq.yaml", JOB, {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ClusterQueue",
-                                            "metadata": {"name": "q"}})
+    path = write(
+        tmp_path,
+        "cq.yaml",
+        JOB,
+        {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ClusterQueue", "metadata": {"name": "q"}},
+    )
     assert run("validate", path)[0] == 2
     assert run("validate", "--allow-unknown", path)[0] == 0
 
@@ -124,11 +132,15 @@ def test_every_command_gives_the_not_served_message(command, extra, code):
 
 
 def test_a_runtime_error_is_said_of_the_runtime_document(tmp_path):
-    runtime = yaml.safe_load((UPSTREAM / "trainer" / "manifests" / "base" / "runtimes" / "torch_distributed.yaml")
-                             .read_text())
+    runtime = yaml.safe_load(
+        (UPSTREAM / "trainer" / "manifests" / "base" / "runtimes" / "torch_distributed.yaml").read_text()
+    )
     runtime["spec"]["mlPolicy"]["numNodes"] = "two"
-    train_job = next(d for d in yaml.safe_load_all((UPSTREAM / "trainer" / "examples" / "yaml" / "01-multi-node.yaml")
-                                                   .read_text()) if d)
+    train_job = next(
+        d
+        for d in yaml.safe_load_all((UPSTREAM / "trainer" / "examples" / "yaml" / "01-multi-node.yaml").read_text())
+        if d
+    )
     path = write(tmp_path, "tj.yaml", train_job, runtime)
     error = 'spec.mlPolicy.numNodes: Invalid value: "two": must be of type integer'
     where = f"{path} (document 2)"
@@ -160,12 +172,19 @@ def test_jobset_rules_without_names_are_named_by_the_webhook(manifest, verdict):
 @pytest.mark.parametrize(
     ("manifest", "error"),
     [
-        ("duplicatedPolicyEvent-webhook-deny.yaml",
-         'spec.policies[1].event: Invalid value: "PodFailed": duplicate event PodFailed  across different policy'),
-        ("duplicatedTaskName-webhook-deny.yaml",
-         'spec.tasks[1].name: Invalid value: "task-1": duplicated task name task-1'),
-        ("minAvailable-webhook-deny.yaml",
-         "spec.minAvailable: Invalid value: 5: job 'minAvailable' should not be greater than total replicas in tasks"),
+        (
+            "duplicatedPolicyEvent-webhook-deny.yaml",
+            'spec.policies[1].event: Invalid value: "PodFailed": duplicate event PodFailed  across different policy',
+        ),
+        (
+            "duplicatedTaskName-webhook-deny.yaml",
+            'spec.tasks[1].name: Invalid value: "task-1": duplicated task name task-1',
+        ),
+        (
+            "minAvailable-webhook-deny.yaml",
+            "spec.minAvailable: Invalid value: 5: "
+            "job 'minAvailable' should not be greater than total replicas in tasks",
+        ),
     ],
     ids=["duplicated-policy-event", "duplicated-task-name", "min-available"],
 )
