@@ -143,16 +143,37 @@ def test_matches_and_check(pod: PodConstraints, labels: dict[str, str], name: st
     assert nodeaffinity.check(pod, labels, name) == (None if fits else REASON)
 
 
-@pytest.mark.xfail(strict=True, reason="nodeaffinity._integer uses Python int(), not Go's strconv.ParseInt(s, 10, 64)")
 @pytest.mark.parametrize(
-    ("operator", "bound", "label"),
-    [("Gt", "5", "1_0"), ("Gt", "5", "99999999999999999999"), ("Lt", "1_000", "20")],
-    ids=["underscore-digits-label", "label-beyond-int64", "underscore-digits-value"],
+    ("operator", "bound", "label", "holds"),
+    [
+        ("Gt", "5", "1_0", False),
+        ("Gt", "5", "99999999999999999999", False),
+        ("Lt", "1_000", "20", False),
+        ("Gt", "5", " 10", False),
+        ("Gt", "5", "\u0661\u0660", False),
+        ("Gt", "5", "+10", True),
+        ("Gt", "5", "010", True),
+        ("Lt", "-3", "-9223372036854775808", True),
+        ("Gt", "5", "9223372036854775807", True),
+        ("Gt", "5", "9223372036854775808", False),
+    ],
+    ids=[
+        "underscore-digits-label",
+        "label-beyond-int64",
+        "underscore-digits-value",
+        "leading-space",
+        "arabic-indic-digits",
+        "plus-sign",
+        "leading-zero",
+        "int64-min",
+        "int64-max",
+        "one-past-int64-max",
+    ],
 )
-def test_gt_lt_parse_as_go_parseint(operator: str, bound: str, label: str) -> None:
-    """ParseInt rejects ``1_0`` and numbers beyond int64: the requirement does not hold (Requirement.Matches)."""
+def test_gt_lt_parse_as_go_parseint(operator: str, bound: str, label: str, holds: bool) -> None:
+    """Both sides are read as ``strconv.ParseInt(s, 10, 64)``; an unparsable one makes the requirement fail."""
     pod = required(term(req("kv", operator, bound)))
-    assert nodeaffinity.matches(pod, {"kv": label}, "n1") is False
+    assert nodeaffinity.matches(pod, {"kv": label}, "n1") is holds
 
 
 def read(spec: dict[str, Any]) -> PodConstraints:

@@ -19,6 +19,7 @@ fails with ``pod affinity terms conflict``, which ``FitError`` prints alone.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from workloadbuilder.placement.k8s.constraints import NodeSelectorRequirement, NodeSelectorTerm, PodConstraints
@@ -42,11 +43,20 @@ PREFILTERED_REASON = f"node(s) didn't satisfy plugin(s) [{NAME}]"
 """The framework's status for the nodes PreFilter left out (the plugins that narrowed the nodes, sorted)."""
 
 
+_PARSE_INT = re.compile(r"[+-]?[0-9]+")
+_INT64 = range(-(2**63), 2**63)
+
+
 def _integer(text: str) -> int | None:
-    try:
-        return int(text, 10)
-    except ValueError:
+    """``text`` as Go's ``strconv.ParseInt(text, 10, 64)`` reads it (a sign, ASCII digits, int64), else ``None``.
+
+    Python's ``int`` would also take underscores, surrounding spaces, other
+    scripts' digits and any size, none of which a Gt/Lt requirement accepts.
+    """
+    if not _PARSE_INT.fullmatch(text):
         return None
+    value = int(text)
+    return value if value in _INT64 else None
 
 
 def _holds(requirement: NodeSelectorRequirement, labels: Mapping[str, str]) -> bool:
