@@ -106,7 +106,7 @@ def test_simulate_the_bundled_queue_json():
     assert [run["name"] for run in data["workloads"]] == [
         "llm-pretrain-0-1", "llm-pretrain-0-2", "llm-pretrain-0-3", "llm-pretrain-1", "eval",
     ]  # fmt: skip
-    assert set(data) == {"workloads", "makespan", "undecided", "stopped", "utilization"}
+    assert set(data) == {"workloads", "makespan", "undecided", "stopped", "utilization", "evictions", "seed"}
     assert (data["undecided"], data["stopped"]) == (False, None)
     assert data["makespan"] == max(run["end"] for run in data["workloads"])
     assert all(run["wait"] == run["start"] - run["arrival"] for run in data["workloads"])

@@ -165,7 +165,10 @@ def simulate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.output == "json":
         out.write(json.dumps(result.to_dict(), indent=2) + "\n")
     else:
-        out.write(f"{line}\n{result.text}\n")
+        # the tie-break seed, beside the generator's own `seed=` of the cluster line: they are not the same
+        copies = sum(workload.count for workload in workloads)
+        queue = f"queue: {args.queue}, {copies} {'copy' if copies == 1 else 'copies'}, tie-break seed {result.seed}"
+        out.write(f"{line}\n{queue}\n{result.text}\n")
     _draw(args, utilization_svg(result))
     return 1 if result.undecided else 0
 

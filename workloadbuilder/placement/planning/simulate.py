@@ -27,7 +27,7 @@ import math
 import random
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from workloadbuilder.errors import InvalidArgumentError
@@ -44,7 +44,7 @@ from workloadbuilder.placement.planning.copies import as_running, copies_of, lea
 from workloadbuilder.placement.request.model import PlacementRequest
 from workloadbuilder.placement.strategies.complete import DEFAULT_TIMEOUT
 
-__all__ = ["CopyRun", "Simulation", "Workload", "simulate"]
+__all__ = ["CopyRun", "Eviction", "Simulation", "Workload", "simulate"]
 
 
 @dataclass(frozen=True)
@@ -102,6 +102,40 @@ class CopyRun:
 
 
 @dataclass(frozen=True)
+class Eviction:
+    """One unit a starting copy evicted: a copy of the queue or something the cluster ran.
+
+    ``victim`` is the copy's name (``kind`` ``copy``: it is queued again), or
+    the cluster's running Pod's or group's own name (``kind`` ``Pod``,
+    ``PodGroup`` or ``CompositePodGroup``: it is gone).
+    """
+
+    time: float
+    by: str
+    victim: str
+    kind: str
+    priority: int
+    pods: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"time", "by", "victim", "kind", "priority", "pods"}``."""
+        return {
+            "time": self.time,
+            "by": self.by,
+            "victim": self.victim,
+            "kind": self.kind,
+            "priority": self.priority,
+            "pods": self.pods,
+        }
+
+    @property
+    def text(self) -> str:
+        """``at 0s: urgent evicted Pod low (priority 0, 1 pod)``."""
+        pods = f"{self.pods} pod" if self.pods == 1 else f"{self.pods} pods"
+        return f"at {_t(self.time)}: {self.by} evicted {self.kind} {self.victim} (priority {self.priority}, {pods})"
+
+
+@dataclass(frozen=True)
 class Simulation:
     """The played-out queue.
 
@@ -111,11 +145,16 @@ class Simulation:
             or is undecided).
         utilization: per resource the workloads request, ``[time, fraction]``
             points: the share of the cluster's allocatable in use from that
-            time on (the cluster's own running pods included).
+            time on (the cluster's own running pods included, a node's use
+            beyond its allocatable not), never above 1.
         stopped: the simulated time at which the time bound (``timeout``
             seconds of wall clock) stopped the play, or ``None`` when it ran
             to the end; copies not ended by then are undecided.
         timeout: the time bound the simulation ran under.
+        evictions: every unit a starting copy evicted, in time order; an
+            evicted copy is queued again, an evicted running pod of the
+            cluster is gone and frees what it held.
+        seed: the seed of the tie-breaks between equal arrivals.
     """
 
     workloads: list[CopyRun]
@@ -123,6 +162,8 @@ class Simulation:
     utilization: dict[str, list[list[float]]] = field(default_factory=dict)
     stopped: float | None = None
     timeout: float | None = None
+    evictions: list[Eviction] = field(default_factory=list)
+    seed: int = 0
 
     @property
     def undecided(self) -> bool:
@@ -130,7 +171,7 @@ class Simulation:
         return any(run.undecided for run in self.workloads)
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"workloads", "makespan", "undecided", "stopped", "utilization"}``."""
+        """``{"workloads", "makespan", "undecided", "stopped", "utilization", "evictions", "seed"}``."""
         return {
             "workloads": [run.to_dict() for run in self.workloads],
             "makespan": self.makespan,
@@ -139,11 +180,13 @@ class Simulation:
             "utilization": {
                 resource: [list(point) for point in points] for resource, points in self.utilization.items()
             },
+            "evictions": [eviction.to_dict() for eviction in self.evictions],
+            "seed": self.seed,
         }
 
     @property
     def text(self) -> str:
-        """One line per copy, then the makespan."""
+        """One line per copy, one per eviction, then the makespan."""
         lines = []
         bound = "-" if self.timeout is None else f"{self.timeout:.3g} s"
         for run in self.workloads:
@@ -157,6 +200,7 @@ class Simulation:
                     f"{run.name}: arrived {_t(run.arrival)}, started {_t(run.start)}, ended {_t(run.end)}"
                     f" (waited {_t(run.wait)}{extra})"
                 )
+        lines += [eviction.text for eviction in self.evictions]
         if self.stopped is not None:
             lines.append(f"stopped at {_t(self.stopped)}: the time bound ({bound}) was reached")
         if self.makespan is not None:
@@ -257,7 +301,7 @@ def simulate(
             shape = (id(workload.request), priority)
             copies.append(_Copy(run, request, priority, workload.duration, tie, len(copies), shape))
     deadline = None if timeout is None else started + timeout
-    return _Player(cluster, copies, strategy, extra, deadline, timeout).play()
+    return replace(_Player(cluster, copies, strategy, extra, deadline, timeout).play(), seed=seed)
 
 
 def _check_arguments(
@@ -358,7 +402,16 @@ class _Player:
         self.utilization: dict[str, list[list[float]]] = {r: [] for r in self.resources if r in cluster.resource_index}
         self.used = [list(column) for column in cluster.used]
         self.totals = [sum(column) for column in cluster.allocatable]
-        self.in_use = [sum(column) for column in cluster.used]
+        # what is in use, each node counted up to its allocatable (a debt is no use of more than there is)
+        self.in_use = [
+            sum(min(max(u, 0), a) for a, u in zip(alloc, used, strict=True))
+            for alloc, used in zip(cluster.allocatable, cluster.used, strict=True)
+        ]
+        self.evictions: list[Eviction] = []
+        # the cluster's own running pods by (name, node name), and those an eviction removed
+        self.base_pods = {(pod.name, cluster.names[pod.node]): pod for pod in cluster.running_pods}
+        self.gone: set[tuple[str, str]] = set()
+        self.base_now = cluster  # the cluster without the gone pods; rebuilt when one goes
         self.cached: Cluster | None = None
         ok = cluster.schedulable
         self.free = [
@@ -399,7 +452,9 @@ class _Player:
                     c.run.start, c.run.undecided = None, True
         ends = [c.run.end for c in self.copies]
         makespan = None if any(end is None for end in ends) else max((e for e in ends if e is not None), default=0.0)
-        return Simulation([c.run for c in self.copies], makespan, self.utilization, self.stopped, self.timeout)
+        return Simulation(
+            [c.run for c in self.copies], makespan, self.utilization, self.stopped, self.timeout, self.evictions
+        )
 
     def _pass(self, candidates: list[int], now: float) -> list[int]:
         """Try ``candidates`` in queue order; start those that fit. Returns the started copies."""
@@ -424,7 +479,7 @@ class _Player:
         if self.cached is None:
             pods = [pod for c in self.running.values() for pod in c.pods]
             groups = [group for c in self.running.values() for group in c.groups]
-            self.cached = with_usage(self.base, [list(column) for column in self.used], pods, groups)
+            self.cached = with_usage(self.base_now, [list(column) for column in self.used], pods, groups)
         return self.cached
 
     def _hold(self, priority: int, requests: tuple[int, ...], sign: int) -> None:
@@ -434,18 +489,22 @@ class _Player:
 
     def _account(self, c: _Copy, sign: int) -> None:
         """Add (``sign`` 1) or remove (-1) the copy's pods from the running state."""
+        for pod in c.pods:
+            self._move(pod, sign)
+
+    def _move(self, pod: RunningPod, sign: int) -> None:
+        """Add (``sign`` 1) or remove (-1) one pod's requests on its node."""
         self.cached = None
         ok = self.base.schedulable
-        for pod in c.pods:
-            self._hold(pod.priority, pod.requests, sign)
-            for r, amount in enumerate(pod.requests):
-                if amount:
-                    alloc, used = self.base.allocatable[r][pod.node], self.used[r][pod.node]
-                    after = used + sign * amount
-                    if ok[pod.node]:
-                        self.free[r] += max(0, alloc - after) - max(0, alloc - used)
-                    self.used[r][pod.node] = after
-                    self.in_use[r] += sign * amount
+        self._hold(pod.priority, pod.requests, sign)
+        for r, amount in enumerate(pod.requests):
+            if amount:
+                alloc, used = self.base.allocatable[r][pod.node], self.used[r][pod.node]
+                after = used + sign * amount
+                if ok[pod.node]:
+                    self.free[r] += max(0, alloc - after) - max(0, alloc - used)
+                self.used[r][pod.node] = after
+                self.in_use[r] += min(max(after, 0), alloc) - min(max(used, 0), alloc)
 
     def _stop(self, i: int) -> None:
         c = self.running.pop(i)
@@ -476,11 +535,23 @@ class _Player:
                 c.run.undecided = True
             return False
         c.run.undecided = False
+        copies: dict[int, int] = {}  # evicted copy -> how many of its pods the victims name
         for victim in answer.victims:
+            owners = {self.by_pod.get(evicted.name) for evicted in victim.pods} - {None}
+            owned = [j for j in owners if j is not None and j in self.running]
+            if owned:
+                for j in owned:
+                    copies[j] = copies.get(j, 0) + len(victim.pods)
+                continue
             for evicted in victim.pods:
-                j = self.by_pod.get(evicted.name)
-                if j is not None and j in self.running:
-                    self._evict(j)
+                if (evicted.name, evicted.node) in self.base_pods:
+                    self._evict_base((evicted.name, evicted.node))
+            gone = Eviction(now, c.run.name, victim.name, victim.kind, victim.priority, len(victim.pods))
+            self.evictions.append(gone)
+        for j, pods in copies.items():
+            self._evict(j)
+            evicted_copy = self.copies[j]
+            self.evictions.append(Eviction(now, c.run.name, evicted_copy.run.name, "copy", evicted_copy.priority, pods))
         c.started = now
         c.pods, c.groups = _as_running(answer, c, state)
         for running in c.pods:
@@ -488,6 +559,16 @@ class _Player:
         self.running[i] = c
         self._account(c, +1)
         return True
+
+    def _evict_base(self, key: tuple[str, str]) -> None:
+        """Remove one of the cluster's own running pods: it is gone for the rest of the play."""
+        if key in self.gone:
+            return
+        self.gone.add(key)
+        self._move(self.base_pods[key], -1)
+        names = self.base.names
+        kept = [pod for pod in self.base.running_pods if (pod.name, names[pod.node]) not in self.gone]
+        self.base_now = self.base.replace(running_pods=kept)
 
     def _evict(self, j: int) -> None:
         victim = self.copies[j]
