@@ -16,7 +16,7 @@ import pytest
 from workloadbuilder.field import ErrorList, FieldPath
 from workloadbuilder.placement.k8s.constraints import read_constraints
 from workloadbuilder.placement.request.model import PodSet
-from workloadbuilder.placement.request.unmodelled import DEFAULT_SCHEDULER, unmodelled
+from workloadbuilder.placement.request.unmodelled import DEFAULT_SCHEDULER, _namespace_selectors, unmodelled
 
 LABELS = {"app": "w"}
 SELF = {"labelSelector": {"matchLabels": LABELS}}
@@ -172,3 +172,26 @@ def test_warnings_come_in_field_order() -> None:
         "spec.resourceClaims",
         "spec.schedulerName",
     ]
+
+
+@pytest.mark.parametrize(
+    ("term", "warned"),
+    [
+        ({"topologyKey": "zone", "labelSelector": {}, "namespaceSelector": {"matchLabels": {"team": "x"}}}, True),
+        ({"topologyKey": "zone", "labelSelector": {}, "namespaceSelector": {}}, False),
+        ({"topologyKey": "zone", "labelSelector": {}, "namespaces": ["a"]}, False),
+    ],
+    ids=["label-selector-warned", "empty-selector-is-every-namespace", "listed-namespaces-only"],
+)
+def test_a_namespace_selector_by_label_is_named(term: dict[str, Any], warned: bool) -> None:
+    spec = {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}}
+    expected = (
+        [
+            "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].namespaceSelector: "
+            "namespaces are selected by their labels, which the model does not know; it counts the pods of the "
+            "listed namespaces (the pod's own when none is listed)"
+        ]
+        if warned
+        else []
+    )
+    assert _namespace_selectors(spec) == expected

@@ -44,6 +44,7 @@ def unmodelled(pod_set: Any, spec: Mapping[str, Any]) -> list[str]:
         out.append(
             f"spec.schedulerName: {scheduler!r} is not kube-scheduler's default profile, which this model follows"
         )
+    out += _namespace_selectors(spec)
     pod = pod_set.constraints
     for k, term in enumerate(pod.pod_affinity):
         if self_matching(term, pod) and pod_set.count > 1:
@@ -58,4 +59,29 @@ def unmodelled(pod_set: Any, spec: Mapping[str, Any]) -> list[str]:
                 f"among the pods being placed over {term.topology_key} is not checked "
                 "(only over kubernetes.io/hostname)"
             )
+    return out
+
+
+def _namespace_selectors(spec: Mapping[str, Any]) -> list[str]:
+    """A required pod (anti-)affinity term whose ``namespaceSelector`` selects by label: namespaces' labels are unknown.
+
+    kube-scheduler matches the pods of the listed namespaces and of every
+    namespace the selector selects; the model knows no namespace's labels,
+    so it counts the listed namespaces (the pod's own when none is listed).
+    """
+    affinity = spec.get("affinity")
+    if not isinstance(affinity, Mapping):
+        return []
+    out = []
+    for kind in ("podAffinity", "podAntiAffinity"):
+        section = affinity.get(kind)
+        terms = section.get("requiredDuringSchedulingIgnoredDuringExecution") if isinstance(section, Mapping) else None
+        for k, term in enumerate(_list(terms)):
+            selector = term.get("namespaceSelector") if isinstance(term, Mapping) else None
+            if isinstance(selector, Mapping) and selector:
+                out.append(
+                    f"spec.affinity.{kind}.requiredDuringSchedulingIgnoredDuringExecution[{k}].namespaceSelector: "
+                    "namespaces are selected by their labels, which the model does not know; it counts the pods "
+                    "of the listed namespaces (the pod's own when none is listed)"
+                )
     return out
