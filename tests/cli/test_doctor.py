@@ -156,7 +156,7 @@ BAD_INPUT = {
     "no-slash": (["train"], "error: 'train': expected KIND/NAME, e.g. jobset/llm-pretrain\n"),
     "unknown-context": (
         ["jobset/train", "--context", "prod"],
-        "error: kubeconfig: Invalid kube-config file. Expected object with name prod in {kubeconfig}/contexts list\n",
+        "error: kubeconfig {kubeconfig}: no context named 'prod' (contexts: ml)\n",
     ),
 }
 

@@ -33,6 +33,8 @@ from typing import Any
 from workloadbuilder.doctor.live import LiveState
 from workloadbuilder.errors import WorkloadBuilderError
 from workloadbuilder.field import AggregateError
+from workloadbuilder.gofmt import capped
+from workloadbuilder.limits import MAX_NODES, MAX_PODS, MAX_RUNTIME_GROUPS
 from workloadbuilder.placement import Cluster, PlacementRequest, Pods, place
 
 __all__ = ["Diagnosis", "GroupStatus", "diagnose"]
@@ -132,17 +134,27 @@ def _get(obj: Any, *keys: str) -> Any:
 
 
 def _name(obj: Mapping[str, Any]) -> str:
-    return str(_get(obj, "metadata", "name") or "")
+    """``metadata.name`` as text (capped: the live state comes from a server that may send anything)."""
+    name = _get(obj, "metadata", "name")
+    return _shown(name) if name else ""
+
+
+def _shown(value: Any) -> str:
+    """A value from the live state as a message shows it: on one line, at most ``limits.MAX_MESSAGE_VALUE`` long."""
+    return capped(" ".join(str(value).split()))
 
 
 def _conditions(obj: Mapping[str, Any]) -> tuple[str, ...]:
     found = []
-    for condition in _get(obj, "status", "conditions") or ():
-        text = f"{condition.get('type')}={condition.get('status')}"
+    listed = _get(obj, "status", "conditions")
+    for condition in listed if isinstance(listed, list) else ():
+        if not isinstance(condition, Mapping):
+            continue
+        text = f"{_shown(condition.get('type'))}={_shown(condition.get('status'))}"
         if condition.get("reason"):
-            text += f" ({condition['reason']})"
+            text += f" ({_shown(condition['reason'])})"
         if condition.get("message"):
-            text += f": {condition['message']}"
+            text += f": {_shown(condition['message'])}"
         found.append(text)
     return tuple(found)
 
@@ -153,7 +165,7 @@ def _min_count(group: Mapping[str, Any]) -> int:
     if not isinstance(gang, Mapping):
         return 0
     value = gang.get("minCount", gang.get("minGroupCount", 0))
-    return value if isinstance(value, int) else 0
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 @dataclass
@@ -197,28 +209,34 @@ def _scope(state: LiveState) -> _Scope:
     missing: list[tuple[dict[str, Any], str]] = []
     seen: set[str] = set()
     for group in [*[cpg for cpg in state.composite_pod_groups if kind != "PodGroup"], *pod_groups]:
-        if kind != "PodGroup" and group["kind"] == "CompositePodGroup":
+        if kind != "PodGroup" and group.get("kind") == "CompositePodGroup":
             if _get(group, "spec", "workloadRef", "workloadName") != workload_name:
                 continue
         chain = [group]
-        parent = _get(group, "spec", "parentCompositePodGroupName")
+        parent = _parent(group)
         while parent and parent in composites and parent not in seen:
             chain.append(composites[parent])
-            parent = _get(composites[parent], "spec", "parentCompositePodGroupName")
+            parent = _parent(composites[parent])
         if parent and parent not in composites:
             missing.append((chain[-1], parent))
         for member in reversed(chain):
-            key = f"{member['kind']}/{_name(member)}"
+            key = f"{member.get('kind')}/{_name(member)}"
             if key not in seen:
                 seen.add(key)
                 groups.append(member)
-    names = {_name(pg) for pg in groups if pg["kind"] == "PodGroup"}
+    names = {_name(pg) for pg in groups if pg.get("kind") == "PodGroup"}
     pods: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
     for pod in state.pods:
         group_name = _get(pod, "spec", "schedulingGroup", "podGroupName")
-        if group_name in names and _get(pod, "metadata", "namespace") == namespace:
+        if isinstance(group_name, str) and group_name in names and _get(pod, "metadata", "namespace") == namespace:
             pods[group_name].append(pod)
     return _Scope(workload, groups, pods, missing)
+
+
+def _parent(group: Mapping[str, Any]) -> str | None:
+    """``spec.parentCompositePodGroupName`` when it is a name (anything else is no parent)."""
+    parent = _get(group, "spec", "parentCompositePodGroupName")
+    return _shown(parent) if isinstance(parent, str) and parent else None
 
 
 def _events(state: LiveState, kind: str, name: str) -> list[dict[str, Any]]:
@@ -235,12 +253,12 @@ def _latest_fit_error(state: LiveState, pods: Sequence[Mapping[str, Any]]) -> st
         event
         for pod in pods
         for event in _events(state, "Pod", _name(pod))
-        if event.get("reason") == "FailedScheduling" and event.get("message")
+        if event.get("reason") == "FailedScheduling" and isinstance(event.get("message"), str) and event["message"]
     ]
     if not found:
         return None
     latest = max(found, key=lambda e: str(e.get("lastTimestamp") or e.get("eventTime") or ""))
-    return str(latest["message"]).strip()
+    return capped(str(latest["message"]).strip())
 
 
 def _label(group: Mapping[str, Any]) -> str:
@@ -262,10 +280,20 @@ def diagnose(state: LiveState) -> Diagnosis:
     """The dominant reason the target's gangs are (not) running, with evidence, next step and replay.
 
     Never raises for a state the apiserver could hold: a replay the engine
-    cannot build (e.g. malformed live pods) is reported in ``replay``.
+    cannot build (e.g. malformed live pods), or one past the engine's limits
+    (``limits.MAX_PODS`` pods, ``limits.MAX_RUNTIME_GROUPS`` groups,
+    ``limits.MAX_NODES`` nodes), is reported in ``replay``. Every value from
+    the live state is shown capped at ``limits.MAX_MESSAGE_VALUE`` characters.
+
+    Raises:
+        TypeError: ``state`` is not a ``LiveState``, or its target is not a JSON object.
     """
+    if not isinstance(state, LiveState):
+        raise TypeError(f"diagnose(): state must be a LiveState, not {type(state).__name__}")
+    if not isinstance(state.target, Mapping):
+        raise TypeError(f"diagnose(): state.target must be a JSON object (dict), not {type(state.target).__name__}")
     target = state.target
-    title = f"{target.get('kind')} {_get(target, 'metadata', 'namespace')}/{_name(target)}"
+    title = f"{_shown(target.get('kind'))} {_shown(_get(target, 'metadata', 'namespace'))}/{_name(target)}"
     scope = _scope(state)
     statuses = tuple(_status(group, scope) for group in scope.groups)
     evidence: list[str] = []
@@ -279,8 +307,9 @@ def diagnose(state: LiveState) -> Diagnosis:
                 f"{status.pods} pods exist, {status.scheduled} scheduled"
             )
     for group in scope.groups:
-        for event in _events(state, group["kind"], _name(group)):
-            evidence.append(f"event {group['kind']} {_name(group)}: {event.get('reason')}: {event.get('message')}")
+        for event in _events(state, str(group.get("kind")), _name(group)):
+            said = f"{_shown(event.get('reason'))}: {_shown(event.get('message'))}"
+            evidence.append(f"event {group.get('kind')} {_name(group)}: {said}")
 
     def answer(problem: str, reason: str, next_step: str, replay: str | None = None) -> Diagnosis:
         return Diagnosis(
@@ -296,10 +325,10 @@ def diagnose(state: LiveState) -> Diagnosis:
 
     if scope.missing_parents:
         child, parent = scope.missing_parents[0]
-        evidence.insert(0, f"{child['kind']} {_name(child)}: spec.parentCompositePodGroupName={parent}: not found")
+        evidence.insert(0, f"{child.get('kind')} {_name(child)}: spec.parentCompositePodGroupName={parent}: not found")
         return answer(
             "invalid-hierarchy",
-            f"{child['kind']} {_name(child)} names parent CompositePodGroup {parent}, which does not exist: "
+            f"{child.get('kind')} {_name(child)} names parent CompositePodGroup {parent}, which does not exist: "
             "the scheduler will not schedule it",
             f"create CompositePodGroup {parent} or correct spec.parentCompositePodGroupName "
             f"(the controller that owns {_name(child)} should recreate it)",
@@ -319,7 +348,7 @@ def diagnose(state: LiveState) -> Diagnosis:
             "check the controller that creates the PodGroups from the Workload's podGroupTemplates",
             "not replayed: no PodGroup",
         )
-    by_name = {_name(group): group for group in scope.groups if group["kind"] == "PodGroup"}
+    by_name = {_name(group): group for group in scope.groups if group.get("kind") == "PodGroup"}
     for status in statuses:
         if status.kind == "PodGroup" and status.pods < status.min_count:
             missing = status.min_count - status.pods
@@ -361,12 +390,12 @@ def diagnose(state: LiveState) -> Diagnosis:
 
 
 def _status(group: Mapping[str, Any], scope: _Scope) -> GroupStatus:
-    pods = scope.pods.get(_name(group), []) if group["kind"] == "PodGroup" else []
+    pods = scope.pods.get(_name(group), []) if group.get("kind") == "PodGroup" else []
     live = [pod for pod in pods if _get(pod, "status", "phase") not in _DONE]
     return GroupStatus(
-        kind=str(group["kind"]),
+        kind=str(group.get("kind")),
         name=_name(group),
-        parent=_get(group, "spec", "parentCompositePodGroupName"),
+        parent=_parent(group),
         min_count=_min_count(group),
         pods=len(live),
         scheduled=sum(1 for pod in live if _get(pod, "spec", "nodeName")),
@@ -375,11 +404,14 @@ def _status(group: Mapping[str, Any], scope: _Scope) -> GroupStatus:
 
 
 def _replay(state: LiveState, scope: _Scope) -> str:
-    """The engine's scheduling cycle for the pending pods, on the cluster the live objects describe."""
-    groups: list[dict[str, Any]] = []
-    pods: dict[str, Pods] = {}
+    """The engine's scheduling cycle for the pending pods, on the cluster the live objects describe.
+
+    The sizes are checked against the engine's limits before anything is made: a live PodGroup may ask
+    for up to 2,147,483,647 pods (the apiserver accepts any int32), far past what the engine models.
+    """
+    wanted: list[tuple[dict[str, Any], list[dict[str, Any]], int, int]] = []  # group, pending, count, needed
     for group in scope.groups:
-        if group["kind"] != "PodGroup":
+        if group.get("kind") != "PodGroup":
             continue
         live = [pod for pod in scope.pods[_name(group)] if _get(pod, "status", "phase") not in _DONE]
         pending = [pod for pod in live if not _get(pod, "spec", "nodeName")]
@@ -388,17 +420,34 @@ def _replay(state: LiveState, scope: _Scope) -> str:
         # The pods still missing for quorum are replayed as copies of a pending one.
         needed = _min_count(group) - (len(live) - len(pending))
         count = max(len(pending), needed)
+        if count > MAX_PODS:
+            return (
+                f"not replayed: PodGroup {_name(group)} would replay {count} pods (minCount {_min_count(group)}); "
+                f"the engine models at most {MAX_PODS} pods per replay"
+            )
+        wanted.append((group, pending, count, needed))
+    if not wanted:
+        return "not replayed: nothing is pending"
+    total = sum(count for _, _, count, _ in wanted)
+    if total > MAX_PODS:
+        return f"not replayed: the pending gangs would replay {total} pods; the engine models at most {MAX_PODS}"
+    if len(wanted) > MAX_RUNTIME_GROUPS:
+        return f"not replayed: {len(wanted)} PodGroups are pending; the engine replays at most {MAX_RUNTIME_GROUPS}"
+    if len(state.nodes) > MAX_NODES:
+        return f"not replayed: the cluster has {len(state.nodes)} nodes; the engine models at most {MAX_NODES}"
+    groups: list[dict[str, Any]] = []
+    pods: dict[str, Pods] = {}
+    for group, pending, count, needed in wanted:
         names = [_name(pod) for pod in pending]
         names += [f"{_name(group)}-not-created-{i}" for i in range(count - len(pending))]
         replayed = copy.deepcopy(group)
         gang = _get(replayed, "spec", "schedulingPolicy", "gang")
         if isinstance(gang, dict):
             gang["minCount"] = max(1, min(count, needed))
-        replayed["spec"].pop("parentCompositePodGroupName", None)
+        if isinstance(replayed.get("spec"), dict):
+            replayed["spec"].pop("parentCompositePodGroupName", None)
         groups.append(replayed)
         pods[_name(group)] = Pods(count, template=pending[0], names=tuple(names))
-    if not groups:
-        return "not replayed: nothing is pending"
     try:
         cluster = Cluster.from_kubectl(
             state.nodes,
@@ -408,5 +457,5 @@ def _replay(state: LiveState, scope: _Scope) -> str:
         )
         answer = place(PlacementRequest.from_groups(groups, pods), cluster)
     except (AggregateError, WorkloadBuilderError) as problem:
-        return f"not replayed: {problem}"
+        return f"not replayed: {capped(' '.join(str(problem).split()))}"
     return answer.text.rstrip("\n")

@@ -1,22 +1,37 @@
 """``workloadbuilder doctor KIND/NAME``: parse the flags, read the live state, diagnose, print.
 
-Exit codes: 0 healthy, 1 a problem found, 2 bad input (an unknown kind, an
-object that does not exist, an unreadable kubeconfig; one line on stderr).
+Exit codes: 0 healthy, 1 a problem found, 2 bad input: an unknown kind, an
+object that does not exist, an unusable kubeconfig, or a read that failed (a
+server that cannot be reached, is silent past a timeout, refuses, redirects,
+sends too much or sends what is not JSON of the expected shape); one line on
+stderr that names the file or the server and path, never a credential.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 from typing import Any, TextIO
 
-from kubernetes.client.exceptions import ApiException
-from kubernetes.config import ConfigException, list_kube_config_contexts, new_client_from_config
-
 from workloadbuilder.cli.errors import UsageError
-from workloadbuilder.doctor import diagnose, parse_target, read_live
+from workloadbuilder.doctor.diagnose import diagnose
+from workloadbuilder.doctor.kubeconfig import load_context
+from workloadbuilder.doctor.live import parse_target, read_live
+from workloadbuilder.doctor.transport import (
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_MAX_RESPONSE_MIB,
+    DEFAULT_REQUEST_TIMEOUT,
+    DEFAULT_TOTAL_TIMEOUT,
+    ApiReader,
+    ReadLimits,
+)
+from workloadbuilder.gofmt import capped
 
 __all__ = ["add_options", "doctor_command"]
+
+_MAX_SECONDS = 86_400.0
+_MAX_MIB = 1 << 20
 
 
 def add_options(sub: argparse.ArgumentParser) -> None:
@@ -28,34 +43,69 @@ def add_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--context", default=None, help="the kubeconfig context to use")
     sub.add_argument("--kubeconfig", default=None, help="the kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
     sub.add_argument("--output", choices=["text", "json"], default="text")
+    bounds = sub.add_argument_group("bounds of the reads (docs/robustness.md)")
+    bounds.add_argument(
+        "--connect-timeout",
+        metavar="SECONDS",
+        default=str(DEFAULT_CONNECT_TIMEOUT),
+        help=f"seconds to connect to the apiserver (default {DEFAULT_CONNECT_TIMEOUT:g})",
+    )
+    bounds.add_argument(
+        "--request-timeout",
+        metavar="SECONDS",
+        default=str(DEFAULT_REQUEST_TIMEOUT),
+        help=f"seconds one request may take, to its answer's last byte (default {DEFAULT_REQUEST_TIMEOUT:g})",
+    )
+    bounds.add_argument(
+        "--timeout",
+        metavar="SECONDS",
+        default=str(DEFAULT_TOTAL_TIMEOUT),
+        help=f"seconds all the reads may take together (default {DEFAULT_TOTAL_TIMEOUT:g})",
+    )
+    bounds.add_argument(
+        "--max-response-mib",
+        metavar="MIB",
+        default=str(DEFAULT_MAX_RESPONSE_MIB),
+        help=f"MiB one answer may have; a larger one is refused (default {DEFAULT_MAX_RESPONSE_MIB})",
+    )
+
+
+def _seconds(text: str, flag: str) -> float:
+    """A flag's positive, finite number of seconds, up to a day."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and 0 < value <= _MAX_SECONDS):
+        raise UsageError(
+            f"{flag}: expected a number of seconds above 0 and up to {_MAX_SECONDS:g}, got {capped(repr(text))}"
+        )
+    return value
+
+
+def _mib(text: str, flag: str) -> int:
+    """A flag's positive whole number of MiB."""
+    if not (len(text) <= 8 and text.isascii() and text.isdigit() and 0 < int(text) <= _MAX_MIB):
+        raise UsageError(f"{flag}: expected a whole number of MiB from 1 to {_MAX_MIB}, got {capped(repr(text))}")
+    return int(text)
 
 
 def doctor_command(args: Any, out: TextIO, err: TextIO) -> int:
     """Run ``doctor``; returns 0 when healthy and 1 when a problem was found."""
     kind, name = parse_target(args.target)
-    try:
-        api_client = new_client_from_config(  # type: ignore[no-untyped-call]
-            config_file=args.kubeconfig, context=args.context
-        )
-    except (ConfigException, OSError, ValueError) as bad:
-        raise UsageError(f"kubeconfig: {bad}") from None
-    namespace = args.namespace or _context_namespace(args.kubeconfig, args.context)
-    try:
-        with api_client:
-            state = read_live(api_client, kind, name, namespace)
-    except ApiException as refused:
-        raise UsageError(f"the apiserver refused a read: {refused.status} {refused.reason}") from None
+    limits = ReadLimits(
+        connect_timeout=_seconds(args.connect_timeout, "--connect-timeout"),
+        request_timeout=_seconds(args.request_timeout, "--request-timeout"),
+        total_timeout=_seconds(args.timeout, "--timeout"),
+        max_response_bytes=_mib(args.max_response_mib, "--max-response-mib") << 20,
+    )
+    context = load_context(args.kubeconfig, args.context)
+    namespace = args.namespace or context.namespace
+    with ApiReader(context.configuration, limits, context.redact) as reader:
+        state = read_live(reader, kind, name, namespace)
     diagnosis = diagnose(state)
     if args.output == "json":
         out.write(json.dumps(diagnosis.to_dict(), indent=2) + "\n")
     else:
         out.write(diagnosis.text)
     return 0 if diagnosis.healthy else 1
-
-
-def _context_namespace(kubeconfig: str | None, context: str | None) -> str:
-    """The namespace of the kubeconfig's (current or named) context, ``default`` when it names none."""
-    contexts, current = list_kube_config_contexts(config_file=kubeconfig)  # type: ignore[no-untyped-call]
-    chosen = next((entry for entry in contexts if entry.get("name") == context), current) if context else current
-    namespace = (chosen or {}).get("context", {}).get("namespace")
-    return namespace if isinstance(namespace, str) and namespace else "default"
