@@ -3,13 +3,42 @@
 from __future__ import annotations
 
 import argparse
+import json
 import re
 from collections.abc import Sequence
+from typing import Any
+
+import yaml
 
 from workloadbuilder.cli.errors import UsageError
 from workloadbuilder.placement.request.model import DeviceRequest
 
-__all__ = ["add_cluster_options", "parse_claims"]
+__all__ = ["ANSWER_OUTPUTS", "add_cluster_options", "add_output_option", "check_output", "dump_answer", "parse_claims"]
+
+ANSWER_OUTPUTS = ("text", "json", "yaml")
+"""What ``-o/--output`` of place, explain, capacity and simulate takes."""
+
+
+def add_output_option(sub: argparse.ArgumentParser) -> None:
+    """``-o/--output text|json|yaml``, checked by ``check_output`` (so a typo is a one-line usage error)."""
+    sub.add_argument("-o", "--output", default="text", help="text (default), json or yaml")
+
+
+def check_output(output: str) -> None:
+    """Refuse an ``--output`` the answer commands do not write.
+
+    Raises:
+        UsageError: not one of ``ANSWER_OUTPUTS``.
+    """
+    if output not in ANSWER_OUTPUTS:
+        raise UsageError(f"--output: {output!r} is not one of {', '.join(ANSWER_OUTPUTS)}")
+
+
+def dump_answer(data: Any, output: str) -> str:
+    """An answer's data as ``-o json`` (indented by 2) or ``-o yaml`` (the same keys, in the same order)."""
+    if output == "yaml":
+        return yaml.safe_dump(data, sort_keys=False, default_flow_style=False, allow_unicode=True)
+    return json.dumps(data, indent=2) + "\n"
 
 
 def add_cluster_options(sub: argparse.ArgumentParser) -> None:

@@ -24,7 +24,6 @@ other tier (``placeable-after-preemption``, ``waiting-for-capacity``,
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -39,7 +38,7 @@ from workloadbuilder.cli.clusters import (
 from workloadbuilder.cli.errors import UsageError
 from workloadbuilder.cli.inputs import Document, read_inputs
 from workloadbuilder.cli.messages import summarize
-from workloadbuilder.cli.options import add_cluster_options, parse_claims
+from workloadbuilder.cli.options import add_cluster_options, add_output_option, check_output, dump_answer, parse_claims
 from workloadbuilder.cli.placement_inputs import PlacementInput, merge_requests, placement_inputs
 from workloadbuilder.cli.placement_text import explain_text, place_text
 from workloadbuilder.cli.progress import Progress
@@ -80,7 +79,7 @@ def add_options(sub: argparse.ArgumentParser, render: bool) -> None:
         metavar="SECONDS",
         help=f"wall-clock bound of the complete strategy's exact search (default: {DEFAULT_TIMEOUT:g})",
     )
-    sub.add_argument("--output", default="text", help="text (default) or json")
+    add_output_option(sub)
     if render:
         sub.add_argument(
             "--render", metavar="FILE", help="draw the placement: FILE.svg, or FILE.html with the SVG inline"
@@ -95,8 +94,8 @@ def place_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         session = _Session.start(args, err)
     except InvalidDocumentError as problem:
         return _invalid(problem, args.output, out)
-    if args.output == "json":
-        out.write(json.dumps({**session.placement.to_dict(), "verdict": session.verdict.to_dict()}, indent=2) + "\n")
+    if args.output != "text":
+        out.write(dump_answer({**session.placement.to_dict(), "verdict": session.verdict.to_dict()}, args.output))
     else:
         out.write(session.place_text())
     if render is not None:
@@ -111,8 +110,8 @@ def explain_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         session = _Session.start(args, err)
     except InvalidDocumentError as problem:
         return _invalid(problem, args.output, out)
-    if args.output == "json":
-        out.write(json.dumps({**session.placement.explanation, "verdict": session.verdict.to_dict()}, indent=2) + "\n")
+    if args.output != "text":
+        out.write(dump_answer({**session.placement.explanation, "verdict": session.verdict.to_dict()}, args.output))
     else:
         out.write(explain_text(session.inputs, session.placement, session.cluster_line) + session.verdict.text + "\n")
     return session.verdict.exit_code
@@ -121,7 +120,7 @@ def explain_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _invalid(problem: InvalidDocumentError, output: str, out: TextIO) -> int:
     """An input that does not validate: nothing is placed, the ``invalid`` verdict is the whole answer."""
     answer = Verdict.invalid(problem)
-    out.write(json.dumps({"verdict": answer.to_dict()}, indent=2) + "\n" if output == "json" else answer.text + "\n")
+    out.write(answer.text + "\n" if output == "text" else dump_answer({"verdict": answer.to_dict()}, output))
     return answer.exit_code
 
 
@@ -150,8 +149,7 @@ class _Session:
         """
         if args.strategy not in STRATEGIES:
             raise UsageError(f"--strategy: {args.strategy!r} is not one of {', '.join(STRATEGIES)}")
-        if args.output not in ("text", "json"):
-            raise UsageError(f"--output: {args.output!r} is not one of text, json")
+        check_output(args.output)
         if not (math.isfinite(args.timeout) and 0 < args.timeout <= MAX_TIMEOUT):
             raise UsageError(
                 f"--timeout: must be a positive number of seconds up to {MAX_TIMEOUT:g}, got {args.timeout:g}"

@@ -18,7 +18,6 @@ Exit codes: 0 done, 2 bad input; 1 for ``capacity`` when not one copy fits, and 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import time
 from collections.abc import Callable, Mapping
@@ -29,7 +28,7 @@ from workloadbuilder import manifests
 from workloadbuilder.cli.clusters import load_cluster
 from workloadbuilder.cli.errors import UsageError
 from workloadbuilder.cli.inputs import Document, read_inputs
-from workloadbuilder.cli.options import add_cluster_options, parse_claims
+from workloadbuilder.cli.options import add_cluster_options, add_output_option, check_output, dump_answer, parse_claims
 from workloadbuilder.cli.placement_inputs import merge_requests, placement_inputs
 from workloadbuilder.cli.progress import Progress
 from workloadbuilder.cli.render_file import check_render_target, write_render
@@ -97,7 +96,7 @@ def _common(sub: argparse.ArgumentParser, timeout: float) -> None:
     sub.add_argument(
         "--strategy", default="kube-scheduler", help=" or ".join(STRATEGIES) + " (default: kube-scheduler)"
     )
-    sub.add_argument("--output", default="text", help="text (default) or json")
+    add_output_option(sub)
 
 
 def _check(args: argparse.Namespace) -> None:
@@ -105,8 +104,7 @@ def _check(args: argparse.Namespace) -> None:
         check_render_target(args.render, (".svg",), args.force)
     if args.strategy not in STRATEGIES:
         raise UsageError(f"--strategy: {args.strategy!r} is not one of {', '.join(STRATEGIES)}")
-    if args.output not in ("text", "json"):
-        raise UsageError(f"--output: {args.output!r} is not one of text, json")
+    check_output(args.output)
     if not (math.isfinite(args.timeout) and 0 < args.timeout <= MAX_TIMEOUT):
         raise UsageError(f"--timeout: must be a positive number of seconds up to {MAX_TIMEOUT:g}, got {args.timeout:g}")
 
@@ -133,8 +131,8 @@ def capacity_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             strategy=args.strategy,
             timeout=_left(started, args.timeout),
         )
-    if args.output == "json":
-        out.write(json.dumps(answer.to_dict(), indent=2) + "\n")
+    if args.output != "text":
+        out.write(dump_answer(answer.to_dict(), args.output))
     else:
         out.write(f"{line}\n{answer.text}\n")
     _draw(args, capacity_svg(answer))
@@ -162,8 +160,8 @@ def simulate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             )
         except InvalidArgumentError as problem:
             raise UsageError(f"{args.queue}: {problem}") from None
-    if args.output == "json":
-        out.write(json.dumps(result.to_dict(), indent=2) + "\n")
+    if args.output != "text":
+        out.write(dump_answer(result.to_dict(), args.output))
     else:
         # the tie-break seed, beside the generator's own `seed=` of the cluster line: they are not the same
         copies = sum(workload.count for workload in workloads)
