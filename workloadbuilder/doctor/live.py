@@ -109,7 +109,9 @@ def read_live(client: Any, kind: ObjectKind, name: str, namespace: str, limits: 
     Args:
         client: an ``ApiReader``, or a kubernetes client ``ApiClient`` (or ``Configuration``) to read
             through a new one (with ``limits``).
-        kind / name / namespace: the target (``parse_target`` gives the first two).
+        kind: the target's kind (``parse_target`` gives it, with its name).
+        name: the target's name.
+        namespace: the target's namespace.
         limits: the bounds of the requests when ``client`` is not an ``ApiReader`` (defaults otherwise).
 
     A list whose API the server does not serve (404, e.g. no v1alpha3 or no
