@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from workloadbuilder.doctor.transport import Redactor, server_origin
+from workloadbuilder.doctor.transport import Redactor
 from workloadbuilder.errors import WorkloadBuilderError
 from workloadbuilder.gofmt import capped
 from workloadbuilder.manifests import ManifestError, read_documents_text
@@ -221,7 +221,8 @@ def _chosen(merged: _Merged, context: str | None, source: str) -> tuple[str, dic
         raise KubeconfigError(f"{where}: server: expected a URL, found {_type_name(server)}")
     scheme, _, rest = server.partition("://")
     if scheme not in ("http", "https") or not rest.strip("/"):
-        shown = server_origin(server) if rest else server
+        host, slash, tail = rest.partition("/")
+        shown = f"{scheme}://{host.rpartition('@')[2]}{slash}{tail}" if rest else server  # no user:password@
         raise KubeconfigError(f"{where}: server {capped(shown, 200)!r} is not an http:// or https:// URL with a host")
     return name, body, path
 

@@ -314,8 +314,11 @@ class ApiReader:
         worker.join(wait)
         if worker.is_alive():
             cancelled.set()
-            which = "--request-timeout" if wait == self.limits.request_timeout else "--timeout"
-            raise ApiReadError(f"{where}: no complete answer within {wait:g} s ({which})")
+            if wait == self.limits.request_timeout:
+                raise ApiReadError(f"{where}: no complete answer within {wait:g} s (--request-timeout)")
+            raise ApiReadError(
+                f"{where}: no complete answer before the reads took {self.limits.total_timeout:g} s (--timeout)"
+            )
         if answer.failure is not None:
             raise ApiReadError(f"{where}: {self._transport_problem(answer.failure)}") from None
         if 300 <= answer.status < 400:
