@@ -12,7 +12,7 @@ from xml.sax.saxutils import escape, quoteattr
 from workloadbuilder.placement.planning.capacity import Capacity
 from workloadbuilder.placement.planning.simulate import Simulation
 
-__all__ = ["capacity_svg", "utilization_svg"]
+__all__ = ["axis_unit", "capacity_svg", "time_ticks", "utilization_svg"]
 
 _WIDTH = 800
 _BAR = 22
@@ -55,11 +55,17 @@ def utilization_svg(simulation: Simulation) -> str:
         _head(height, "utilization over time"),
         f'<line x1="80" y1="{top + plot_height}" x2="{_WIDTH - 40}" y2="{top + plot_height}" stroke="#444"/>',
         f'<line x1="80" y1="{top}" x2="80" y2="{top + plot_height}" stroke="#444"/>',
-        _text(72, top + 5, "100%", 11, anchor="end"),
-        _text(72, top + plot_height, "0%", 11, anchor="end"),
-        _text(80, top + plot_height + 18, "0 s", 11),
-        _text(_WIDTH - 40, top + plot_height + 18, f"{end:g} s", 11, anchor="end"),
     ]
+    for share in (0.0, 0.25, 0.5, 0.75, 1.0):  # a tick and a faint grid line every quarter
+        y = top + plot_height * (1 - share)
+        parts.append(f'<line x1="76" y1="{y:.1f}" x2="{_WIDTH - 40}" y2="{y:.1f}" stroke="#ddd"/>')
+        parts.append(_text(72, y + 4, f"{share:.0%}", 11, anchor="end"))
+    ticks = time_ticks(end)
+    unit, size = axis_unit(ticks)
+    for tick in ticks:
+        x, y = 80 + tick * scale_x, top + plot_height
+        parts.append(f'<line x1="{x:.1f}" y1="{y}" x2="{x:.1f}" y2="{y + 5}" stroke="#444"/>')
+        parts.append(_text(x, y + 18, f"{tick / size:g} {unit}", 11, anchor="middle"))
     for k, (resource, points) in enumerate(sorted(series.items())):
         colour = _COLOURS[k % len(_COLOURS)]
         path = []
@@ -80,6 +86,37 @@ def utilization_svg(simulation: Simulation) -> str:
         parts.append(f'<rect x="80" y="{legend_y - 10}" width="12" height="12" fill="{colour}"/>')
         parts.append(_text(98, legend_y, resource, 12))
     return "\n".join([*parts, "</svg>", ""])
+
+
+_STEPS = (0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400)
+"""Tick spacings in seconds, each a round number of seconds, minutes, hours or days."""
+
+
+def time_ticks(end: float, most: int = 8) -> list[float]:
+    """Round times from 0 to ``end`` seconds for an axis: at most ``most`` + 1 ticks, a round step apart.
+
+    >>> time_ticks(6000)
+    [0, 900, 1800, 2700, 3600, 4500, 5400]
+    """
+    step: float = next((step for step in _STEPS if end / step <= most), 0)
+    if not step:  # beyond days: whole days, in a round number of them
+        days = end / 86400 / most
+        magnitude = 10 ** max(0, len(str(int(days))) - 1)
+        step = 86400 * next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= days)
+    count = int(end / step + 1e-9)  # 1 / 0.2 is 4.999...: the tick at 1 s is kept
+    return [round(k * step, 6) for k in range(count + 1)]
+
+
+def axis_unit(ticks: list[float]) -> tuple[str, int]:
+    """The one unit an axis's tick labels share: the largest (``d``, ``h``, ``min``, ``s``) every tick is whole in.
+
+    >>> axis_unit([0, 900, 1800])
+    ('min', 60)
+    """
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if len(ticks) > 1 and all(tick % size == 0 for tick in ticks):
+            return unit, size
+    return "s", 1
 
 
 def _head(height: int, title: str) -> str:

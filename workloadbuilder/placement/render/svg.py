@@ -157,6 +157,8 @@ def render_html(
     """
     svg = render_svg(request, cluster, placement, **options)
     body = svg.split("\n", 1)[1]  # drop the XML declaration
+    # a standalone SVG stops growing at 1.5 times its size; on the page it takes the width it is given
+    body = _STANDALONE_CAP.sub(r"\1", body, count=1)
     heading = escape(_plain(options.get("title") or placement.text.splitlines()[0]))
     return (
         "<!DOCTYPE html>\n"
@@ -171,10 +173,13 @@ def render_html(
     )
 
 
+_STANDALONE_CAP = re.compile(r'(<svg\b[^>]*?) style="max-width:[0-9]+px"')
+"""The width cap of ``render_svg``'s root element, which the HTML page drops."""
+
 _PAGE_STYLE = (
     "body{font-family:sans-serif;margin:1em}"
     "main{display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start}"
-    ".drawing{flex:3 1 40em;margin:0;min-width:0}.drawing svg{display:block;width:100%;height:auto}"
+    ".drawing{flex:3 1 40em;margin:0;min-width:0}.drawing svg{display:block;width:100%;max-width:none;height:auto}"
     ".answer{flex:2 1 28em;margin:0;min-width:0;font-size:13px;white-space:pre-wrap;overflow-wrap:anywhere}"
     "code{background:#f0f0f0;border-radius:3px;padding:0 2px}"
 )
