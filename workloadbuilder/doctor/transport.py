@@ -209,7 +209,7 @@ class _Answer:
 
     status: int = 0
     location: str | None = None
-    body: bytes = b""
+    body: bytes | bytearray = b""
     failure: BaseException | None = None
 
 
@@ -349,16 +349,14 @@ class ApiReader:
                 length = response.headers.get("Content-Length", "")
                 if length.isdigit() and int(length) > cap:
                     raise _TooLarge(int(length))
-                chunks: list[bytes] = []
-                size = 0
+                body = bytearray()
                 for chunk in response.stream(_CHUNK):
                     if cancelled.is_set():
                         return
-                    size += len(chunk)
-                    if size > cap:
+                    if len(body) + len(chunk) > cap:
                         raise _TooLarge(None)
-                    chunks.append(chunk)
-                answer.body = b"".join(chunks)
+                    body += chunk
+                answer.body = body
             finally:
                 response.release_conn()
         except Exception as failure:  # noqa: BLE001 - every failure is handed to the waiting caller
