@@ -98,3 +98,39 @@ def test_diagnose(live: LiveState, expected: tuple[str, str, str]):
     got = diagnose(live)
     assert (got.problem, got.reason, got.replay) == expected
     assert got.healthy is False
+
+
+def test_a_gang_past_the_engine_limits_is_not_replayed():
+    huge = pod_group("pg", 2**31 - 1)
+    got = diagnose(state(huge, workloads=[WORKLOAD], pod_groups=[huge], pods=[pod("a", "pg")]))
+    assert (got.problem, got.replay) == (
+        "waiting-for-quorum",
+        "not replayed: PodGroup pg would replay 2147483647 pods (minCount 2147483647); "
+        "the engine models at most 100000 pods per replay",
+    )
+
+
+def test_malformed_live_values_are_skipped_and_capped():
+    group = {
+        **pod_group("pg", 2),
+        "status": {"conditions": ["not-a-condition", {"type": "X", "status": "False", "message": "m" * 5000}]},
+    }
+    got = diagnose(state(group, workloads=[WORKLOAD], pod_groups=[group]))
+    assert got.evidence[0] == "PodGroup pg: X=False: " + "m" * 1000 + "..."
+
+
+@pytest.mark.parametrize(
+    ("argument", "message"),
+    [
+        ("live", "diagnose(): state must be a LiveState, not str"),
+        (None, "diagnose(): state.target must be a JSON object (dict), not NoneType"),
+    ],
+    ids=["not-a-state", "target-none"],
+)
+def test_diagnose_refuses_wrong_types(argument: Any, message: str):
+    live = argument if isinstance(argument, str) else state(JOB)
+    if argument is None:
+        live = LiveState(**{**live.__dict__, "target": None})
+    with pytest.raises(TypeError) as refused:
+        diagnose(live)
+    assert str(refused.value) == message
