@@ -67,9 +67,17 @@ class Builder:
         root: the tree's root item.
         options: the Workload's identity, owner and the allow-lists; a dict is
             read as ``BuildOptions`` keyword arguments.
+
+    Raises:
+        TypeError: ``root`` is a list or tuple (several roots are ``build_forest``'s).
     """
 
     def __init__(self, root: WorkloadItem | None, options: BuildOptions | dict[str, Any] | None = None) -> None:
+        if isinstance(root, list | tuple):
+            raise TypeError(
+                f"Builder takes one WorkloadItem tree, not a {type(root).__name__} of them: for several roots, "
+                "use build_forest(roots, options), whose Forest makes the runtime groups by template name"
+            )
         self.root = root
         self.options = build_options(options)
         # the compiled Workload, cached by the first successful build_workload

@@ -11,12 +11,12 @@ templates, leaf and composite roots mixed), and compiles the merged Workload.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from kubernetes.client import V1beta1Workload
+from kubernetes.client import V1alpha3CompositePodGroup, V1beta1PodGroup, V1beta1Workload
 
-from workloadbuilder.builder import build_options
+from workloadbuilder.builder import Builder, build_options
 from workloadbuilder.compile import compile_workload, compile_workload_spec
 from workloadbuilder.errors import BuildError
 from workloadbuilder.field import ErrorList, duplicate, invalid, too_many
@@ -38,10 +38,37 @@ class Forest:
     Attributes:
         workload: the compiled Workload; ``None`` exactly when there are errors.
         errors: every problem, at the controller's own paths (empty on success).
+        options: what the forest was built with (its ``owner`` owns the runtime groups).
+
+    ``new_pod_group`` and ``new_composite_pod_group`` make the runtime groups
+    of any template of the merged Workload by name, as ``Builder``'s do.
     """
 
     workload: V1beta1Workload | None
     errors: ErrorList
+    options: BuildOptions | None = field(default=None, compare=False, repr=False)
+
+    def new_pod_group(self, name: str, template_name: str) -> V1beta1PodGroup:
+        """A runtime PodGroup named ``name`` from the leaf template ``template_name`` of any root, at any depth.
+
+        Raises:
+            BuildError: the forest has errors (no Workload), or no such template (the message lists them).
+        """
+        return self._groups().new_pod_group(name, template_name)
+
+    def new_composite_pod_group(self, name: str, template_name: str) -> V1alpha3CompositePodGroup:
+        """A runtime CompositePodGroup from the composite template ``template_name`` of any root, at any depth.
+
+        Raises:
+            BuildError: the forest has errors (no Workload), or no such template.
+        """
+        return self._groups().new_composite_pod_group(name, template_name)
+
+    def _groups(self) -> Builder:
+        """A builder that materializes from the merged Workload, with the forest's options."""
+        if self.workload is None:
+            raise BuildError(f"the forest has no Workload: {len(self.errors)} error(s), the first: {self.errors[0]}")
+        return Builder.from_existing_workload(self.workload, self.options)
 
 
 def build_forest(
@@ -90,8 +117,8 @@ def build_forest(
         if position == MAX_TEMPLATES:
             errors.append(too_many(root.path, len(roots), MAX_TEMPLATES))
     if errors:
-        return Forest(None, errors)
-    return Forest(_compile(roots, options), errors)
+        return Forest(None, errors, options)
+    return Forest(_compile(roots, options), errors, options)
 
 
 def _item_list(items: object, what: str) -> list[WorkloadItem | None]:

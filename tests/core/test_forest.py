@@ -226,3 +226,32 @@ def test_forest_round_trips_through_yaml_and_materializes():
     )
     hierarchy = materialize(again, {"workers": 2})
     assert [(g.template_name, g.indices) for g in hierarchy] == [("driver", ()), ("workers", (0,)), ("workers", (1,))]
+
+
+def test_a_forest_makes_its_runtime_groups_by_template_name():
+    forest = build_forest([rj(0, "driver"), rj(1, "workers", 8)], options())
+    group = to_dict(forest.new_pod_group("train-workers-0", "workers"))
+    assert group == {
+        "apiVersion": "scheduling.k8s.io/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": "train-workers-0", "namespace": "ml", "ownerReferences": [JOBSET]},
+        "spec": {
+            "schedulingPolicy": {"gang": {"minCount": 8}},
+            "workloadRef": {"templateName": "workers", "workloadName": "train-wl"},
+        },
+    }
+    with pytest.raises(BuildError, match="workers"):
+        forest.new_pod_group("x", "nope")
+
+
+def test_a_forest_with_errors_makes_no_group():
+    forest = build_forest([rj(0, "same"), rj(1, "same")], options())
+    with pytest.raises(BuildError, match=r"^the forest has no Workload: 1 error\(s\), the first: "):
+        forest.new_pod_group("x", "same")
+
+
+@pytest.mark.parametrize("roots", [[], ()], ids=["list", "tuple"])
+def test_a_builder_of_several_roots_points_to_build_forest(roots: Any) -> None:
+    message = r"Builder takes one WorkloadItem tree, not a (list|tuple) of them: for several roots, use build_forest"
+    with pytest.raises(TypeError, match=message):
+        Builder(roots, options())
