@@ -172,8 +172,8 @@ def read_documents(
     out.inputs += _runtime_inputs(docs, planned, offered, claims or {})
     if not out.inputs:
         raise DocumentError(
-            "nothing to place: give a controller object (Job, JobSet, LeaderWorkerSet, TrainJob, or one --mapping "
-            "describes), or PodGroups with the Pods that name them"
+            "nothing to place: give a controller object (Job, JobSet, LeaderWorkerSet, TrainJob, Volcano Job, or one "
+            "--mapping describes), or PodGroups with the Pods that name them"
         )
     return out
 

@@ -56,7 +56,8 @@ BAD = [
         "nothing at all",
         [],
         (
-            "nothing to place: give a controller object (Job, JobSet, LeaderWorkerSet, TrainJob, or one --mapping "
+            "nothing to place: give a controller object (Job, JobSet, LeaderWorkerSet, TrainJob, Volcano Job, "
+            "or one --mapping "
             "describes), or PodGroups with the Pods that name them"
         ),
     ),

@@ -688,7 +688,7 @@ def test_compile_output_places_as_the_object_does(workdir):
             "place old.yaml --generate zones=1",
             (
                 "nothing to place: give a controller object (Job, JobSet, LeaderWorkerSet, "
-                "TrainJob, or one --mapping describes), or PodGroups with the Pods that name them"
+                "TrainJob, Volcano Job, or one --mapping describes), or PodGroups with the Pods that name them"
             ),
         ),
         (

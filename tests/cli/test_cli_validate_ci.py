@@ -127,7 +127,7 @@ def test_nothing_checked_is_a_failure_even_when_unknown_kinds_are_allowed(files)
         "",
         (
             f"error: {config}: no object was checked: none is of a kind validate knows (Job, JobSet, LeaderWorkerSet, "
-            "TrainJob, a --mapping custom resource, Workload, PodGroup, CompositePodGroup)\n"
+            "TrainJob, Volcano Job, a --mapping custom resource, Workload, PodGroup, CompositePodGroup)\n"
         ),
     )
 

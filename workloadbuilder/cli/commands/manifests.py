@@ -49,7 +49,10 @@ _VALIDATORS = {
     kinds.COMPOSITE_POD_GROUP: validate_composite_pod_group,
 }
 
-_KNOWN = "Job, JobSet, LeaderWorkerSet, TrainJob, a --mapping custom resource, Workload, PodGroup, CompositePodGroup"
+_KNOWN = (
+    "Job, JobSet, LeaderWorkerSet, TrainJob, Volcano Job, a --mapping custom resource, Workload, PodGroup, "
+    "CompositePodGroup"
+)
 
 
 def compile_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -64,7 +67,9 @@ def compile_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.writelines(f"Note: {notice.text}\n" for notice in policy.shown(notices))
             err.write("Note: nothing to compile: no object in the input has gang-scheduling content\n")
             return 0
-        raise UsageError("no object an adapter knows (Job, JobSet, LeaderWorkerSet, TrainJob, or --mapping)")
+        raise UsageError(
+            "no object an adapter knows (Job, JobSet, LeaderWorkerSet, TrainJob, Volcano Job, or --mapping)"
+        )
     objects: list[Any] = []
     for doc, plan in plans:
         with about(doc):
