@@ -23,8 +23,9 @@ from typing import Any
 from workloadbuilder import kinds
 from workloadbuilder.adapters.base import PlanError, adapter_for  # type: ignore[import-not-found,unused-ignore]
 from workloadbuilder.errors import BuildError, InternalError, WorkloadBuilderError
-from workloadbuilder.field import AggregateError, FieldPath, type_invalid
+from workloadbuilder.field import AggregateError, ErrorList, FieldPath, type_invalid
 from workloadbuilder.objpath import elements_of, get_in
+from workloadbuilder.placement.k8s.priorities import PriorityClass, read_priority_class
 from workloadbuilder.placement.request.model import DeviceRequest, GroupRequest, PlacementRequest, Pods
 
 __all__ = [
@@ -67,6 +68,8 @@ class DocumentInputs:
 
     inputs: list[DocumentInput] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    priority_classes: list[PriorityClass] = field(default_factory=list)
+    """The input's PriorityClass objects, in document order, for the groups' ``priorityClassName``."""
 
     def merged(self, label: Callable[[DocumentInput], str] | None = None) -> PlacementRequest:
         """One request: every input's roots, in input order (a group name may appear in one input only).
@@ -148,6 +151,9 @@ def read_documents(
     planned: set[str] = set()
     offered: dict[str, list[_Member]] = {}
     for doc in docs:
+        if doc.kind == "PriorityClass":
+            out.priority_classes.append(_priority_class(doc))
+            continue
         compiled = _compile(doc, docs, related)
         if compiled is None:
             continue
@@ -176,6 +182,19 @@ def read_documents(
             "--mapping describes), or PodGroups with the Pods that name them"
         )
     return out
+
+
+def _priority_class(doc: _Doc) -> PriorityClass:
+    """A PriorityClass document, read as admission reads it.
+
+    Raises:
+        DocumentError: a malformed PriorityClass, naming its document.
+    """
+    errors = ErrorList()
+    record = read_priority_class(doc.data, None, errors)
+    if record is None:
+        raise DocumentError(f"{doc.where}: PriorityClass {doc.name!r}: {_summarize(AggregateError(errors))}")
+    return record
 
 
 def _pod_group_of(doc: _Doc) -> str | None:

@@ -671,7 +671,7 @@ def test_compile_output_places_as_the_object_does(workdir):
             "--strategy: 'greedy' is not one of kube-scheduler, complete",
         ),
         ("place train.yaml --generate zones=1 --output xml", "--output: 'xml' is not one of text, json, yaml"),
-        ("place train.yaml --generate zones=1 --timeout 0", "--timeout: must be a positive number of seconds, got 0"),
+        ("place train.yaml --generate zones=1 --timeout 0", "--timeout: must be a positive number of seconds up to 86400, got 0"),
         (
             "place train.yaml --generate zones=1 --claim nics",
             "--claim: expected NAME=DEVICECLASS or NAME=DEVICECLASS:COUNT, got 'nics'",

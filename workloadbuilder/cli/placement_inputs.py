@@ -20,10 +20,19 @@ from workloadbuilder.adapters.documents import (
     read_documents,
 )
 from workloadbuilder.cli.errors import UsageError
-from workloadbuilder.cli.inputs import Document
+from workloadbuilder.cli.inputs import Document, skipped_note
 from workloadbuilder.placement import DeviceRequest, PlacementRequest
+from workloadbuilder.placement.k8s.priorities import PriorityClass
 
-__all__ = ["PlacementInput", "merge_requests", "placement_inputs"]
+__all__ = ["NothingToPlace", "PlacementInput", "PlacementInputs", "merge_requests", "placement_inputs"]
+
+
+_READ_BY_PLACE = frozenset({"PriorityClass", "PodDisruptionBudget"})
+"""Built-in kinds with no gang content that placement still reads (priorities and budgets for preemption)."""
+
+
+class NothingToPlace(UsageError):
+    """The input holds only built-in objects with no gang-scheduling content: nothing to do, and nothing wrong."""
 
 
 @dataclass
@@ -34,15 +43,32 @@ class PlacementInput:
     request: PlacementRequest
 
 
+@dataclass
+class PlacementInputs:
+    """What one read of the input documents gives: each object's request and the PriorityClasses beside them."""
+
+    inputs: list[PlacementInput]
+    priority_classes: list[PriorityClass]
+
+
 def placement_inputs(
     documents: Sequence[Document], claims: Mapping[str, DeviceRequest], err: TextIO
-) -> list[PlacementInput]:
-    """Every input object's request, labelled with its file and document; warnings go to ``err``.
+) -> PlacementInputs:
+    """Every input object's request, labelled with its file and document, and the input's PriorityClasses.
+
+    The documents are read once; warnings go to ``err``.
 
     Raises:
         InvalidDocumentError: an object that does not validate (the ``invalid`` verdict, not bad input).
-        UsageError: another object that cannot be placed, a group without pods, or nothing to place at all.
+        UsageError: another object that cannot be placed, a malformed PriorityClass, a group without pods, or
+            nothing to place at all.
+        NothingToPlace: only built-in objects with no gang-scheduling content
+            (a Service, RBAC), each skipped with a note.
     """
+    skipped = [doc for doc in documents if doc.has_no_scheduling_content and doc.kind not in _READ_BY_PLACE]
+    err.writelines(f"Note: {skipped_note(doc)}\n" for doc in skipped)
+    if all(doc.has_no_scheduling_content for doc in documents):
+        raise NothingToPlace("nothing to place: no object in the input has gang-scheduling content")
     try:
         found = read_documents([doc.data for doc in documents], claims=claims, where=[doc.where() for doc in documents])
     except InvalidDocumentError:
@@ -50,7 +76,8 @@ def placement_inputs(
     except DocumentError as problem:
         raise UsageError(str(problem)) from None
     err.writelines(f"Warning: {warning}\n" for warning in found.warnings)
-    return [PlacementInput(_label(item, documents), item.request) for item in found.inputs]
+    inputs = [PlacementInput(_label(item, documents), item.request) for item in found.inputs]
+    return PlacementInputs(inputs, found.priority_classes)
 
 
 def merge_requests(inputs: Sequence[PlacementInput]) -> PlacementRequest:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import argparse
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -36,14 +36,12 @@ from workloadbuilder.cli.clusters import (
     nodes_text,
 )
 from workloadbuilder.cli.errors import UsageError
-from workloadbuilder.cli.inputs import Document, read_inputs
-from workloadbuilder.cli.messages import summarize
+from workloadbuilder.cli.inputs import read_inputs
 from workloadbuilder.cli.options import add_cluster_options, add_output_option, check_output, dump_answer, parse_claims
-from workloadbuilder.cli.placement_inputs import PlacementInput, merge_requests, placement_inputs
+from workloadbuilder.cli.placement_inputs import NothingToPlace, PlacementInput, merge_requests, placement_inputs
 from workloadbuilder.cli.placement_text import explain_text, place_text
 from workloadbuilder.cli.progress import Progress
 from workloadbuilder.cli.render_file import check_render_target, write_render
-from workloadbuilder.field import AggregateError, ErrorList
 from workloadbuilder.limits import MAX_TIMEOUT
 from workloadbuilder.placement import (
     DEFAULT_TIMEOUT,
@@ -55,7 +53,7 @@ from workloadbuilder.placement import (
     place,
     verdict,
 )
-from workloadbuilder.placement.k8s.priorities import PriorityClass, PriorityError, read_priority_class
+from workloadbuilder.placement.k8s.priorities import PriorityError
 from workloadbuilder.placement.render.svg import render_html, render_svg
 
 __all__ = [
@@ -94,6 +92,9 @@ def place_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         session = _Session.start(args, err)
     except InvalidDocumentError as problem:
         return _invalid(problem, args.output, out)
+    except NothingToPlace as nothing:  # only Services, RBAC and the like (issue 26)
+        err.write(f"Note: {nothing}\n")
+        return 0
     if args.output != "text":
         out.write(dump_answer({**session.placement.to_dict(), "verdict": session.verdict.to_dict()}, args.output))
     else:
@@ -110,6 +111,9 @@ def explain_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         session = _Session.start(args, err)
     except InvalidDocumentError as problem:
         return _invalid(problem, args.output, out)
+    except NothingToPlace as nothing:
+        err.write(f"Note: {nothing}\n")
+        return 0
     if args.output != "text":
         out.write(dump_answer({**session.placement.explanation, "verdict": session.verdict.to_dict()}, args.output))
     else:
@@ -156,8 +160,8 @@ class _Session:
             )
         progress = Progress(err)
         documents = read_inputs(args.files, namespace=args.namespace)
-        classes = _priority_classes(documents)
-        inputs = placement_inputs(documents, parse_claims(args.claim or []), err)
+        found = placement_inputs(documents, parse_claims(args.claim or []), err)
+        inputs, classes = found.inputs, found.priority_classes
         request = merge_requests(inputs)
         cluster, line = load_cluster(args, request, progress)
         with progress.step(f"placing on {nodes_text(len(cluster))} ({args.strategy})"):
@@ -170,24 +174,6 @@ class _Session:
                 owner = next((item.label for item in inputs for g in item.request.groups if g.name == problem.obj), "")
                 raise UsageError(f"{owner}: {problem}" if owner else str(problem)) from None
         return cls(inputs, request, cluster, line, placement, tier, progress)
-
-
-def _priority_classes(documents: Sequence[Document]) -> list[PriorityClass]:
-    """The PriorityClass documents of the input, for the groups' ``priorityClassName``.
-
-    Raises:
-        UsageError: a malformed PriorityClass, naming its file and document.
-    """
-    out = []
-    for doc in documents:
-        if doc.kind != "PriorityClass":
-            continue
-        errors = ErrorList()
-        record = read_priority_class(doc.data, None, errors)
-        if record is None:
-            raise UsageError(f"{doc.where()}: PriorityClass {doc.name!r}: {summarize(AggregateError(errors))}")
-        out.append(record)
-    return out
 
 
 def _render_writer(path: str | None, force: bool = False) -> Callable[[_Session], None] | None:

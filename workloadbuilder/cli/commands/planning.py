@@ -118,7 +118,7 @@ def capacity_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.target is not None and args.add_nodes_like is None:
         raise UsageError("--target goes with --add-nodes-like NODE")
     progress = Progress(err)
-    request = merge_requests(placement_inputs(read_inputs(args.files), parse_claims(args.claim or []), err))
+    request = merge_requests(placement_inputs(read_inputs(args.files), parse_claims(args.claim or []), err).inputs)
     cluster, line = load_cluster(args, request, progress)
     if args.add_nodes_like is not None and args.add_nodes_like not in cluster.node_index:
         raise UsageError(f"--add-nodes-like: no node named {args.add_nodes_like!r} in the cluster")
@@ -145,7 +145,7 @@ def simulate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     _check(args)
     progress = Progress(err)
     claims = parse_claims(args.claim or [])
-    workloads, classes = read_queue(args.queue, lambda docs: merge_requests(placement_inputs(docs, claims, err)))
+    workloads, classes = read_queue(args.queue, lambda docs: merge_requests(placement_inputs(docs, claims, err).inputs))
     every = PlacementRequest([root for w in {id(w.request): w for w in workloads}.values() for root in w.request.roots])
     cluster, line = load_cluster(args, every, progress)
     with progress.step(f"simulating {len(workloads)} workload(s)"):
