@@ -179,7 +179,7 @@ FINDINGS = [
         {"in.yaml": JOB + "---\napiVersion: scheduling.k8s.io/v1beta1\nkind: Workload\nmetadata: oops\n"},
         ["compile", "in.yaml"],
         2,
-        'error: in.yaml (document 1) Job/trainer: metadata: Invalid value: "oops": must be of type object',
+        'error: in.yaml (document 2) Workload: metadata: Invalid value: "oops": must be of type object',
         id="related-workload-metadata-string",
     ),
     pytest.param(
@@ -189,7 +189,7 @@ FINDINGS = [
         },
         ["compile", "in.yaml"],
         2,
-        "error: in.yaml (document 1) Job/trainer: metadata.uid: Invalid value: [1,2]: must be of type string",
+        "error: in.yaml (document 2) Workload/w: metadata.uid: Invalid value: [1,2]: must be of type string",
         id="related-workload-uid-list",
     ),
     pytest.param(

@@ -115,8 +115,12 @@ class Document:
     def has_no_scheduling_content(self) -> bool:
         """Whether this is a built-in kind of ``NO_SCHEDULING_CONTENT`` (a Service, a ConfigMap, RBAC, ...)."""
         group, slash, _ = self.api_version.rpartition("/")
-        if self.kind == "Pod" and not group and _has(self.data, "spec", "schedulingGroup"):
-            return False  # a member of a PodGroup
+        if self.kind == "Pod" and not group:
+            spec = self.data.get("spec") if isinstance(self.data, dict) else None
+            if spec is not None and not isinstance(spec, dict):
+                return False  # malformed: the pod reader says so, rather than skipping it
+            if _has(self.data, "spec", "schedulingGroup"):
+                return False  # a member of a PodGroup
         return bool(slash or self.api_version) and (group, self.kind) in NO_SCHEDULING_CONTENT
 
     def where(self) -> str:
