@@ -50,9 +50,10 @@ from urllib3.exceptions import (
     SSLError,
 )
 
-from workloadbuilder.errors import WorkloadBuilderError
+from workloadbuilder.errors import InvalidArgumentError, WorkloadBuilderError
 from workloadbuilder.gofmt import capped
 from workloadbuilder.limits import MAX_MESSAGE_VALUE, MAX_NESTING
+from workloadbuilder.textread import check_nesting
 
 __all__ = [
     "DEFAULT_CONNECT_TIMEOUT",
@@ -189,18 +190,6 @@ def _finite_float(text: str) -> float:
     if not math.isfinite(value):
         raise ValueError(f"{capped(text, 40)} does not fit a float64")
     return value
-
-
-def _deeper_than(data: Any, limit: int) -> bool:
-    """Whether lists and objects nest more than ``limit`` levels (without recursing)."""
-    stack = [(data, 1)] if isinstance(data, dict | list) else []
-    while stack:
-        value, depth = stack.pop()
-        if depth > limit:
-            return True
-        children = value.values() if isinstance(value, dict) else value
-        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
-    return False
 
 
 @dataclass
@@ -413,10 +402,14 @@ class ApiReader:
                 f"(it starts {shown!r})",
                 answer.status,
             ) from None
-        if data is _TOO_DEEP or _deeper_than(data, MAX_NESTING):
+        try:
+            if data is _TOO_DEEP:
+                raise InvalidArgumentError("too deep for Python's JSON decoder")
+            check_nesting(data)
+        except InvalidArgumentError:
             raise ApiReadError(
                 f"{where}: the answer ({answer.status}) nests deeper than {MAX_NESTING} levels", answer.status
-            )
+            ) from None
         return data
 
 
