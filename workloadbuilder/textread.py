@@ -191,30 +191,45 @@ def json_document(text: str) -> Any:
         data = json.loads(text, object_pairs_hook=_no_repeated_keys)
     except (ValueError, RecursionError):
         return None  # the YAML reader says where it breaks
-    if _deeper_than(data, MAX_NESTING):
+    if _deeper_than(data, MAX_NESTING, shared=False):
         raise TextError(1, f"JSON nests deeper than {MAX_NESTING} levels")
     return _without_surrogates(data) if _ESCAPED_SURROGATE.search(text) else data
 
 
 def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    if len({key for key, _ in pairs}) != len(pairs):
+    """One JSON object as a dict; a key given twice makes the parse fail (the YAML reader then names it)."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
         raise ValueError("a key given twice")
-    return dict(pairs)
+    return obj
 
 
 _NESTED = (Mapping, list, tuple)
+_SCALARS = (str, int, float, bool, type(None))  # what most values are: skipped before the (slower) ABC check
 
 
-def _deeper_than(data: Any, limit: int) -> bool:
-    """Whether lists and objects nest more than ``limit`` levels (without recursing)."""
-    stack = [(data, 1)] if isinstance(data, _NESTED) else []
-    while stack:
-        value, depth = stack.pop()
-        if depth > limit:
-            return True
-        children = value.values() if isinstance(value, Mapping) else value
-        stack.extend((child, depth + 1) for child in children if isinstance(child, _NESTED))
-    return False
+def _deeper_than(data: Any, limit: int, shared: bool = True) -> bool:
+    """Whether lists and objects nest more than ``limit`` levels (without recursing).
+
+    The walk goes level by level: each level is every list and object one
+    step below the last, gathered by comprehensions, so a parsed document of
+    millions of values costs a fraction of its parse (a stack of
+    ``(value, depth)`` pairs, pushed one by one, cost as much as the parse).
+    A value built in Python may hold one part in many places (``x = [y, y]``
+    nested 60 times is 2**60 paths): ``shared`` keeps each part once per
+    level. Parsed text is a tree, which ``json_document`` says with
+    ``shared=False``.
+    """
+    level = [data] if isinstance(data, _NESTED) else []
+    for _ in range(limit):
+        if not level:
+            return False
+        below: list[Any] = []
+        for value in level:
+            children = value.values() if isinstance(value, Mapping) else value
+            below += [child for child in children if type(child) not in _SCALARS and isinstance(child, _NESTED)]
+        level = list({id(child): child for child in below}.values()) if shared else below
+    return bool(level)
 
 
 def check_nesting(data: Any, what: str = "the object", limit: int = MAX_NESTING) -> None:
