@@ -95,8 +95,9 @@ _STEPS = (0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600
 def time_ticks(end: float, most: int = 8) -> list[float]:
     """Round times from 0 to ``end`` seconds for an axis: at most ``most`` + 1 ticks, a round step apart.
 
-    >>> time_ticks(6000)
-    [0, 900, 1800, 2700, 3600, 4500, 5400]
+    Examples:
+        >>> time_ticks(6000)
+        [0, 900, 1800, 2700, 3600, 4500, 5400]
     """
     step: float = next((step for step in _STEPS if end / step <= most), 0)
     if not step:  # beyond days: whole days, in a round number of them
@@ -110,8 +111,9 @@ def time_ticks(end: float, most: int = 8) -> list[float]:
 def axis_unit(ticks: list[float]) -> tuple[str, int]:
     """The one unit an axis's tick labels share: the largest (``d``, ``h``, ``min``, ``s``) every tick is whole in.
 
-    >>> axis_unit([0, 900, 1800])
-    ('min', 60)
+    Examples:
+        >>> axis_unit([0, 900, 1800])
+        ('min', 60)
     """
     for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
         if len(ticks) > 1 and all(tick % size == 0 for tick in ticks):
