@@ -252,7 +252,10 @@ def _read(source: Source) -> tuple[str, str]:
         ManifestError: the file cannot be read, or its bytes are not UTF-8.
     """
     looks_like_path = (
-        isinstance(source, str) and "\n" not in source and (_is_file(source) or source.endswith(_SUFFIXES))
+        isinstance(source, str)
+        and len(source) <= _PATH_MAX
+        and "\n" not in source
+        and (_is_file(source) or source.endswith(_SUFFIXES))
     )
     if isinstance(source, os.PathLike) or (isinstance(source, str) and looks_like_path):
         path = Path(source)
@@ -285,6 +288,10 @@ def _text(name: str, data: bytes) -> str:
         return decode_utf8(data, name)
     except TextError as err:
         raise ManifestError([DocumentProblem(name, 0, message=err.message)], []) from None
+
+
+_PATH_MAX = 4096
+"""The longest path Linux takes (``PATH_MAX``): a longer string is text, never a file name to look up."""
 
 
 def _is_file(text: str) -> bool:

@@ -30,6 +30,7 @@ import os
 import re
 import stat
 from collections.abc import Iterator, Mapping
+from itertools import chain
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -206,6 +207,7 @@ def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 _NESTED = (Mapping, list, tuple)
 _SCALARS = (str, int, float, bool, type(None))  # what most values are: skipped before the (slower) ABC check
+_PLAIN = (dict, list)  # what parsed JSON nests: known containers without the ABC check
 
 
 def _deeper_than(data: Any, limit: int, shared: bool = True) -> bool:
@@ -224,10 +226,21 @@ def _deeper_than(data: Any, limit: int, shared: bool = True) -> bool:
     for _ in range(limit):
         if not level:
             return False
-        below: list[Any] = []
-        for value in level:
-            children = value.values() if isinstance(value, Mapping) else value
-            below += [child for child in children if type(child) not in _SCALARS and isinstance(child, _NESTED)]
+        # the children of every container of the level in one pass: dict values and list items through C-level
+        # iterators, other mappings and sequences (a value built in Python) one by one
+        dicts = [value for value in level if type(value) is dict]
+        lists = [value for value in level if type(value) is list]
+        others = [value for value in level if type(value) is not dict and type(value) is not list]
+        children = chain(
+            chain.from_iterable(map(dict.values, dicts)),
+            chain.from_iterable(lists),
+            chain.from_iterable(value.values() if isinstance(value, Mapping) else value for value in others),
+        )
+        below = [
+            child
+            for child in children
+            if type(child) in _PLAIN or (type(child) not in _SCALARS and isinstance(child, _NESTED))
+        ]
         level = list({id(child): child for child in below}.values()) if shared else below
     return bool(level)
 
