@@ -3,10 +3,19 @@
 ``adapters.base`` holds the contract every adapter implements and the
 registry that picks one by a manifest's ``apiVersion`` and ``kind``. Each
 adapter lives in its own module and imports only ``workloadbuilder``.
+
+The bundled adapters are loaded when first needed: the registry imports an
+adapter's module the first time a manifest of its kind is read, and the
+names below that live in an adapter's module (``JobSetAdapter``,
+``CRDMapping``, ...) are imported on first use (PEP 562), so reading a Job
+does not load the JobSet, LWS, Trainer, Volcano and CRD adapters.
 """
 
-# Importing each adapter module registers it for its apiVersion and kind.
-from workloadbuilder.adapters import job, jobset, lws, trainer, volcano  # noqa: F401
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING
+
 from workloadbuilder.adapters.base import (
     Adapter,
     Compiled,
@@ -24,13 +33,33 @@ from workloadbuilder.adapters.base import (
     registered,
     scoped_registry,
 )
-from workloadbuilder.adapters.crd import CRDAdapter, register_mapping
-from workloadbuilder.adapters.crd_mapping import BlockPaths, CRDMapping, GroupMapping, PodsMapping
-from workloadbuilder.adapters.job import JobAdapter, JobMode, management_mode
-from workloadbuilder.adapters.jobset import JobSetAdapter
-from workloadbuilder.adapters.lws import LeaderWorkerSetAdapter
-from workloadbuilder.adapters.trainer import TrainJobAdapter, TrainJobPlan
-from workloadbuilder.adapters.volcano import VolcanoJobAdapter
+
+if TYPE_CHECKING:
+    from workloadbuilder.adapters.crd import CRDAdapter, register_mapping
+    from workloadbuilder.adapters.crd_mapping import BlockPaths, CRDMapping, GroupMapping, PodsMapping
+    from workloadbuilder.adapters.job import JobAdapter, JobMode, management_mode
+    from workloadbuilder.adapters.jobset import JobSetAdapter
+    from workloadbuilder.adapters.lws import LeaderWorkerSetAdapter
+    from workloadbuilder.adapters.trainer import TrainJobAdapter, TrainJobPlan
+    from workloadbuilder.adapters.volcano import VolcanoJobAdapter
+
+_LAZY: dict[str, str] = {
+    "BlockPaths": "workloadbuilder.adapters.crd_mapping",
+    "CRDAdapter": "workloadbuilder.adapters.crd",
+    "CRDMapping": "workloadbuilder.adapters.crd_mapping",
+    "GroupMapping": "workloadbuilder.adapters.crd_mapping",
+    "JobAdapter": "workloadbuilder.adapters.job",
+    "JobMode": "workloadbuilder.adapters.job",
+    "JobSetAdapter": "workloadbuilder.adapters.jobset",
+    "LeaderWorkerSetAdapter": "workloadbuilder.adapters.lws",
+    "PodsMapping": "workloadbuilder.adapters.crd_mapping",
+    "TrainJobAdapter": "workloadbuilder.adapters.trainer",
+    "TrainJobPlan": "workloadbuilder.adapters.trainer",
+    "VolcanoJobAdapter": "workloadbuilder.adapters.volcano",
+    "management_mode": "workloadbuilder.adapters.job",
+    "register_mapping": "workloadbuilder.adapters.crd",
+}
+"""The public names defined in an adapter's own module, with that module: imported on first use."""
 
 __all__ = [
     "Adapter",
@@ -63,3 +92,18 @@ __all__ = [
     "registered",
     "scoped_registry",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """Import a public name of an adapter's module on first use and keep it."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value: object = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """The package's attributes, the not yet imported public names included."""
+    return sorted(globals().keys() | _LAZY.keys())

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from importlib import import_module
 from typing import Any, Protocol
 
 from kubernetes.client import V1alpha3CompositePodGroup, V1beta1PodGroup, V1beta1Workload
@@ -267,13 +268,21 @@ class Registry:
     """Adapters by ``apiVersion`` and ``kind``: which adapter plans which manifest.
 
     One registry is current in each thread (and asyncio task): the default
-    one, which the bundled adapters join on import, unless ``scoped_registry``
-    made another current. Two CRD mappings for one kind are used side by
-    side, from any threads, each in a registry of its own.
+    one, which holds the bundled adapters, unless ``scoped_registry`` made
+    another current. Two CRD mappings for one kind are used side by side,
+    from any threads, each in a registry of its own.
+
+    A bundled adapter's module is imported the first time its kind is asked
+    for (``adapter_for``) or every adapter is listed (``registered``), so
+    reading one Job loads the Job adapter only.
     """
 
-    def __init__(self, adapters: Iterable[Adapter] = ()) -> None:
-        self._adapters: dict[tuple[str, str], Adapter] = {}
+    def __init__(self, adapters: Iterable[Adapter] = (), bundled: Mapping[tuple[str, str], str] | None = None) -> None:
+        # by (apiVersion, kind): the adapter, or None for a bundled one whose module (``_modules``) is not loaded
+        # yet; registration order is the dict's, a bundled entry keeping its place once loaded. Replaced whole,
+        # never changed in place, so a reader never sees it half-updated.
+        self._adapters: dict[tuple[str, str], Adapter | None] = dict.fromkeys(bundled or {})
+        self._modules: dict[tuple[str, str], str] = dict(bundled or {})  # the module defining each bundled one
         self._lock = threading.Lock()
         for adapter in adapters:
             self.register(adapter)
@@ -285,19 +294,48 @@ class Registry:
         return adapter
 
     def registered(self) -> list[Adapter]:
-        """Every adapter of this registry, in registration order."""
-        return list(self._adapters.values())
+        """Every adapter of this registry, in registration order (the bundled ones first)."""
+        return [self._loaded(key, adapter) for key, adapter in list(self._adapters.items())]
 
     def adapter_for(self, api_version: str, kind: str) -> Adapter | None:
         """The adapter for a manifest's ``apiVersion`` and ``kind``, or ``None``."""
-        return self._adapters.get((api_version, kind))
+        key = (api_version, kind)
+        adapters = self._adapters
+        if key not in adapters:
+            return None
+        return self._loaded(key, adapters[key])
 
     def copy(self) -> Registry:
         """A registry with the same adapters, to add to without changing this one."""
-        return Registry(self.registered())
+        twin = Registry()
+        with self._lock:
+            twin._adapters, twin._modules = dict(self._adapters), dict(self._modules)
+        return twin
+
+    def _loaded(self, key: tuple[str, str], adapter: Adapter | None) -> Adapter:
+        """``adapter``, or the bundled adapter of ``key`` from its module, imported now (once per registry)."""
+        if adapter is not None:
+            return adapter
+        loaded: Adapter = import_module(self._modules[key]).ADAPTER
+        with self._lock:
+            if self._adapters.get(key) is None:  # unless another thread (or a register) came first
+                self._adapters = {**self._adapters, key: loaded}
+            found = self._adapters[key]
+        assert found is not None
+        return found
 
 
-_DEFAULT = Registry()
+BUNDLED: dict[tuple[str, str], str] = {
+    ("batch/v1", "Job"): "workloadbuilder.adapters.job",
+    ("jobset.x-k8s.io/v1alpha2", "JobSet"): "workloadbuilder.adapters.jobset",
+    ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"): "workloadbuilder.adapters.lws",
+    ("trainer.kubeflow.org/v1alpha1", "TrainJob"): "workloadbuilder.adapters.trainer",
+    ("batch.volcano.sh/v1alpha1", "Job"): "workloadbuilder.adapters.volcano",
+}
+"""The adapters that come with the library, by ``apiVersion`` and ``kind``: the module whose ``ADAPTER`` it is."""
+
+
+_DEFAULT = Registry(bundled=BUNDLED)
 _CURRENT: ContextVar[Registry] = ContextVar("workloadbuilder_adapters", default=_DEFAULT)
 
 

@@ -40,7 +40,7 @@ from workloadbuilder import (
     RuntimeGroup,
     materialize,
 )
-from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict, job_pod_count, register
+from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict, job_pod_count
 from workloadbuilder.adapters.common import kueue_topology, kueue_warnings, plan_options
 from workloadbuilder.adapters.job_api import (
     SCHEDULING_PATH,
@@ -338,4 +338,5 @@ def _depth(workload: V1beta1Workload, template: str) -> int:
     return next(found, 1)
 
 
-register(JobAdapter())
+ADAPTER = JobAdapter()
+"""The instance the default registry holds (``base.BUNDLED``), loaded when its kind is first read."""

@@ -30,7 +30,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from workloadbuilder import ErrorList, FieldPath, Hierarchy, WorkloadItem
-from workloadbuilder.adapters.base import Finding, Plan, as_dict, register
+from workloadbuilder.adapters.base import Finding, Plan, as_dict
 from workloadbuilder.adapters.common import (
     BLOCKS,
     CLAIMS,
@@ -307,4 +307,5 @@ def _has(hierarchy: Hierarchy, template: str) -> bool:
     return any(group.template_name == template for group in hierarchy)
 
 
-register(JobSetAdapter())
+ADAPTER = JobSetAdapter()
+"""The instance the default registry holds (``base.BUNDLED``), loaded when its kind is first read."""

@@ -28,7 +28,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from workloadbuilder import ErrorList, FieldPath, Hierarchy, WorkloadItem
-from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict, register
+from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict
 from workloadbuilder.adapters.common import (
     is_gang,
     kueue_topology,
@@ -273,4 +273,5 @@ def _assignment(
     return PodAssignment(pod_group, selector, count, str(source), template)
 
 
-register(LeaderWorkerSetAdapter())
+ADAPTER = LeaderWorkerSetAdapter()
+"""The instance the default registry holds (``base.BUNDLED``), loaded when its kind is first read."""

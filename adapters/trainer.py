@@ -32,7 +32,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from workloadbuilder import ErrorList, FieldError, FieldPath, WorkloadItem
-from workloadbuilder.adapters.base import Finding, Plan, as_dict, register
+from workloadbuilder.adapters.base import Finding, Plan, as_dict
 from workloadbuilder.adapters.common import (
     basic_config,
     fill_gang,
@@ -348,4 +348,5 @@ def _rendered_pod_template(rj: ReplicatedJob) -> str:
     return str(FieldPath("spec", "replicatedJobs").index(rj.index).child("template", "spec", "template"))
 
 
-register(TrainJobAdapter())
+ADAPTER = TrainJobAdapter()
+"""The instance the default registry holds (``base.BUNDLED``), loaded when its kind is first read."""

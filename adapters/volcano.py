@@ -31,7 +31,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from workloadbuilder import ErrorList, FieldPath, Hierarchy, WorkloadItem
-from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict, register
+from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict
 from workloadbuilder.adapters.common import (
     basic_config,
     fill_gang,
@@ -318,4 +318,5 @@ def _assignments(ident: Identity, tasks: list[Task], hierarchy: Hierarchy) -> li
     return out
 
 
-register(VolcanoJobAdapter())
+ADAPTER = VolcanoJobAdapter()
+"""The instance the default registry holds (``base.BUNDLED``), loaded when its kind is first read."""
