@@ -21,6 +21,7 @@ from workloadbuilder import FeatureGates, FieldError, FieldPath, WorkloadItem, c
 from workloadbuilder.adapters.base import Compiled, Finding, Plan, PlanError, adapter_for, as_dict
 from workloadbuilder.adapters.kit import elements_of, to_json_dict
 from workloadbuilder.errors import NoAdapterError
+from workloadbuilder.field import ErrorType, extend_path, index_path
 
 __all__ = ["update_findings"]
 
@@ -62,13 +63,18 @@ def _compiled_errors(
     before: Compiled, after: Compiled, old_plan: Plan, new_plan: Plan, gates: FeatureGates | None
 ) -> Iterator[FieldError]:
     paths = {**_item_paths(old_plan.roots), **_item_paths(new_plan.roots)}
+    items = {**_items(old_plan.roots), **_items(new_plan.roots)}
     if before.workload is not None and after.workload is not None:
         old_w, new_w = to_json_dict(before.workload), to_json_dict(after.workload)
         refused_by = f"Workload {old_w['metadata']['name']}"
         for err in check_update(old_w, new_w, gates):
+            if _unowned(err):
+                continue
             template = _template_at(new_w, old_w, str(err.field))
             if template is not None:
-                yield _at_controller(err, paths.get(template), refused_by)
+                old_t, new_t = _template_named(old_w, template), _template_named(new_w, template)
+                path = _block_path(err, items.get(template), old_t, new_t) or paths.get(template)
+                yield _at_controller(err, path, refused_by)
                 continue
             removed = [name for name in _template_names(old_w) if name not in _template_names(new_w)]
             for name in removed or [""]:
@@ -78,10 +84,132 @@ def _compiled_errors(
         previous = old_groups.get(_name(group))
         if previous is None:
             continue
-        new_g = to_json_dict(group)
-        for err in check_update(to_json_dict(previous), new_g, gates):
+        old_g, new_g = to_json_dict(previous), to_json_dict(group)
+        for err in check_update(old_g, new_g, gates):
+            if _unowned(err):
+                continue
             template = _group_template(new_g)
-            yield _at_controller(err, paths.get(template), f"{new_g['kind']} {new_g['metadata']['name']}")
+            path = _block_path(err, items.get(template), old_g.get("spec"), new_g.get("spec")) or paths.get(template)
+            yield _at_controller(err, path, f"{new_g['kind']} {new_g['metadata']['name']}")
+
+
+_BLOCKS = {
+    "schedulingPolicy": "policy",
+    "schedulingConstraints": "constraints",
+    "disruptionMode": "disruption_mode",
+    "resourceClaims": "resource_claims",
+}
+"""A compiled template's (or group's) block fields, and the ``WorkloadInput`` field that holds the user's block."""
+
+
+def _unowned(err: FieldError) -> bool:
+    """``metadata.ownerReferences[i].uid: Required value``: a manifest never created has no uid, old or new alike.
+
+    Such an owner reference is what compiling any object without a uid gives;
+    it says nothing of the update, so the diff leaves it out.
+    """
+    loc = err.loc()
+    return err.type is ErrorType.REQUIRED and loc[:2] == ("metadata", "ownerReferences") and loc[-1:] == ("uid",)
+
+
+def _block_path(err: FieldError, item: WorkloadItem | None, old: Any, new: Any) -> FieldPath | None:
+    """Where in the controller object the field an error is about lives, down to the leaf that changed.
+
+    ``old`` and ``new`` hold the compiled block the error sits in (a
+    template, or a group's ``spec``). The error's block (``schedulingConstraints``,
+    say) is found at the item's path and the block's path elements; when the
+    user wrote that block under its own name, the path goes on into it, to
+    the one value that changed (``topology[0].key``). ``None`` when the error
+    is not in a block the item was given.
+    """
+    loc = err.loc()
+    at = next((i for i in range(len(loc) - 1, 0, -1) if loc[i] in _BLOCKS and _holds_block(loc, i)), None)
+    if item is None or at is None:
+        return None
+    block = str(loc[at])
+    given = getattr(item.input, _BLOCKS[block])
+    data = getattr(given, "pod_group_data", None) or getattr(given, "composite_pod_group_data", None)
+    if not data:
+        return None  # the block came from the controller's defaults, not from the object
+    path = extend_path(item.path, given.path_elements)
+    if given.path_elements[-1:] != [block]:
+        return path  # the block is spelled another way there (an annotation, say)
+    inner = loc[at + 1 :]
+    old_value, new_value = _value_at(_mapping_get(old, block), inner), _value_at(_mapping_get(new, block), inner)
+    for element in (*inner, *_changed_leaf(old_value, new_value)):
+        path = index_path(path, element) if isinstance(element, int) else extend_path(path, [element])
+    return path
+
+
+def _holds_block(loc: tuple[str | int, ...], i: int) -> bool:
+    """Whether ``loc[i]`` is a block field: of a template (after its index) or of a group's ``spec``."""
+    return isinstance(loc[i - 1], int) or (i == 1 and loc[0] == "spec")
+
+
+def _mapping_get(node: Any, key: str) -> Any:
+    return node.get(key) if isinstance(node, Mapping) else None
+
+
+def _value_at(node: Any, elements: Sequence[str | int]) -> Any:
+    for element in elements:
+        if isinstance(element, int):
+            node = node[element] if isinstance(node, list) and element < len(node) else None
+        else:
+            node = _mapping_get(node, element)
+    return node
+
+
+def _changed_leaf(old: Any, new: Any) -> tuple[str | int, ...]:
+    """The path from ``old``/``new`` down to the one value that differs (``()`` when more, or a whole part, changed).
+
+    Examples:
+        >>> _changed_leaf({"topology": [{"key": "a"}]}, {"topology": [{"key": "b"}]})
+        ('topology', 0, 'key')
+        >>> _changed_leaf({"topology": [{"key": "a"}]}, {})
+        ()
+    """
+    out: list[str | int] = []
+    while True:
+        if isinstance(old, Mapping) and isinstance(new, Mapping):
+            changed: list[str | int] = [key for key in {**old, **new} if old.get(key) != new.get(key)]
+        elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+            changed = [i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
+        else:
+            return tuple(out)
+        if len(changed) != 1:
+            return tuple(out)
+        step = changed[0]
+        old, new = (old[step], new[step]) if isinstance(step, int) else (old.get(step), new.get(step))
+        if old is None or new is None:
+            return tuple(out)  # a field added or removed: said at the field that holds it
+        out.append(step)
+
+
+def _items(roots: Sequence[WorkloadItem | None]) -> dict[str, WorkloadItem]:
+    """Every item of a plan's tree, by template name."""
+    out: dict[str, WorkloadItem] = {}
+    stack = list(roots)
+    while stack:
+        item = stack.pop()
+        if item is None:
+            continue
+        out.setdefault(item.name, item)
+        stack.extend(item.children)
+    return out
+
+
+def _template_named(workload: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:
+    """The template of that name in a Workload (composites' children included)."""
+    stack = [workload.get("spec") or {}]
+    while stack:
+        holder = stack.pop()
+        for key in ("podGroupTemplates", "compositePodGroupTemplates"):
+            for template in holder.get(key) or []:
+                if isinstance(template, Mapping):
+                    if template.get("name") == name:
+                        return template
+                    stack.append(template)
+    return None
 
 
 def _name(obj: BaseModel) -> str:

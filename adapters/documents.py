@@ -21,7 +21,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workloadbuilder import kinds
-from workloadbuilder.adapters.base import PlanError, adapter_for  # type: ignore[import-not-found,unused-ignore]
+from workloadbuilder.adapters.base import (  # type: ignore[import-not-found,unused-ignore]
+    Finding,
+    PlanError,
+    adapter_for,
+    planned_name,
+)
 from workloadbuilder.errors import BuildError, InternalError, WorkloadBuilderError
 from workloadbuilder.field import AggregateError, ErrorList, FieldPath, type_invalid
 from workloadbuilder.objpath import elements_of, get_in
@@ -107,8 +112,9 @@ class _Doc:
 
     @property
     def name(self) -> str:
+        """``metadata.name``, or for a ``generateName``-only object the name its plan uses (``planned_name``)."""
         metadata = self.data.get("metadata")
-        return str(metadata.get("name", "")) if isinstance(metadata, Mapping) else ""
+        return str(planned_name(metadata)[0] or "") if isinstance(metadata, Mapping) else ""
 
     @property
     def is_scheduling_object(self) -> bool:
@@ -140,6 +146,11 @@ def read_documents(
         claims: the size of each group resource claim, by claim or template name.
         where: how messages name each document (default ``document N``, from 1).
 
+    Each adapter warning is said of its document (``where`` then
+    ``Kind/name``); warnings only about names (no ``metadata.uid``, a
+    ``generateName`` placeholder) are left out: where the pods go does not
+    depend on them.
+
     Raises:
         InvalidDocumentError: an object that does not validate.
         DocumentError: another object that cannot be placed, a PodGroup
@@ -157,7 +168,7 @@ def read_documents(
         compiled = _compile(doc, docs, related)
         if compiled is None:
             continue
-        out.warnings += [str(warning) for warning in compiled.warnings]
+        out.warnings += [f"{doc.where} {warning}" for warning in compiled.warnings if not _about_names(warning)]
         groups = compiled.hierarchy.objects()
         if groups:
             planned.update(group.metadata.name for group in groups)
@@ -182,6 +193,19 @@ def read_documents(
             "--mapping describes), or PodGroups with the Pods that name them"
         )
     return out
+
+
+_NAME_FIELDS = frozenset({"metadata.uid", "metadata.generateName"})
+
+
+def _about_names(warning: Finding) -> bool:
+    """Whether a plan's warning is only about names (no uid, a ``generateName`` placeholder, a Workload not created).
+
+    A placement does not depend on the names of the objects, so these are
+    left out of a request's warnings; ``compile``, whose output is the names,
+    is where they are said.
+    """
+    return str(warning.error.field) in _NAME_FIELDS
 
 
 def _priority_class(doc: _Doc) -> PriorityClass:

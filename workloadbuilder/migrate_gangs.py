@@ -39,18 +39,39 @@ __all__ = [
     "KUEUE_POD_GROUP_NAME",
     "KUEUE_POD_GROUP_TOTAL_COUNT",
     "VOLCANO_GROUP",
+    "COSCHEDULING_LABELS",
     "GangMigration",
+    "GroupMember",
+    "VOLCANO_GROUP_ANNOTATION",
     "check_kueue_pod",
     "is_foreign_pod_group",
     "is_kueue_pod",
     "migrate_kueue_pods",
+    "member_keys",
     "migrate_pod_group",
+    "pod_group_members",
 ]
 
 VOLCANO_GROUP = "scheduling.volcano.sh"
 COSCHEDULING_GROUP = "scheduling.x-k8s.io"
 KUEUE_POD_GROUP_NAME = "kueue.x-k8s.io/pod-group-name"
 KUEUE_POD_GROUP_TOTAL_COUNT = "kueue.x-k8s.io/pod-group-total-count"
+COSCHEDULING_LABELS = ("scheduling.x-k8s.io/pod-group", "pod-group.scheduling.sigs.k8s.io")
+"""The pod labels that put a pod in a coscheduling PodGroup (today's, and the older ``sigs.k8s.io`` one)."""
+VOLCANO_GROUP_ANNOTATION = "scheduling.k8s.io/group-name"
+"""The pod annotation that puts a pod in a Volcano PodGroup."""
+
+_POD_TEMPLATES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("v1", "Pod"): (),
+    ("v1", "ReplicationController"): ("spec", "template"),
+    ("apps/v1", "Deployment"): ("spec", "template"),
+    ("apps/v1", "ReplicaSet"): ("spec", "template"),
+    ("apps/v1", "StatefulSet"): ("spec", "template"),
+    ("apps/v1", "DaemonSet"): ("spec", "template"),
+    ("batch/v1", "Job"): ("spec", "template"),
+    ("batch/v1", "CronJob"): ("spec", "jobTemplate", "spec", "template"),
+}
+"""Where the pod template of each built-in kind that makes pods sits (``()``: the Pod itself)."""
 
 _NO_EQUIVALENT = {
     "minResources": "kube-scheduler's gang waits for pods, not for an amount of resources",
@@ -233,6 +254,159 @@ def migrate_pod_group(obj: Mapping[str, Any]) -> GangMigration:
         + " no longer does)"
     )
     return result
+
+
+@dataclass(frozen=True)
+class GroupMember:
+    """An object of the input whose pods a Volcano or coscheduling PodGroup gathers by label (or annotation).
+
+    Attributes:
+        index: the object's position in the objects given.
+        object: the object with its pod template rewritten to set
+            ``spec.schedulingGroup.podGroupName`` (a copy), or the object as
+            given when it was not rewritten.
+        rewritten: whether the pod template was rewritten.
+        left: whether the pods still need a change migrate did not make (a
+            kind whose templates it does not rewrite, or a template that
+            names another group).
+        note: what was done, or why it was not, at the path it is about.
+    """
+
+    index: int
+    object: Mapping[str, Any]
+    rewritten: bool
+    left: bool
+    note: str
+
+
+def member_keys(pod_group: Mapping[str, Any]) -> tuple[str, tuple[str, ...]]:
+    """Where a pod names a foreign PodGroup: ``labels`` or ``annotations``, and the keys (the current one first).
+
+    Examples:
+        >>> member_keys({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup"})
+        ('annotations', ('scheduling.k8s.io/group-name',))
+    """
+    if _group_of(pod_group) == VOLCANO_GROUP:
+        return "annotations", (VOLCANO_GROUP_ANNOTATION,)
+    return "labels", COSCHEDULING_LABELS
+
+
+def _names_group(metadata: Any, where: str, keys: Sequence[str], name: str) -> str | None:
+    """The key of ``metadata.<where>`` that puts the pods in PodGroup ``name``, if one does."""
+    values = _mapping(_mapping(metadata).get(where))
+    return next((key for key in keys if values.get(key) == name), None)
+
+
+def _same_namespace(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Whether two objects may be in one namespace (an object without one takes the namespace it is applied to)."""
+    first, second = _mapping(a.get("metadata")).get("namespace"), _mapping(b.get("metadata")).get("namespace")
+    return not first or not second or first == second
+
+
+def _labelled_at(obj: Mapping[str, Any], where: str, keys: Sequence[str], name: str) -> str | None:
+    """The path of the first ``metadata`` in ``obj`` that names PodGroup ``name`` (in a custom resource's templates)."""
+    stack: list[tuple[FieldPath | None, Any]] = [(None, obj)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, Mapping):
+            if path is not None and len(path.elements()) > 1 and path.elements()[-1:] == ("metadata",):
+                key = _names_group(node, where, keys, name)
+                if key is not None:
+                    return f"{path.child(where)}[{key}]"
+            children = [(FieldPath(str(k)) if path is None else path.child(str(k)), v) for k, v in node.items()]
+            stack.extend(reversed(children))
+        elif isinstance(node, list) and path is not None:
+            stack.extend(reversed([(path.index(i), v) for i, v in enumerate(node)]))
+    return None
+
+
+def pod_group_members(pod_group: Mapping[str, Any], objects: Sequence[Any]) -> list[GroupMember]:
+    """The objects whose pods a Volcano or coscheduling PodGroup gathers, each rewritten to join its native PodGroup.
+
+    The coscheduling plugin puts in a PodGroup the pods labelled
+    ``scheduling.x-k8s.io/pod-group: <name>`` (or the older
+    ``pod-group.scheduling.sigs.k8s.io``), Volcano the pods annotated
+    ``scheduling.k8s.io/group-name: <name>``; a native PodGroup takes the pods
+    that set ``spec.schedulingGroup.podGroupName``. For every object of
+    ``objects`` (in the PodGroup's namespace) whose pod template names the
+    group, the template is rewritten to set it: a Pod, and the pod templates
+    of Deployments, ReplicaSets, StatefulSets, DaemonSets,
+    ReplicationControllers, Jobs and CronJobs. The label (or annotation) is
+    kept: a selector may match it. Another kind that names the group
+    somewhere in it (a JobSet's pod templates, say), or a template that
+    already names another group, is returned as it is, with a note saying
+    what to set.
+
+    Raises:
+        TypeError: ``pod_group`` is not a Volcano or coscheduling PodGroup.
+
+    Examples:
+        >>> group = {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": {"name": "nginx"}}
+        >>> rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "web"}, "spec": {"template": {
+        ...     "metadata": {"labels": {"scheduling.x-k8s.io/pod-group": "nginx"}}, "spec": {"containers": []}}}}
+        >>> [member] = pod_group_members(group, [group, rs])
+        >>> member.object["spec"]["template"]["spec"]["schedulingGroup"], member.note[:52]
+        ({'podGroupName': 'nginx'}, 'spec.template.spec.schedulingGroup.podGroupName: now')
+    """
+    if not is_foreign_pod_group(pod_group):
+        raise TypeError("pod_group_members reads a Volcano or coscheduling PodGroup")
+    raw = _mapping(pod_group.get("metadata")).get("name")
+    name = raw if isinstance(raw, str) else ""
+    where, keys = member_keys(pod_group)
+    members = []
+    for index, obj in enumerate(objects):
+        if not isinstance(obj, Mapping) or obj is pod_group or not name or not _same_namespace(obj, pod_group):
+            continue
+        if is_foreign_pod_group(obj) or _group_of(obj) == kinds.GROUP or is_kueue_pod(obj):
+            continue
+        at = _POD_TEMPLATES.get((str(obj.get("apiVersion") or ""), str(obj.get("kind") or "")))
+        member = _rewritten(index, obj, at, where, keys, name) if at is not None else None
+        if member is None and at is None:
+            labelled = _labelled_at(obj, where, keys, name)
+            if labelled is not None:
+                note = (
+                    f"{labelled}: {go_quote(name)}: these pods are in PodGroup {go_quote(name)}: set "
+                    f"spec.schedulingGroup.podGroupName: {go_quote(name)} in their pod template (migrate rewrites "
+                    "the pod templates of built-in kinds only)"
+                )
+                member = GroupMember(index, obj, False, True, note)
+        if member is not None:
+            members.append(member)
+    return members
+
+
+def _rewritten(
+    index: int, obj: Mapping[str, Any], at: tuple[str, ...], where: str, keys: Sequence[str], name: str
+) -> GroupMember | None:
+    """The member with its pod template (at ``at``) set to join PodGroup ``name``; ``None`` if the pods are not its."""
+    template: Any = obj
+    for step in at:
+        template = _mapping(template).get(step)
+    key = _names_group(_mapping(template).get("metadata"), where, keys, name)
+    if key is None:
+        return None
+    target = FieldPath(*at, "spec", "schedulingGroup", "podGroupName")
+    spec = _mapping(template).get("spec")
+    current = _mapping(_mapping(spec).get("schedulingGroup")).get("podGroupName")
+    if current == name:
+        return GroupMember(index, obj, False, False, f"{target}: already {go_quote(name)}")
+    if current is not None or (spec is not None and not isinstance(spec, Mapping)):
+        shown = render_bad_value(current) if current is not None else "a spec that is not an object"
+        note = (
+            f"{target}: {shown}, but its pods carry PodGroup {go_quote(name)}'s {where[:-1]} {key}: left as it is; "
+            f"set it to {go_quote(name)} for the pods to join the native PodGroup"
+        )
+        return GroupMember(index, obj, False, True, note)
+    rewritten = copy.deepcopy(dict(obj))
+    node: Any = rewritten
+    for step in (*at, "spec"):
+        node = node.setdefault(step, {})
+    node["schedulingGroup"] = {"podGroupName": name}
+    note = (
+        f"{target}: now {go_quote(name)}: its pods join the native PodGroup {go_quote(name)} (the {key} "
+        f"{where[:-1]} no longer gangs them; it is kept for selectors)"
+    )
+    return GroupMember(index, rewritten, True, False, note)
 
 
 def migrate_kueue_pods(pods: Sequence[Mapping[str, Any]]) -> GangMigration:

@@ -93,13 +93,15 @@ def option_a_topology() -> dict[str, Any]:
             option_a_topology(),
             [
                 (
-                    "JobSet/paralleljobs: spec.replicatedJobs[0].template.spec.scheduling: Invalid value: null: field is "
-                    "immutable (the Workload paralleljobs-58d556b6c refuses the update at "
+                    "JobSet/paralleljobs: spec.replicatedJobs[0].template.spec.scheduling.schedulingConstraints: "
+                    "Invalid value: null: field is immutable "
+                    "(the Workload paralleljobs-58d556b6c refuses the update at "
                     "spec.podGroupTemplates[0].schedulingConstraints)"
                 ),
                 (
-                    "JobSet/paralleljobs: spec.replicatedJobs[0].template.spec.scheduling: Invalid value: null: field is "
-                    "immutable (the PodGroup paralleljobs-58d556b6c-workers-0-7859675fd6 refuses the update at "
+                    "JobSet/paralleljobs: spec.replicatedJobs[0].template.spec.scheduling.schedulingConstraints: "
+                    "Invalid value: null: field is immutable "
+                    "(the PodGroup paralleljobs-58d556b6c-workers-0-7859675fd6 refuses the update at "
                     "spec.schedulingConstraints)"
                 ),
             ],

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from workloadbuilder import kinds, manifests
+from workloadbuilder.adapters.base import planned_name
 from workloadbuilder.cli.errors import UsageError, one_line
 from workloadbuilder.errors import WorkloadBuilderError
 from workloadbuilder.textread import TextError, decode_utf8, read_bytes, read_stream
@@ -102,9 +103,14 @@ class Document:
 
     @property
     def name(self) -> str:
-        """The document's ``metadata.name`` ("" when it has none)."""
+        """The document's ``metadata.name`` ("" when it has none).
+
+        An object with only ``generateName`` is named as its plan names it
+        (``planned_name``: the prefix and a placeholder suffix), in messages
+        as in the compiled objects.
+        """
         metadata = self.data.get("metadata") if isinstance(self.data, dict) else None
-        return str(metadata.get("name", "")) if isinstance(metadata, dict) else ""
+        return str(planned_name(metadata)[0] or "") if isinstance(metadata, dict) else ""
 
     @property
     def is_scheduling_object(self) -> bool:

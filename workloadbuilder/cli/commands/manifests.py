@@ -20,7 +20,7 @@ from workloadbuilder import (
     manifests,
 )
 from workloadbuilder.adapters import Plan, adapter_for
-from workloadbuilder.adapters.base import PlanError
+from workloadbuilder.adapters.base import PlanError, planned_name
 from workloadbuilder.adapters.diff import update_findings
 from workloadbuilder.adapters.strict import has_schema, schema_errors
 from workloadbuilder.cli.errors import UsageError
@@ -29,14 +29,17 @@ from workloadbuilder.cli.messages import Notice, WarningPolicy, first_few, plan_
 from workloadbuilder.cli.positions import Positions
 from workloadbuilder.cli.report import Verdict, render
 from workloadbuilder.field import ErrorList, ErrorType, FieldError
+from workloadbuilder.gofmt import go_quote
 from workloadbuilder.migrate import migrate
 from workloadbuilder.migrate_gangs import (
     GangMigration,
     check_kueue_pod,
     is_foreign_pod_group,
     is_kueue_pod,
+    member_keys,
     migrate_kueue_pods,
     migrate_pod_group,
+    pod_group_members,
 )
 from workloadbuilder.validation.gates import FeatureGates
 from workloadbuilder.validation.objects import validate_composite_pod_group, validate_pod_group, validate_workload
@@ -135,8 +138,21 @@ def validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     verdicts.sort(key=lambda v: order.get((v.source, v.document, v.item), len(order)))  # in input order
     positions = {doc.source: Positions(doc.text) for doc in documents} if args.output == "github" else {}
     out.write(render(verdicts, args.output, positions))
-    failed = any(v.errors for v in verdicts) or policy.fails(n for v in verdicts for n in v.notices)
-    return 1 if failed else 0
+    failing = [(v, n) for v in verdicts for n in v.notices if policy.fails([n])]
+    if failing:
+        err.write(_strict_failure(failing))
+    return 1 if failing or any(v.errors for v in verdicts) else 0
+
+
+def _strict_failure(failing: Sequence[tuple[Verdict, Notice]]) -> str:
+    """The one line that says which warning ``--strict`` failed on: its kind, and the object it is about."""
+    verdict, notice = failing[0]
+    inside = "" if verdict.item is None else f", item {verdict.item}"
+    about = f"{verdict.source} (document {verdict.document}{inside}) {verdict.kind}/{verdict.name}"
+    more = len(failing) - 1
+    kinds_left = ", ".join(dict.fromkeys(n.kind for _, n in failing[1:]))
+    tail = f" (and {more} more warning{'s' if more > 1 else ''}: {kinds_left})" if more else ""
+    return f"error: {about}: --strict: its {notice.kind} warning fails the run{tail}; -W no-{notice.kind} hides it\n"
 
 
 def diff_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -163,7 +179,7 @@ def diff_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def migrate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``workloadbuilder migrate``: v1alpha1/v1alpha2 objects rewritten for 1.37; exit 1 when something is left."""
     documents = read_inputs(args.files, args.recursive, args.namespace, served_only=False)
-    results, incomplete = [], False
+    results: list[Any] = []
     kueue = [doc for doc in documents if is_kueue_pod(doc.data)]
     for doc in kueue:  # a refusal names the Pod's own document
         with about(doc):
@@ -173,16 +189,18 @@ def migrate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             pods = migrate_kueue_pods([doc.data for doc in kueue])
         _report_gang(pods, kueue[0], err)
         results.extend(pods.objects)
+    joined, said, incomplete = _join_members(documents)
     for doc in documents:
         if is_foreign_pod_group(doc.data):
             with about(doc):
                 gang = migrate_pod_group(doc.data)
             _report_gang(gang, doc, err)
+            err.writelines(said.get(id(doc), []))
             results.extend(gang.objects)
             continue
         if not doc.is_scheduling_object:
             if not is_kueue_pod(doc.data):
-                results.append(doc.data)
+                results.append(joined.get(id(doc), doc.data))
             continue
         with about(doc):
             migration = migrate(doc.data)
@@ -192,6 +210,42 @@ def migrate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         results.append(migration.manifest)
     out.write(_formatted(results, args.output))
     return 1 if incomplete else 0
+
+
+def _join_members(documents: Sequence[Document]) -> tuple[dict[int, Any], dict[int, list[str]], bool]:
+    """Each foreign PodGroup's members (by label or annotation) rewritten to join the native PodGroup.
+
+    Returns the rewritten objects by ``id`` of their document, the lines to
+    print after each PodGroup's own (by ``id`` of its document), and whether
+    a member of the input was left as it is (a kind whose templates migrate
+    does not rewrite, a template naming another group). A rewrite is said
+    of the member's document; a PodGroup no object of the input is a member
+    of is warned about, as its pods' controller must then be changed by hand.
+    """
+    joined: dict[int, Any] = {}
+    said: dict[int, list[str]] = {}
+    left = False
+    data = [doc.data for doc in documents]
+    for doc in documents:
+        if not is_foreign_pod_group(doc.data):
+            continue
+        members = pod_group_members(doc.data, data)
+        lines = said.setdefault(id(doc), [])
+        for member in members:
+            home = documents[member.index]
+            if member.rewritten:
+                joined[id(home)] = member.object
+            left = left or member.left
+            lines.append(f"{home.about()}: {'not translated: ' if member.left else ''}{member.note}\n")
+        if not members:
+            where, keys = member_keys(doc.data)
+            lines.append(
+                f"Warning: {doc.about()}: no object in the input makes its pods (the {where[:-1]} {keys[0]}: "
+                f"{doc.name}): "
+                f"set spec.schedulingGroup.podGroupName: {go_quote(doc.name)} in the pod template of the ReplicaSet, "
+                "Deployment or Job that does\n"
+            )
+    return joined, said, left
 
 
 def _report_gang(migration: GangMigration, doc: Document, err: TextIO) -> None:
@@ -312,12 +366,17 @@ def _single(path: str) -> Document:
 
 
 def _formatted(objects: Sequence[Any], output: str) -> str:
-    """Objects as kubectl's ``-o yaml``, ``-o json`` (one object, or a ``v1`` ``List``) or ``-o name`` prints them."""
+    """Objects as kubectl's ``-o yaml``, ``-o json`` (one object, or a ``v1`` ``List``) or ``-o name`` prints them.
+
+    ``-o name`` gives a ``generateName``-only object the name its plan used
+    (``planned_name``: ``generateName`` and the placeholder suffix), as the
+    other names in the output do.
+    """
     if output == "yaml":
         return manifests.to_yaml(objects)
     dicts = [manifests.to_dict(obj) for obj in objects]
     if output == "name":
-        return "".join(f"{_resource(data)}/{(data.get('metadata') or {}).get('name', '')}\n" for data in dicts)
+        return "".join(f"{_resource(data)}/{planned_name(data.get('metadata') or {})[0] or ''}\n" for data in dicts)
     if len(dicts) == 1:
         return json.dumps(dicts[0], indent=4) + "\n"
     listed = {"apiVersion": "v1", "items": dicts, "kind": "List", "metadata": {"resourceVersion": ""}}
