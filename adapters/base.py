@@ -31,6 +31,7 @@ from workloadbuilder import (
     BuildOptions,
     ErrorList,
     FieldError,
+    Forest,
     Hierarchy,
     WorkloadItem,
     build_forest,
@@ -183,19 +184,36 @@ class Plan:
         Args:
             old: the plan of the previous version of the object, for update checks.
         """
+        return self._checked(old)[0]
+
+    def _checked(self, old: Plan | None = None) -> tuple[list[Finding], Builder | Forest | None]:
+        """``validate``'s findings, and what checked the roots: a ``Builder`` (one root) or the ``Forest``.
+
+        ``compile`` builds with that same object, so the trees are read once:
+        the builder reuses its validation (``Builder.validate``), the forest
+        has already compiled (``None`` when it could not, or without roots).
+        """
         findings = list(self.errors)
         if not self.roots:
-            return findings
+            return findings, None
+        checker: Builder | Forest | None
         if len(self.roots) == 1:
             old_root = old.roots[0] if old is not None and len(old.roots) == 1 else None
-            errs = Builder(self.roots[0], self.options).validate(old_root)
+            checker = Builder(self.roots[0], self.options)
+            errs = checker.validate(old_root)
         else:
             try:
-                errs = build_forest(self.roots, self.options, old_roots=old.roots if old is not None else None).errors
+                checker = build_forest(self.roots, self.options, old_roots=old.roots if old is not None else None)
+                errs = checker.errors
             except BuildError:  # valid trees that cannot compile: compile() raises it, validation has no error
-                errs = ErrorList()
-        findings.extend(Finding(self.object_ref, err) for err in errs)
-        return findings
+                checker, errs = None, ErrorList()
+        findings.extend(Finding(self.trees_object, err) for err in errs)
+        return findings, checker
+
+    @property
+    def trees_object(self) -> str:
+        """``<Kind>/<name>`` of the object the trees' findings name: the planned object (a TrainJob: its runtime)."""
+        return self.object_ref
 
     def compile(self) -> Compiled:
         """The Workload, every runtime group, the pod assignments and the stamped object.
@@ -203,13 +221,15 @@ class Plan:
         Raises:
             PlanError: the plan or its trees are invalid; every finding is listed.
         """
-        findings = self.validate()
+        findings, checker = self._checked()
         if findings:
             raise PlanError(findings)
         workload: V1beta1Workload | None = None
-        if len(self.roots) == 1:
-            workload = Builder(self.roots[0], self.options).build_workload()
-        elif self.roots:
+        if isinstance(checker, Builder):
+            workload = checker.build_workload()
+        elif isinstance(checker, Forest):
+            workload = checker.workload
+        elif self.roots:  # a forest that could not compile: its BuildError
             workload = build_forest(self.roots, self.options).workload
         if self.make_groups is not None:
             hierarchy = self.make_groups(workload)

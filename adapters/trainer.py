@@ -90,11 +90,10 @@ class TrainJobPlan(Plan):
 
     runtime_ref: str = ""
 
-    def validate(self, old: Plan | None = None) -> list[Finding]:
-        """The adapter's errors (each naming its object), then the trees' errors, naming the runtime."""
-        findings = super().validate(old)
-        own = len(self.errors)
-        return [*findings[:own], *(Finding(self.runtime_ref or f.object, f.error) for f in findings[own:])]
+    @property
+    def trees_object(self) -> str:
+        """The runtime: the trees' blocks come from it, so their findings name it."""
+        return self.runtime_ref or self.object_ref
 
 
 @dataclass(frozen=True)
