@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 
 from workloadbuilder.placement.k8s.constraints import AffinityTerm, PodConstraints
 
-__all__ = ["AFFINITY_REASON", "ANTI_AFFINITY_REASON", "NAME", "check", "self_matching"]
+__all__ = ["AFFINITY_REASON", "ANTI_AFFINITY_REASON", "NAME", "check", "first_of_series", "self_matching"]
 
 NAME = "InterPodAffinity"
 AFFINITY_REASON = "node(s) didn't match pod affinity rules"
@@ -26,6 +26,15 @@ ANTI_AFFINITY_REASON = "node(s) didn't match pod anti-affinity rules"
 def self_matching(term: AffinityTerm, pod: PodConstraints) -> bool:
     """Whether a term of ``pod`` counts pods like ``pod`` itself (the one-pod-per-domain pattern)."""
     return term.matches(pod.namespace, pod.label_map)
+
+
+def first_of_series(pod: PodConstraints, affinity_domains: Sequence[frozenset[str]]) -> bool:
+    """Whether no pod anywhere matches the pod's affinity terms and the pod matches them all itself.
+
+    The first pod of a series then passes the affinity terms on every node
+    that has their topology labels.
+    """
+    return not any(affinity_domains) and all(self_matching(term, pod) for term in pod.pod_affinity)
 
 
 def check(
@@ -46,10 +55,8 @@ def check(
             node_labels[term.topology_key] in domains
             for term, domains in zip(pod.pod_affinity, affinity_domains, strict=True)
         )
-        if not present:
-            first_of_series = not any(affinity_domains) and all(self_matching(t, pod) for t in pod.pod_affinity)
-            if not first_of_series:
-                return AFFINITY_REASON
+        if not present and not first_of_series(pod, affinity_domains):
+            return AFFINITY_REASON
     for term, domains in zip(pod.pod_anti_affinity, anti_domains, strict=True):
         value = node_labels.get(term.topology_key)
         if value is not None and value in domains:

@@ -20,7 +20,7 @@ fails with ``pod affinity terms conflict``, which ``FitError`` prints alone.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from workloadbuilder.placement.k8s.constraints import NodeSelectorRequirement, NodeSelectorTerm, PodConstraints
 
@@ -31,6 +31,7 @@ __all__ = [
     "REASON",
     "check",
     "matches",
+    "value_verdicts",
     "preferred_score",
     "prefilter",
 ]
@@ -77,6 +78,25 @@ def _holds(requirement: NodeSelectorRequirement, labels: Mapping[str, str]) -> b
     if have is None or bound is None:
         return False
     return have > bound if operator == "Gt" else have < bound
+
+
+def value_verdicts(requirement: NodeSelectorRequirement, values: Sequence[str]) -> list[bool]:
+    """Whether ``requirement`` holds for a node whose label ``requirement.key`` is each of ``values``.
+
+    One entry per value, in order, and one more last: the verdict for a
+    node without the label. Nodes that share a value share the verdict, so
+    a requirement is decided once per distinct value rather than per node.
+    """
+    operator = requirement.operator
+    if operator in ("In", "NotIn"):
+        wanted = frozenset(requirement.values)
+        inside = operator == "In"
+        return [(value in wanted) is inside for value in values] + [not inside]
+    if operator in ("Exists", "DoesNotExist"):
+        present = operator == "Exists"
+        return [present] * len(values) + [not present]
+    key = requirement.key
+    return [_holds(requirement, {key: value}) for value in values] + [_holds(requirement, {})]
 
 
 def _term_matches(term: NodeSelectorTerm, labels: Mapping[str, str], name: str) -> bool:
