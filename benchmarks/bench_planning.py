@@ -5,6 +5,10 @@ Usage::
     python benchmarks/bench_planning.py                # 10,000 gangs on 5,000 nodes
     python benchmarks/bench_planning.py 2000 1000      # gangs, nodes
 
+It also prints the targets of issue 28 point 5 as ratios: ``capacity`` of a
+1-CPU Job on 256 nodes against 64 nodes (linear in nodes and copies: at most
+6), and the simulation's CPU time against 60 s (at most 1 at the default size).
+
 The cluster is generated (8 GPUs per node, 20% of the nodes partly used).
 The queue mixes four gang shapes (8 pods of 8 GPUs in one rack, 16 pods of 4
 GPUs, 4 pods of 2 GPUs in one block, 1 pod of 1 GPU) at two priorities,
@@ -23,8 +27,8 @@ import sys
 import time
 
 from workloadbuilder.placement import Cluster, PlacementRequest, place
-from workloadbuilder.placement.planning.capacity import capacity
 from workloadbuilder.placement.cluster.generate import BLOCK_KEY, RACK_KEY
+from workloadbuilder.placement.planning.capacity import capacity
 from workloadbuilder.placement.planning.simulate import Workload, simulate
 
 
@@ -36,7 +40,27 @@ def _gang(name: str, pods: int, gpus: int, key: str | None) -> PlacementRequest:
     return PlacementRequest.from_groups([group], {name: (pods, {"nvidia.com/gpu": str(gpus), "cpu": "4"})})
 
 
+def _one_cpu_job() -> PlacementRequest:
+    group = {"kind": "PodGroup", "metadata": {"name": "job"}, "spec": {"schedulingPolicy": {"gang": {"minCount": 1}}}}
+    return PlacementRequest.from_groups([group], {"job": (1, {"cpu": "1"})})
+
+
+def _capacity_seconds(nodes: int) -> tuple[float, int]:
+    """CPU seconds of ``capacity`` of a 1-CPU Job on a generated cluster of ``nodes``, and the copies found."""
+    cluster = Cluster.generate(nodes, seed=1)
+    start = time.process_time()
+    answer = capacity(_one_cpu_job(), cluster)
+    return time.process_time() - start, answer.copies
+
+
 def main(gangs: int, nodes: int) -> None:
+    small, small_copies = _capacity_seconds(64)
+    large, large_copies = _capacity_seconds(256)
+    print(
+        f"capacity of a 1-CPU Job: 64 nodes {small:.2f} s ({small_copies} copies), 256 nodes {large:.2f} s"
+        f" ({large_copies} copies): ratio {large / small:.2f} (target <= 6)"
+    )
+
     cluster = Cluster.generate(nodes, seed=1)
     shapes = [
         _gang("rack8", 8, 8, RACK_KEY),
@@ -74,6 +98,7 @@ def main(gangs: int, nodes: int) -> None:
         f"makespan {result.makespan}; median wait {waits[len(waits) // 2] if waits else None:.0f} s; "
         f"preemptions {sum(run.preempted for run in result.workloads)}"
     )
+    print(f"simulate CPU time / 60 s: {spent / 60:.2f} (target < 1 at 10,000 gangs on 5,000 nodes)")
 
 
 if __name__ == "__main__":

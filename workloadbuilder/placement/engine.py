@@ -11,7 +11,8 @@ admit it. The answer lists roots in request order.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from workloadbuilder.collector import quiet_gc
@@ -32,20 +33,20 @@ from workloadbuilder.placement.cluster.model import Cluster, Domain
 from workloadbuilder.placement.explain.preemption import report as preemption_report
 from workloadbuilder.placement.explain.root import RootReport, explain_root
 from workloadbuilder.placement.framework.outcome import Outcome
-from workloadbuilder.placement.framework.preemption import Candidates, Victims, candidates_below, preempt
+from workloadbuilder.placement.framework.preemption import Candidates, Unit, Victims, candidates_below, preempt
 from workloadbuilder.placement.framework.queue import admissible, queue_order, resolve_request
-from workloadbuilder.placement.framework.snapshot import Snapshot, slots_of
+from workloadbuilder.placement.framework.snapshot import Block, Snapshot, slots_of
 from workloadbuilder.placement.k8s.priorities import (
     PREEMPT_NEVER,
     PriorityClass,
     read_priority_classes,
 )
 from workloadbuilder.placement.k8s.quantity import format_millis
-from workloadbuilder.placement.request.model import PlacementRequest
+from workloadbuilder.placement.request.model import GroupRequest, PlacementRequest
 from workloadbuilder.placement.strategies.complete import DEFAULT_TIMEOUT, Complete
 from workloadbuilder.placement.strategies.kube_scheduler import KubeScheduler
 
-__all__ = ["STRATEGIES", "place"]
+__all__ = ["STRATEGIES", "Cycle", "Session", "cycles", "place"]
 
 STRATEGIES = ("kube-scheduler", "complete")
 
@@ -89,6 +90,129 @@ def place(
     resolve_request(request, cluster.priority_classes.with_classes(_classes(priority_classes)))
     with quiet_gc():
         return _place(request, cluster, strategy, preempt, timeout)
+
+
+@dataclass
+class Cycle:
+    """One root's scheduling cycle as ``cycles`` ran it, without an explanation.
+
+    ``outcome.results`` holds each placed group's nodes as indexes of the
+    cluster ``cycles`` was given (and its pods' names where they are not the
+    group's first pods in order); ``victims`` are the units preemption
+    evicted for the root, or ``None``; ``timed_out`` says the complete
+    strategy's search reached its time bound on it.
+    """
+
+    root: GroupRequest
+    outcome: Outcome
+    victims: list[Unit] | None = None
+    timed_out: bool = False
+
+    @property
+    def placed(self) -> bool:
+        """Whether some pod of the root was placed (a root is placed all or nothing)."""
+        return self.outcome.success and any(result.nodes for result in self.outcome.results.values())
+
+
+def cycles(
+    request: PlacementRequest,
+    cluster: Cluster,
+    strategy: str = "kube-scheduler",
+    preempt: bool = False,
+    timeout: float = DEFAULT_TIMEOUT,
+    priority_classes: Iterable[PriorityClass | Mapping[str, Any]] = (),
+    stop: Callable[[int, Cycle], bool] | None = None,
+) -> list[Cycle]:
+    """``place``'s scheduling cycles with neither explanations nor an answer, for callers that place many times.
+
+    The roots of ``request`` go in queue order on one snapshot of
+    ``cluster``, each seeing what the earlier ones placed and evicted, as in
+    ``place``: where a root lands and what it evicts are ``place``'s. The
+    cycles come back in queue order. ``stop(position, cycle)``, called after
+    each cycle with its position in queue order, ends the run when true.
+
+    Raises:
+        the errors of ``place``, for the same arguments.
+    """
+    _check_arguments(request, cluster, strategy, preempt, timeout)
+    resolve_request(request, cluster.priority_classes.with_classes(_classes(priority_classes)))
+    out: list[Cycle] = []
+    with quiet_gc():
+        cluster = cluster.with_slots(slot for pod in request.pod_constraints() for slot in slots_of(pod))
+        snap = Snapshot(cluster)
+        runner = _Runner(snap, strategy, timeout)
+        gone: set[str] = set()
+        for position, root in enumerate(queue_order(request.roots)):
+            report = _cycle(snap, runner, root, preempt, gone, explain=False)
+            timed_out = report.search is not None and report.search.timed_out
+            out.append(Cycle(root, report.outcome, report.victims, timed_out))
+            if report.victims:
+                gone.update(unit.name for unit in report.victims)
+            if stop is not None and stop(position, out[-1]):
+                break
+    return out
+
+
+class Session:
+    """Scheduling cycles, one root at a time, on one snapshot of a cluster that lives across cycles.
+
+    A placed root's pods stay assumed in the snapshot, and so do preemption's
+    evictions, as between the roots of one ``place``; ``take`` adds or
+    removes running pods in between (a copy that ends, say). A cycle here
+    is the cycle ``cycles`` runs on a cluster whose usage is the session's
+    cluster plus everything assumed since. Preemption evicts from the
+    candidates the caller gives, which must be the units running on the
+    snapshot as it is; the filters read no other running pod than the
+    cluster's own, so pods whose filters read running pods (inter-pod
+    affinity, topology spread, host ports) need ``cycles`` on a cluster that
+    lists them instead.
+    """
+
+    def __init__(self, cluster: Cluster, strategy: str = "kube-scheduler", slots: Iterable[str] = ()) -> None:
+        if strategy not in STRATEGIES:
+            raise InvalidArgumentError(f"unknown strategy {capped(strategy)!r}: use one of {', '.join(STRATEGIES)}")
+        self.cluster = cluster.with_slots(slots)  # the cluster under the snapshot; its node indexes are the session's
+        self.snap = Snapshot(self.cluster)  # every assumption since the session began (its undo log only grows)
+        self.strategy = strategy
+        self._kube = _Runner(self.snap, "kube-scheduler", DEFAULT_TIMEOUT)  # one scheduler, its shapes kept
+
+    def mark(self) -> int:
+        """A point to ``revert`` to: what runs now."""
+        return self.snap.mark()
+
+    def revert(self, mark: int) -> None:
+        """Undo every cycle and ``take`` since ``mark``."""
+        with quiet_gc():
+            self.snap.revert(mark)
+
+    def take(self, per_node: Mapping[int, Sequence[int]], sign: int = 1) -> None:
+        """Take ``sign`` times ``per_node[i]`` (a vector over ``cluster.resources``) more on each node ``i``."""
+        if per_node:
+            with quiet_gc():
+                self.snap.add_block(Block.of(per_node, sign, len(self.cluster.resources)))
+
+    def cycle(
+        self,
+        root: GroupRequest,
+        timeout: float = DEFAULT_TIMEOUT,
+        candidates: Callable[[int], Candidates] | None = None,
+    ) -> Cycle:
+        """One cycle of ``root`` (its priorities resolved); with ``candidates`` (by priority), preemption when it fails.
+
+        ``timeout`` bounds the complete strategy's search in this cycle.
+        """
+        with quiet_gc():
+            runner = self._kube if self.strategy == "kube-scheduler" else _Runner(self.snap, self.strategy, timeout)
+            if not admissible(root):
+                return Cycle(root, Outcome(False))
+            report = runner.attempt(root)
+            timed_out = report.search is not None and report.search.timed_out
+            if report.outcome.success or candidates is None or root.preemption_policy == PREEMPT_NEVER:
+                return Cycle(root, report.outcome, None, timed_out)
+            evicted = _preempt(self.snap, runner, root, candidates(root.priority))
+            if evicted is None:
+                return Cycle(root, report.outcome, None, timed_out)
+            return Cycle(root, evicted.outcome, evicted.units, False)
 
 
 def _check_arguments(request: Any, cluster: Any, strategy: Any, preempt: Any, timeout: Any) -> None:
@@ -143,12 +267,20 @@ def _classes(given: Iterable[PriorityClass | Mapping[str, Any]]) -> list[Priorit
     return records
 
 
-def _cycle(snap: Snapshot, runner: _Runner, root: Any, asked: bool, gone: set[str]) -> RootReport:
-    """One root's scheduling cycle, then (when it fails) its PodGroupPostFilter: preemption, or whether it helps."""
+def _cycle(
+    snap: Snapshot, runner: _Runner, root: Any, asked: bool, gone: set[str], explain: bool = True
+) -> RootReport:
+    """One root's scheduling cycle, then (when it fails) its PodGroupPostFilter: preemption, or whether it helps.
+
+    Without ``explain``, the report gets no preemption record, and a root
+    that may not preempt is not probed for whether preemption would help.
+    """
     if not admissible(root):
         return RootReport(root, Outcome(False))
     report = runner.attempt(root)
     if report.outcome.success:
+        return report
+    if not explain and (not asked or root.preemption_policy == PREEMPT_NEVER):
         return report
     candidates = candidates_below(snap.cluster, root.priority, gone)
     if root.preemption_policy == PREEMPT_NEVER:
@@ -159,9 +291,11 @@ def _cycle(snap: Snapshot, runner: _Runner, root: Any, asked: bool, gone: set[st
         if evicted is not None:
             # the first attempt's trace and search describe a cluster without the evictions
             report = RootReport(root, evicted.outcome, victims=evicted.units)
-            report.preemption = preemption_report(evicted, candidates.units, asked, root.priority, snap.cluster)
+            if explain:
+                report.preemption = preemption_report(evicted, candidates.units, asked, root.priority, snap.cluster)
             return report
-        report.preemption = preemption_report(None, candidates.units, asked, root.priority, snap.cluster)
+        if explain:
+            report.preemption = preemption_report(None, candidates.units, asked, root.priority, snap.cluster)
         return report
     probe = _preempt(snap, runner, root, candidates, assume=False)
     report.preemption = preemption_report(probe, candidates.units, asked, root.priority, snap.cluster)

@@ -43,14 +43,16 @@ cannot help. The placement is not searched again for fewer victims
 
 from __future__ import annotations
 
-from bisect import bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import add, sub
 from weakref import WeakKeyDictionary
 
 import numpy as np
+import numpy.typing as npt
 
+from workloadbuilder.placement.cluster.arrays import INT64_SAFE
 from workloadbuilder.placement.cluster.model import Cluster
 from workloadbuilder.placement.cluster.records import RunningGroup, RunningPod
 from workloadbuilder.placement.framework.outcome import Outcome
@@ -58,7 +60,16 @@ from workloadbuilder.placement.framework.snapshot import Block, Shape, Snapshot
 from workloadbuilder.placement.k8s.disruption import DisruptionBudget, split_violating
 from workloadbuilder.placement.request.model import GroupRequest
 
-__all__ = ["Candidates", "Unit", "Victims", "candidates_below", "preempt", "units_below"]
+__all__ = [
+    "Candidates",
+    "RunningUnits",
+    "Unit",
+    "Victims",
+    "candidates_below",
+    "preempt",
+    "running_units",
+    "units_below",
+]
 
 _RANK = {"CompositePodGroup": 3, "PodGroup": 2, "Pod": 1}
 _NOT_STARTED = "\uffff"  # sorts after every timestamp: an unstarted pod counts as started now
@@ -125,9 +136,8 @@ class Candidates:
 
     def touching(self, nodes: Iterable[int]) -> list[int]:
         """The index positions (see ``_Index``) of the candidates with a pod on any of ``nodes``, most important first."""
-        on_node, start, skipped = self.index.on_node, self.start, self.skipped
-        found = {p for i in nodes for p in on_node.get(i, ()) if p >= start and p not in skipped}
-        return sorted(found)
+        start, skipped = self.start, self.skipped
+        return sorted(p for p in self.index.units_on(nodes) if p >= start and p not in skipped)
 
 
 _INDEXES: WeakKeyDictionary[Cluster, _Index] = WeakKeyDictionary()
@@ -168,20 +178,63 @@ class _Index:
         self.cluster_order = order  # ranked[p] is the cluster's unit order[p]
         self.negated = [-unit.priority for unit in self.ranked]  # ascending
         schedulable = cluster.schedulable
-        self.frees: list[tuple[tuple[int, tuple[int, ...]], ...]] = []
-        self.on_node: dict[int, list[int]] = {}
-        for p, unit in enumerate(self.ranked):
-            per_node: dict[int, tuple[int, ...]] = {}
-            for pod in unit.pods:
-                if schedulable[pod.node]:
-                    held = per_node.get(pod.node)
-                    per_node[pod.node] = pod.requests if held is None else tuple(map(add, held, pod.requests))
-            self.frees.append(tuple(per_node.items()))
-            for i in unit.nodes:
-                self.on_node.setdefault(i, []).append(p)
-        self._evictions: dict[int, Block] = {}
+        self.frees: list[tuple[tuple[int, tuple[int, ...]], ...]] = [_frees(unit, schedulable) for unit in self.ranked]
+        self._on_node: dict[int, list[int]] | None = None  # ``on_node``, made when first read
+        self._node_units: Mapping[int, Mapping[str, Unit]] | None = None  # given: per node, its units by name
+        self._position: dict[str, int] | None = None  # with ``_node_units``: each ranked unit's position by name
+        self._evictions: dict[int, Block] = {}  # start position -> evicting every unit from there on
         self._width = len(cluster.resources)
-        self._units: dict[int, list[Unit]] = {}
+        self._units: dict[int, list[Unit]] = {}  # start position -> the units from there on, in cluster order
+
+    @classmethod
+    def of_ranked(
+        cls,
+        ranked: list[Unit],
+        frees: list[tuple[tuple[int, tuple[int, ...]], ...]],
+        units: list[Unit],
+        evictions: Block,
+        width: int,
+        node_units: Mapping[int, Mapping[str, Unit]],
+    ) -> _Index:
+        """The index of units already ranked (``ranked``, with what each frees), all below one priority.
+
+        ``units`` are the same units in cluster order, ``evictions`` evicts
+        them all, and ``node_units`` gives per node the units (of any
+        priority, by name) with a pod there; nothing is sorted or added up again.
+        """
+        index = cls.__new__(cls)
+        index.ranked = ranked
+        index.cluster_order = []  # not read: the units from position 0 on are given
+        index.negated = [-unit.priority for unit in ranked]
+        index.frees = frees
+        index._on_node = None
+        index._node_units = node_units
+        index._position = None
+        index._evictions = {0: evictions}
+        index._width = width
+        index._units = {0: units}
+        return index
+
+    def units_on(self, nodes: Iterable[int]) -> set[int]:
+        """The positions of the units with a pod on any of ``nodes``."""
+        if self._node_units is None:
+            on_node = self.on_node
+            return {p for i in nodes for p in on_node.get(i, ())}
+        if self._position is None:
+            self._position = {unit.name: p for p, unit in enumerate(self.ranked)}
+        position, node_units = self._position, self._node_units
+        return {position[name] for i in nodes for name in node_units.get(i, ()) if name in position}
+
+    @property
+    def on_node(self) -> dict[int, list[int]]:
+        """Per node, the positions of the units with a pod there (cordoned or not), most important first."""
+        if self._on_node is None:
+            on_node: dict[int, list[int]] = {}
+            for p, unit in enumerate(self.ranked):
+                for i in unit.nodes:
+                    on_node.setdefault(i, []).append(p)
+            self._on_node = on_node
+        return self._on_node
 
     def below(self, priority: int, gone: set[str]) -> Candidates:
         """The candidates of a preemptor of ``priority``, those named in ``gone`` left out."""
@@ -205,13 +258,122 @@ class _Index:
         return Candidates(units, ranked, evictions, self, start, skipped)
 
 
+def _frees(unit: Unit, schedulable: Sequence[bool]) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """What evicting ``unit`` gives back: its pods' requests added up per schedulable node, ``(node, vector)`` pairs."""
+    per_node: dict[int, tuple[int, ...]] = {}
+    for pod in unit.pods:
+        if schedulable[pod.node]:
+            held = per_node.get(pod.node)
+            per_node[pod.node] = pod.requests if held is None else tuple(map(add, held, pod.requests))
+    return tuple(per_node.items())
+
+
+class RunningUnits:
+    """The running units of a cluster whose running pods change, kept in importance order as they come and go.
+
+    ``candidates_below`` indexes a cluster's units once per cluster; a
+    caller that starts and stops pods between preemptions (a simulation)
+    keeps them here instead: ``add`` and ``remove`` cost what the unit
+    holds, and ``below`` gives the candidates a cluster running exactly
+    these units would give, without sorting or adding up all of them.
+    Units must not share a name.
+    """
+
+    def __init__(self, cluster: Cluster) -> None:
+        """Every running unit of ``cluster`` to start with."""
+        self._schedulable = cluster.schedulable  # which nodes preemption may free (never changed)
+        self._width = len(cluster.resources)
+        self._keys: list[tuple[object, ...]] = []  # each unit's importance, most important first
+        self._ranked: list[Unit] = []  # the units in that order
+        self._frees: list[tuple[tuple[int, tuple[int, ...]], ...]] = []  # and what evicting each gives back
+        self._order: dict[str, int] = {}  # each unit's place in cluster order (when it was added), by name
+        self._next = 0  # the place in cluster order of the next unit added
+        self._levels: dict[int, dict[str, Unit]] = {}  # per priority, its units by name, in cluster order
+        self._units: dict[str, Unit] = {}  # every unit by name
+        self._node_units: dict[int, dict[str, Unit]] = {}  # per node, the units with a pod there, by name
+        # per priority, what its units hold per schedulable node and resource (int64 while ``_bound`` allows)
+        self._held: dict[int, npt.NDArray[np.int64]] = {}
+        self._bound = 0  # at least the largest magnitude any sum of the units' requests on a node reaches
+        for unit in _all_units(cluster):
+            self.add(unit)
+
+    def add(self, unit: Unit) -> None:
+        """``unit`` runs, after every unit already here in cluster order."""
+        key = unit.importance()
+        p = bisect_right(self._keys, key)
+        frees = _frees(unit, self._schedulable)
+        self._keys.insert(p, key)
+        self._ranked.insert(p, unit)
+        self._frees.insert(p, frees)
+        self._order[unit.name] = self._next
+        self._next += 1
+        self._levels.setdefault(unit.priority, {})[unit.name] = unit
+        self._units[unit.name] = unit
+        for i in unit.nodes:
+            self._node_units.setdefault(i, {})[unit.name] = unit
+        self._change(unit.priority, frees, 1)
+
+    def remove(self, name: str) -> None:
+        """The unit named ``name`` runs no more (evicted, or ended)."""
+        unit = self._units.pop(name)
+        del self._order[name], self._levels[unit.priority][name]
+        for i in unit.nodes:
+            del self._node_units[i][name]
+        p = bisect_right(self._keys, unit.importance()) - 1
+        self._change(unit.priority, self._frees[p], -1)
+        del self._keys[p], self._ranked[p], self._frees[p]
+
+    def _place(self, unit: Unit) -> int:
+        return self._order[unit.name]
+
+    def _change(self, priority: int, frees: tuple[tuple[int, tuple[int, ...]], ...], sign: int) -> None:
+        held = self._held.get(priority)
+        if held is None:
+            held = self._held[priority] = np.zeros((len(self._schedulable), self._width), dtype=np.int64)
+        for i, vector in frees:
+            self._bound += max(map(abs, vector), default=0) if sign > 0 else 0
+            if self._bound < INT64_SAFE:
+                held[i] += vector if sign > 0 else np.negative(vector)
+
+    def below(self, priority: int, gone: Iterable[str] = ()) -> Candidates:
+        """What ``candidates_below`` gives on a cluster that runs these units: those of lower priority, but ``gone``."""
+        start = bisect_left(self._keys, (1 - priority,))  # the first unit of lower priority
+        ranked, frees = self._ranked[start:], self._frees[start:]
+        levels = [units for level, units in self._levels.items() if level < priority and units]
+        if len(levels) == 1:
+            units = list(levels[0].values())
+        else:  # several priorities below: their units merged back into cluster order
+            units = sorted((unit for units in levels for unit in units.values()), key=self._place)
+        if self._bound < INT64_SAFE:
+            total = np.zeros((len(self._schedulable), self._width), dtype=np.int64)
+            for level, held in self._held.items():
+                if level < priority:
+                    total += held
+            nodes = np.flatnonzero((total != 0).any(axis=1))
+            evictions = Block(nodes, -total[nodes])
+        else:  # sums past int64: exact Python integers, as the cluster's index adds them up
+            evictions = Block.of(_added(frees), -1, self._width)
+        index = _Index.of_ranked(ranked, frees, units, evictions, self._width, self._node_units)
+        return index.below(priority, set(gone))
+
+
+def running_units(pods: Iterable[RunningPod], groups: Iterable[RunningGroup]) -> list[Unit]:
+    """The units ``pods`` of ``groups`` make as running pods of a cluster, in their order (see ``Unit``)."""
+    return _units_of(tuple(pods), {group.name: group for group in groups})
+
+
 def _all_units(cluster: Cluster) -> list[Unit]:
     """Every running unit, in cluster order (of each unit's first pod)."""
+    return _units_of(cluster.running_pods, cluster.running_groups)
+
+
+def _units_of(running_pods: Sequence[RunningPod], running_groups: Mapping[str, RunningGroup]) -> list[Unit]:
+    """The units of ``running_pods``, whose groups are ``running_groups`` by name, in order of their first pod."""
     members: dict[str, list[RunningPod]] = {}
     heads: dict[str, tuple[str, int, int]] = {}
-    for pod in cluster.running_pods:
-        group = cluster.running_groups.get(pod.group) if pod.group else None
-        chain = _ancestry(cluster, group)
+    for pod in running_pods:
+        group = running_groups.get(pod.group) if pod.group else None
+        chain = _ancestry(running_groups, group)
         top_all = next((g for g in reversed(chain) if g.disruption_mode == "all"), None)
         priority_of = chain[-1].priority if chain else pod.priority
         if top_all is not None:
@@ -229,14 +391,14 @@ def _all_units(cluster: Cluster) -> list[Unit]:
     return out
 
 
-def _ancestry(cluster: Cluster, group: RunningGroup | None) -> list[RunningGroup]:
+def _ancestry(running_groups: Mapping[str, RunningGroup], group: RunningGroup | None) -> list[RunningGroup]:
     """``group`` and its ancestors, nearest first (stopping at a missing parent or a cycle)."""
     chain: list[RunningGroup] = []
     seen: set[str] = set()
     while group is not None and group.name not in seen:
         seen.add(group.name)
         chain.append(group)
-        group = cluster.running_groups.get(group.parent) if group.parent else None
+        group = running_groups.get(group.parent) if group.parent else None
     return chain
 
 

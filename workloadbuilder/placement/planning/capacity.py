@@ -32,12 +32,14 @@ from typing import Any
 from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.gofmt import render_bad_value
 from workloadbuilder.limits import MAX_COPIES, MAX_NODES, MAX_TIMEOUT
+from workloadbuilder.placement.answer import PodPlacement
 from workloadbuilder.placement.cluster.derive import add_running, node_named, nodes_like, restrict
 from workloadbuilder.placement.cluster.model import Cluster
 from workloadbuilder.placement.cluster.records import RunningPod
-from workloadbuilder.placement.engine import STRATEGIES, place
+from workloadbuilder.placement.engine import STRATEGIES, Cycle, cycles
+from workloadbuilder.placement.framework.queue import queue_order
 from workloadbuilder.placement.k8s.quantity import format_millis
-from workloadbuilder.placement.planning.copies import as_running, copies_of, leaves, placed_roots, pod_sets
+from workloadbuilder.placement.planning.copies import as_running, copies_of, leaves, pod_sets
 from workloadbuilder.placement.request.model import PlacementRequest
 from workloadbuilder.placement.strategies.complete import DEFAULT_TIMEOUT
 
@@ -241,42 +243,73 @@ def count_copies(
 def _count(request: PlacementRequest, cluster: Cluster, strategy: str, limit: int, clock: _Clock) -> _Counted:
     """Copies that fit (at most ``limit``), the pods they place, and whether the time bound cut the count short.
 
-    Copies are placed in runs of doubling length, each run on top of what the
-    earlier runs placed, so the work is proportional to the copies that fit
-    (plus one run's failures), not to ``limit``.
+    Copies are placed in runs of doubling length, each run one ``place`` on
+    top of what the earlier runs placed, so that the runs are few; a run's
+    cycles stop once no later root can change what the copies before its
+    first failing one get. No cycle is explained, so the work is
+    proportional to the copies that fit, not to ``limit`` nor to their
+    square.
     """
     fit = 0
     pods: list[RunningPod] = []
     state = cluster
     batch = 1
+    roots = len(request.roots)
     while fit < limit:
         if clock.over:
             return _Counted(fit, pods, True)
         batch = min(batch, limit - fit)
         run = copies_of(request, fit + 1, batch)
-        answer = place(run, state, strategy=strategy, timeout=clock.left())
-        placed = placed_roots(answer, run)
-        roots = len(request.roots)
-        whole = 0
-        while whole < batch and all(placed[whole * roots : (whole + 1) * roots]):
-            whole += 1
-        new = _running(answer, run, state, whole * roots)
+        whole, tried = _run(run, roots, batch, state, strategy, clock.left())
+        by_root = {id(cycle.root): cycle for cycle in tried}
+        new: list[RunningPod] = []
+        for root in run.roots[: whole * roots]:  # request order, as the running pods of a cluster are listed
+            new += _running(by_root[id(root)], state)
         pods += new
         fit += whole
         if whole < batch:
-            cut = any(root.search is not None and root.search.timed_out for root in answer.explained)
-            return _Counted(fit, pods, cut)
+            return _Counted(fit, pods, any(cycle.timed_out for cycle in tried))
         state = add_running(state, new)
         batch *= 2
     return _Counted(fit, pods, False)
 
 
-def _running(answer: Any, run: PlacementRequest, cluster: Cluster, roots: int) -> list[RunningPod]:
-    """The pods of the first ``roots`` roots of ``run`` as running pods of ``cluster``."""
+def _run(
+    run: PlacementRequest, roots: int, batch: int, state: Cluster, strategy: str, timeout: float
+) -> tuple[int, list[Cycle]]:
+    """``(whole, cycles)``: how many leading copies of ``run`` were placed whole, and the cycles run.
+
+    Roots are cycled in queue order (copy ``k``'s roots are ``run.roots[k * roots:(k + 1) * roots]``); the
+    cycles end once every later root belongs to a copy at or past the first one with a root not placed.
+    """
+    copy_at = {id(root): k // roots for k, root in enumerate(run.roots)}
+    order = [copy_at[id(root)] for root in queue_order(run.roots)]
+    later = [batch] * (len(order) + 1)  # later[p]: the first copy among the roots at queue position p or after
+    for p in range(len(order) - 1, -1, -1):
+        later[p] = min(order[p], later[p + 1])
+    failed = batch  # the first copy with a root not placed
+
+    def stop(position: int, cycle: Cycle) -> bool:
+        nonlocal failed
+        if not cycle.placed:
+            failed = min(failed, order[position])
+        return later[position + 1] >= failed
+
+    tried = cycles(run, state, strategy=strategy, timeout=timeout, stop=stop)
+    return failed, tried
+
+
+def _running(cycle: Cycle, cluster: Cluster) -> list[RunningPod]:
+    """The pods a placed root's cycle put on ``cluster``'s nodes, as running pods of ``cluster``."""
     out: list[RunningPod] = []
-    by_name = {group.name: group for group in answer.groups}
-    for group in leaves(run.roots[:roots]):
-        out += as_running(group, by_name[group.name].pods, cluster, group.priority)
+    results = cycle.outcome.results
+    for group in leaves([cycle.root]):
+        result = results.get(group.name)
+        if result is None:
+            continue
+        names = result.names if result.names is not None else group.pod_names
+        placed = [PodPlacement(name, cluster.names[i]) for name, i in zip(names, result.nodes, strict=False)]
+        out += as_running(group, placed, cluster, group.priority)
     return out
 
 

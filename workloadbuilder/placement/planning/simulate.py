@@ -24,6 +24,7 @@ from __future__ import annotations
 import copy
 import heapq
 import math
+import operator
 import random
 import time
 from collections.abc import Iterable, Sequence
@@ -33,11 +34,13 @@ from typing import Any
 from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.gofmt import capped, render_bad_value
 from workloadbuilder.limits import MAX_COPIES, MAX_PODS, MAX_SECONDS, MAX_TIMEOUT
+from workloadbuilder.placement.answer import PodPlacement
 from workloadbuilder.placement.cluster.derive import with_usage
 from workloadbuilder.placement.cluster.model import Cluster
 from workloadbuilder.placement.cluster.records import RunningGroup, RunningPod
-from workloadbuilder.placement.engine import STRATEGIES, place
-from workloadbuilder.placement.framework.queue import resolve_request
+from workloadbuilder.placement.engine import STRATEGIES, Cycle, Session, cycles
+from workloadbuilder.placement.framework.preemption import RunningUnits, Unit, running_units
+from workloadbuilder.placement.framework.queue import queue_order, resolve_request
 from workloadbuilder.placement.k8s.priorities import PriorityClass, PriorityError, PrioritySpec
 from workloadbuilder.placement.k8s.resources import POD_MILLIS
 from workloadbuilder.placement.planning.copies import as_running, copies_of, leaves, pod_sets
@@ -225,8 +228,10 @@ class _Copy:
     tie: float
     index: int
     shape: tuple[int, int] = (0, 0)  # equal for copies that are alike: same request object, same priority
+    reads_running: bool = False  # some pod's filters read the running pods (inter-pod affinity, spread, ports)
     pods: list[RunningPod] = field(default_factory=list)
     groups: list[RunningGroup] = field(default_factory=list)
+    units: list[Unit] = field(default_factory=list)  # what preemption may evict of the copy while it runs
     started: float = 0.0
     epoch: int = 0  # bumped when preempted, so a stale end event is ignored
 
@@ -299,7 +304,8 @@ def simulate(
             priority = max((root.priority for root in request.roots), default=0)
             run = CopyRun(name, workload.arrival)
             shape = (id(workload.request), priority)
-            copies.append(_Copy(run, request, priority, workload.duration, tie, len(copies), shape))
+            reads = _reads_running(request)
+            copies.append(_Copy(run, request, priority, workload.duration, tie, len(copies), shape, reads))
     deadline = None if timeout is None else started + timeout
     return replace(_Player(cluster, copies, strategy, extra, deadline, timeout).play(), seed=seed)
 
@@ -419,6 +425,10 @@ class _Player:
             for alloc, used in zip(cluster.allocatable, cluster.used, strict=True)
         ]
         self.held: dict[int, list[int]] = {}  # priority -> what running pods of that priority request
+        # the cluster as the play goes on, for the copies whose filters read no running pod: its snapshot holds
+        # what ``used`` holds beyond the cluster's own usage (running copies, less the evicted pods of the cluster)
+        self.session = Session(cluster, strategy)
+        self.units = RunningUnits(cluster)  # what runs on the session's cluster, as preemption's candidates
         for pod in cluster.running_pods:
             self._hold(pod.priority, pod.requests, +1)
 
@@ -491,6 +501,11 @@ class _Player:
         """Add (``sign`` 1) or remove (-1) the copy's pods from the running state."""
         for pod in c.pods:
             self._move(pod, sign)
+        per_node: dict[int, tuple[int, ...]] = {}
+        for pod in c.pods:
+            held = per_node.get(pod.node)
+            per_node[pod.node] = pod.requests if held is None else tuple(map(operator.add, held, pod.requests))
+        self.session.take(per_node, sign)
 
     def _move(self, pod: RunningPod, sign: int) -> None:
         """Add (``sign`` 1) or remove (-1) one pod's requests on its node."""
@@ -509,6 +524,9 @@ class _Player:
     def _stop(self, i: int) -> None:
         c = self.running.pop(i)
         self._account(c, -1)
+        for unit in c.units:
+            self.units.remove(unit.name)
+        c.units = []
         for pod in c.pods:
             self.by_pod.pop(pod.name, None)
 
@@ -525,18 +543,15 @@ class _Player:
         c = self.copies[i]
         if not self._may_fit(c):
             return False
-        state = self._state()
         timeout = DEFAULT_TIMEOUT if self.deadline is None else max(self.deadline - time.monotonic(), 0.001)
-        answer = place(
-            c.request, state, strategy=self.strategy, preempt=True, timeout=timeout, priority_classes=self.classes
-        )
-        if not answer.feasible:
-            if any(root.search is not None and root.search.timed_out for root in answer.explained):
+        tried = self._cycles(c, timeout)
+        if not all(cycle.outcome.success for cycle in tried):
+            if any(cycle.timed_out for cycle in tried):
                 c.run.undecided = True
             return False
         c.run.undecided = False
         copies: dict[int, int] = {}  # evicted copy -> how many of its pods the victims name
-        for victim in answer.victims:
+        for victim in (unit for cycle in tried for unit in cycle.victims or ()):
             owners = {self.by_pod.get(evicted.name) for evicted in victim.pods} - {None}
             owned = [j for j in owners if j is not None and j in self.running]
             if owned:
@@ -544,8 +559,10 @@ class _Player:
                     copies[j] = copies.get(j, 0) + len(victim.pods)
                 continue
             for evicted in victim.pods:
-                if (evicted.name, evicted.node) in self.base_pods:
-                    self._evict_base((evicted.name, evicted.node))
+                key = (evicted.name, self.base.names[evicted.node])
+                if key in self.base_pods:
+                    self._evict_base(key)
+            self.units.remove(victim.name)
             gone = Eviction(now, c.run.name, victim.name, victim.kind, victim.priority, len(victim.pods))
             self.evictions.append(gone)
         for j, pods in copies.items():
@@ -553,19 +570,54 @@ class _Player:
             evicted_copy = self.copies[j]
             self.evictions.append(Eviction(now, c.run.name, evicted_copy.run.name, "copy", evicted_copy.priority, pods))
         c.started = now
-        c.pods, c.groups = _as_running(answer, c, state)
+        c.pods, c.groups = _as_running(tried, c, self.base)
         for running in c.pods:
             self.by_pod[running.name] = i
         self.running[i] = c
         self._account(c, +1)
+        c.units = running_units(c.pods, c.groups)
+        for unit in c.units:
+            self.units.add(unit)
         return True
+
+    def _cycles(self, c: _Copy, timeout: float) -> list[Cycle]:
+        """The copy's cycles with preemption, in request order, on what runs now; nothing stays assumed.
+
+        A copy whose pods' filters read no running pod is cycled on the
+        session's snapshot (the candidates for preemption read from the
+        cluster with everything running, made only then); another on that
+        cluster itself.
+        """
+        if not c.reads_running:
+            session = self.session
+            mark = session.mark()
+            gone: set[str] = set()
+            tried = []
+            for root in queue_order(c.request.roots):
+                cycle = session.cycle(root, timeout, lambda priority: self.units.below(priority, gone))
+                tried.append(cycle)
+                gone.update(unit.name for unit in cycle.victims or ())
+            session.revert(mark)  # what started and what it evicted are accounted by the player
+        else:
+            tried = cycles(
+                c.request,
+                self._state(),
+                strategy=self.strategy,
+                preempt=True,
+                timeout=timeout,
+                priority_classes=self.classes,
+            )
+        position = {id(root): k for k, root in enumerate(c.request.roots)}
+        return sorted(tried, key=lambda cycle: position[id(cycle.root)])
 
     def _evict_base(self, key: tuple[str, str]) -> None:
         """Remove one of the cluster's own running pods: it is gone for the rest of the play."""
         if key in self.gone:
             return
         self.gone.add(key)
-        self._move(self.base_pods[key], -1)
+        pod = self.base_pods[key]
+        self._move(pod, -1)
+        self.session.take({pod.node: pod.requests}, -1)
         names = self.base.names
         kept = [pod for pod in self.base.running_pods if (pod.name, names[pod.node]) not in self.gone]
         self.base_now = self.base.replace(running_pods=kept)
@@ -587,20 +639,31 @@ class _Player:
                 points.append([now, fraction])
 
 
+def _reads_running(request: PlacementRequest) -> bool:
+    """Whether a filter of some pod of ``request`` reads the running pods: inter-pod affinity, spread, host ports."""
+    return any(
+        pod.pod_affinity or pod.pod_anti_affinity or pod.spread or pod.host_ports for pod in request.pod_constraints()
+    )
+
+
 def _stamp(seconds: float) -> str:
     """A start time that sorts as text, as creation timestamps do."""
     return f"{seconds:020.6f}"
 
 
-def _as_running(answer: Any, c: _Copy, cluster: Cluster) -> tuple[list[RunningPod], list[RunningGroup]]:
+def _as_running(tried: list[Cycle], c: _Copy, cluster: Cluster) -> tuple[list[RunningPod], list[RunningGroup]]:
+    """The started copy's pods and groups as ``cluster`` runs them, from its cycles (in request order)."""
     pods: list[RunningPod] = []
     groups: list[RunningGroup] = []
-    placed = {group.name: group for group in answer.groups}
-    for root in c.request.roots:
-        for group in root.walk():
+    for cycle in tried:
+        results = cycle.outcome.results
+        for group in cycle.root.walk():
             groups.append(
                 RunningGroup(group.name, group.kind, c.priority, group.disruption_mode, group.parent, _stamp(c.started))
             )
-            if group.is_leaf:
-                pods += as_running(group, placed[group.name].pods, cluster, c.priority, _stamp(c.started))
+            result = results.get(group.name)
+            if group.is_leaf and result is not None:
+                names = result.names if result.names is not None else group.pod_names
+                placed = [PodPlacement(name, cluster.names[n]) for name, n in zip(names, result.nodes, strict=False)]
+                pods += as_running(group, placed, cluster, c.priority, _stamp(c.started))
     return pods, groups

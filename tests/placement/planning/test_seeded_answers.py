@@ -1,0 +1,24 @@
+"""simulate() and capacity() answer 200 seeded queues and requests as they did before their incremental rewrite.
+
+The golden answers in ``tests/data/placement`` were recorded by the
+implementations that derived a new cluster per event (simulate) and placed
+copies in batches through ``place`` (capacity); see ``tests/placement/seeded_queues.py``.
+"""
+
+from __future__ import annotations
+
+import pytest
+from seeded_queues import CAPACITY_GOLDEN, SEEDS, answer, capacity_answer, golden
+
+_SIMULATED = golden()
+_COUNTED = golden(CAPACITY_GOLDEN)
+
+
+@pytest.mark.parametrize("seed", list(SEEDS), ids=[f"seed-{seed}" for seed in SEEDS])
+def test_simulate_answers_as_recorded(seed):
+    assert answer(seed) == _SIMULATED[str(seed)]
+
+
+@pytest.mark.parametrize("seed", list(SEEDS), ids=[f"seed-{seed}" for seed in SEEDS])
+def test_capacity_answers_as_recorded(seed):
+    assert capacity_answer(seed) == _COUNTED[str(seed)]
