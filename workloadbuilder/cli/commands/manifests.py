@@ -253,14 +253,31 @@ def _report_gang(migration: GangMigration, doc: Document, err: TextIO) -> None:
     err.writelines(f"{doc.about()}: dropped: {note}\n" for note in migration.dropped)
 
 
+_RELATED_KINDS = frozenset({"Workload", "PodGroup", "ClusterTrainingRuntime", "TrainingRuntime"})
+"""The kinds a plan reads among its related objects (a Job's Workloads, the PodGroups a JobSet or LWS names,
+a TrainJob's runtime), besides the kinds a ``spec.runtimeRef`` names."""
+
+
 def _plans(documents: Sequence[Document]) -> list[tuple[Document, Plan]]:
-    """A plan for each document an adapter claims; the other documents are the plans' related objects."""
+    """A plan for each document an adapter claims; the other documents are the plans' related objects.
+
+    Only the documents of a kind some plan reads are handed over as related
+    objects (a plan skips the others by kind), so that N Jobs cost N plans,
+    not N plans each passed over N-1 documents.
+    """
+    kinds = set(_RELATED_KINDS)
+    for doc in documents:
+        spec = doc.data.get("spec") if isinstance(doc.data, dict) else None
+        reference = spec.get("runtimeRef") if isinstance(spec, dict) else None
+        if isinstance(reference, dict) and isinstance(reference.get("kind"), str):
+            kinds.add(reference["kind"])
+    readable = [doc for doc in documents if doc.kind in kinds]
     plans = []
     for doc in documents:
         adapter = adapter_for(doc.api_version, doc.kind)
         if adapter is None:
             continue
-        related = [other.data for other in documents if other is not doc]
+        related = [other.data for other in readable if other is not doc]
         with about(doc):
             plans.append((doc, adapter.plan(doc.data, related)))
     return plans
