@@ -158,8 +158,9 @@ def _volcano_job(spec: dict[str, Any]) -> None:
         pod_spec = _path(task, "template", "spec")
         if pod_spec is not None and pod_spec.get("hostNetwork") is True and not pod_spec.get("dnsPolicy"):
             pod_spec["dnsPolicy"] = "ClusterFirstWithHostNet"
-        if task.get("minAvailable") is None:
-            task["minAvailable"] = _task_minimum(task)
+        minimum = _task_minimum(task) if task.get("minAvailable") is None else None
+        if minimum is not None:  # a replicas of the wrong type is the schema's error, not copied into a second one
+            task["minAvailable"] = minimum
         if not task.get("maxRetry"):
             task["maxRetry"] = _VOLCANO_MAX_RETRY
     if not spec.get("minAvailable") and all(_int(task.get("minAvailable")) is not None for _, task in tasks):
@@ -172,15 +173,19 @@ def _volcano_job(spec: dict[str, Any]) -> None:
             plugins.setdefault("ssh", [])
 
 
-def _task_minimum(task: Mapping[str, Any]) -> Any:
-    """A task's defaulted ``minAvailable``: minPartitions x partitionSize when minPartitions is set, else replicas."""
+def _task_minimum(task: Mapping[str, Any]) -> int | None:
+    """A task's defaulted ``minAvailable``: minPartitions x partitionSize when minPartitions is set, else replicas.
+
+    ``None`` when ``replicas`` is not an integer: the webhook sees a decoded
+    object, so such a task never reaches it; the schema check reports it.
+    """
     partition = task.get("partitionPolicy")
     if isinstance(partition, Mapping):
         partitions, size = _int(partition.get("minPartitions")), _int(partition.get("partitionSize"))
         if partitions and size is not None:
             return partitions * size
     replicas = task.get("replicas", 0)
-    return 0 if replicas is None else replicas
+    return 0 if replicas is None else _int(replicas)
 
 
 def _int(value: Any) -> int | None:
