@@ -244,16 +244,20 @@ def by_hand_composite() -> list[Any]:
 
 
 def median_us(ours: Callable[[], Any], theirs: Callable[[], Any], repeat: int) -> tuple[float, float]:
-    """The median time of each, in microseconds, sampled in turns so that a busy machine slows both alike."""
+    """The median CPU time of each, in microseconds, sampled in turns so that a busy machine slows both alike.
+
+    CPU time, not wall time: the machine is shared, and another process's
+    work between two samples is then not counted in either.
+    """
     for _ in range(max(10, repeat // 10)):
         ours()
         theirs()
     samples: tuple[list[float], list[float]] = ([], [])
     for _ in range(repeat):
         for fn, times in ((ours, samples[0]), (theirs, samples[1])):
-            start = time.perf_counter()
+            start = time.process_time()
             fn()
-            times.append(time.perf_counter() - start)
+            times.append(time.process_time() - start)
     return statistics.median(samples[0]) * 1e6, statistics.median(samples[1]) * 1e6
 
 

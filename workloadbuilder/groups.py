@@ -18,6 +18,7 @@ from kubernetes.client import (
     V1beta1Workload,
     V1OwnerReference,
 )
+from pydantic import BaseModel
 
 from workloadbuilder.errors import BuildError
 from workloadbuilder.gofmt import go_quote
@@ -110,6 +111,30 @@ def _metadata(workload: V1beta1Workload, name: str, owners: list[V1OwnerReferenc
     return metadata
 
 
+def _gather(holder: BaseModel, leaves: list[Any], nested: list[Any], composites: list[Any]) -> None:
+    """The templates under a client model ``holder`` in ``walk``'s order: pre-order, its leaves before its composites.
+
+    Leaves go to ``leaves`` and the leaves of the composites below to
+    ``nested``; ``None`` entries name no template, as in ``walk``.
+    """
+    for list_name, is_composite in (("pod_group_templates", False), ("composite_pod_group_templates", True)):
+        entries = getattr(holder, list_name, None)
+        if not entries or not isinstance(entries, list | tuple):
+            continue
+        for entry in entries:
+            if entry is None:
+                continue
+            if not is_composite:
+                leaves.append(entry)
+            elif isinstance(entry, BaseModel):
+                composites.append(entry)
+                _gather(entry, nested, nested, composites)
+            else:  # a composite that is not a client model: the general walk reads it
+                composites.append(entry)
+                for record in walk(entry):
+                    (composites if record.composite else nested).append(record.node)
+
+
 class TemplateIndex:
     """Every template of a Workload by name, built once and reused for each lookup.
 
@@ -127,11 +152,14 @@ class TemplateIndex:
         top_level: list[V1beta1PodGroupTemplate] = []
         nested: list[V1beta1PodGroupTemplate] = []
         composites: list[V1beta1CompositePodGroupTemplate] = []
-        for record in walk(workload.spec):
-            if record.composite:
-                composites.append(record.node)
-            else:
-                (nested if record.parent is not None else top_level).append(record.node)
+        if isinstance(workload.spec, BaseModel):
+            _gather(workload.spec, top_level, nested, composites)
+        else:  # a spec that is not a client model: the general walk reads it
+            for record in walk(workload.spec):
+                if record.composite:
+                    composites.append(record.node)
+                else:
+                    (nested if record.parent is not None else top_level).append(record.node)
         self._leaf_names = [t.name for t in top_level]
         self._composite_names = [t.name for t in composites]
         self.leaves: dict[str, V1beta1PodGroupTemplate] = {t.name: t for t in top_level}

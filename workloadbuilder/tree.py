@@ -34,8 +34,10 @@ __all__ = [
     "BLOCK_MODELS",
     "CheckedTree",
     "GivenBlock",
+    "block_path",
     "check_item",
     "given_blocks",
+    "set_blocks",
     "tree_error",
     "undecodable_input_errors",
     "undecodable_tree_errors",
@@ -184,15 +186,23 @@ def given_blocks(given: WorkloadInput, path: FieldPath | None, composite: bool) 
 
     A claims value that is not a list is one block with no index.
     """
-    for name, elements, data, model, index in _set_blocks(given, composite):
-        block_path = extend_path(path, elements)
-        yield GivenBlock(name, block_path if index is None else index_path(block_path, index), data, model, index)
+    for name, elements, data, model, index in set_blocks(given, composite):
+        yield GivenBlock(name, block_path(path, elements, index), data, model, index)
 
 
-def _set_blocks(
+def block_path(path: FieldPath | None, elements: list[str], index: int | None) -> FieldPath | None:
+    """Where a block is reported: the item's ``path``, the block's path ``elements``, and a claim's ``index``."""
+    extended = extend_path(path, elements)
+    return extended if index is None else index_path(extended, index)
+
+
+def set_blocks(
     given: WorkloadInput, composite: bool
 ) -> Iterator[tuple[str, list[str], Any, type[BaseModel], int | None]]:
-    """``given_blocks`` before paths: each set block's name, path elements, data, model and claim index."""
+    """``given_blocks`` before paths: each set block's name, path elements, data, model and claim index.
+
+    For a caller that builds a block's path only when it has something to report there.
+    """
     data_attr = "composite_pod_group_data" if composite else "pod_group_data"
     for name in ("policy", "constraints", "disruption_mode"):
         block = getattr(given, name)
@@ -221,7 +231,7 @@ def undecodable_input_errors(item: WorkloadItem) -> ErrorList:
     composite = item.is_composite
     if all(
         isinstance(data, model) and not (name == "resource_claims" and index is None)
-        for name, _, data, model, index in _set_blocks(item.input, composite)
+        for name, _, data, model, index in set_blocks(item.input, composite)
     ):
         return ErrorList()
     errs = ErrorList()

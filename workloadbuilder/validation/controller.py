@@ -27,9 +27,8 @@ from workloadbuilder.field import (
     invalid,
 )
 from workloadbuilder.gofmt import go_quote
-from workloadbuilder.mapping import composite_fields, leaf_fields
 from workloadbuilder.resolve import resolve_config
-from workloadbuilder.tree import check_item, given_blocks, tree_error
+from workloadbuilder.tree import BLOCK_MODELS, GivenBlock, block_path, check_item, set_blocks, tree_error
 from workloadbuilder.types import (
     BuildOptions,
     DisruptionModeOption,
@@ -103,19 +102,34 @@ def _resolved_members(item: WorkloadItem) -> _Members:
             None if policy is None else (policy.basic is not None, policy.gang is not None),
             None if mode is None else (mode.single is not None, mode.all is not None),
         )
-    fields = composite_fields(item.input) if item.is_composite else leaf_fields(item.input)
+    composite = item.is_composite
+    data_attr = _data_attr(composite)
     default = item.default_config
-    policy_members: tuple[bool, bool] | None = None
-    mode_members: tuple[bool, bool] | None = None
-    if "policy" in fields:
-        policy_members = ("basic" in fields["policy"], "gang" in fields["policy"])
-    elif default is not None and default.policy is not None:
+    policy_members = _mapped_members(
+        getattr(item.input.policy, data_attr), BLOCK_MODELS[("policy", composite)], "basic", "gang"
+    )
+    mode_members = _mapped_members(
+        getattr(item.input.disruption_mode, data_attr), BLOCK_MODELS[("disruption_mode", composite)], "single", "all"
+    )
+    if policy_members is None and default is not None and default.policy is not None:
         policy_members = (default.policy.basic is not None, default.policy.gang is not None)
-    if "disruption_mode" in fields:
-        mode_members = ("single" in fields["disruption_mode"], "all" in fields["disruption_mode"])
-    elif default is not None and default.disruption_mode is not None:
+    if mode_members is None and default is not None and default.disruption_mode is not None:
         mode_members = (default.disruption_mode.single is not None, default.disruption_mode.all is not None)
     return _Members(policy_members, mode_members)
+
+
+def _mapped_members(block: Any, model: type[BaseModel], first: str, second: str) -> tuple[bool, bool] | None:
+    """The members a union block maps to, as ``mapping`` maps it: the first set one wins (``basic``, ``single``).
+
+    ``None`` when the block did not decode or sets neither, so the default applies.
+    """
+    if not isinstance(block, model):
+        return None
+    if getattr(block, first) is not None:
+        return (True, False)
+    if getattr(block, second) is not None:
+        return (False, True)
+    return None
 
 
 def _add_block_errors(errs: ErrorList, item: WorkloadItem, old: WorkloadItem | None, run_declarative: bool) -> None:
@@ -127,18 +141,23 @@ def _add_block_errors(errs: ErrorList, item: WorkloadItem, old: WorkloadItem | N
     """
     composite = item.is_composite
     old_claims: dict[str, Any] | None = None
-    for block in given_blocks(item.input, item.path, composite):
-        if not block.decoded:
-            errs.extend(block.decode_errors())
+    # A block's path is built only to report at it: a clean block on create needs none.
+    for name, elements, data, model, index in set_blocks(item.input, composite):
+        if not isinstance(data, model):
+            errs.extend(GivenBlock(name, block_path(item.path, elements, index), data, model, index).decode_errors())
             continue
         if not run_declarative:
             continue
-        if block.index is None:
-            old_data = getattr(getattr(old.input, block.name), _data_attr(composite)) if old is not None else None
+        if index is None:
+            old_data = getattr(getattr(old.input, name), _data_attr(composite)) if old is not None else None
         else:
             old_claims = _old_claims(old) if old_claims is None else old_claims
-            old_data = old_claims.get(block.data.name)
-        errs.extend(blocks.VALIDATORS[block.model](block.path, block.data, _old_block(block.model, old_data)))
+            claim: Any = data  # a claim model (narrowed to BaseModel above)
+            old_data = old_claims.get(claim.name)
+        old_block = _old_block(model, old_data)
+        if old_block is None and blocks.is_clean(model, data):
+            continue
+        errs.extend(blocks.VALIDATORS[model](block_path(item.path, elements, index), data, old_block))
 
 
 def _data_attr(composite: bool) -> str:
