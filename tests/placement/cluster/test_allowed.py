@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workloadbuilder.placement.cluster.model import Cluster
+from workloadbuilder.placement.filters import static_rejection
 from workloadbuilder.placement.k8s.constraints import (
     AffinityTerm,
     LabelSelector,
@@ -149,6 +150,9 @@ def test_the_vectorized_verdict_is_the_per_node_verdict(cluster: Cluster, pod: P
     assert got == expected
     allowed = cluster.allowed(pod)
     assert (None if all(expected) else expected) == allowed
+    for i in range(len(cluster)):  # kept per class of nodes for a pod that selects none: the same answer
+        node = (cluster.names[i], cluster.labels[i], cluster.taints[i], not cluster.schedulable[i])
+        assert cluster.rejection(pod, i) == static_rejection(pod, *node)
 
 
 def test_equal_taint_lists_that_are_distinct_tuples_share_a_class() -> None:

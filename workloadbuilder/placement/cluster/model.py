@@ -316,6 +316,8 @@ class Cluster:
         self._classes: tuple[npt.NDArray[np.int64], list[tuple[tuple[Taint, ...], bool]]] | None = None
         # label key -> each node's value code (-1: unlabelled), the values by code and the codes by value
         self._label_index: dict[str, tuple[npt.NDArray[np.int64], list[str], dict[str, int]]] = {}
+        # (pod selecting no nodes, class of ``_classes``) -> the rejection every node of the class gives the pod
+        self._rejections: dict[tuple[PodConstraints, int], Rejection | None] = {}
         # pod -> for each (anti-)affinity term, the topology values its matching running pods occupy
         self._affinity_domains: dict[PodConstraints, tuple[list[frozenset[str]], list[frozenset[str]]]] = {}
         self._covers: dict[tuple[str, int], bool] = {}  # (pool name, Domain uid) -> every node reaches the pool
@@ -704,8 +706,35 @@ class Cluster:
         return frozenset(values)
 
     def rejection(self, pod: PodConstraints, i: int) -> Rejection | None:
-        """The first pod-and-node filter that rejects node ``i`` for ``pod``, with its reasons."""
-        return static_rejection(pod, self.names[i], self.labels[i], self.taints[i], not self.schedulable[i])
+        """The first pod-and-node filter that rejects node ``i`` for ``pod``, with its reasons.
+
+        For a pod that selects no nodes by name or label, only the node's
+        taints and cordon matter: the answer is kept per class of nodes.
+        """
+        if pod.selects_nodes:
+            return static_rejection(pod, self.names[i], self.labels[i], self.taints[i], not self.schedulable[i])
+        key = (pod, int(self._constraint_classes()[0][i]))
+        if key not in self._rejections:
+            self._rejections[key] = static_rejection(pod, self.names[i], {}, self.taints[i], not self.schedulable[i])
+        return self._rejections[key]
+
+    def class_rejections(
+        self, pod: PodConstraints, nodes: npt.NDArray[np.int64]
+    ) -> list[tuple[Rejection | None, npt.NDArray[np.int64]]]:
+        """``nodes`` by the rejection each gives ``pod``, for a pod that selects no nodes by name or label.
+
+        Such a pod is turned away by taints and cordons alone, so the nodes
+        of one class of ``_constraint_classes`` share one answer: each class
+        among ``nodes`` is one entry, its rejection and its nodes (in order).
+        """
+        if pod.selects_nodes:
+            raise ValueError("class_rejections: the pod selects nodes by name or label; ask rejection node by node")
+        if len(nodes) == 0:
+            return []
+        codes = self._constraint_classes()[0][nodes]
+        order = np.argsort(codes, kind="stable")
+        starts = np.unique(codes[order], return_index=True)[1]
+        return [(self.rejection(pod, int(group[0])), group) for group in np.split(nodes[order], starts[1:])]
 
     def __len__(self) -> int:
         return len(self.names)

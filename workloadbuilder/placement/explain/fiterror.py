@@ -52,7 +52,9 @@ def fit_error(snap: Snapshot, shape: Shape) -> str | None:
     """The FitError message for one pod of ``shape`` on the snapshot now, or ``None`` when some node takes it.
 
     ``node_reasons`` of every node, in columns where that gives the same:
-    nodes the pod-and-node filters reject are read one by one; for the
+    nodes the pod-and-node filters reject are read one by one (once per
+    class of equal taints and cordon, for a pod that selects no nodes by
+    name or label); for the
     others, host ports and NodeResourcesFit are checked for all of them at
     once, and only nodes left with no reason by those are read one by one.
     """
@@ -69,7 +71,17 @@ def fit_error(snap: Snapshot, shape: Shape) -> str | None:
     allowed = inside if shape.allowed_mask is None else inside & shape.allowed_mask
     passing = nodes[allowed]
     if shape.allowed_mask is not None:
-        for i in nodes[inside & ~shape.allowed_mask].tolist():
+        rejected = nodes[inside & ~shape.allowed_mask]
+        one_by_one = rejected.tolist()
+        if not shape.constraints.selects_nodes:  # taints and cordons alone: one rejection per class of nodes
+            one_by_one = []
+            for rejection, group in cluster.class_rejections(shape.constraints, rejected):
+                if rejection is None:
+                    one_by_one.extend(group.tolist())
+                    continue
+                for reason in rejection.reasons:
+                    counts[reason] += len(group)
+        for i in one_by_one:
             reasons = node_reasons(snap, shape, i)
             if not reasons:
                 return None
