@@ -196,7 +196,7 @@ FINDINGS = [
         {"in.yaml": CHILD.replace("TEMPLATE", "workers") + PARENT.replace("NAME", "null")},
         ["compile", "in.yaml"],
         2,
-        "error: in.yaml (document 1) Job/train-workers-1: metadata.name: Required value: a related Workload is found by its name",
+        "error: in.yaml (document 2) Workload: metadata.name: Required value: a related Workload is found by its name",
         id="delegated-parent-name-null",
     ),
     pytest.param(

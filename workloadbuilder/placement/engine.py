@@ -131,8 +131,7 @@ def cycles(
     cycles come back in queue order. ``stop(position, cycle)``, called after
     each cycle with its position in queue order, ends the run when true.
 
-    Raises:
-        the errors of ``place``, for the same arguments.
+    Raises ``place``'s errors, for the same arguments.
     """
     _check_arguments(request, cluster, strategy, preempt, timeout)
     resolve_request(request, cluster.priority_classes.with_classes(_classes(priority_classes)))

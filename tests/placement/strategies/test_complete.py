@@ -129,7 +129,7 @@ def test_a_timeout_must_be_positive() -> None:
     cl, req = _one_block()
     with pytest.raises(InvalidArgumentError) as raised:
         place(req, cl, strategy="complete", timeout=0)
-    assert str(raised.value) == "timeout must be a positive number of seconds, got 0"
+    assert str(raised.value) == "timeout must be a positive number of seconds up to 86400, got 0"
 
 
 ROOM_FOR_MINIMUMS = [
