@@ -1,4 +1,4 @@
-"""ResourceSlices read as device pools: a node's, every node's, or one topology domain's; malformed ones at their path."""
+"""ResourceSlices read as device pools (a node's, every node's, one domain's); malformed ones at their path."""
 
 from __future__ import annotations
 
@@ -38,7 +38,11 @@ RACK = {"nodeSelectorTerms": [{"matchExpressions": [{"key": "rack", "operator": 
             [DevicePool("nic.example.com/s/s", "nic.example.com", 1, 0, None, ("rack", "r1"))],
             [],
         ),
-        (_slice(driver="gpu.example.com", nodeName="n9", devices=[{}]), [], ['items[0].spec.nodeName: Invalid value: "n9": no such node']),
+        (
+            _slice(driver="gpu.example.com", nodeName="n9", devices=[{}]),
+            [],
+            ['items[0].spec.nodeName: Invalid value: "n9": no such node'],
+        ),
         (_slice(nodeName="n1", devices=[{}]), [], ["items[0].spec.driver: Required value"]),
         (
             _slice(driver="d", devices="many"),
@@ -55,7 +59,16 @@ RACK = {"nodeSelectorTerms": [{"matchExpressions": [{"key": "rack", "operator": 
         ),
         (_slice(driver="d", nodeName="n1", devices=[]), [], []),
     ],
-    ids=["node-local", "all-nodes", "one-domain", "unknown-node", "no-driver", "devices-not-a-list", "wide-selector", "no-devices"],
+    ids=[
+        "node-local",
+        "all-nodes",
+        "one-domain",
+        "unknown-node",
+        "no-driver",
+        "devices-not-a-list",
+        "wide-selector",
+        "no-devices",
+    ],
 )
 def test_a_resource_slice_is_one_pool(item: dict[str, Any], pools: list[DevicePool], errors: list[str]) -> None:
     found = ErrorList()

@@ -36,4 +36,6 @@ def test_nodes_are_counted_under_the_first_filter_that_rejects_them() -> None:
     snap = Snapshot(cl)
     shape = snap.shape({"cpu": 1000, "nvidia.com/gpu": 2000, "pods": 1}, PodConstraints())
     counted = exclusions(snap, shape, np.arange(len(cl), dtype=np.int64))
-    assert counted == Exclusions(5, (("cordoned", 1), ("untolerated taint", 1), ("Insufficient nvidia.com/gpu", 1)), ((4, 2),))
+    assert counted == Exclusions(
+        5, (("cordoned", 1), ("untolerated taint", 1), ("Insufficient nvidia.com/gpu", 1)), ((4, 2),)
+    )

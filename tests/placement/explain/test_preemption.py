@@ -31,45 +31,72 @@ LOW, LOWER = _unit("low", 10, [0, 1]), _unit("lower", 0, [1])
             [LOW],
             False,
             True,
-            {"wouldHelp": False, "eligible": False, "status": NEVER_STATUS, "victims": [],
-             "text": f"preemption cannot help: the preemptor's preemptionPolicy is Never ({NEVER_STATUS})"},
+            {
+                "wouldHelp": False,
+                "eligible": False,
+                "status": NEVER_STATUS,
+                "victims": [],
+                "text": f"preemption cannot help: the preemptor's preemptionPolicy is Never ({NEVER_STATUS})",
+            },
         ),
         (
             None,
             [],
             False,
             False,
-            {"wouldHelp": False, "eligible": True, "status": NO_VICTIMS_STATUS, "victims": [],
-             "text": "preemption cannot help: nothing of lower priority runs"},
+            {
+                "wouldHelp": False,
+                "eligible": True,
+                "status": NO_VICTIMS_STATUS,
+                "victims": [],
+                "text": "preemption cannot help: nothing of lower priority runs",
+            },
         ),
         (
             None,
             [LOW, LOWER],
             True,
             False,
-            {"wouldHelp": False, "eligible": True, "status": None, "victims": [],
-             "text": "preemption would not help: even evicting every lower-priority unit (2 units) leaves it unplaceable"},
+            {
+                "wouldHelp": False,
+                "eligible": True,
+                "status": None,
+                "victims": [],
+                "text": "preemption would not help: even evicting every lower-priority unit (2 units) leaves it unplaceable",
+            },
         ),
         (
             Victims(Outcome(True), [LOW], []),
             [LOW, LOWER],
             False,
             False,
-            {"wouldHelp": True, "eligible": True, "status": None, "victims": ["low"],
-             "text": "preemption would help: evicting 1 unit (2 pods, priority up to 10)"},
+            {
+                "wouldHelp": True,
+                "eligible": True,
+                "status": None,
+                "victims": ["low"],
+                "text": "preemption would help: evicting 1 unit (2 pods, priority up to 10)",
+            },
         ),
         (
             Victims(Outcome(True), [LOW, LOWER], [LOWER]),
             [LOW, LOWER],
             True,
             False,
-            {"wouldHelp": True, "eligible": True, "status": None, "victims": ["low", "lower"],
-             "text": "preemption evicts 2 units (3 pods, priority up to 10), 1 PodDisruptionBudget violation"},
+            {
+                "wouldHelp": True,
+                "eligible": True,
+                "status": None,
+                "victims": ["low", "lower"],
+                "text": "preemption evicts 2 units (3 pods, priority up to 10), 1 PodDisruptionBudget violation",
+            },
         ),
     ],
     ids=["policy-never", "nothing-lower", "would-not-help", "probe-would-help", "evicted-with-a-budget-violation"],
 )
-def test_report(found: Victims | None, candidates: list[Unit], asked: bool, never: bool, expected: dict[str, Any]) -> None:
+def test_report(
+    found: Victims | None, candidates: list[Unit], asked: bool, never: bool, expected: dict[str, Any]
+) -> None:
     got = report(found, candidates, asked, 100, CLUSTER, never=never)
     assert {key: got[key] for key in expected} == expected
 
