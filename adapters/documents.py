@@ -28,7 +28,7 @@ from workloadbuilder.adapters.base import (  # type: ignore[import-not-found,unu
     planned_name,
 )
 from workloadbuilder.errors import BuildError, InternalError, WorkloadBuilderError
-from workloadbuilder.field import AggregateError, ErrorList, FieldPath, type_invalid
+from workloadbuilder.field import AggregateError, ErrorList, FieldPath, first_few, summarize, type_invalid
 from workloadbuilder.objpath import elements_of, get_in
 from workloadbuilder.placement.k8s.priorities import PriorityClass, read_priority_class
 from workloadbuilder.placement.request.model import DeviceRequest, GroupRequest, PlacementRequest, Pods
@@ -217,7 +217,7 @@ def _priority_class(doc: _Doc) -> PriorityClass:
     errors = ErrorList()
     record = read_priority_class(doc.data, None, errors)
     if record is None:
-        raise DocumentError(f"{doc.where}: PriorityClass {doc.name!r}: {_summarize(AggregateError(errors))}")
+        raise DocumentError(f"{doc.where}: PriorityClass {doc.name!r}: {summarize(AggregateError(errors))}")
     return record
 
 
@@ -248,7 +248,7 @@ def _compile(doc: _Doc, docs: Sequence[_Doc], related: Sequence[Mapping[str, Any
         ref = problem.findings[0].object if problem.findings else f"{doc.kind}/{doc.name}"
         home = next((d for d in docs if f"{d.kind}/{d.name}" == ref), doc)
         mine = [str(f.error) for f in problem.findings if f.object == ref] or [str(problem)]
-        raise InvalidDocumentError(f"{home.where}: {home.kind} {home.name!r} is invalid: {_first_few(mine)}") from None
+        raise InvalidDocumentError(f"{home.where}: {home.kind} {home.name!r} is invalid: {first_few(mine)}") from None
     except (BuildError, LookupError, ValueError) as problem:
         raise DocumentError(f"{doc.where}: {doc.kind} {doc.name!r}: {problem}") from None
 
@@ -305,7 +305,7 @@ def _runtime_inputs(
         texts = [
             _GROUP_PATH.sub(lambda m: _group_where(groups[int(m[1])]), str(error)) for error in problem.field_errors
         ]
-        raise DocumentError(_first_few(texts)) from None
+        raise DocumentError(first_few(texts)) from None
     where = {doc.name: doc for doc in groups}
     return [
         DocumentInput(where[root.name].index, f"{root.kind} {root.name}", PlacementRequest([root], _own(request, root)))
@@ -343,25 +343,13 @@ def _guarded(where: str, read: Any) -> PlacementRequest:
         hint = ""
         if any(str(error.field).startswith("claims[") for error in problem.field_errors):
             hint = " (size each group resource claim with --claim NAME=DEVICECLASS:COUNT)"
-        raise DocumentError(f"{where}: {_summarize(problem)}{hint}") from None
+        raise DocumentError(f"{where}: {summarize(problem)}{hint}") from None
     return request
 
 
 def _group_where(doc: _Doc) -> str:
     """The prefix that replaces ``groups[i].`` in a field error: the document and group it is about."""
     return f"{doc.where}: {doc.kind} {doc.name!r}: "
-
-
-def _summarize(problem: AggregateError) -> str:
-    """The first few errors of an aggregate, in one line (its own message when it lists none)."""
-    return _first_few([str(error) for error in problem.field_errors] or [str(problem)])
-
-
-def _first_few(texts: Sequence[str], limit: int = 3) -> str:
-    """The first ``limit`` distinct texts joined with ``; ``, and how many more there are."""
-    unique = list(dict.fromkeys(texts))
-    more = f" (and {len(unique) - limit} more)" if len(unique) > limit else ""
-    return "; ".join(unique[:limit]) + more
 
 
 def request_from_documents(

@@ -24,10 +24,12 @@ __all__ = [
     "FieldError",
     "FieldPath",
     "duplicate",
+    "first_few",
     "forbidden",
     "internal_error",
     "path_below",
     "resolve_where",
+    "summarize",
     "invalid",
     "not_found",
     "not_supported",
@@ -391,6 +393,23 @@ class AggregateError(WorkloadBuilderError, ValueError):
             }
             for err in self.field_errors
         ]
+
+
+def first_few(texts: Sequence[str], limit: int = 3) -> str:
+    """The first ``limit`` distinct texts joined with ``; ``, and how many more there are, so a message stays one line.
+
+    Examples:
+        >>> first_few(["a", "b", "a", "c", "d"])
+        'a; b; c (and 1 more)'
+    """
+    unique = list(dict.fromkeys(texts))
+    more = f" (and {len(unique) - limit} more)" if len(unique) > limit else ""
+    return "; ".join(unique[:limit]) + more
+
+
+def summarize(problem: AggregateError) -> str:
+    """The first few errors of an aggregate, in one line (its own message when it lists none)."""
+    return first_few([str(error) for error in problem.field_errors] or [str(problem)])
 
 
 def _aggregate_text(errors: Sequence[FieldError]) -> str:

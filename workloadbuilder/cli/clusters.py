@@ -19,9 +19,8 @@ from typing import Any
 
 from workloadbuilder import manifests
 from workloadbuilder.cli.errors import UsageError
-from workloadbuilder.cli.messages import summarize
 from workloadbuilder.cli.progress import Progress
-from workloadbuilder.field import AggregateError
+from workloadbuilder.field import AggregateError, summarize
 from workloadbuilder.limits import MAX_NODES
 from workloadbuilder.placement import Cluster, PlacementRequest
 from workloadbuilder.placement.cluster.generate import ARCH_KEY, BLOCK_KEY, HOST_KEY, OS_KEY, RACK_KEY, ZONE_KEY

@@ -16,24 +16,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from workloadbuilder.cli.errors import UsageError
-from workloadbuilder.field import AggregateError
 
 if TYPE_CHECKING:
     from workloadbuilder.adapters import Finding
 
-__all__ = ["WARNING_KINDS", "Notice", "WarningPolicy", "first_few", "plan_notices", "summarize"]
-
-
-def summarize(problem: AggregateError) -> str:
-    """The first few errors of an aggregate, in one line (its own message when it lists none)."""
-    return first_few([str(error) for error in problem.field_errors] or [str(problem)])
-
-
-def first_few(texts: Sequence[str], limit: int = 3) -> str:
-    """The first ``limit`` distinct texts joined with ``; ``, and how many more there are, so a message stays one line."""
-    unique = list(dict.fromkeys(texts))
-    more = f" (and {len(unique) - limit} more)" if len(unique) > limit else ""
-    return "; ".join(unique[:limit]) + more
+__all__ = ["WARNING_KINDS", "Notice", "WarningPolicy", "plan_notices"]
 
 
 WARNING_KINDS = {

@@ -25,10 +25,10 @@ from workloadbuilder.adapters.diff import update_findings
 from workloadbuilder.adapters.strict import has_schema, schema_errors
 from workloadbuilder.cli.errors import UsageError
 from workloadbuilder.cli.inputs import Document, about, parse_gates, read_inputs, skipped_note
-from workloadbuilder.cli.messages import Notice, WarningPolicy, first_few, plan_notices
+from workloadbuilder.cli.messages import Notice, WarningPolicy, plan_notices
 from workloadbuilder.cli.positions import Positions
 from workloadbuilder.cli.report import Verdict, render
-from workloadbuilder.field import ErrorList, ErrorType, FieldError
+from workloadbuilder.field import ErrorList, ErrorType, FieldError, first_few
 from workloadbuilder.gofmt import go_quote
 from workloadbuilder.migrate import migrate
 from workloadbuilder.migrate_gangs import (
