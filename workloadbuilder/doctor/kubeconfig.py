@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from workloadbuilder.doctor.transport import Redactor
+from workloadbuilder.doctor.transport import Redactor, type_name
 from workloadbuilder.errors import WorkloadBuilderError
 from workloadbuilder.gofmt import capped
 from workloadbuilder.manifests import ManifestError, read_documents_text
@@ -64,19 +64,7 @@ class KubeContext:
 
 
 def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, Mapping):
-        return "a mapping"
-    return type(value).__name__
+    return type_name(value, "a mapping")
 
 
 def _files(kubeconfig: str | None, environ: Mapping[str, str]) -> tuple[list[str], str]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from workloadbuilder.doctor.transport import ApiReader, ApiReadError, ReadLimits
+from workloadbuilder.doctor.transport import ApiReader, ApiReadError, ReadLimits, type_name
 from workloadbuilder.errors import WorkloadBuilderError
 from workloadbuilder.gofmt import capped
 
@@ -185,20 +185,6 @@ def _resource(kind: ObjectKind) -> str:
     return f"{kind.plural}.{kind.group}" if kind.group else kind.plural
 
 
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    return "an object" if isinstance(value, Mapping) else type(value).__name__
-
-
 def _server_message(reader: ApiReader, body: Any) -> str | None:
     """A ``Status`` answer's ``message``, redacted and capped; ``None`` when there is none."""
     message = body.get("message") if isinstance(body, Mapping) else None
@@ -228,13 +214,13 @@ def _object(reader: ApiReader, body: Any, path: str, kind: ObjectKind) -> dict[s
     """The target as a JSON object of the asked kind."""
     where = reader.redact(f"GET {reader.server}{path}")
     if not isinstance(body, dict):
-        raise ApiReadError(f"{where}: expected a {kind.kind} object, the apiserver sent {_type_name(body)}", 200)
+        raise ApiReadError(f"{where}: expected a {kind.kind} object, the apiserver sent {type_name(body)}", 200)
     found = body.get("kind")
     if found is not None and found != kind.kind:
-        shown = reader.redact(found, 200) if isinstance(found, str) else _type_name(found)
+        shown = reader.redact(found, 200) if isinstance(found, str) else type_name(found)
         raise ApiReadError(f"{where}: expected a {kind.kind}, the apiserver sent kind {shown!r}", 200)
     if not isinstance(body.get("metadata", {}), dict):
-        raise ApiReadError(f"{where}: metadata: expected an object, found {_type_name(body['metadata'])}", 200)
+        raise ApiReadError(f"{where}: metadata: expected an object, found {type_name(body['metadata'])}", 200)
     return {"apiVersion": kind.api_version, "kind": kind.kind, **body}
 
 
@@ -246,15 +232,15 @@ def _items(reader: ApiReader, kind: ObjectKind, path: str, scope: str) -> list[d
     _check_status(reader, status, answer, path, f"list {_resource(kind)} {scope}")
     where = reader.redact(f"GET {reader.server}{path}")
     if not isinstance(answer, dict):
-        raise ApiReadError(f"{where}: expected a {kind.kind}List object, the apiserver sent {_type_name(answer)}", 200)
+        raise ApiReadError(f"{where}: expected a {kind.kind}List object, the apiserver sent {type_name(answer)}", 200)
     items = answer.get("items")
     if items is None:
         return []
     if not isinstance(items, list):
-        raise ApiReadError(f"{where}: items: expected a list, found {_type_name(items)}", 200)
+        raise ApiReadError(f"{where}: items: expected a list, found {type_name(items)}", 200)
     for index, item in enumerate(items):
         if not isinstance(item, dict):
-            raise ApiReadError(f"{where}: items[{index}]: expected a {kind.kind} object, found {_type_name(item)}", 200)
+            raise ApiReadError(f"{where}: items[{index}]: expected a {kind.kind} object, found {type_name(item)}", 200)
     return [{"apiVersion": kind.api_version, "kind": kind.kind, **item} for item in items]
 
 

@@ -32,7 +32,7 @@ import math
 import ssl
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -56,6 +56,7 @@ from workloadbuilder.limits import MAX_MESSAGE_VALUE, MAX_NESTING
 from workloadbuilder.textread import check_nesting
 
 __all__ = [
+    "type_name",
     "DEFAULT_CONNECT_TIMEOUT",
     "DEFAULT_MAX_RESPONSE_MIB",
     "DEFAULT_REQUEST_TIMEOUT",
@@ -452,3 +453,21 @@ def _ssl_reason(failure: BaseException) -> str:
 
 _PLAIN_HTTP = frozenset({"WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE", "HTTP_REQUEST", "PACKET_LENGTH_TOO_LONG"})
 """OpenSSL's reasons when the other end answered a TLS hello with plain HTTP."""
+
+
+def type_name(value: Any, mapping: str = "an object") -> str:
+    """A decoded value's kind for a message: ``null``, ``a boolean``, ``a number``, ``a string``, ``a list``, ...
+
+    ... or ``mapping`` for a mapping: ``an object`` in JSON answers, ``a mapping`` in a kubeconfig.
+    """
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return mapping if isinstance(value, Mapping) else type(value).__name__
