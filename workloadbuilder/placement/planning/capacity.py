@@ -72,7 +72,6 @@ class Capacity:
     stranded: dict[str, str] = field(default_factory=dict)
     to_add: NodesToAdd | None = None
     undecided: bool = False
-    timeout: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """``{"copies", "undecided", "perDomain", "stranded", "toAdd"}``; ``toAdd`` is ``None`` unless asked for.
@@ -173,7 +172,7 @@ def capacity(
         except _OutOfTime:
             to_add = NodesToAdd(add_nodes_like, None, goal, undecided=True)
     stranded = _stranded(request, add_running(cluster, counted.pods))
-    return Capacity(counted.fit, per_domain, stranded, to_add, undecided, timeout)
+    return Capacity(counted.fit, per_domain, stranded, to_add, undecided)
 
 
 def _check(
