@@ -146,10 +146,11 @@ def decode(cls: type[BaseModel], data: Any) -> tuple[BaseModel | None, list[Deco
     Returns:
         The decoded model, or ``None`` with the problems found.
     """
-    if isinstance(data, cls):
-        return data, []
-    if isinstance(data, BaseModel):
-        data = to_json_dict(data)
+    if type(data) is not dict:  # a plain dict, the usual case, skips the class checks (each an ABC check)
+        if isinstance(data, cls):
+            return data, []
+        if isinstance(data, BaseModel):
+            data = to_json_dict(data)
     fast = _fast_decode(cls, data)
     if fast is not None:
         return fast, []
@@ -272,7 +273,7 @@ def _fast_decode(cls: type[BaseModel], data: Any) -> BaseModel | None:
     if plan is None or not _clean(plan, data):
         return None
     try:
-        return cls.model_validate(data)
+        return cls.__pydantic_validator__.validate_python(data)  # model_validate without its wrapper
     except ValueError:  # pydantic's ValidationError: the full decoder says what is wrong
         return None
 

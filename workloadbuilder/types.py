@@ -184,7 +184,7 @@ def _block_validator(model: type[BaseModel]) -> PlainValidator:
     """Decode a dict or foreign model into ``model``; keep undecodable input for validate to report."""
 
     def convert(value: Any) -> Any:
-        if value is None or isinstance(value, model):
+        if value is None or (type(value) is not dict and isinstance(value, model)):
             return value
         decoded, problems = decode(model, value)
         return value if problems else decoded
