@@ -273,7 +273,8 @@ def _fast_decode(cls: type[BaseModel], data: Any) -> BaseModel | None:
     if plan is None or not _clean(plan, data):
         return None
     try:
-        return cls.__pydantic_validator__.validate_python(data)  # model_validate without its wrapper
+        decoded: BaseModel = cls.__pydantic_validator__.validate_python(data)  # model_validate without its wrapper
+        return decoded
     except ValueError:  # pydantic's ValidationError: the full decoder says what is wrong
         return None
 
