@@ -67,13 +67,14 @@ def fit_error(snap: Snapshot, shape: Shape) -> str | None:
     if kept is not None:
         inside = np.array([name in kept for name in cluster.names], dtype=np.bool_)
         counts[nodeaffinity.PREFILTERED_REASON] = int((~inside).sum())
-    nodes = np.arange(len(cluster))
+    nodes = cluster.root.node_array  # every node, in order
     allowed = inside if shape.allowed_mask is None else inside & shape.allowed_mask
-    passing = nodes[allowed]
+    passing = nodes if allowed.all() else nodes[allowed]  # every node: the root's array, read without copies
     if shape.allowed_mask is not None:
         rejected = nodes[inside & ~shape.allowed_mask]
-        one_by_one = rejected.tolist()
-        if not shape.constraints.selects_nodes:  # taints and cordons alone: one rejection per class of nodes
+        if shape.constraints.selects_nodes:
+            one_by_one = rejected.tolist()
+        else:  # taints and cordons alone: one rejection per class of nodes
             one_by_one = []
             for rejection, group in cluster.class_rejections(shape.constraints, rejected):
                 if rejection is None:
@@ -97,7 +98,7 @@ def fit_error(snap: Snapshot, shape: Shape) -> str | None:
         lacking = ports_pass & (snap.free_at(resource, passing) < amount)
         counts[reason] += int(lacking.sum())
         short |= lacking
-    for i in passing[~short].tolist():
+    for i in map(int, passing[~short]):  # one by one: the first node with no reason ends the count
         reasons = node_reasons(snap, shape, i)
         if not reasons:
             return None

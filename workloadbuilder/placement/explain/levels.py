@@ -12,9 +12,13 @@ names the claims whose devices pinned its pods.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 
 from workloadbuilder.placement.cluster.model import Cluster, Domain
 from workloadbuilder.placement.explain.exclusions import EXCLUSION_DOMAINS, exclusions
@@ -43,6 +47,89 @@ class _Tried:
     group: GroupRequest
     keys: tuple[str, ...]
     traces: list[tuple[GroupTrace, tuple[str, ...]]]
+
+
+@dataclass(frozen=True)
+class _Counts:
+    """How many of a PodGroup's pods fit in each of its candidate domains: ``placed[k]`` in ``domains[k]``."""
+
+    domains: list[Domain]
+    placed: npt.NDArray[np.int64]
+
+    def __len__(self) -> int:
+        return len(self.domains)
+
+    def fitting(self, need: int) -> int:
+        """How many of the domains hold ``need`` pods."""
+        return int(np.count_nonzero(self.placed >= need))
+
+    def best(self) -> int:
+        """The position of the domain where the most pods fit (the first of them, on a tie); there must be one."""
+        return int(np.argmax(self.placed))
+
+    def most_first(self, n: int) -> list[int]:
+        """The positions of the ``n`` domains where the most pods fit, most first (ties in their order)."""
+        order: list[int] = np.argsort(-self.placed, kind="stable")[:n].tolist()
+        return order
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """What the simulation saw of a PodGroup in each domain it tried: the most pods that fit there, first tried first.
+
+    Row ``k`` is one domain (``counts.domains[k]``, of uid ``uids[k]``)
+    as the attempt that fit the most pods there saw it (the first such
+    attempt, on a tie): ``counts.placed[k]`` pods, the note ``notes[k]``,
+    and the attempt ``attempts[sources[k]]`` (its trace, and the groups
+    placed before it).
+    """
+
+    counts: _Counts
+    uids: npt.NDArray[np.int64]
+    notes: list[str]
+    sources: npt.NDArray[np.int64]
+    attempts: list[tuple[GroupTrace, tuple[str, ...]]]
+
+    def attempt(self, k: int) -> tuple[GroupTrace, tuple[str, ...]]:
+        """The trace and the groups placed before it of the attempt row ``k`` comes from."""
+        return self.attempts[int(self.sources[k])]
+
+    def find(self, domain: Domain) -> int | None:
+        """The row of ``domain`` (``None``: it was not tried)."""
+        rows = np.flatnonzero(self.uids == domain.uid)
+        return int(rows[0]) if len(rows) else None
+
+
+def _seen(attempts: list[tuple[GroupTrace, tuple[str, ...]]]) -> _Seen:
+    """Every domain a PodGroup's failed ``attempts`` tried, each once, as the attempt that fit the most pods saw it."""
+    tables = [trace.columns() for trace, _ in attempts]
+    chain = itertools.chain.from_iterable
+    domains = list(chain(table.domains for table in tables))
+    notes = list(chain(table.notes for table in tables))
+    if not domains:
+        empty = np.zeros(0, dtype=np.int64)
+        return _Seen(_Counts(domains, empty), empty, notes, empty, attempts)
+    placed = np.concatenate([table.placed for table in tables])
+    uids = np.concatenate([table.uids for table in tables])
+    sources = np.repeat(np.arange(len(tables)), [len(table) for table in tables])
+    keep = _best_rows(uids, placed)
+    if len(keep) < len(domains):  # some domain was tried more than once: its best row stands for it
+        domains, notes = [domains[k] for k in keep.tolist()], [notes[k] for k in keep.tolist()]
+        placed, uids, sources = placed[keep], uids[keep], sources[keep]
+    return _Seen(_Counts(domains, placed), uids, notes, sources, attempts)
+
+
+def _best_rows(uids: npt.NDArray[np.int64], placed: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """For each distinct uid, the first of its rows where the most fit; ordered by the uid's first row.
+
+    With no uid repeated, that is every row in order.
+    """
+    order = np.lexsort((-placed, uids))  # by uid, then the most placed first; a stable sort keeps ties in row order
+    ordered = uids[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))  # where each uid's rows begin
+    best = order[starts]  # each uid's row where the most fit
+    first = np.minimum.reduceat(order, starts)  # each uid's first row
+    return best[np.argsort(first)]
 
 
 def levels(root_trace: GroupTrace, snap: Snapshot, kube: KubeScheduler) -> list[dict[str, Any]]:
@@ -141,20 +228,15 @@ def _leaf_level(
 ) -> dict[str, Any]:
     cluster, need = snap.cluster, group.needed
     key = keys[-1] if keys else None
-    # what the simulation saw in each domain it tried: the most that fit, its note, its trace, what came before
-    seen: dict[int, tuple[Domain, int, str, GroupTrace, tuple[str, ...]]] = {}
-    for trace, before in traces:
-        for domain, placed, note in trace.fits:
-            if domain.uid not in seen or placed > seen[domain.uid][1]:
-                seen[domain.uid] = (domain, placed, note, trace, before)
-    if seen and (group.claims or group.simulated_only):
+    seen = _seen(traces)  # what the simulation saw in each domain it tried
+    if len(seen.counts) and (group.claims or group.simulated_only):
         # where the claims fit depends on the first pod's node, and one pod
         # shape changes the room left for the next: only the simulation knows
-        fits = [(domain, placed) for domain, placed, *_ in seen.values()]
+        fits = seen.counts
     else:
         domains = list(cluster.domains(key).values()) if key is not None else [cluster.root]
-        fits = list(zip(domains, _fit_alone(group, domains, kube), strict=True))
-    fitting = sum(1 for _, placed in fits if placed >= need)
+        fits = _Counts(domains, _fit_alone(group, domains, kube))
+    fitting = fits.fitting(need)
     entry: dict[str, Any] = {
         "group": group.name,
         "kind": group.kind,
@@ -165,34 +247,37 @@ def _leaf_level(
         "best": None,
         "exclusions": [],
     }
-    if not fits:
+    if not len(fits):
         entry["says"] = f"no node has the label `{key}`"
         return entry
     counted = f"; {fitting} of {count_of(len(fits), short_key(key))} fit {need}" if key is not None else ""
     # the candidates tried that hold the minimum alone (parts of the counted domains where keys cross-cut)
-    tried_domains = [domain for domain, *_ in seen.values()] if fitting else []
-    alone = list(zip(tried_domains, _fit_alone(group, tried_domains, kube), strict=True))
-    tried = [(domain, placed) for domain, placed in alone if placed >= need]
-    if tried:
-        domain, placed = max(tried, key=lambda pair: pair[1])
-        _, left, _, _, before = seen[domain.uid]
+    tried = seen.counts.domains if fitting else []
+    alone = _Counts(tried, _fit_alone(group, tried, kube))
+    if alone.fitting(need):
+        k = alone.best()
+        domain, placed, left = tried[k], int(alone.placed[k]), int(seen.counts.placed[k])
+        _, before = seen.attempt(k)
         entry["best"] = {"domain": _leaf_where(domain, keys, cluster), "fits": left, "alone": placed}
         what = _leaf_domain(domain, keys, cluster)
         entry["says"] = f"{what} fits {need} of {need} pods on its own, {left} once {_took(before)}{counted}"
         return entry
-    domain, placed = max(fits, key=lambda pair: pair[1])
+    k = fits.best()
+    domain, placed = fits.domains[k], int(fits.placed[k])
     what = _leaf_domain(domain, keys, cluster)
     entry["best"] = {"domain": _leaf_where(domain, keys, cluster), "fits": placed, "alone": None}
     if fitting:  # no candidate tried holds it alone: the domains that do were not (its parent's was not simulated)
-        if seen:
-            domain, placed, *_ = max(seen.values(), key=lambda item: item[1])
+        if len(seen.counts):
+            k = seen.counts.best()
+            domain, placed = seen.counts.domains[k], int(seen.counts.placed[k])
             what = _leaf_domain(domain, keys, cluster)
             entry["best"] = {"domain": _leaf_where(domain, keys, cluster), "fits": placed, "alone": None}
-        entry["says"] = f"{what} fits {placed} of {need} pods{counted} {_not_tried(fits, need, seen, keys)}"
+        entry["says"] = f"{what} fits {placed} of {need} pods{counted} {_not_tried(fits, need, seen.counts, keys)}"
         return entry
     text = f"{what} fits {placed} of {need} pods"
-    if domain.uid in seen:
-        _, _, note, trace, _ = seen[domain.uid]
+    row = seen.find(domain)
+    if row is not None:
+        note, (trace, _) = seen.notes[row], seen.attempt(row)
         reasons = [note] if note else []
         reasons += [f"claim `{pin.claim}` {pin_text(pin)}" for pin in pins_at(trace, domain, snap, kube)]
         if reasons:
@@ -204,16 +289,15 @@ def _leaf_level(
 
 
 def _exclusions(
-    group: GroupRequest, fits: list[tuple[Domain, int]], keys: tuple[str, ...], snap: Snapshot, kube: KubeScheduler
+    group: GroupRequest, fits: _Counts, keys: tuple[str, ...], snap: Snapshot, kube: KubeScheduler
 ) -> list[dict[str, Any]]:
     """The best domains of a PodGroup that fits in none, node by node: what excludes each node, what the rest hold.
 
     A domain where no filter excludes a node is left out: its level's line already says how many pods it holds.
     """
-    best = sorted(fits, key=lambda pair: -pair[1])[:EXCLUSION_DOMAINS]
     shape = kube.shape(group)
     out = []
-    for domain, _ in best:
+    for domain in [fits.domains[k] for k in fits.most_first(EXCLUSION_DOMAINS)]:
         counted = exclusions(snap, shape, domain.node_array)
         if not counted.excluded:
             continue
@@ -229,13 +313,11 @@ def _exclusions(
     return out
 
 
-def _not_tried(
-    fits: list[tuple[Domain, int]], need: int, seen: dict[int, tuple[Any, ...]], keys: tuple[str, ...]
-) -> str:
+def _not_tried(fits: _Counts, need: int, seen: _Counts, keys: tuple[str, ...]) -> str:
     """Why the domains that hold a PodGroup alone did not: split by its parent's domains, or never tried."""
-    fitting = {domain.value for domain, placed in fits if placed >= need}
+    fitting = {fits.domains[k].value for k in np.flatnonzero(fits.placed >= need).tolist()}
     one = len(fitting) == 1
-    if len(keys) > 1 and fitting & {item[0].value for item in seen.values()}:
+    if len(keys) > 1 and fitting & {domain.value for domain in seen.domains}:
         return f"on {'its' if one else 'their'} own, but not within one {short_key(keys[-2])}"
     return "on its own, but it was not tried" if one else "on their own, but none of them was tried"
 
@@ -273,13 +355,15 @@ def _leaf_where(domain: Domain, keys: tuple[str, ...], cluster: Cluster) -> dict
     return where
 
 
-def _fit_alone(group: GroupRequest, domains: list[Domain], kube: KubeScheduler) -> list[int]:
+def _fit_alone(group: GroupRequest, domains: list[Domain], kube: KubeScheduler) -> npt.NDArray[np.int64]:
     """How many of the PodGroup's pods fit each of ``domains`` on its own, each pod shape on its own.
 
     kube-scheduler's capacity bound (an upper bound for mixed shapes), read
     for all the domains at once.
     """
-    return [int(pods) for pods in kube.bounds(group, domains, {})[1]] if domains else []
+    if not domains:
+        return np.zeros(0, dtype=np.int64)
+    return np.asarray(kube.bounds(group, domains, {})[1], dtype=np.int64)
 
 
 def _composite_level(

@@ -44,7 +44,7 @@ from workloadbuilder.placement.explain.fiterror import fit_error
 from workloadbuilder.placement.explain.interplay import interplay
 from workloadbuilder.placement.explain.levels import every_trace, levels, pins_at
 from workloadbuilder.placement.explain.wording import count_of, names_of, pin_text, short_key
-from workloadbuilder.placement.framework.claims import CANNOT_ALLOCATE, devices_free
+from workloadbuilder.placement.framework.claims import CANNOT_ALLOCATE, class_devices_free
 from workloadbuilder.placement.framework.outcome import GroupTrace, Outcome
 from workloadbuilder.placement.framework.preemption import Unit
 from workloadbuilder.placement.framework.queue import admissible
@@ -200,7 +200,7 @@ def _resources(groups: list[GroupRequest], snap: Snapshot, kube: KubeScheduler) 
     """Per failing PodGroup, nodes that each requested resource rules out alone, most first."""
     cluster = snap.cluster
     total = len(cluster)
-    cordoned = total - sum(cluster.schedulable)
+    cordoned = total - cluster.schedulable.count(True)
     out = []
     for group in groups:
         shape = kube.shape(group)
@@ -210,10 +210,8 @@ def _resources(groups: list[GroupRequest], snap: Snapshot, kube: KubeScheduler) 
         for r, q in shape.terms:
             if is_slot(cluster.resources[r]):
                 continue
-            short = int(np.count_nonzero(cluster.free_columns()[r][cluster.vector_index] < q))
-            for i in snap.changed_in(cluster.root):
-                short += (snap.free(i)[r] < q) - (cluster.vectors[cluster.vector_of[i]][r] < q)
-            counts[cluster.resources[r]] = short
+            short = snap.free_at(cluster.resources[r], cluster.root.node_array) < q
+            counts[cluster.resources[r]] = int(np.count_nonzero(short))
         entries = [
             {"group": group.name, "resource": resource, "nodes": n, "of": total}
             for resource, n in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
@@ -252,13 +250,19 @@ def _claims(
     read at the failed candidate where the most of the group's pods fit.
     """
     failed = [trace for trace in every_trace(root_trace) if trace.chosen is None]
-    unallocatable = {trace.group.name for trace in failed if any(note == CANNOT_ALLOCATE for _, _, note in trace.fits)}
-    closest: dict[str, tuple[int, GroupTrace, Domain]] = {}
+    unallocatable = {trace.group.name for trace in failed if CANNOT_ALLOCATE in trace.columns().notes}
+    closest: dict[str, tuple[int, GroupTrace, Domain]] = {}  # per group: the most placed where devices were recorded
     for trace in failed:
-        for domain, placed, _ in trace.fits:
-            known = closest.get(trace.group.name)
-            if domain.uid in trace.claim_devices and (known is None or placed > known[0]):
-                closest[trace.group.name] = (placed, trace, domain)
+        if not trace.claim_devices:  # no candidate's devices recorded: nothing can pin
+            continue
+        columns = trace.columns()
+        recorded = np.flatnonzero(np.isin(columns.uids, list(trace.claim_devices)))
+        if not len(recorded):
+            continue
+        k = int(recorded[np.argmax(columns.placed[recorded])])  # the first of the most placed
+        known = closest.get(trace.group.name)
+        if known is None or columns.placed[k] > known[0]:
+            closest[trace.group.name] = (int(columns.placed[k]), trace, columns.domains[k])
     pinned = {
         (name, pin.claim): pin
         for name, (_, trace, domain) in closest.items()
@@ -267,9 +271,7 @@ def _claims(
     out = []
     for group in groups:
         for ref in group.claims:
-            supply = sum(
-                devices_free(snap, pool) for pool in snap.cluster.pools if pool.device_class == ref.device.device_class
-            )
+            supply = class_devices_free(snap, ref.device.device_class)
             pinning = pinned.get((group.name, ref.name))
             if ref.identity not in snap.allocations and supply < ref.device.count:
                 reason = f"only {supply} free `{ref.device.device_class}` devices in the cluster"

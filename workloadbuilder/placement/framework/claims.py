@@ -32,6 +32,7 @@ __all__ = [
     "CANNOT_ALLOCATE",
     "ClaimPin",
     "allocate",
+    "class_devices_free",
     "covers",
     "devices_free",
     "domain_supply",
@@ -52,6 +53,19 @@ CANNOT_ALLOCATE = "cannot allocate all claims"
 def devices_free(snap: Snapshot, pool: DevicePool) -> int:
     """Devices of ``pool`` nobody holds yet."""
     return pool.count - pool.allocated - snap.pool_taken.get(pool.name, 0)
+
+
+def class_devices_free(snap: Snapshot, device_class: str) -> int:
+    """``devices_free`` added up over every pool of ``device_class`` in the cluster (a pool in debt counts its debt).
+
+    Costs what the snapshot took devices from, not what the cluster has pools.
+    """
+    cluster = snap.cluster
+    free = _index(cluster).unheld.get(device_class, 0)
+    for name, taken in snap.pool_taken.items():
+        if cluster.pool(name).device_class == device_class:
+            free -= taken
+    return free
 
 
 class _PoolIndex:
@@ -75,6 +89,9 @@ class _PoolIndex:
             else:
                 self.everywhere.setdefault(pool.device_class, []).append(pool)
         self.node_local = {device_class for device_class, _ in self.by_node}
+        self.unheld: dict[str, int] = {}  # per device class: its pools' devices nobody held when the cluster was read
+        for pool in cluster.pools:
+            self.unheld[pool.device_class] = self.unheld.get(pool.device_class, 0) + pool.count - pool.allocated
 
     def reaching(self, cluster: Cluster, device_class: str, i: int) -> list[DevicePool]:
         found = self.cache.get((device_class, i))

@@ -153,11 +153,20 @@ def candidates_below(cluster: Cluster, priority: int, gone: Iterable[str] = ()) 
     return index.below(priority, set(gone))
 
 
+_LOWEST: WeakKeyDictionary[Cluster, int] = WeakKeyDictionary()  # per cluster, its ``_lowest_priority`` once found
+
+
 def _lowest_priority(cluster: Cluster) -> int:
-    """At most the lowest priority of any running unit (a unit's is its pod's or one of its groups')."""
-    pods = (pod.priority for pod in cluster.running_pods)
-    groups = (group.priority for group in cluster.running_groups.values())
-    return min(min(pods, default=2**31), min(groups, default=2**31))
+    """At most the lowest priority of any running unit (a unit's is its pod's or one of its groups').
+
+    Found once per cluster: what runs in a cluster never changes.
+    """
+    lowest = _LOWEST.get(cluster)
+    if lowest is None:
+        pods = (pod.priority for pod in cluster.running_pods)
+        groups = (group.priority for group in cluster.running_groups.values())
+        lowest = _LOWEST[cluster] = min(min(pods, default=2**31), min(groups, default=2**31))
+    return lowest
 
 
 class _Index:

@@ -554,12 +554,22 @@ class Snapshot:
         return self._with_changes(column if nodes is self.cluster.root.node_array else column[nodes], r, nodes, 1)
 
     def free_at(self, resource: str, nodes: npt.NDArray[np.int64]) -> IntArray:
-        """The free amount of ``resource`` on each of ``nodes`` now (signed; 0 for a resource the cluster lacks)."""
+        """The free amount of ``resource`` on each of ``nodes`` now (signed; 0 for a resource the cluster lacks).
+
+        For the cluster's ``root.node_array``, with a free vector per node and
+        no change among them, this is the cluster's own column, not a copy:
+        read it, do not change it.
+        """
         cluster = self.cluster
         r = cluster.resource_index.get(resource)
         if r is None:
             return np.zeros(len(nodes), dtype=np.int64)
-        return self._with_changes(cluster.free_columns()[r][cluster.vector_index[nodes]], r, nodes, -1)
+        column = cluster.free_columns()[r]  # one amount per free vector
+        if not cluster.vector_per_node:
+            column = column[cluster.vector_index[nodes]]
+        elif nodes is not cluster.root.node_array:
+            column = column[nodes]
+        return self._with_changes(column, r, nodes, -1)
 
     def _with_changes(self, base: IntArray, r: int, nodes: npt.NDArray[np.int64], sign: int) -> IntArray:
         """``base`` (one amount of resource ``r`` per node of ``nodes``) plus ``sign`` times this query's changes."""

@@ -85,9 +85,7 @@ class Complete:
             if root.is_leaf
             else (self._fits_in(root, domain, memo) for domain in candidates)
         )
-        for domain, fits in zip(candidates, checks, strict=True):
-            if not fits:
-                continue
+        for domain in itertools.compress(candidates, checks):  # the domains that pass, each checked as it is reached
             solution = solve(self.snap, self.kube, root, domain, self.deadline)
             if solution.status == "found":
                 report = SearchReport(greedy=False, timeout=self.timeout)
@@ -133,13 +131,12 @@ class Complete:
             return [False] * len(domains)
         sets = self.kube.shapes(group)
         if len(domains) == 1:  # a composite's child, tried domain by domain until one fits: no arrays
-            rooms = [sum(min(n, self.snap.fit(shape, domains[0])) for shape, n in sets)]
+            fits = [sum(min(n, self.snap.fit(shape, domains[0])) for shape, n in sets) >= need]
         else:
             room = np.zeros(len(domains), dtype=np.int64)
             for shape, n in sets:
                 room += np.minimum(self.snap.fits_in(shape, domains), n)
-            rooms = room.tolist()
-        fits = [room >= need for room in rooms]
+            fits = (room >= need).tolist()
         pending = [ref for ref in group.claims if ref.identity not in self.snap.allocations]
         if pending and group.count > 0 and any(fits):
             fits = self._supplied(group, pending, domains, fits)
@@ -162,7 +159,8 @@ class Complete:
                 self._supplies[key] = domain_supply(self.snap, pending, family.domains)
             supply = self._supplies[key]
             if supply is not None:
-                return [fit and bool(served) for fit, served in zip(fits, supply[positions].tolist(), strict=True)]
+                served: list[bool] = (np.array(fits, dtype=np.bool_) & supply[positions]).tolist()
+                return served
         return [fit and supplied_within(self.snap, pending, domain) for domain, fit in zip(domains, fits, strict=True)]
 
     def _satisfiable(self, children: list[GroupRequest], domain: Domain) -> int:
