@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Iterator, Sequence
 from typing import Any, TextIO
 
 from workloadbuilder import (
@@ -63,7 +63,7 @@ def compile_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     documents = read_inputs(args.files, args.recursive, args.namespace)
     gates = parse_gates(args.gates)
     policy = WarningPolicy.parse(args.warning_options, args.quiet)
-    plans = _plans(documents)
+    plans = list(_each_plan(documents))
     notices: list[Notice] = [Notice("skipped", skipped_note(doc)) for doc in documents if doc.has_no_scheduling_content]
     if not plans:
         if len(notices) == len(documents):  # only Services, RBAC and the like: nothing to do, and nothing wrong
@@ -112,11 +112,14 @@ def validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     documents = read_inputs(args.files, args.recursive, args.namespace, served_only=False)
     gates = parse_gates(args.gates)
     policy = WarningPolicy.parse(args.warning_options, args.quiet, args.strict)
-    plans = _plans(documents)
     verdicts = [_object_verdict(doc, gates) for doc in documents if doc.is_scheduling_object]
-    for doc, plan in plans:
+    used: set[str] = set()
+    for doc, plan in _each_plan(documents):
+        # Each plan is judged and let go: kept until the end, the plans of N documents cost the collector
+        # a walk over all of them at every full collection, so validate grew faster than its input.
         verdicts.extend(_plan_verdicts(doc, plan, documents))
-    unclaimed = _unclaimed(documents, plans)
+        used.update(plan.uses)
+    unclaimed = _unclaimed(documents, used)
     verdicts.extend(_skipped_verdict(doc) for doc in unclaimed if doc.has_no_scheduling_content)
     unclaimed = [doc for doc in unclaimed if not doc.has_no_scheduling_content]
     verdicts.extend(_schema_verdict(doc) for doc in unclaimed if has_schema(doc.data))
@@ -258,8 +261,8 @@ _RELATED_KINDS = frozenset({"Workload", "PodGroup", "ClusterTrainingRuntime", "T
 a TrainJob's runtime), besides the kinds a ``spec.runtimeRef`` names."""
 
 
-def _plans(documents: Sequence[Document]) -> list[tuple[Document, Plan]]:
-    """A plan for each document an adapter claims; the other documents are the plans' related objects.
+def _each_plan(documents: Sequence[Document]) -> Iterator[tuple[Document, Plan]]:
+    """A plan for each document an adapter claims, made when asked for; the other documents are its related objects.
 
     Only the documents of a kind some plan reads are handed over as related
     objects (a plan skips the others by kind), so that N Jobs cost N plans,
@@ -272,20 +275,21 @@ def _plans(documents: Sequence[Document]) -> list[tuple[Document, Plan]]:
         if isinstance(reference, dict) and isinstance(reference.get("kind"), str):
             kinds.add(reference["kind"])
     readable = [doc for doc in documents if doc.kind in kinds]
-    plans = []
     for doc in documents:
         adapter = adapter_for(doc.api_version, doc.kind)
         if adapter is None:
             continue
         related = [other.data for other in readable if other is not doc]
         with about(doc):
-            plans.append((doc, adapter.plan(doc.data, related)))
-    return plans
+            plan = adapter.plan(doc.data, related)
+        yield doc, plan
 
 
-def _unclaimed(documents: Sequence[Document], plans: Sequence[tuple[Document, Plan]] = ()) -> list[Document]:
-    """Documents no adapter plans and no plan read (a TrainJob's runtime is checked through the TrainJob)."""
-    used = {ref for _, plan in plans for ref in plan.uses}
+def _unclaimed(documents: Sequence[Document], used: Collection[str] = ()) -> list[Document]:
+    """Documents no adapter plans and no plan read: ``used`` holds the ``Kind/name`` of every object a plan read.
+
+    A TrainJob's runtime is checked through the TrainJob, so it is not unclaimed.
+    """
     return [
         doc
         for doc in documents
