@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import Any, TextIO
 
 from workloadbuilder import (
@@ -114,10 +114,13 @@ def validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     policy = WarningPolicy.parse(args.warning_options, args.quiet, args.strict)
     verdicts = [_object_verdict(doc, gates) for doc in documents if doc.is_scheduling_object]
     used: set[str] = set()
+    by_name: dict[tuple[str, str], Document] = {}
+    for doc in documents:
+        by_name.setdefault((doc.kind, doc.name), doc)  # the first of a name, where a plan's findings about it go
     for doc, plan in _each_plan(documents):
         # Each plan is judged and let go: kept until the end, the plans of N documents cost the collector
         # a walk over all of them at every full collection, so validate grew faster than its input.
-        verdicts.extend(_plan_verdicts(doc, plan, documents))
+        verdicts.extend(_plan_verdicts(doc, plan, by_name))
         used.update(plan.uses)
     unclaimed = _unclaimed(documents, used)
     verdicts.extend(_skipped_verdict(doc) for doc in unclaimed if doc.has_no_scheduling_content)
@@ -362,8 +365,14 @@ def _object_verdict(doc: Document, gates: FeatureGates) -> Verdict:
     return Verdict(doc.source, doc.number, doc.kind, doc.name, errors, item=doc.item)
 
 
-def _plan_verdicts(doc: Document, plan: Plan, documents: Sequence[Document]) -> list[Verdict]:
-    """One verdict per object a plan's findings are about (a TrainJob's runtime gets its own)."""
+def _plan_verdicts(
+    doc: Document, plan: Plan, by_name: Mapping[tuple[str, str], Document]
+) -> list[Verdict]:
+    """One verdict per object a plan's findings are about (a TrainJob's runtime gets its own).
+
+    ``by_name`` is the first input document of each ``(kind, name)``: a
+    finding about another object is reported at its document.
+    """
     # A used PodGroup has its own verdict as a scheduling object; a used runtime is checked only through the plan.
     used = [ref for ref in plan.uses if ref.partition("/")[0] not in kinds.PREFERRED_VERSION]
     by_object: dict[str, ErrorList] = {ref: ErrorList() for ref in (plan.object_ref, *used)}
@@ -374,7 +383,7 @@ def _plan_verdicts(doc: Document, plan: Plan, documents: Sequence[Document]) -> 
     for ref, errors in by_object.items():
         kind, _, name = ref.partition("/")
         mine = ref == plan.object_ref
-        home = doc if mine else next((d for d in documents if (d.kind, d.name) == (kind, name)), doc)
+        home = doc if mine else by_name.get((kind, name), doc)
         verdicts.append(Verdict(home.source, home.number, kind, name, errors, notices if mine else [], item=home.item))
     return verdicts
 
