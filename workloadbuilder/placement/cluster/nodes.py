@@ -10,8 +10,9 @@ distinct taint list is read once per dump, and the allocatable maps that
 list the same resources are read column by column once every node is read
 (each node's amounts are kept as one joined string until then, so the
 strings of a dump are touched once as nodes are read and once more,
-together, as columns). A malformed node is a ``FieldError`` at its path
-(``nodes[3].status.allocatable[cpu]``) and is left out.
+together, as columns, a few thousand nodes at a time). A malformed node is
+a ``FieldError`` at its path (``nodes[3].status.allocatable[cpu]``) and is
+left out.
 """
 
 from __future__ import annotations
@@ -38,19 +39,24 @@ _intern = sys.intern
 _MISSING = object()
 _SEPARATOR = "\n"
 """Between the amounts of an allocatable map kept as one string, and between such strings."""
+_CHUNK = 4096
+"""How many nodes' kept allocatable maps are split and read together (a few megabytes of strings)."""
 
 
 class NodesRead(NamedTuple):
     """What ``read_nodes`` found: the well-formed nodes, every entry's name, and the warnings.
 
     ``names`` has one entry per item read, ``None`` for a malformed one
-    (left out of ``columns``); ``warnings`` says, per node that reports
-    Ready other than True without the taint that keeps pods off it, that
-    pods are still placed on it.
+    (left out of ``columns``); ``distinct`` holds the names of ``columns``,
+    each once (as many as ``columns`` has nodes when no name is given
+    twice), gathered as each node is read, while its name is at hand;
+    ``warnings`` says, per node that reports Ready other than True without
+    the taint that keeps pods off it, that pods are still placed on it.
     """
 
     columns: NodeColumns
     names: list[str | None]
+    distinct: set[str]
     warnings: list[str]
 
 
@@ -122,9 +128,14 @@ class _Reader:
         self.kept_rows: list[tuple[list[int], list[str]]] = []
         """Per layout, the nodes whose allocatable is read by column at the end, and each one's strings joined."""
         self.taint_lists: dict[tuple[Any, ...], tuple[Taint, ...]] = {}
-        self.last_taints: tuple[Any, tuple[Taint, ...]] = (None, ())
-        """The last taint list read without error, as given and as read."""
+        """By each taint's (key, value, effect) as given, the taint lists read without error."""
+        self.last_raw_taints: list[Any] | None = None
+        """The last taint list read without error, as given (a node whose list equals it shares its tuple)."""
+        self.last_taints: tuple[Taint, ...] = ()
+        """That list as read."""
         self.names: list[str] = []
+        self.distinct: set[str] = set()
+        """The names of ``names``, each once."""
         self.labels: list[dict[str, str]] = []
         self.schedulable: list[bool] = []
         self.taints: list[tuple[Taint, ...]] = []
@@ -146,7 +157,7 @@ class _Reader:
         for ordinal in skipped:  # ascending: each lands where its entry is
             names.insert(ordinal, None)
         columns = NodeColumns(self.names, self.labels, allocatable, {}, self.schedulable, self.taints)
-        return NodesRead(columns, names, self.warnings)
+        return NodesRead(columns, names, self.distinct, self.warnings)
 
     def node(self, item: Any, i: int) -> bool:
         """Read item ``i`` into the columns; ``False`` (and its errors) when it is malformed or of another kind."""
@@ -171,7 +182,12 @@ class _Reader:
         if type(spec) is not dict:
             spec = spec if isinstance(spec, Mapping) else {}
         raw_taints = spec.get("taints")
-        taints = self.read_taints(raw_taints, i) if raw_taints is not None else ()
+        if raw_taints is None:
+            taints: tuple[Taint, ...] = ()
+        elif type(raw_taints) is list and raw_taints == self.last_raw_taints:
+            taints = self.last_taints
+        else:
+            taints = self.read_taints(raw_taints, i)
         raw_labels = metadata.get("labels")
         labels = None
         if type(raw_labels) is dict:
@@ -181,7 +197,10 @@ class _Reader:
                 pass
         self.labels.append(labels if labels is not None else self.read_labels(raw_labels, i))
         self.read_allocatable(allocatable, i)
-        self.names.append(name if type(name) is str else str(name))
+        if type(name) is not str:
+            name = str(name)
+        self.names.append(name)
+        self.distinct.add(name)
         self.schedulable.append(not spec.get("unschedulable"))
         self.taints.append(taints)
         ready = _ready(status.get("conditions"))
@@ -198,17 +217,31 @@ class _Reader:
         Nodes of a dump mostly share their labels' values (zone, instance
         type, GPU product): a label equal to the previous node's keeps that
         node's interned string, with no hashing; only the others are
-        interned. A node whose keys are not the previous node's is read in
-        full. Raises ``TypeError`` for a key or value that is not exactly a
-        string.
+        interned. A node with a key the previous node lacks is compared
+        again key by key (``merged_labels``); one that lacks a key the
+        previous node has is read in full. Raises ``TypeError`` for a key or
+        value that is not exactly a string.
         """
-        labels = dict(self.labels[-1]) if self.labels else {}
+        previous = self.labels[-1] if self.labels else {}
+        labels = previous.copy()
+        try:
+            for key, value in raw.items():
+                if labels[key] != value:
+                    labels[key] = _intern(value)  # the dict keeps its key, the previous node's
+        except KeyError:  # a key the previous node has not
+            labels = self.merged_labels(previous, raw)
+        if len(labels) != len(raw):  # keys the previous node had and this one has not
+            labels = {_intern(key): _intern(value) for key, value in raw.items()}
+        return labels
+
+    @staticmethod
+    def merged_labels(previous: dict[str, str], raw: dict[Any, Any]) -> dict[str, str]:
+        """``previous`` with every entry of ``raw`` that differs from it set, interned (new keys come last)."""
+        labels = previous.copy()
         get = labels.get
         for key, value in raw.items():
             if get(key, _MISSING) != value:
                 labels[_intern(key)] = _intern(value)
-        if len(labels) != len(raw):  # keys the previous node had and this one has not
-            labels = {_intern(key): _intern(value) for key, value in raw.items()}
         return labels
 
     def read_labels(self, raw: Any, i: int) -> dict[str, str]:
@@ -281,12 +314,12 @@ class _Reader:
         return out
 
     def read_taints(self, raw: Any, i: int) -> tuple[Taint, ...]:
-        """``spec.taints``; nodes with equal taint lists share one tuple.
+        """``spec.taints`` (not ``None``); nodes with equal taint lists share one tuple.
 
-        A list equal to the previous node's (the usual case) is its tuple, found by comparing, not hashing.
+        ``node`` finds a list equal to the previous one's (the usual case)
+        by comparing, without calling this; the others are found by their
+        entries, or read.
         """
-        if type(raw) is list and raw == self.last_taints[0]:
-            return self.last_taints[1]
         key: tuple[Any, ...] | None
         try:
             key = tuple([(entry.get("key"), entry.get("value"), entry.get("effect")) for entry in raw])
@@ -299,7 +332,7 @@ class _Reader:
         taints = read_taints(raw, path_below(self.section, i, "spec", "taints"), self.errors)
         if key is not None and type(raw) is list and len(self.errors) == before:
             self.taint_lists[key] = taints
-            self.last_taints = (raw, taints)
+            self.last_raw_taints, self.last_taints = raw, taints
         return taints
 
     def malformed(self, item: Any, i: int) -> bool:
@@ -329,18 +362,15 @@ class _Reader:
         pieces: list[tuple[list[int], tuple[str, ...], list[Any]]] = []
         for names, (nodes, rows), (kept, texts) in zip(self.layout_names, self.read_rows, self.kept_rows, strict=True):
             if rows:
-                pieces.append((nodes, names, list(zip(*rows, strict=True))))
+                pieces.append((nodes, names, [list(column) for column in zip(*rows, strict=True)]))
             if texts and names:
-                strings = _SEPARATOR.join(texts).split(_SEPARATOR)
-                if len(strings) != len(texts) * len(names):  # a string with the separator in it
-                    return None
-                parsed = [column_millis(name, strings[j :: len(names)]) for j, name in enumerate(names)]
-                if None in parsed:
+                parsed = _kept_columns(names, texts)
+                if parsed is None:
                     return None
                 pieces.append((kept, names, parsed))
         if len(pieces) == 1 and len(pieces[0][0]) == count:
             _, names, values = pieces[0]
-            return {name: list(column) for name, column in zip(names, values, strict=True)}
+            return dict(zip(names, values, strict=True))
         columns: dict[str, Any] = {}
         for nodes, names, values in pieces:
             at = np.asarray(nodes, dtype=np.int64)
@@ -350,6 +380,46 @@ class _Reader:
                     into = columns[name] = np.zeros(count, dtype=object)
                 into[at] = column
         return {name: column.tolist() for name, column in columns.items()}
+
+
+def _kept_columns(names: tuple[str, ...], texts: list[str]) -> list[list[int]] | None:
+    """Per resource of ``names``, the millis of each node's kept amounts; ``None`` when one is not a quantity.
+
+    ``texts`` holds each node's amounts, in the order of ``names``, joined
+    by the separator. They are split and read ``_CHUNK`` nodes at a time:
+    a chunk's strings are read while they are still in the processor's
+    caches, and the memory they take is taken again by the next chunk's
+    instead of being asked of the system for every node of the dump (a
+    dump's strings split all at once take tens of megabytes, each page of
+    it a page fault).
+    """
+    width = len(names)
+    columns: list[list[int]] = [[] for _ in names]
+    for start in range(0, len(texts), _CHUNK):
+        chunk = texts[start : start + _CHUNK]
+        strings = _SEPARATOR.join(chunk).split(_SEPARATOR)
+        if len(strings) != len(chunk) * width:  # a string with the separator in it
+            return None
+        for j, (name, column) in enumerate(zip(names, columns, strict=True)):
+            millis = _column_millis(name, strings[j::width])
+            if millis is None:
+                return None
+            column += millis
+    return columns
+
+
+def _column_millis(resource: str, texts: list[str]) -> list[int] | None:
+    """``column_millis`` of a kept column (at least one string); one string on every node is read once.
+
+    The amounts a node pool shares (pods, GPUs, hugepages) are most
+    columns of a dump: telling them by comparing is cheaper than the
+    hashing ``column_millis`` does to find its few distinct strings.
+    """
+    first = texts[0]
+    if texts[-1] == first and texts.count(first) == len(texts):
+        one = column_millis(resource, [first])
+        return None if one is None else one * len(texts)
+    return column_millis(resource, texts)
 
 
 def _ready(conditions: Any) -> str:

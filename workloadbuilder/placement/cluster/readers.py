@@ -116,7 +116,9 @@ def _from_kubectl(nodes_json: Any, pods_json: Any, groups_json: Any, policies_js
     else:
         errors.extend(node_errors)
     assert nodes is not None, "read_nodes gives its nodes unless nodes_only finds another kind"
-    names = _check_unique(nodes.names, section, errors)
+    names = nodes.distinct
+    if len(names) != len(nodes.columns.names):  # some name is given twice: say where
+        names = _check_unique(nodes.names, section, errors)
     groups: dict[str, RunningGroup] = {}
     group_items = [
         *_indexed(groups_json, "groups"),
