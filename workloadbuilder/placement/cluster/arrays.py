@@ -51,11 +51,15 @@ def headroom(values: IntArray | Sequence[int], factor: int = 1) -> bool:
 
 
 def exact(values: IntArray | Sequence[int], factor: int = 1) -> IntArray:
-    """``values`` as an ``int64`` array when ``factor`` times them fits, else as an ``object`` array."""
-    if isinstance(values, np.ndarray) and values.dtype != object and headroom(values, factor):
-        return values
-    if headroom(values, factor):
-        return np.asarray(values, dtype=np.int64)
+    """``values`` as an ``int64`` array when ``factor`` times them fits, else as an ``object`` array.
+
+    A list is converted to an array once, for the headroom check and the result.
+    """
+    array = values if isinstance(values, np.ndarray) else np.asarray(values)
+    if headroom(array, factor):
+        if isinstance(values, np.ndarray) and values.dtype != object:
+            return values
+        return array.astype(np.int64, copy=False)
     return np.array([int(v) for v in values], dtype=object)
 
 

@@ -751,14 +751,17 @@ class Cluster:
         allocatable (a kubelet that admitted them before a resize, static
         pods) has a debt, and evicting less than the debt frees nothing.
         """
-        ids: dict[tuple[int, ...], int] = {}
         columns = [  # a resource nothing uses (most of them, on most clusters) is free as allocatable
             [a - u for a, u in zip(alloc, used)] if any(used) else alloc
             for alloc, used in zip(self.allocatable, self.used)
         ]
-        out = [ids.setdefault(vector, len(ids)) for vector in zip(*columns)]
-        self.vectors.extend(ids)  # in order of first use
-        return out
+        per_node = list(zip(*columns))
+        distinct = dict.fromkeys(per_node)  # in order of first use
+        self.vectors.extend(distinct)
+        if len(distinct) == len(per_node):  # every node's free capacity differs: node i has vector i
+            return list(range(len(per_node)))
+        ids = dict(zip(distinct, itertools.count()))
+        return list(map(ids.__getitem__, per_node))
 
     def free_columns(self) -> list[IntArray]:
         """The free vectors column by column: ``free_columns()[r][v]`` is vector ``v``'s free amount of ``r``."""
