@@ -394,7 +394,7 @@ def _kept_columns(names: tuple[str, ...], texts: list[str]) -> list[list[int]] |
     it a page fault).
     """
     width = len(names)
-    columns: list[list[int]] = [[] for _ in names]
+    columns = [[0] * len(texts) for _ in names]  # each chunk's amounts are laid into place: no list grows
     for start in range(0, len(texts), _CHUNK):
         chunk = texts[start : start + _CHUNK]
         strings = _SEPARATOR.join(chunk).split(_SEPARATOR)
@@ -404,7 +404,7 @@ def _kept_columns(names: tuple[str, ...], texts: list[str]) -> list[list[int]] |
             millis = _column_millis(name, strings[j::width])
             if millis is None:
                 return None
-            column += millis
+            column[start : start + len(chunk)] = millis
     return columns
 
 
