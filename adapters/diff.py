@@ -76,7 +76,8 @@ def _compiled_errors(
                 path = _block_path(err, items.get(template), old_t, new_t) or paths.get(template)
                 yield _at_controller(err, path, refused_by)
                 continue
-            removed = [name for name in _template_names(old_w) if name not in _template_names(new_w)]
+            kept = set(_template_names(new_w))
+            removed = [name for name in _template_names(old_w) if name not in kept]
             for name in removed or [""]:
                 yield _at_controller(err, paths.get(name), refused_by)
     old_groups = {_name(group): group for group in before.hierarchy.objects()}
@@ -200,16 +201,19 @@ def _items(roots: Sequence[WorkloadItem | None]) -> dict[str, WorkloadItem]:
 
 def _template_named(workload: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:
     """The template of that name in a Workload (composites' children included)."""
+    return next((template for template in _templates(workload) if template.get("name") == name), None)
+
+
+def _templates(workload: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
+    """Every template of a Workload in JSON form, composites and their children included, depth first."""
     stack = [workload.get("spec") or {}]
     while stack:
         holder = stack.pop()
         for key in ("podGroupTemplates", "compositePodGroupTemplates"):
             for template in holder.get(key) or []:
                 if isinstance(template, Mapping):
-                    if template.get("name") == name:
-                        return template
+                    yield template
                     stack.append(template)
-    return None
 
 
 def _name(obj: BaseModel) -> str:
@@ -232,16 +236,7 @@ def _item_paths(roots: Sequence[WorkloadItem | None]) -> dict[str, FieldPath | N
 
 def _template_names(workload: Mapping[str, Any]) -> list[str]:
     """Every template name of a Workload, composites and their children included."""
-    names: list[str] = []
-    stack = [workload.get("spec") or {}]
-    while stack:
-        holder = stack.pop()
-        for key in ("podGroupTemplates", "compositePodGroupTemplates"):
-            for template in holder.get(key) or []:
-                if isinstance(template, Mapping):
-                    names.append(str(template.get("name")))
-                    stack.append(template)
-    return names
+    return [str(template.get("name")) for template in _templates(workload)]
 
 
 def _template_at(new: Mapping[str, Any], old: Mapping[str, Any], field: str) -> str | None:
