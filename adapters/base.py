@@ -35,11 +35,11 @@ from workloadbuilder import (
     Hierarchy,
     WorkloadItem,
     build_forest,
-    materialize,
 )
+from workloadbuilder._internal.textread import check_nesting
 from workloadbuilder.adapters.kit import read_count, to_json_dict, type_error
 from workloadbuilder.errors import NoAdapterError
-from workloadbuilder.textread import check_nesting
+from workloadbuilder.runtime.hierarchy import materialize
 
 __all__ = [
     "GENERATED_NAME_SUFFIX",

@@ -33,8 +33,8 @@ from workloadbuilder import (
 )
 from workloadbuilder.adapters.kit import ErrorType, type_invalid, unknown_field
 from workloadbuilder.adapters.reading import Identity, at
-from workloadbuilder.naming import template_name, workload_name
 from workloadbuilder.resolve import fill_gang_count, resolve_config
+from workloadbuilder.runtime.naming import template_name, workload_name
 from workloadbuilder.types import (
     BasicSchedulingPolicy,
     DisruptionModeOption,

@@ -57,9 +57,9 @@ from workloadbuilder.adapters.kit import (
     type_invalid,
 )
 from workloadbuilder.adapters.reading import Identity, at, identity_of, read_int
-from workloadbuilder.delegation import stamp_pod_template
-from workloadbuilder.naming import workload_name
 from workloadbuilder.resolve import fill_gang_count, resolve_config
+from workloadbuilder.runtime.delegation import stamp_pod_template
+from workloadbuilder.runtime.naming import workload_name
 
 __all__ = ["CRDAdapter", "register_mapping"]
 

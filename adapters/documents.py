@@ -20,7 +20,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from workloadbuilder import kinds
+from workloadbuilder._internal import kinds
+from workloadbuilder._internal.objpath import elements_of, get_in
 from workloadbuilder.adapters.base import (  # type: ignore[import-not-found,unused-ignore]
     Finding,
     PlanError,
@@ -29,7 +30,6 @@ from workloadbuilder.adapters.base import (  # type: ignore[import-not-found,unu
 )
 from workloadbuilder.errors import BuildError, InternalError, WorkloadBuilderError
 from workloadbuilder.field import AggregateError, ErrorList, FieldPath, first_few, summarize, type_invalid
-from workloadbuilder.objpath import elements_of, get_in
 from workloadbuilder.placement.k8s.priorities import PriorityClass, read_priority_class
 from workloadbuilder.placement.request.model import DeviceRequest, GroupRequest, PlacementRequest, Pods
 

@@ -38,7 +38,6 @@ from workloadbuilder import (
     FieldPath,
     Hierarchy,
     RuntimeGroup,
-    materialize,
 )
 from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict, job_pod_count
 from workloadbuilder.adapters.common import kueue_topology, kueue_warnings, plan_options
@@ -63,8 +62,9 @@ from workloadbuilder.adapters.kit import (
 )
 from workloadbuilder.adapters.reading import Identity, at, identity_of, workloads_in
 from workloadbuilder.adapters.strict import with_schema_errors
-from workloadbuilder.delegation import GROUP_TEMPLATE_NAME_ANNOTATION, delegated_pod_group, delegation_of
-from workloadbuilder.naming import job_template_name, pod_group_name
+from workloadbuilder.runtime.delegation import GROUP_TEMPLATE_NAME_ANNOTATION, delegated_pod_group, delegation_of
+from workloadbuilder.runtime.hierarchy import materialize
+from workloadbuilder.runtime.naming import job_template_name, pod_group_name
 
 __all__ = ["CONTROLLER_UID_LABEL", "JOB_NAME_LABEL", "JobAdapter", "JobMode", "management_mode"]
 

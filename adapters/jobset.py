@@ -62,7 +62,7 @@ from workloadbuilder.adapters.replicated_jobs import (
     read_replicated_jobs,
 )
 from workloadbuilder.adapters.strict import with_schema_errors
-from workloadbuilder.delegation import delegate
+from workloadbuilder.runtime.delegation import delegate
 
 __all__ = ["DESIGN", "EXCLUSIVE_TOPOLOGY_ANNOTATION", "JobSetAdapter"]
 

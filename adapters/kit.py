@@ -34,8 +34,13 @@ same. Everything here is stable API for adapter authors:
   bounds of ``workloadbuilder.limits`` (``INT32_MAX``, ``MAX_PODS``...).
 """
 
+from workloadbuilder._internal.decode import as_model, decode, errors_at, is_int, to_json_dict, unknown_field
+from workloadbuilder._internal.fields_read import read_count, read_field, type_error
+from workloadbuilder._internal.gofmt import go_quote
+from workloadbuilder._internal.kinds import MAX_RESOURCE_CLAIMS, MAX_TEMPLATES
+from workloadbuilder._internal.objpath import elements_of, field_path_of
+from workloadbuilder._internal.walk import TemplateNode, walk
 from workloadbuilder.compile import parse_group
-from workloadbuilder.decode import as_model, decode, errors_at, is_int, to_json_dict, unknown_field
 from workloadbuilder.field import (
     OMIT_VALUE,
     ErrorType,
@@ -49,14 +54,9 @@ from workloadbuilder.field import (
     too_many,
     type_invalid,
 )
-from workloadbuilder.fields_read import read_count, read_field, type_error
-from workloadbuilder.gofmt import go_quote
-from workloadbuilder.groups import TemplateIndex
-from workloadbuilder.kinds import MAX_RESOURCE_CLAIMS, MAX_TEMPLATES
 from workloadbuilder.limits import INT32_MAX, MAX_INDEXED_COMPLETIONS, MAX_LWS_REPLICAS, MAX_PODS, MAX_RUNTIME_GROUPS
 from workloadbuilder.mapping import composite_fields, leaf_fields
-from workloadbuilder.objpath import elements_of, field_path_of
-from workloadbuilder.tree import GivenBlock, given_blocks
+from workloadbuilder.podgroup import TemplateIndex
 from workloadbuilder.validation.dv import IMMUTABLE, NO_SET_UNSET, Op, check_field, max_items, nested, unique_names
 from workloadbuilder.validation.formats import (
     is_dns1123_label,
@@ -65,7 +65,7 @@ from workloadbuilder.validation.formats import (
     short_name_errors,
 )
 from workloadbuilder.validation.gotypes import canonical
-from workloadbuilder.walk import TemplateNode, walk
+from workloadbuilder.validation.structure import GivenBlock, given_blocks
 
 __all__ = [
     "IMMUTABLE",

@@ -32,6 +32,7 @@ from workloadbuilder.adapters.kit import extend_path, index_path, key_path, requ
 
 __all__ = ["KINDS", "has_schema", "schema_errors", "with_schema_errors"]
 
+
 @functools.cache
 def _data() -> dict[str, Any]:
     text = resources.files("workloadbuilder.adapters").joinpath("schemas/fields.json").read_text(encoding="utf-8")

@@ -32,7 +32,7 @@ JOB = ROOT / "tests" / "data" / "adapters" / "job" / "root-seed-8-workers.in.yam
 ONE_MODEL = "from pydantic import BaseModel\nclass Block(BaseModel):\n    key: str = ''\nBlock(key='rack')"
 # The least a command that reads or writes one Workload pays: the client's Workload model (pydantic included).
 CLIENT_MODEL = (
-    "from workloadbuilder._kubernetes import defer_package_init\ndefer_package_init()\n"
+    "from workloadbuilder._internal.kubernetes import defer_package_init\ndefer_package_init()\n"
     "from kubernetes.client import V1beta1Workload\nV1beta1Workload.model_validate({'spec': {}})"
 )
 

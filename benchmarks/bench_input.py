@@ -23,7 +23,7 @@ from pathlib import Path
 
 import yaml
 
-from workloadbuilder import textread
+from workloadbuilder._internal import textread
 from workloadbuilder.cli.app import main
 
 JOB = """apiVersion: batch/v1

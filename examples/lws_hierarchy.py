@@ -34,9 +34,9 @@ from workloadbuilder import (
     to_dict,
     to_yaml,
 )
-from workloadbuilder.delegation import pod_claims_for, stamp_pod_template
-from workloadbuilder.materialize import Hierarchy, RuntimeGroup, materialize
-from workloadbuilder.naming import workload_name
+from workloadbuilder.runtime.delegation import pod_claims_for, stamp_pod_template
+from workloadbuilder.runtime.hierarchy import Hierarchy, RuntimeGroup, materialize
+from workloadbuilder.runtime.naming import workload_name
 from workloadbuilder.types import DisruptionModeOption, SchedulingPolicyOption
 
 REPLICA_PATH = FieldPath("spec", "scheduling", "replica")

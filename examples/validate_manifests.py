@@ -21,9 +21,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from workloadbuilder.kinds import GROUP, REMOVED_VERSIONS, kind_of
+from workloadbuilder._internal.kinds import GROUP, REMOVED_VERSIONS, kind_of
 from workloadbuilder.manifests import ManifestError, load, read_documents
-from workloadbuilder.migrate import migrate
+from workloadbuilder.migration.versions import migrate
 from workloadbuilder.validation.hierarchy import validate_hierarchy
 from workloadbuilder.validation.objects import (
     validate_composite_pod_group,

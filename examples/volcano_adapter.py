@@ -18,7 +18,7 @@ from pathlib import Path
 
 from workloadbuilder.adapters import VolcanoJobAdapter, plan_object
 from workloadbuilder.manifests import read_documents
-from workloadbuilder.migrate_gangs import migrate_kueue_pods, migrate_pod_group
+from workloadbuilder.migration.gangs import migrate_kueue_pods, migrate_pod_group
 
 UPSTREAM = Path(__file__).resolve().parent.parent / "tests" / "data" / "upstream"
 

@@ -1,4 +1,4 @@
-"""Write workloadbuilder/_isprint.py: the code points Go's ``strconv.IsPrint`` accepts, as ranges.
+"""Write workloadbuilder/_internal/isprint.py: the code points Go's ``strconv.IsPrint`` accepts, as ranges.
 
 Go's ``strconv.IsPrint`` has the definition of ``unicode.IsPrint``: a rune is
 printable when its general category is a letter (L), mark (M), number (N),
@@ -25,7 +25,7 @@ import sys
 unicodedata2 = importlib.import_module("unicodedata2")  # untyped; pinned in the usage above
 
 UNICODE_VERSION = "15.0.0"
-TARGET = pathlib.Path(__file__).resolve().parent.parent / "workloadbuilder" / "_isprint.py"
+TARGET = pathlib.Path(__file__).resolve().parent.parent / "workloadbuilder" / "_internal" / "isprint.py"
 PRINTABLE_CLASSES = frozenset("LMNPS")
 PER_LINE = 6
 

@@ -13,17 +13,17 @@ from typing import Any
 import pydantic
 from kubernetes.client import V1alpha3CompositePodGroup, V1beta1PodGroup, V1beta1Workload, V1OwnerReference
 
+from workloadbuilder._internal.decode import as_model
+from workloadbuilder._internal.gofmt import capped
+from workloadbuilder._internal.kinds import KubeObject
 from workloadbuilder.compile import compile_workload
-from workloadbuilder.decode import as_model
-from workloadbuilder.delegation import delegated_pod_group
 from workloadbuilder.errors import BuildError, InvalidArgumentError
 from workloadbuilder.field import ErrorList, internal_error
-from workloadbuilder.gofmt import capped
-from workloadbuilder.groups import TemplateIndex, new_composite_pod_group, new_pod_group
-from workloadbuilder.kinds import KubeObject
-from workloadbuilder.tree import CheckedTree
+from workloadbuilder.podgroup import TemplateIndex, new_composite_pod_group, new_pod_group
+from workloadbuilder.runtime.delegation import delegated_pod_group
 from workloadbuilder.types import BuildOptions, WorkloadItem
 from workloadbuilder.validation.controller import validate_tree
+from workloadbuilder.validation.structure import CheckedTree
 
 __all__ = ["Builder", "build_options"]
 

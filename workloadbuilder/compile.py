@@ -17,11 +17,10 @@ from typing import Any
 
 from kubernetes.client import V1beta1Workload, V1beta1WorkloadSpec
 
+from workloadbuilder._internal.gofmt import go_quote
+from workloadbuilder._internal.kinds import WORKLOAD_API_VERSION
 from workloadbuilder.errors import BuildError
-from workloadbuilder.gofmt import go_quote
-from workloadbuilder.kinds import WORKLOAD_API_VERSION
 from workloadbuilder.resolve import resolve_config
-from workloadbuilder.tree import CheckedTree, tree_error, undecodable_tree_errors
 from workloadbuilder.types import (
     BuildOptions,
     DisruptionMode,
@@ -29,9 +28,9 @@ from workloadbuilder.types import (
     SchedulingPolicy,
     WorkloadItem,
 )
+from workloadbuilder.validation.structure import CheckedTree, tree_error, undecodable_tree_errors
 
 __all__ = ["compile_workload", "compile_workload_spec", "parse_group"]
-
 
 
 def compile_workload(
@@ -81,9 +80,7 @@ def parse_group(api_version: str) -> str:
         return ""
     if slashes == 1:
         return api_version.split("/", 1)[0]
-    raise BuildError(
-        f"invalid owner apiVersion {go_quote(api_version)}: unexpected GroupVersion string: {api_version}"
-    )
+    raise BuildError(f"invalid owner apiVersion {go_quote(api_version)}: unexpected GroupVersion string: {api_version}")
 
 
 def compile_workload_spec(root: WorkloadItem | None) -> V1beta1WorkloadSpec:

@@ -12,8 +12,8 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeAlias
 
+from workloadbuilder._internal.gofmt import WholeValue, go_quote, go_sprint, render_bad_value
 from workloadbuilder.errors import InvalidArgumentError, WorkloadBuilderError
-from workloadbuilder.gofmt import WholeValue, go_quote, go_sprint, render_bad_value
 
 __all__ = [
     "OMIT_VALUE",
@@ -274,9 +274,7 @@ class FieldError:
 
     __slots__ = ("type", "field", "bad_value", "detail", "path")
 
-    def __init__(
-        self, type: ErrorType, field: FieldPath | str | None, bad_value: Any = "", detail: str = ""
-    ) -> None:
+    def __init__(self, type: ErrorType, field: FieldPath | str | None, bad_value: Any = "", detail: str = "") -> None:
         self.type = ErrorType(type)
         self.path = field if isinstance(field, FieldPath) else None
         self.field = field if isinstance(field, str) else path_str(field)
@@ -305,9 +303,7 @@ class FieldError:
         return f"{self.field}: {self.error_body()}"
 
     def __repr__(self) -> str:
-        return (
-            f"FieldError({self.type.name}, {self.field!r}, {self.bad_value!r}, {self.detail!r})"
-        )
+        return f"FieldError({self.type.name}, {self.field!r}, {self.bad_value!r}, {self.detail!r})"
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, FieldError):

@@ -16,15 +16,15 @@ from typing import Any
 
 from kubernetes.client import V1alpha3CompositePodGroup, V1beta1PodGroup, V1beta1Workload
 
+from workloadbuilder._internal.gofmt import go_quote
+from workloadbuilder._internal.kinds import MAX_TEMPLATES
 from workloadbuilder.builder import Builder, build_options
 from workloadbuilder.compile import compile_workload, compile_workload_spec
 from workloadbuilder.errors import BuildError
 from workloadbuilder.field import ErrorList, duplicate, invalid, too_many
-from workloadbuilder.gofmt import go_quote
-from workloadbuilder.kinds import MAX_TEMPLATES
-from workloadbuilder.tree import check_item, tree_error
 from workloadbuilder.types import BuildOptions, WorkloadItem
 from workloadbuilder.validation.controller import validate_tree
+from workloadbuilder.validation.structure import check_item, tree_error
 
 __all__ = ["Forest", "build_forest"]
 

@@ -25,10 +25,10 @@ from kubernetes.client import ApiClient, SchedulingV1alpha3Api, SchedulingV1beta
 from kubernetes.client.exceptions import ApiException
 from pydantic import BaseModel
 
-from workloadbuilder import kinds
-from workloadbuilder.decode import decode, errors_at, to_json_dict
+from workloadbuilder._internal import kinds
+from workloadbuilder._internal.decode import decode, errors_at, to_json_dict
+from workloadbuilder._internal.kinds import KubeObject
 from workloadbuilder.field import ErrorList, FieldPath, required
-from workloadbuilder.kinds import KubeObject
 from workloadbuilder.manifests import DocumentProblem, ManifestError
 
 __all__ = ["Action", "ApplyResult", "ApiStatus", "apply", "creation_order", "spec_differences"]

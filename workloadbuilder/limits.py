@@ -10,8 +10,8 @@ Two kinds of bound live here, each with where it comes from:
   path before anything is allocated, never a ``MemoryError`` or a run that
   does not end.
 
-Every count is checked where it is read (``workloadbuilder.fields_read``),
-and every YAML or JSON text where it is parsed (``workloadbuilder.textread``).
+Every count is checked where it is read (``workloadbuilder._internal.fields_read``),
+and every YAML or JSON text where it is parsed (``workloadbuilder._internal.textread``).
 """
 
 from __future__ import annotations

@@ -23,12 +23,19 @@ from typing import IO, Any
 import yaml
 from pydantic import BaseModel
 
-from workloadbuilder import kinds, textread
-from workloadbuilder.decode import decode, duplicate_field, errors_at, to_json_dict
+from workloadbuilder._internal import kinds, textread
+from workloadbuilder._internal.decode import decode, duplicate_field, errors_at, to_json_dict
+from workloadbuilder._internal.kinds import KubeObject
+from workloadbuilder._internal.textread import (
+    TextError,
+    check_nesting,
+    decode_utf8,
+    json_document,
+    read_bytes,
+    read_stream,
+)
 from workloadbuilder.errors import WorkloadBuilderError
 from workloadbuilder.field import ErrorList, FieldPath, extend_path, index_path
-from workloadbuilder.kinds import KubeObject
-from workloadbuilder.textread import TextError, check_nesting, decode_utf8, json_document, read_bytes, read_stream
 
 __all__ = [
     "DocumentProblem",

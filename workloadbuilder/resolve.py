@@ -20,7 +20,8 @@ def resolve_config(item: WorkloadItem) -> SchedulingConfig:
     list of resource claims does not clear the default's claims.
 
     Examples:
-        >>> from workloadbuilder import WorkloadItem, SchedulingConfig, SchedulingPolicy, GangSchedulingPolicy
+        >>> from workloadbuilder import WorkloadItem
+        >>> from workloadbuilder.types import GangSchedulingPolicy, SchedulingConfig, SchedulingPolicy
         >>> item = WorkloadItem(name="workers",
         ...     default_config=SchedulingConfig(policy=SchedulingPolicy(gang=GangSchedulingPolicy())),
         ...     callbacks=[lambda cfg: setattr(cfg.policy.gang, "min_count", 8)])
@@ -56,7 +57,8 @@ def fill_gang_count(count: int | None) -> SchedulingConfigFunc:
     count is at least 1) is the caller's choice.
 
     Examples:
-        >>> from workloadbuilder import WorkloadItem, SchedulingConfig, SchedulingPolicy, GangSchedulingPolicy
+        >>> from workloadbuilder import WorkloadItem
+        >>> from workloadbuilder.types import GangSchedulingPolicy, SchedulingConfig, SchedulingPolicy
         >>> item = WorkloadItem(name="workers",
         ...     default_config=SchedulingConfig(policy=SchedulingPolicy(gang=GangSchedulingPolicy())),
         ...     callbacks=[fill_gang_count(4)])

@@ -29,7 +29,7 @@ from kubernetes.client import (
 )
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, PlainValidator, StrictInt, StrictStr, field_validator
 
-from workloadbuilder.decode import decode
+from workloadbuilder._internal.decode import decode
 from workloadbuilder.field import FieldPath
 
 __all__ = [

@@ -16,7 +16,7 @@ from workloadbuilder import FieldPath, to_dict
 from workloadbuilder.adapters import PlanError, adapter_for, plan_object, scoped_registry
 from workloadbuilder.adapters.crd import CRDAdapter, register_mapping
 from workloadbuilder.adapters.crd_mapping import CRDMapping, GroupMapping, PodsMapping
-from workloadbuilder.naming import workload_name
+from workloadbuilder.runtime.naming import workload_name
 from workloadbuilder.testing import assert_golden
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,8 +15,8 @@ from plan_summary import golden_documents
 from workloadbuilder import FieldPath, to_dict
 from workloadbuilder.adapters import PlanError, adapter_for, plan_object
 from workloadbuilder.adapters.job import JobAdapter, JobMode, management_mode
-from workloadbuilder.naming import job_template_name, pod_group_name, workload_name
 from workloadbuilder.resolve import resolve_config
+from workloadbuilder.runtime.naming import job_template_name, pod_group_name, workload_name
 from workloadbuilder.testing import assert_golden
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "adapters" / "job"

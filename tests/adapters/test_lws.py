@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 from plan_summary import accepted_by_the_apiserver, golden_documents
-from workloadbuilder.adapters import PlanError, PodAssignment, adapter_for
-from workloadbuilder.adapters.lws import LeaderWorkerSetAdapter
 
 from workloadbuilder import FieldPath
+from workloadbuilder.adapters import PlanError, PodAssignment, adapter_for
+from workloadbuilder.adapters.lws import LeaderWorkerSetAdapter
 from workloadbuilder.manifests import read_documents
 from workloadbuilder.testing import assert_golden
 

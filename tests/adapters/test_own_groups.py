@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from workloadbuilder.adapters import plan_object
-from workloadbuilder.migrate import migrate
+from workloadbuilder.migration.versions import migrate
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "upstream"
 

@@ -22,8 +22,8 @@ import pytest
 import yaml
 
 from workloadbuilder.cli.app import main
-from workloadbuilder.cli.commands import place as place_module
 from workloadbuilder.cli.clusters import GenerateSpec, parse_generate
+from workloadbuilder.cli.commands import place as place_module
 from workloadbuilder.cli.errors import UsageError
 from workloadbuilder.cli.progress import Progress
 from workloadbuilder.placement.cluster.generate import generate_kubectl

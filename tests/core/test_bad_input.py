@@ -15,8 +15,9 @@ import pytest
 
 import workloadbuilder as wb
 from workloadbuilder import manifests
-from workloadbuilder.delegation import delegate, pod_claims_for, stamp_pod_template
-from workloadbuilder.naming import (
+from workloadbuilder.resolve import resolve_config
+from workloadbuilder.runtime.delegation import delegate, pod_claims_for, stamp_pod_template
+from workloadbuilder.runtime.naming import (
     job_template_name,
     pod_group_name,
     runtime_group_name,
@@ -24,8 +25,7 @@ from workloadbuilder.naming import (
     template_name,
     workload_name,
 )
-from workloadbuilder.resize import gang_resize_patch
-from workloadbuilder.resolve import resolve_config
+from workloadbuilder.runtime.resizing import gang_resize_patch
 
 _WORKLOAD: dict[str, Any] = {
     "apiVersion": "scheduling.k8s.io/v1beta1",

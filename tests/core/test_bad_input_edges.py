@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from workloadbuilder.adapters import JobAdapter, JobSetAdapter, LeaderWorkerSetAdapter, PlanError, as_dict
-from workloadbuilder.adapters.base import Plan
 
 from workloadbuilder import BuildOptions
+from workloadbuilder.adapters import JobAdapter, JobSetAdapter, LeaderWorkerSetAdapter, PlanError, as_dict
+from workloadbuilder.adapters.base import Plan
 from workloadbuilder.cli.app import main
 from workloadbuilder.field import AggregateError
 from workloadbuilder.placement import Cluster, PlacementRequest

@@ -32,7 +32,7 @@ from workloadbuilder import (
     ResourceClaimsInput,
     WorkloadItem,
 )
-from workloadbuilder.decode import decode, errors_at
+from workloadbuilder._internal.decode import decode, errors_at
 from workloadbuilder.types import (
     WorkloadCompositePodGroupDisruptionMode,
     WorkloadCompositePodGroupGangSchedulingPolicy,

@@ -9,7 +9,7 @@ import pytest
 import workloadbuilder
 from workloadbuilder import BuildError, InvalidArgumentError, WorkloadBuilderError
 from workloadbuilder.errors import NoAdapterError, ResizeError
-from workloadbuilder.resize import gang_resize_patch
+from workloadbuilder.runtime.resizing import gang_resize_patch
 
 # FieldError (and its strict-decoding subclass) keep the name of Go's field.Error, which they mirror.
 _GO_NAMED_RECORDS = {"FieldError", "StrictDecodingError"}

@@ -20,7 +20,7 @@ from workloadbuilder import (
     to_yaml,
 )
 from workloadbuilder.forest import Forest, build_forest
-from workloadbuilder.materialize import materialize
+from workloadbuilder.runtime.hierarchy import materialize
 
 JOBSET = {
     "apiVersion": "jobset.x-k8s.io/v1alpha2",

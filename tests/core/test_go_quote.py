@@ -5,9 +5,9 @@ import itertools
 import pytest
 
 from workloadbuilder import FieldError, FieldPath
-from workloadbuilder._isprint import BOUNDS, UNICODE_VERSION
+from workloadbuilder._internal.gofmt import go_is_print, go_quote
+from workloadbuilder._internal.isprint import BOUNDS, UNICODE_VERSION
 from workloadbuilder.field import ErrorType
-from workloadbuilder.gofmt import go_is_print, go_quote
 
 # (id, text, what Go 1.21-1.26 strconv.Quote gives)
 QUOTES = [

@@ -107,8 +107,8 @@ def test_no_module_imports_a_higher_layer() -> None:
 @pytest.mark.parametrize(
     ("source", "expected"),
     [
-        ("from workloadbuilder import kinds", {"workloadbuilder.kinds"}),
-        ("from workloadbuilder import kinds, FieldPath", {"workloadbuilder", "workloadbuilder.kinds"}),
+        ("from workloadbuilder import podgroup", {"workloadbuilder.podgroup"}),
+        ("from workloadbuilder import podgroup, FieldPath", {"workloadbuilder", "workloadbuilder.podgroup"}),
         ("from workloadbuilder import FieldPath", {"workloadbuilder"}),
         ("import workloadbuilder.field as f", {"workloadbuilder.field"}),
         (

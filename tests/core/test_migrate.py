@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from workloadbuilder.manifests import dump, load, read_documents
-from workloadbuilder.migrate import Migration, MigrationNote, migrate
+from workloadbuilder.migration.versions import Migration, MigrationNote, migrate
 from workloadbuilder.validation.objects import validate_pod_group, validate_workload
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "manifests"

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-from workloadbuilder.migrate_gangs import is_foreign_pod_group, is_kueue_pod, migrate_kueue_pods, migrate_pod_group
+from workloadbuilder.migration.gangs import is_foreign_pod_group, is_kueue_pod, migrate_kueue_pods, migrate_pod_group
 from workloadbuilder.validation.objects import validate_pod_group, validate_workload
 
 UPSTREAM = Path(__file__).resolve().parents[1] / "data" / "upstream"

@@ -27,7 +27,7 @@ from __future__ import annotations
 import pytest
 
 from workloadbuilder import BuildError
-from workloadbuilder.naming import (
+from workloadbuilder.runtime.naming import (
     fnv32a,
     job_template_name,
     pod_group_name,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import pkgutil
 import re
 import subprocess
 import sys
@@ -45,15 +46,9 @@ def test_every_public_name_resolves_to_its_definition(name: str) -> None:
         assert value is getattr(sys.modules[module], name)
 
 
-@pytest.mark.parametrize("name", ["resize", "migrate"], ids=["resize", "migrate"])
-def test_a_function_keeps_its_name_over_its_submodule(name: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", f"import workloadbuilder.{name}, workloadbuilder as wb; print(callable(wb.{name}))"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert done.stdout == "True\n"
+def test_no_exported_function_shares_its_name_with_a_submodule() -> None:
+    submodules = {info.name for info in pkgutil.iter_modules(workloadbuilder.__path__)}
+    assert sorted(set(workloadbuilder.__all__) & submodules) == ["manifests"]  # the one submodule exported as such
 
 
 def test_an_unknown_name_is_an_attribute_error() -> None:
@@ -72,27 +67,14 @@ def test_importing_the_package_imports_no_kubernetes_model() -> None:
 
 def test_the_kubernetes_package_stays_whole() -> None:
     code = (
-        "import workloadbuilder.kinds, kubernetes; "
+        "import workloadbuilder._internal.kinds, kubernetes; "
         "print(kubernetes.__version__, kubernetes.config.ConfigException.__name__, kubernetes.watch.Watch.__name__)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout == f"{version('kubernetes')} ConfigException Watch\n"
 
 
-@pytest.mark.parametrize("name", sorted(workloadbuilder._MOVED), ids=sorted(workloadbuilder._MOVED))
-def test_a_moved_name_is_served_from_its_module_with_a_deprecation_warning(name: str) -> None:
-    module = workloadbuilder._MOVED[name]
-    with pytest.warns(DeprecationWarning, match=rf"^workloadbuilder\.{name} is deprecated: import it from {module}$"):
-        value = getattr(workloadbuilder, name)
-    assert value is getattr(sys.modules[module], name)
-    assert name not in workloadbuilder.__all__
-
-
 def test_the_public_surface_is_documented_name_by_name() -> None:
     page = (INIT.parents[1] / "docs" / "reference" / "workloadbuilder.md").read_text()
     surface = page.split("## The public surface", 1)[1].split("## Modules", 1)[0]
-    public, moved = surface.split("Names the package exported before", 1)
-    rows = [line.split("|")[1:3] for line in moved.splitlines() if line.startswith("| `")]
-    documented_moves = {name: module.strip(" `") for module, names in rows for name in re.findall(r"`(\w+)`", names)}
-    assert sorted(re.findall(r"`(\w+)`", public.split("|---|---|", 1)[1])) == sorted(workloadbuilder.__all__)
-    assert documented_moves == workloadbuilder._MOVED
+    assert sorted(re.findall(r"`(\w+)`", surface.split("|---|---|", 1)[1])) == sorted(workloadbuilder.__all__)

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from workloadbuilder._internal.textread import TextError, _deeper_than, check_nesting, json_document
 from workloadbuilder.errors import InvalidArgumentError
-from workloadbuilder.textread import TextError, _deeper_than, check_nesting, json_document
 
 
 def _nested(depth: int) -> Any:

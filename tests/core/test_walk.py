@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 from kubernetes.client import V1beta1WorkloadSpec
 
-from workloadbuilder.decode import as_model
+from workloadbuilder._internal.decode import as_model
+from workloadbuilder._internal.walk import walk
 from workloadbuilder.field import FieldPath
-from workloadbuilder.walk import walk
 
 
 def _leaf(name: str) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from workloadbuilder import manifests
-from workloadbuilder.gofmt import render_bad_value
+from workloadbuilder._internal.gofmt import render_bad_value
 from workloadbuilder.limits import MAX_ALIAS_NODES, MAX_MESSAGE_VALUE, MAX_NESTING
 from workloadbuilder.placement.k8s import quantity
 

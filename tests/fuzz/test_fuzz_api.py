@@ -18,7 +18,7 @@ from workloadbuilder import manifests
 from workloadbuilder.adapters import adapter_for
 from workloadbuilder.adapters.documents import request_from_plan
 from workloadbuilder.errors import WorkloadBuilderError
-from workloadbuilder.migrate import migrate
+from workloadbuilder.migration.versions import migrate
 from workloadbuilder.placement import Cluster, place
 
 SCHEDULING = [

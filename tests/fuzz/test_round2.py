@@ -19,12 +19,13 @@ from typing import Any
 import pytest
 from fuzz_helpers import assert_contract, run_cli
 
-from workloadbuilder import Builder, manifests, textread
+from workloadbuilder import Builder, manifests
+from workloadbuilder._internal import textread
 from workloadbuilder.adapters import plan_object
 from workloadbuilder.adapters.documents import request_from_plan
 from workloadbuilder.errors import InvalidArgumentError
-from workloadbuilder.migrate import migrate
-from workloadbuilder.migrate_gangs import migrate_kueue_pods
+from workloadbuilder.migration.gangs import migrate_kueue_pods
+from workloadbuilder.migration.versions import migrate
 from workloadbuilder.placement.cluster.model import Cluster
 from workloadbuilder.placement.engine import place
 from workloadbuilder.placement.planning import capacity as capacity_module

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from workloadbuilder import ErrorList
-from workloadbuilder.delegation import stamp_pod_template
-from workloadbuilder.fields_read import read_count, read_field
+from workloadbuilder._internal.fields_read import read_count, read_field
+from workloadbuilder.runtime.delegation import stamp_pod_template
 
 
 @pytest.mark.parametrize(

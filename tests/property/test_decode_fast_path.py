@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from kubernetes.client import V1alpha3WorkloadPodGroupResourceClaim, V1alpha3WorkloadPodGroupSchedulingPolicy
 from pydantic import BaseModel
 
-from workloadbuilder.decode import decode
-from workloadbuilder.tree import BLOCK_MODELS
+from workloadbuilder._internal.decode import decode
+from workloadbuilder.validation.structure import BLOCK_MODELS
 
 MODELS = sorted(set(BLOCK_MODELS.values()), key=lambda cls: cls.__name__)
 KEYS = (

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from workloadbuilder import check_update
 from workloadbuilder.manifests import dump, load
-from workloadbuilder.resize import gang_resize_patch
+from workloadbuilder.runtime.resizing import gang_resize_patch
 from workloadbuilder.validation.objects import validate_pod_group, validate_workload, workload_warnings
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from workloadbuilder import Builder, BuildOptions, WorkloadItem
-from workloadbuilder.materialize import materialize
-from workloadbuilder.naming import pod_group_name, runtime_group_name, template_name, workload_name
+from workloadbuilder.runtime.hierarchy import materialize
+from workloadbuilder.runtime.naming import pod_group_name, runtime_group_name, template_name, workload_name
 from workloadbuilder.validation.formats import is_dns1123_label, is_dns1123_subdomain
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -38,7 +38,7 @@ from workloadbuilder import (
     to_dict,
     to_yaml,
 )
-from workloadbuilder.decode import decode
+from workloadbuilder._internal.decode import decode
 from workloadbuilder.resolve import resolve_config
 from workloadbuilder.types import (
     AllDisruptionMode,

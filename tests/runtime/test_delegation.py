@@ -35,7 +35,7 @@ from workloadbuilder import (
     WorkloadItem,
     to_dict,
 )
-from workloadbuilder.delegation import (
+from workloadbuilder.runtime.delegation import (
     GROUP_TEMPLATE_NAME_ANNOTATION,
     PARENT_COMPOSITE_POD_GROUP_ANNOTATION,
     Delegation,
@@ -45,8 +45,8 @@ from workloadbuilder.delegation import (
     pod_claims_for,
     stamp_pod_template,
 )
-from workloadbuilder.materialize import materialize
-from workloadbuilder.naming import pod_group_name
+from workloadbuilder.runtime.hierarchy import materialize
+from workloadbuilder.runtime.naming import pod_group_name
 
 TEMPLATE_KEY = "scheduling.k8s.io/group-template-name"
 PARENT_KEY = "scheduling.k8s.io/parent-composite-podgroup"

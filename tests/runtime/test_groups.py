@@ -14,7 +14,7 @@ from kubernetes.client import (
 )
 
 from workloadbuilder import to_dict
-from workloadbuilder.groups import new_composite_pod_group, new_pod_group
+from workloadbuilder.podgroup import new_composite_pod_group, new_pod_group
 
 ZONE = "topology.kubernetes.io/zone"
 

@@ -21,9 +21,9 @@ from workloadbuilder import (
     to_dict,
     to_yaml,
 )
-from workloadbuilder.groups import new_pod_group
-from workloadbuilder.materialize import Hierarchy, RuntimeGroup, materialize
-from workloadbuilder.naming import pod_group_name, runtime_group_name
+from workloadbuilder.podgroup import new_pod_group
+from workloadbuilder.runtime.hierarchy import Hierarchy, RuntimeGroup, materialize
+from workloadbuilder.runtime.naming import pod_group_name, runtime_group_name
 from workloadbuilder.validation.formats import is_dns1123_subdomain
 
 ROOT = Path(__file__).resolve().parents[2]

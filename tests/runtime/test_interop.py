@@ -31,13 +31,13 @@ import pytest
 import yaml
 from kubernetes.client import ApiClient, Configuration, V1OwnerReference
 from pydantic import BaseModel
-from workloadbuilder.adapters.crd import CRDAdapter
 
 from workloadbuilder import Builder, BuildOptions, PolicyInput, WorkloadInput, WorkloadItem, to_dict
-from workloadbuilder.materialize import materialize
+from workloadbuilder.adapters.crd import CRDAdapter
 from workloadbuilder.interop import ApiStatus, ApplyResult, apply, creation_order, spec_differences
 from workloadbuilder.manifests import ManifestError
-from workloadbuilder.naming import workload_name
+from workloadbuilder.runtime.hierarchy import materialize
+from workloadbuilder.runtime.naming import workload_name
 
 ROOT = Path(__file__).resolve().parents[2]
 TRAINING = ROOT / "examples" / "training_cluster"

@@ -9,8 +9,8 @@ import pytest
 from kubernetes.client import V1beta1PodGroup, V1beta1Workload
 
 from workloadbuilder import BuildError, to_dict
-from workloadbuilder.materialize import materialize
-from workloadbuilder.resize import Patch, resize
+from workloadbuilder.runtime.hierarchy import materialize
+from workloadbuilder.runtime.resizing import Patch, resize
 
 OWNER = {
     "apiVersion": "jobset.x-k8s.io/v1alpha2",

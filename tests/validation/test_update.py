@@ -19,7 +19,7 @@ from objects_factories import (
 )
 
 from workloadbuilder import check_update
-from workloadbuilder.resize import gang_resize_patch
+from workloadbuilder.runtime.resizing import gang_resize_patch
 from workloadbuilder.validation.gates import FeatureGates
 
 T0 = "spec.podGroupTemplates[0]"

@@ -18,11 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workloadbuilder import kinds, manifests
+from workloadbuilder import manifests
+from workloadbuilder._internal import kinds
+from workloadbuilder._internal.textread import TextError, decode_utf8, read_bytes, read_stream
 from workloadbuilder.adapters.base import planned_name
 from workloadbuilder.cli.errors import UsageError, one_line
 from workloadbuilder.errors import WorkloadBuilderError
-from workloadbuilder.textread import TextError, decode_utf8, read_bytes, read_stream
 from workloadbuilder.validation.gates import GATES, FeatureGates
 
 __all__ = [
@@ -48,10 +49,24 @@ CLUSTER_SCOPED = frozenset({"ClusterTrainingRuntime", "Namespace", "Node", "Prio
 
 
 NO_SCHEDULING_CONTENT: frozenset[tuple[str, str]] = frozenset(
-    [("", kind) for kind in (
-        "ConfigMap", "Secret", "Service", "ServiceAccount", "PersistentVolumeClaim", "PersistentVolume",
-        "Namespace", "Endpoints", "LimitRange", "ResourceQuota", "Pod", "PodTemplate", "ReplicationController",
-    )]
+    [
+        ("", kind)
+        for kind in (
+            "ConfigMap",
+            "Secret",
+            "Service",
+            "ServiceAccount",
+            "PersistentVolumeClaim",
+            "PersistentVolume",
+            "Namespace",
+            "Endpoints",
+            "LimitRange",
+            "ResourceQuota",
+            "Pod",
+            "PodTemplate",
+            "ReplicationController",
+        )
+    ]
     + [("apps", kind) for kind in ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ControllerRevision")]
     + [("batch", "CronJob"), ("autoscaling", "HorizontalPodAutoscaler"), ("policy", "PodDisruptionBudget")]
     + [("networking.k8s.io", kind) for kind in ("NetworkPolicy", "Ingress", "IngressClass")]
@@ -59,10 +74,17 @@ NO_SCHEDULING_CONTENT: frozenset[tuple[str, str]] = frozenset(
     + [("scheduling.k8s.io", "PriorityClass"), ("node.k8s.io", "RuntimeClass"), ("storage.k8s.io", "StorageClass")]
     + [("resource.k8s.io", kind) for kind in ("ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice")]
     + [("apiextensions.k8s.io", "CustomResourceDefinition"), ("coordination.k8s.io", "Lease")]
-    + [("admissionregistration.k8s.io", kind) for kind in (
-        "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "ValidatingAdmissionPolicy",
-        "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding",
-    )]
+    + [
+        ("admissionregistration.k8s.io", kind)
+        for kind in (
+            "MutatingWebhookConfiguration",
+            "ValidatingWebhookConfiguration",
+            "ValidatingAdmissionPolicy",
+            "ValidatingAdmissionPolicyBinding",
+            "MutatingAdmissionPolicy",
+            "MutatingAdmissionPolicyBinding",
+        )
+    ]
 )
 """Built-in ``(group, kind)`` pairs with no gang-scheduling content: skipped with a note, never refused.
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import yaml
 
-from workloadbuilder.textread import TextError, documents
+from workloadbuilder._internal.textread import TextError, documents
 
 __all__ = ["Positions"]
 

@@ -7,10 +7,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from workloadbuilder._internal.gofmt import render_bad_value
 from workloadbuilder.cli.messages import Notice
 from workloadbuilder.cli.positions import Positions
 from workloadbuilder.field import ErrorList, FieldError
-from workloadbuilder.gofmt import render_bad_value
 
 __all__ = ["Verdict", "render"]
 

@@ -30,10 +30,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from workloadbuilder._internal.gofmt import capped
 from workloadbuilder.doctor.live import LiveState
 from workloadbuilder.errors import WorkloadBuilderError
 from workloadbuilder.field import AggregateError
-from workloadbuilder.gofmt import capped
 from workloadbuilder.limits import MAX_NODES, MAX_PODS, MAX_RUNTIME_GROUPS
 from workloadbuilder.placement import Cluster, PlacementRequest, Pods, place
 

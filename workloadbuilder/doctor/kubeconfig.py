@@ -25,11 +25,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from workloadbuilder._internal.gofmt import capped
+from workloadbuilder._internal.textread import TextError, decode_utf8
 from workloadbuilder.doctor.transport import Redactor, type_name
 from workloadbuilder.errors import WorkloadBuilderError
-from workloadbuilder.gofmt import capped
 from workloadbuilder.manifests import ManifestError, read_documents_text
-from workloadbuilder.textread import TextError, decode_utf8
 
 __all__ = ["MAX_KUBECONFIG_BYTES", "KubeContext", "KubeconfigError", "load_context"]
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+from workloadbuilder._internal.gofmt import capped
 from workloadbuilder.doctor.transport import ApiReader, ApiReadError, ReadLimits, type_name
 from workloadbuilder.errors import WorkloadBuilderError
-from workloadbuilder.gofmt import capped
 
 __all__ = ["KINDS", "DoctorInputError", "LiveState", "ObjectKind", "parse_target", "read_live"]
 

@@ -50,10 +50,10 @@ from urllib3.exceptions import (
     SSLError,
 )
 
+from workloadbuilder._internal.gofmt import capped
+from workloadbuilder._internal.textread import check_nesting
 from workloadbuilder.errors import InvalidArgumentError, WorkloadBuilderError
-from workloadbuilder.gofmt import capped
 from workloadbuilder.limits import MAX_MESSAGE_VALUE, MAX_NESTING
-from workloadbuilder.textread import check_nesting
 
 __all__ = [
     "type_name",

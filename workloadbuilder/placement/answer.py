@@ -324,8 +324,8 @@ class RootExplanation:
 def _best(raw: Mapping[str, Any] | None) -> BestCandidate | None:
     return None if raw is None else BestCandidate(dict(raw["domain"]), raw["fits"], raw.get("alone"))
 
-# The placement answer itself.
 
+# The placement answer itself.
 
 
 @dataclass(frozen=True)

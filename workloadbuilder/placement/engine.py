@@ -15,10 +15,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from workloadbuilder.collector import quiet_gc
+from workloadbuilder._internal.collector import quiet_gc
+from workloadbuilder._internal.gofmt import capped, render_bad_value
 from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.field import ErrorList
-from workloadbuilder.gofmt import capped, render_bad_value
 from workloadbuilder.limits import MAX_TIMEOUT
 from workloadbuilder.placement.answer import (
     ClaimPlacement,
@@ -266,9 +266,7 @@ def _classes(given: Iterable[PriorityClass | Mapping[str, Any]]) -> list[Priorit
     return records
 
 
-def _cycle(
-    snap: Snapshot, runner: _Runner, root: Any, asked: bool, gone: set[str], explain: bool = True
-) -> RootReport:
+def _cycle(snap: Snapshot, runner: _Runner, root: Any, asked: bool, gone: set[str], explain: bool = True) -> RootReport:
     """One root's scheduling cycle, then (when it fails) its PodGroupPostFilter: preemption, or whether it helps.
 
     Without ``explain``, the report gets no preemption record, and a root

@@ -31,8 +31,8 @@ from kubernetes.client import (
 )
 from pydantic import BaseModel
 
+from workloadbuilder._internal.kinds import MAX_TOPOLOGY
 from workloadbuilder.field import ErrorList, FieldPath
-from workloadbuilder.kinds import MAX_TOPOLOGY
 from workloadbuilder.types import (
     WorkloadCompositePodGroupDisruptionMode,
     WorkloadCompositePodGroupGangSchedulingPolicy,

@@ -17,7 +17,8 @@ from kubernetes.client import (
 )
 from pydantic import BaseModel
 
-from workloadbuilder.decode import decode_known
+from workloadbuilder._internal.decode import decode_known
+from workloadbuilder._internal.gofmt import go_quote
 from workloadbuilder.field import (
     ErrorList,
     FieldPath,
@@ -26,9 +27,7 @@ from workloadbuilder.field import (
     internal_error,
     invalid,
 )
-from workloadbuilder.gofmt import go_quote
 from workloadbuilder.resolve import resolve_config
-from workloadbuilder.tree import BLOCK_MODELS, GivenBlock, block_path, check_item, set_blocks, tree_error
 from workloadbuilder.types import (
     BuildOptions,
     DisruptionModeOption,
@@ -36,6 +35,14 @@ from workloadbuilder.types import (
     WorkloadItem,
 )
 from workloadbuilder.validation import blocks
+from workloadbuilder.validation.structure import (
+    BLOCK_MODELS,
+    GivenBlock,
+    block_path,
+    check_item,
+    set_blocks,
+    tree_error,
+)
 
 __all__ = ["validate_tree"]
 

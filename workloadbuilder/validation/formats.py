@@ -62,8 +62,7 @@ _LABEL_VALUE_MSG = (
     "and must start and end with an alphanumeric character"
 )
 _LABEL_KEY_MSG = (
-    "must consist of alphanumeric characters, '-', '_' or '.', "
-    "and must start and end with an alphanumeric character"
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
 )
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from workloadbuilder.decode import json_attributes, to_json_dict
+from workloadbuilder._internal.decode import json_attributes, to_json_dict
 
 __all__ = ["GoStruct", "canonical", "go_value"]
 

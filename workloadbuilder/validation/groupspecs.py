@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from functools import partial
 
+from workloadbuilder._internal.kinds import MAX_RESOURCE_CLAIMS
 from workloadbuilder.field import ErrorList, FieldPath
-from workloadbuilder.kinds import MAX_RESOURCE_CLAIMS
 from workloadbuilder.validation import parts
 from workloadbuilder.validation.dv import (
     IMMUTABLE,

@@ -15,10 +15,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from workloadbuilder import kinds
+from workloadbuilder._internal import kinds
+from workloadbuilder._internal.gofmt import go_quote
+from workloadbuilder._internal.kinds import KubeObject
 from workloadbuilder.field import FieldError, FieldPath, invalid, not_found
-from workloadbuilder.gofmt import go_quote
-from workloadbuilder.kinds import KubeObject
 from workloadbuilder.validation.objects import read_object
 
 __all__ = ["HierarchyProblem", "validate_hierarchy"]

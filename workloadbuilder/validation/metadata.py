@@ -38,8 +38,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from workloadbuilder._internal.gofmt import go_quote
 from workloadbuilder.field import ErrorList, FieldPath, forbidden, invalid, required, too_long
-from workloadbuilder.gofmt import go_quote
 from workloadbuilder.validation.formats import (
     CHARACTERS,
     is_dns1123_label,

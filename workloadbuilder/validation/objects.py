@@ -24,11 +24,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from workloadbuilder import kinds
-from workloadbuilder.decode import decode, errors_at
+from workloadbuilder._internal import kinds
+from workloadbuilder._internal.decode import decode, errors_at
+from workloadbuilder._internal.kinds import KubeObject
 from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.field import ErrorList, FieldPath, forbidden, invalid
-from workloadbuilder.kinds import KubeObject
 from workloadbuilder.validation.conditions import conditions_errors
 from workloadbuilder.validation.dv import Op, Struct
 from workloadbuilder.validation.gates import (

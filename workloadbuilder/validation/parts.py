@@ -13,8 +13,8 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+from workloadbuilder._internal.kinds import MAX_PRIORITY, MAX_RESOURCE_CLAIMS, MAX_TOPOLOGY
 from workloadbuilder.field import ErrorList, FieldPath
-from workloadbuilder.kinds import MAX_PRIORITY, MAX_RESOURCE_CLAIMS, MAX_TOPOLOGY
 from workloadbuilder.validation.dv import (
     IMMUTABLE,
     NO_SET_UNSET,

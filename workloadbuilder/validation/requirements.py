@@ -14,9 +14,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from workloadbuilder import kinds
-from workloadbuilder.decode import to_json_dict
-from workloadbuilder.kinds import KubeObject
+from workloadbuilder._internal import kinds
+from workloadbuilder._internal.decode import to_json_dict
+from workloadbuilder._internal.kinds import KubeObject
+from workloadbuilder._internal.walk import walk
 from workloadbuilder.validation.gates import (
     COMPOSITE_POD_GROUP,
     DRA_WORKLOAD_RESOURCE_CLAIMS,
@@ -26,9 +27,9 @@ from workloadbuilder.validation.gates import (
     TOPOLOGY_AWARE_WORKLOAD_SCHEDULING,
     WORKLOAD_WITH_JOB,
 )
-from workloadbuilder.walk import walk
 
 __all__ = ["GateRequirement", "required_gates"]
+
 
 @dataclass(frozen=True)
 class GateRequirement:

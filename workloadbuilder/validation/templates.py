@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from functools import partial
 
+from workloadbuilder._internal.kinds import MAX_TEMPLATES
 from workloadbuilder.field import ErrorList, FieldPath
-from workloadbuilder.kinds import MAX_TEMPLATES
 from workloadbuilder.validation import parts
 from workloadbuilder.validation.dv import (
     IMMUTABLE,

@@ -3,15 +3,15 @@
 After creation a Workload may gain or lose no template and change nothing
 but a gang's ``minCount``; a PodGroup may change only its ``minCount``.
 ``check_update`` gives the apiserver's answer to ``old`` becoming ``new``.
-``workloadbuilder.resize`` builds the one change that is always allowed.
+``workloadbuilder.runtime.resizing`` builds the one change that is always allowed.
 """
 
 from __future__ import annotations
 
-from workloadbuilder import kinds
+from workloadbuilder._internal import kinds
+from workloadbuilder._internal.kinds import KubeObject
 from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.field import ErrorList
-from workloadbuilder.kinds import KubeObject
 from workloadbuilder.validation.gates import FeatureGates
 from workloadbuilder.validation.objects import (
     validate_composite_pod_group,

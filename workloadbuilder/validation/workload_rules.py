@@ -21,12 +21,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from workloadbuilder._internal.gofmt import WholeValue
+from workloadbuilder._internal.kinds import MAX_DEPTH
+from workloadbuilder._internal.walk import COMPOSITE_LIST, LEAF_LIST, walk
 from workloadbuilder.field import ErrorList, FieldPath, duplicate, invalid
-from workloadbuilder.gofmt import WholeValue
-from workloadbuilder.kinds import MAX_DEPTH
 from workloadbuilder.validation.dv import Struct
 from workloadbuilder.validation.gotypes import GoStruct
-from workloadbuilder.walk import COMPOSITE_LIST, LEAF_LIST, walk
 
 __all__ = ["tree_errors", "tree_warnings"]
 

@@ -14,6 +14,7 @@ import json
 import math
 from typing import Any, TextIO
 
+from workloadbuilder._internal.gofmt import capped
 from workloadbuilder.cli.errors import UsageError
 from workloadbuilder.doctor.diagnose import diagnose
 from workloadbuilder.doctor.kubeconfig import load_context
@@ -26,7 +27,6 @@ from workloadbuilder.doctor.transport import (
     ApiReader,
     ReadLimits,
 )
-from workloadbuilder.gofmt import capped
 
 __all__ = ["add_options", "doctor_command"]
 

@@ -16,9 +16,10 @@ from typing import Any, TextIO
 from workloadbuilder import (
     adapters,  # noqa: F401 - importing the package registers the built-in adapters
     check_update,
-    kinds,
     manifests,
 )
+from workloadbuilder._internal import kinds
+from workloadbuilder._internal.gofmt import go_quote
 from workloadbuilder.adapters import Plan, adapter_for
 from workloadbuilder.adapters.base import PlanError, planned_name
 from workloadbuilder.adapters.diff import update_findings
@@ -29,9 +30,7 @@ from workloadbuilder.cli.messages import Notice, WarningPolicy, plan_notices
 from workloadbuilder.cli.positions import Positions
 from workloadbuilder.cli.report import Verdict, render
 from workloadbuilder.field import ErrorList, ErrorType, FieldError, first_few
-from workloadbuilder.gofmt import go_quote
-from workloadbuilder.migrate import migrate
-from workloadbuilder.migrate_gangs import (
+from workloadbuilder.migration.gangs import (
     GangMigration,
     check_kueue_pod,
     is_foreign_pod_group,
@@ -41,6 +40,7 @@ from workloadbuilder.migrate_gangs import (
     migrate_pod_group,
     pod_group_members,
 )
+from workloadbuilder.migration.versions import migrate
 from workloadbuilder.validation.gates import FeatureGates
 from workloadbuilder.validation.objects import validate_composite_pod_group, validate_pod_group, validate_workload
 
@@ -365,9 +365,7 @@ def _object_verdict(doc: Document, gates: FeatureGates) -> Verdict:
     return Verdict(doc.source, doc.number, doc.kind, doc.name, errors, item=doc.item)
 
 
-def _plan_verdicts(
-    doc: Document, plan: Plan, by_name: Mapping[tuple[str, str], Document]
-) -> list[Verdict]:
+def _plan_verdicts(doc: Document, plan: Plan, by_name: Mapping[tuple[str, str], Document]) -> list[Verdict]:
     """One verdict per object a plan's findings are about (a TrainJob's runtime gets its own).
 
     ``by_name`` is the first input document of each ``(kind, name)``: a

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from workloadbuilder import manifests
+from workloadbuilder._internal.gofmt import render_bad_value
 from workloadbuilder.cli.clusters import load_cluster
 from workloadbuilder.cli.errors import UsageError
 from workloadbuilder.cli.inputs import Document, read_inputs
@@ -34,7 +35,6 @@ from workloadbuilder.cli.progress import Progress
 from workloadbuilder.cli.render_file import check_render_target, write_render
 from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.field import ErrorList
-from workloadbuilder.gofmt import render_bad_value
 from workloadbuilder.limits import MAX_COPIES, MAX_SECONDS, MAX_TIMEOUT
 from workloadbuilder.placement import STRATEGIES, PlacementRequest
 from workloadbuilder.placement.k8s.priorities import PriorityClass, read_priority_classes

@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from workloadbuilder.collector import quiet_gc
+from workloadbuilder._internal.collector import quiet_gc
+from workloadbuilder._internal.fields_read import read_count
 from workloadbuilder.field import ErrorList, FieldPath, invalid
-from workloadbuilder.fields_read import read_count
 from workloadbuilder.limits import MAX_NODES
 from workloadbuilder.placement.cluster.records import ClusterParts, RunningGroup
 from workloadbuilder.placement.k8s.resources import read_resource_list

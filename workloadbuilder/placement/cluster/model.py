@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from workloadbuilder.collector import quiet_gc
+from workloadbuilder._internal.collector import quiet_gc
 from workloadbuilder.placement.cluster import generate, readers
 from workloadbuilder.placement.cluster.arrays import IntArray, exact, exact_sum, gcd_of, group_sums
 from workloadbuilder.placement.cluster.records import ClusterParts, DevicePool, NodeColumns, RunningGroup, RunningPod

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from workloadbuilder import manifests
-from workloadbuilder.collector import quiet_gc
+from workloadbuilder._internal.collector import quiet_gc
+from workloadbuilder._internal.fields_read import read_field, type_error
 from workloadbuilder.field import (
     AggregateError,
     ErrorList,
@@ -26,7 +27,6 @@ from workloadbuilder.field import (
     required,
     type_invalid,
 )
-from workloadbuilder.fields_read import read_field, type_error
 from workloadbuilder.placement.cluster import objects
 from workloadbuilder.placement.cluster.nodes import NOT_READY_TAINTS, read_nodes
 from workloadbuilder.placement.cluster.records import ClusterParts, DevicePool, RunningGroup

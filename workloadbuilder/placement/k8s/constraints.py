@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from workloadbuilder._internal.fields_read import read_list, read_object, read_string
 from workloadbuilder.field import ErrorList, FieldPath, Where, not_supported, path_below, resolve_where, type_invalid
-from workloadbuilder.fields_read import read_list, read_object, read_string
 
 __all__ = [
     "EFFECTS",

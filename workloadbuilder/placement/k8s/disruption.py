@@ -43,6 +43,7 @@ class LabelledPod(Protocol):
         """The pod's labels."""
         ...
 
+
 __all__ = ["DisruptionBudget", "LabelledPod", "read_budgets", "split_violating"]
 
 _OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")

@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from workloadbuilder._internal.gofmt import capped
 from workloadbuilder.errors import WorkloadBuilderError
 from workloadbuilder.field import (
     ErrorList,
@@ -32,7 +33,6 @@ from workloadbuilder.field import (
     required,
     type_invalid,
 )
-from workloadbuilder.gofmt import capped
 from workloadbuilder.manifests import to_dict
 
 __all__ = [
@@ -54,6 +54,7 @@ PREEMPT_NEVER = "Never"
 _POLICIES = (PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER)
 HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000
 """The largest ``value`` a user's PriorityClass may have (``HighestUserDefinablePriority``)."""
+
 
 @dataclass(frozen=True)
 class PriorityClass:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from workloadbuilder._internal.fields_read import read_list
 from workloadbuilder.field import ErrorList, FieldPath, Where, invalid, path_below, resolve_where, type_invalid
-from workloadbuilder.fields_read import read_list
 from workloadbuilder.placement.k8s.quantity import QuantityError, resource_millis
 
 __all__ = ["POD_MILLIS", "Where", "key_below", "pod_requests", "read_quantity", "read_resource_list", "valid_millis"]

@@ -29,8 +29,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from workloadbuilder._internal.gofmt import render_bad_value
 from workloadbuilder.errors import InvalidArgumentError
-from workloadbuilder.gofmt import render_bad_value
 from workloadbuilder.limits import MAX_COPIES, MAX_NODES, MAX_TIMEOUT
 from workloadbuilder.placement.answer import PodPlacement
 from workloadbuilder.placement.cluster.derive import add_running, node_named, nodes_like, restrict

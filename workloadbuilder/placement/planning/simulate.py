@@ -31,8 +31,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from workloadbuilder._internal.gofmt import capped, render_bad_value
 from workloadbuilder.errors import InvalidArgumentError
-from workloadbuilder.gofmt import capped, render_bad_value
 from workloadbuilder.limits import MAX_COPIES, MAX_PODS, MAX_SECONDS, MAX_TIMEOUT
 from workloadbuilder.placement.answer import PodPlacement
 from workloadbuilder.placement.cluster.derive import with_usage

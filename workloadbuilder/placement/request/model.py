@@ -8,14 +8,12 @@ many pods exist and what each requests (directly, or as a pod template), and
 per group resource claim, how many devices of which class it needs.
 
 ``PlacementRequest.from_groups(groups, pods, claims)`` reads objects and
-counts; ``PlacementRequest.from_plan(plan)`` reads an adapter's plan (its
-runtime hierarchy and pod assignments) in one call.
+counts; ``workloadbuilder.adapters.documents.request_from_plan(plan)`` reads an
+adapter's plan (its runtime hierarchy and pod assignments) in one call.
 """
 
 from __future__ import annotations
 
-import importlib
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -240,45 +238,6 @@ class PlacementRequest:
             [('workers', 4, 4, 2000)]
         """
         return _Reader(claims or {}).read(groups, pods)
-
-    @classmethod
-    def from_documents(
-        cls,
-        docs: Sequence[Mapping[str, Any]],
-        related: Sequence[Mapping[str, Any]] = (),
-        claims: Mapping[str, DeviceRequest] | None = None,
-    ) -> PlacementRequest:
-        """Deprecated: call ``workloadbuilder.adapters.documents.request_from_documents``.
-
-        Kept for one release; it forwards there (the adapters sit above
-        placement, so this layer names them only by module path, at call time).
-        """
-        return _forward("request_from_documents", docs, related, claims)
-
-    @classmethod
-    def from_plan(
-        cls,
-        plan: Any,
-        requests: Mapping[str, Mapping[str, Any]] | None = None,
-        claims: Mapping[str, DeviceRequest | Mapping[str, Any]] | None = None,
-    ) -> PlacementRequest:
-        """Deprecated: call ``workloadbuilder.adapters.documents.request_from_plan``.
-
-        Kept for one release; it forwards there.
-        """
-        return _forward("request_from_plan", plan, requests, claims)
-
-
-def _forward(name: str, *args: Any) -> PlacementRequest:
-    """Call ``workloadbuilder.adapters.documents.<name>`` after a ``DeprecationWarning`` naming it."""
-    warnings.warn(
-        f"PlacementRequest.{name.replace('request_', '')} is deprecated: "
-        f"use workloadbuilder.adapters.documents.{name}",
-        DeprecationWarning,
-        stacklevel=3,
-    )
-    result: PlacementRequest = getattr(importlib.import_module("workloadbuilder.adapters.documents"), name)(*args)
-    return result
 
 
 def _priority_spec(spec: Mapping[str, Any], path: FieldPath, errors: ErrorList) -> PrioritySpec:

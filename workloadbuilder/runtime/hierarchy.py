@@ -23,14 +23,14 @@ from kubernetes.client import (
     V1OwnerReference,
 )
 
-from workloadbuilder.decode import as_model, is_int
+from workloadbuilder._internal.decode import as_model, is_int
+from workloadbuilder._internal.gofmt import go_quote
+from workloadbuilder._internal.kinds import WORKLOAD_API_VERSION
+from workloadbuilder._internal.walk import walk
 from workloadbuilder.errors import BuildError
-from workloadbuilder.gofmt import go_quote
-from workloadbuilder.groups import TemplateIndex, new_composite_pod_group, new_pod_group
-from workloadbuilder.kinds import WORKLOAD_API_VERSION
-from workloadbuilder.naming import runtime_group_name
+from workloadbuilder.podgroup import TemplateIndex, new_composite_pod_group, new_pod_group
+from workloadbuilder.runtime.naming import runtime_group_name
 from workloadbuilder.validation.formats import is_dns1123_subdomain
-from workloadbuilder.walk import walk
 
 __all__ = ["Hierarchy", "Namer", "RuntimeGroup", "materialize"]
 

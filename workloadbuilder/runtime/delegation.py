@@ -26,16 +26,11 @@ from kubernetes.client import (
 )
 from pydantic import BaseModel
 
-from workloadbuilder.decode import as_model
-from workloadbuilder.errors import BuildError
-from workloadbuilder.field import ErrorList, extend_path, invalid
-from workloadbuilder.fields_read import read_field
-from workloadbuilder.gofmt import go_quote
-from workloadbuilder.groups import TemplateIndex, new_pod_group
-from workloadbuilder.kinds import KubeObject
-from workloadbuilder.materialize import RuntimeGroup
-from workloadbuilder.naming import pod_group_name, require_str
-from workloadbuilder.objpath import (
+from workloadbuilder._internal.decode import as_model
+from workloadbuilder._internal.fields_read import read_field
+from workloadbuilder._internal.gofmt import go_quote
+from workloadbuilder._internal.kinds import KubeObject
+from workloadbuilder._internal.objpath import (
     Location,
     annotations_of,
     elements_of,
@@ -44,6 +39,11 @@ from workloadbuilder.objpath import (
     json_field,
     writable_annotations,
 )
+from workloadbuilder.errors import BuildError
+from workloadbuilder.field import ErrorList, extend_path, invalid
+from workloadbuilder.podgroup import TemplateIndex, new_pod_group
+from workloadbuilder.runtime.hierarchy import RuntimeGroup
+from workloadbuilder.runtime.naming import pod_group_name, require_str
 from workloadbuilder.validation.formats import is_dns1123_label, is_dns1123_subdomain
 
 __all__ = [

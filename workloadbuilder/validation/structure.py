@@ -19,9 +19,9 @@ from kubernetes.client import (
 )
 from pydantic import BaseModel
 
-from workloadbuilder.decode import decode, errors_at
+from workloadbuilder._internal.decode import decode, errors_at
+from workloadbuilder._internal.gofmt import go_quote
 from workloadbuilder.field import ErrorList, FieldPath, extend_path, index_path, type_invalid
-from workloadbuilder.gofmt import go_quote
 from workloadbuilder.types import (
     WorkloadCompositePodGroupDisruptionMode,
     WorkloadCompositePodGroupSchedulingConstraints,
@@ -96,8 +96,7 @@ def tree_error(root: WorkloadItem | None) -> str | None:
             return "workload item name cannot be empty"
         if item.name in seen:
             return (
-                f"duplicate workload item name {go_quote(item.name)}: "
-                "template names must be unique across the Workload"
+                f"duplicate workload item name {go_quote(item.name)}: template names must be unique across the Workload"
             )
         seen.add(item.name)
         problem = _input_union_error(item)

@@ -25,7 +25,7 @@ from kubernetes.client import (
 )
 from pydantic import BaseModel
 
-from workloadbuilder.decode import to_json_dict
+from workloadbuilder._internal.decode import to_json_dict
 from workloadbuilder.field import ErrorList, FieldPath, invalid, not_supported, required, type_invalid
 
 __all__ = [

@@ -37,6 +37,7 @@ LEAF_LIST = "podGroupTemplates"
 COMPOSITE_LIST = "compositePodGroupTemplates"
 """The JSON name of the list of composite templates."""
 
+
 class TemplateNode(NamedTuple):
     """One template of a tree and where it sits (an immutable record).
 

@@ -26,12 +26,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from workloadbuilder import kinds
+from workloadbuilder._internal import kinds
+from workloadbuilder._internal.gofmt import capped, go_quote, render_bad_value
+from workloadbuilder._internal.textread import check_nesting
 from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.field import FieldPath
-from workloadbuilder.gofmt import capped, go_quote, render_bad_value
 from workloadbuilder.limits import INT32_MAX
-from workloadbuilder.textread import check_nesting
 from workloadbuilder.validation.formats import is_dns1123_subdomain
 
 __all__ = [

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from workloadbuilder.decode import is_int
+from workloadbuilder._internal.decode import is_int
+from workloadbuilder._internal.gofmt import go_quote
 from workloadbuilder.errors import BuildError
-from workloadbuilder.gofmt import go_quote
 from workloadbuilder.validation.formats import is_dns1123_label, is_dns1123_subdomain
 
 __all__ = [

@@ -20,17 +20,16 @@ from kubernetes.client import (
 )
 from pydantic import BaseModel
 
+from workloadbuilder._internal.gofmt import go_quote
+from workloadbuilder._internal.kinds import COMPOSITE_POD_GROUP_API_VERSION, POD_GROUP_API_VERSION
+from workloadbuilder._internal.walk import walk
 from workloadbuilder.errors import BuildError
-from workloadbuilder.gofmt import go_quote
-from workloadbuilder.kinds import COMPOSITE_POD_GROUP_API_VERSION, POD_GROUP_API_VERSION
-from workloadbuilder.walk import walk
 
 __all__ = [
     "TemplateIndex",
     "new_composite_pod_group",
     "new_pod_group",
 ]
-
 
 
 def new_pod_group(

@@ -17,7 +17,7 @@ import math
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from workloadbuilder._isprint import BOUNDS as _PRINT_BOUNDS
+from workloadbuilder._internal.isprint import BOUNDS as _PRINT_BOUNDS
 from workloadbuilder.limits import MAX_MESSAGE_VALUE, MAX_WHOLE_MESSAGE_VALUE
 
 __all__ = ["WholeValue", "capped", "go_float", "go_is_print", "go_json", "go_quote", "go_sprint", "render_bad_value"]
@@ -151,7 +151,7 @@ def _plain_form(sign: str, digits: str, exp: int) -> str:
         return f"{sign}0.{'0' * (-exp - 1)}{digits}"
     if exp + 1 >= len(digits):
         return sign + digits + "0" * (exp + 1 - len(digits))
-    return f"{sign}{digits[:exp + 1]}.{digits[exp + 1:]}"
+    return f"{sign}{digits[: exp + 1]}.{digits[exp + 1 :]}"
 
 
 def go_float(value: float) -> str:

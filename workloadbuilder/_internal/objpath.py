@@ -17,9 +17,9 @@ from jsonpath_ng.parser import parse as parse_jsonpath
 from kubernetes.client import V1ObjectMeta
 from pydantic import BaseModel
 
+from workloadbuilder._internal.gofmt import go_quote
 from workloadbuilder.errors import BuildError
 from workloadbuilder.field import FieldPath, extend_path, index_path
-from workloadbuilder.gofmt import go_quote
 
 __all__ = ["Location", "annotations_of", "elements_of", "field_path_of", "get_in", "json_field", "writable_annotations"]
 

@@ -23,14 +23,14 @@ from kubernetes.client import (
     V1ObjectMeta,
 )
 
-from workloadbuilder import kinds
-from workloadbuilder.decode import as_model, is_int
+from workloadbuilder._internal import kinds
+from workloadbuilder._internal.decode import as_model, is_int
+from workloadbuilder._internal.gofmt import go_quote
+from workloadbuilder._internal.kinds import POD_GROUP_API_VERSION, WORKLOAD_API_VERSION, KubeObject
+from workloadbuilder._internal.walk import walk
 from workloadbuilder.errors import InvalidArgumentError, ResizeError
-from workloadbuilder.gofmt import go_quote
-from workloadbuilder.groups import TemplateIndex
-from workloadbuilder.kinds import POD_GROUP_API_VERSION, WORKLOAD_API_VERSION, KubeObject
+from workloadbuilder.podgroup import TemplateIndex
 from workloadbuilder.validation.objects import read_object
-from workloadbuilder.walk import walk
 
 __all__ = ["JSON_PATCH", "Patch", "gang_resize_patch", "resize"]
 

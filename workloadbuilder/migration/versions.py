@@ -17,11 +17,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from workloadbuilder import kinds
-from workloadbuilder.decode import decode, errors_at
+from workloadbuilder._internal import kinds
+from workloadbuilder._internal.decode import decode, errors_at
+from workloadbuilder._internal.textread import check_nesting
+from workloadbuilder._internal.walk import walk
 from workloadbuilder.field import FieldPath
-from workloadbuilder.textread import check_nesting
-from workloadbuilder.walk import walk
 
 __all__ = ["Migration", "MigrationNote", "migrate"]
 
