@@ -66,14 +66,14 @@ def test_golden_writes_on_update_then_compares(tmp_path: Path):
         assert_golden(other, target)
 
 
-def test_the_plugin_offers_the_golden_fixture(pytester: pytest.Pytester):
+def test_the_plugin_offers_the_wb_golden_fixture(pytester: pytest.Pytester):
     pytester.makepyfile(
         """
         from workloadbuilder.testing import make_item, make_options
         from workloadbuilder import Builder
 
-        def test_job(golden):
-            golden.check(Builder(make_item("job", gang=2), make_options()).build_workload(), "job.yaml")
+        def test_job(wb_golden):
+            wb_golden.check(Builder(make_item("job", gang=2), make_options()).build_workload(), "job.yaml")
         """
     )
     pytester.runpytest("--update-goldens").assert_outcomes(passed=1)

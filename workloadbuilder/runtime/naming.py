@@ -17,7 +17,7 @@ Template names are DNS labels (63 bytes at most, no dots); a name derived from
 a long or dotted owner name is shortened with a hash instead of producing an
 invalid Workload (see ``template_name``). Runtime groups of a materialized
 hierarchy are named by ``runtime_group_name``. docs/runtime.md explains the
-schemes and tests/core/test_naming.py holds the vectors they were checked against.
+schemes and tests/runtime/test_naming.py holds the vectors they were checked against.
 """
 
 from __future__ import annotations

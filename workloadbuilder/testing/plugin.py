@@ -1,4 +1,7 @@
-"""The pytest plugin: ``--update-goldens`` and the ``golden`` fixture, registered on install.
+"""The pytest plugin: ``--update-goldens`` and the ``wb_golden`` fixture, registered on install.
+
+The fixture's name carries the ``wb_`` prefix so that it cannot shadow a ``golden`` fixture of the
+project that installs this package (the plugin is active in every pytest session where it is installed).
 
 Golden files live in a ``golden`` folder next to the test module that uses
 them.
@@ -21,7 +24,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 @pytest.fixture
-def golden(request: pytest.FixtureRequest) -> Golden:
+def wb_golden(request: pytest.FixtureRequest) -> Golden:
     """Golden files in ``golden/`` beside the test module."""
     folder = Path(str(request.path)).parent / "golden"
     return Golden(folder, bool(request.config.getoption("--update-goldens")))
