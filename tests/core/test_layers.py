@@ -204,6 +204,7 @@ def test_a_circle_is_found() -> None:
 
 def _imports_between(graph: dict[str, set[str]], low: str, high: str) -> list[str]:
     """``module -> dep`` for each import from a module under ``low`` of one under ``high``."""
+
     def under(name: str, package: str) -> bool:
         return name == package or name.startswith(package + ".")
 
@@ -285,3 +286,51 @@ def test_names_are_imported_from_their_owner() -> None:
                 if f"{node.module}.{alias.name}" not in modules and alias.name not in owned[node.module]
             ]
     assert through == []
+
+
+FACES = {
+    "workloadbuilder",
+    "workloadbuilder.adapters",
+    "workloadbuilder.adapters.kit",
+    "workloadbuilder.placement",
+    "workloadbuilder.testing",
+}
+"""The modules that may re-export private names: what ``import workloadbuilder...`` is meant to give."""
+
+
+def reexported_private_names(path: Path) -> set[str]:
+    """Names ``path`` imports from ``workloadbuilder._internal`` and lists again in its ``__all__``."""
+    tree = ast.parse(path.read_text(), str(path))
+    private = {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("workloadbuilder._internal")
+        for alias in node.names
+    }
+    exported: set[str] = set()
+    for node in tree.body:
+        targets = (
+            node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        )
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) and node.value is not None:
+            exported |= {
+                e.value for e in ast.walk(node.value) if isinstance(e, ast.Constant) and isinstance(e.value, str)
+            }
+    return private & exported
+
+
+def test_only_the_faces_reexport_private_names() -> None:
+    offenders = {
+        module: sorted(names)
+        for module, path in source_modules().items()
+        if module not in FACES
+        and not module.startswith("workloadbuilder._internal")
+        and (names := reexported_private_names(path))
+    }
+    assert offenders == {}
+
+
+def test_a_private_reexport_is_caught(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text('from workloadbuilder._internal.gofmt import go_quote\n__all__ = ["go_quote", "other"]\n')
+    assert reexported_private_names(module) == {"go_quote"}
