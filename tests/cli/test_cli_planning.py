@@ -165,3 +165,40 @@ def test_render_charts(files):
     drawing = files / "utilization.svg"
     code, _, _ = run("simulate", QUEUE, "--generate", GEN, "--render", str(drawing))
     assert code == 0 and ET.fromstring(drawing.read_text()).get("aria-label") == "utilization over time"
+
+
+HUGE_POD = """
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: huge, namespace: ml}
+spec:
+  schedulingPolicy: {gang: {minCount: 1}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: huge-0, namespace: ml}
+spec:
+  schedulingGroup: {podGroupName: huge}
+  containers: [{name: c, image: x, resources: {requests: {nvidia.com/gpu: "9"}}}]
+"""
+
+
+def test_simulate_exits_1_with_the_reason_when_a_copy_never_runs(files):
+    (files / "huge.yaml").write_text(HUGE_POD)
+    (files / "queue.yaml").write_text(
+        "workloads:\n- {file: gang.yaml, arrival: 0, duration: 10}\n- {file: huge.yaml, arrival: 0, duration: 10}\n"
+    )
+    argv = ("simulate", str(files / "queue.yaml"), "--cluster", str(files / "cluster.yaml"))
+    code, out, err = run(*argv)
+    assert (code, err) == (1, "")
+    assert out.splitlines()[2:] == [
+        "workers: arrived 0s, started 0s, ended 10s (waited 0s)",
+        "huge: arrived 0s, never placed (never: a pod of 'huge' requests 9 nvidia.com/gpu; the largest node has 8)",
+        "makespan: never (some copies never ran)",
+    ]
+    code, out, _ = run(*argv, "--exit-zero", "-o", "json")
+    assert code == 0
+    assert [run["reason"] for run in json.loads(out)["workloads"]] == [
+        None,
+        "never: a pod of 'huge' requests 9 nvidia.com/gpu; the largest node has 8",
+    ]

@@ -91,9 +91,23 @@ def queue(seed: int) -> tuple[list[Workload], Cluster]:
 
 
 def answer(seed: int) -> dict[str, Any]:
-    """``simulate``'s answer for ``seed`` as JSON data."""
+    """``simulate``'s answer for ``seed`` as JSON data, without each copy's ``reason``.
+
+    The recordings predate the reason a never-placed copy is given (``reasons`` checks those);
+    the play itself, when each copy started and ended, must not change.
+    """
     workloads, cluster = queue(seed)
-    return simulate(workloads, cluster, seed=seed).to_dict()
+    data = simulate(workloads, cluster, seed=seed).to_dict()
+    for run in data["workloads"]:
+        del run["reason"]
+    return data
+
+
+def reasons(seed: int) -> list[tuple[bool, str | None]]:
+    """Per copy of ``seed``'s queue: whether it never ran (and was not undecided), and its ``reason``."""
+    workloads, cluster = queue(seed)
+    played = simulate(workloads, cluster, seed=seed)
+    return [(run.start is None and not run.undecided, run.reason) for run in played.workloads]
 
 
 def capacity_answer(seed: int) -> dict[str, Any]:

@@ -8,7 +8,7 @@ copies in batches through ``place`` (capacity); see ``tests/placement/seeded_que
 from __future__ import annotations
 
 import pytest
-from seeded_queues import CAPACITY_GOLDEN, SEEDS, answer, capacity_answer, golden
+from seeded_queues import CAPACITY_GOLDEN, SEEDS, answer, capacity_answer, golden, reasons
 
 _SIMULATED = golden()
 _COUNTED = golden(CAPACITY_GOLDEN)
@@ -22,3 +22,15 @@ def test_simulate_answers_as_recorded(seed):
 @pytest.mark.parametrize("seed", list(SEEDS), ids=[f"seed-{seed}" for seed in SEEDS])
 def test_capacity_answers_as_recorded(seed):
     assert capacity_answer(seed) == _COUNTED[str(seed)]
+
+
+_TIERS_OF_A_COPY_NEVER_PLACED = ("waiting-for-capacity", "never")
+
+
+@pytest.mark.parametrize("seed", list(SEEDS)[:40], ids=[f"seed-{seed}" for seed in list(SEEDS)[:40]])
+def test_a_copy_that_never_runs_and_only_it_has_the_verdict_of_place(seed):
+    for never, reason in reasons(seed):
+        if never:
+            assert reason is not None and reason.startswith(_TIERS_OF_A_COPY_NEVER_PLACED), reason
+        else:
+            assert reason is None

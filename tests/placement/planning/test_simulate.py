@@ -94,7 +94,7 @@ def test_text():
     result = simulate([Workload("a", _gang(1, 8), 0, 10), Workload("x", _gang(1, 9), 0, 10)], _two_nodes())
     assert result.text.splitlines() == [
         "a: arrived 0s, started 0s, ended 10s (waited 0s)",
-        "x: arrived 0s, never placed",
+        "x: arrived 0s, never placed (never: a pod of 'w' requests 9 nvidia.com/gpu; the largest node has 8)",
         "makespan: never (some copies never ran)",
     ]
 

@@ -12,7 +12,8 @@ asks ``placement.capacity``. ``simulate QUEUE.yaml`` reads a queue file::
 
 and asks ``placement.simulate``. Both take the cluster options of ``place``.
 Exit codes: 0 done, 2 bad input; 1 for ``capacity`` when not one copy fits, and for
-``simulate`` when a copy is undecided (``--timeout``, which bounds each whole command, was reached).
+``simulate`` when a copy is undecided (``--timeout``, which bounds each whole command, was reached)
+or never runs (each such copy's line gives the verdict ``place`` gives it; ``--exit-zero`` keeps 0).
 """
 
 from __future__ import annotations
@@ -68,10 +69,15 @@ def add_capacity_options(sub: argparse.ArgumentParser) -> None:
 
 
 def add_simulate_options(sub: argparse.ArgumentParser) -> None:
-    """``simulate``'s arguments: the queue file, the cluster, ``--seed``, ``--output``."""
+    """``simulate``'s arguments: the queue file, the cluster, ``--seed``, ``--exit-zero``, ``--output``."""
     sub.add_argument("queue", metavar="QUEUE", help="the queue file (YAML or JSON)")
     add_cluster_options(sub)
     sub.add_argument("--seed", type=int, default=0, help="tie-breaks between equal arrivals (default 0)")
+    sub.add_argument(
+        "--exit-zero",
+        action="store_true",
+        help="exit 0 even when a copy never runs (for reports); undecided copies still exit 1",
+    )
     _common(sub, _SIMULATE_TIMEOUT)
 
 
@@ -168,7 +174,9 @@ def simulate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         queue = f"queue: {args.queue}, {copies} {'copy' if copies == 1 else 'copies'}, tie-break seed {result.seed}"
         out.write(f"{line}\n{queue}\n{result.text}\n")
     _draw(args, utilization_svg(result))
-    return 1 if result.undecided else 0
+    if result.undecided:
+        return 1
+    return 0 if args.exit_zero or not result.never_placed else 1
 
 
 def _left(started: float, timeout: float) -> float:

@@ -38,7 +38,7 @@ from workloadbuilder.placement.answer import PodPlacement
 from workloadbuilder.placement.cluster.derive import with_usage
 from workloadbuilder.placement.cluster.model import Cluster
 from workloadbuilder.placement.cluster.records import RunningGroup, RunningPod
-from workloadbuilder.placement.engine import STRATEGIES, Cycle, Session, cycles
+from workloadbuilder.placement.engine import STRATEGIES, Cycle, Session, cycles, place
 from workloadbuilder.placement.framework.preemption import RunningUnits, Unit, running_units
 from workloadbuilder.placement.framework.queue import queue_order, resolve_request
 from workloadbuilder.placement.k8s.priorities import PriorityClass, PriorityError, PrioritySpec
@@ -46,6 +46,7 @@ from workloadbuilder.placement.k8s.resources import POD_MILLIS
 from workloadbuilder.placement.planning.copies import as_running, copies_of, leaves, pod_sets
 from workloadbuilder.placement.request.model import PlacementRequest
 from workloadbuilder.placement.strategies.complete import DEFAULT_TIMEOUT
+from workloadbuilder.placement.verdict import verdict
 
 __all__ = ["CopyRun", "Eviction", "Simulation", "Workload", "simulate"]
 
@@ -76,7 +77,11 @@ class CopyRun:
     ``start``, ``end`` and ``wait`` are ``None`` for a copy that never ran to
     the end: it never fit, or, when ``undecided``, whether it fits was left
     open (the complete search reached its time bound, or the simulation's
-    time bound stopped the play first).
+    time bound stopped the play first). A copy that never fit has a
+    ``reason``: the verdict ``place`` gives its workload on the cluster as
+    given (``waiting-for-capacity`` when the cluster's own running pods hold
+    what it needs, ``never`` with the cause when it fits no arrangement of
+    the emptied cluster), or ``None`` when the time bound left no time to ask.
     """
 
     name: str
@@ -85,6 +90,7 @@ class CopyRun:
     end: float | None = None
     preempted: int = 0
     undecided: bool = False
+    reason: str | None = None
 
     @property
     def wait(self) -> float | None:
@@ -92,7 +98,7 @@ class CopyRun:
         return None if self.start is None else self.start - self.arrival
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"name", "arrival", "start", "end", "wait", "preempted", "undecided"}``."""
+        """``{"name", "arrival", "start", "end", "wait", "preempted", "undecided", "reason"}``."""
         return {
             "name": self.name,
             "arrival": self.arrival,
@@ -101,6 +107,7 @@ class CopyRun:
             "wait": self.wait,
             "preempted": self.preempted,
             "undecided": self.undecided,
+            "reason": self.reason,
         }
 
 
@@ -173,6 +180,11 @@ class Simulation:
         """Whether some copy's fate was left open by a time bound."""
         return any(run.undecided for run in self.workloads)
 
+    @property
+    def never_placed(self) -> list[CopyRun]:
+        """The copies that never started and whose fate no time bound left open."""
+        return [run for run in self.workloads if run.start is None and not run.undecided]
+
     def to_dict(self) -> dict[str, Any]:
         """``{"workloads", "makespan", "undecided", "stopped", "utilization", "evictions", "seed"}``."""
         return {
@@ -196,7 +208,8 @@ class Simulation:
             if run.start is None and run.undecided:
                 lines.append(f"{run.name}: arrived {_t(run.arrival)}, undecided (a time bound was reached)")
             elif run.start is None:
-                lines.append(f"{run.name}: arrived {_t(run.arrival)}, never placed")
+                why = "" if run.reason is None else f" ({run.reason})"
+                lines.append(f"{run.name}: arrived {_t(run.arrival)}, never placed{why}")
             else:
                 extra = f", preempted {run.preempted}x" if run.preempted else ""
                 lines.append(
@@ -287,6 +300,7 @@ def simulate(
         raise TypeError("simulate(): priority_classes must be PriorityClass records")
     classes = cluster.priority_classes.with_classes(extra)
     copies: list[_Copy] = []
+    origins: list[int] = []  # per copy, the index of its workload in ``workloads``
     for e, workload in enumerate(workloads):
         tie = rng.random()  # one draw per entry: its copies keep their order
         spec = None
@@ -306,8 +320,46 @@ def simulate(
             shape = (id(workload.request), priority)
             reads = _reads_running(request)
             copies.append(_Copy(run, request, priority, workload.duration, tie, len(copies), shape, reads))
+            origins.append(e)
     deadline = None if timeout is None else started + timeout
-    return replace(_Player(cluster, copies, strategy, extra, deadline, timeout).play(), seed=seed)
+    played = _Player(cluster, copies, strategy, extra, deadline, timeout).play()
+    _explain_never_placed(played, workloads, origins, cluster, strategy, extra, deadline)
+    return replace(played, seed=seed)
+
+
+def _explain_never_placed(
+    played: Simulation,
+    workloads: Sequence[Workload],
+    origins: list[int],
+    cluster: Cluster,
+    strategy: str,
+    classes: tuple[PriorityClass, ...],
+    deadline: float | None,
+) -> None:
+    """Give every never-placed copy the verdict ``place`` gives its workload on ``cluster``, asked once a workload.
+
+    The copies of one workload are alike, so one ``place`` and its verdict
+    speak for all of them; what is left of ``deadline`` bounds each, and a
+    copy asked after it passed keeps ``reason`` ``None``.
+    """
+    asked: dict[int, str | None] = {}
+    for run, e in zip(played.workloads, origins, strict=True):
+        if run.start is not None or run.undecided:
+            continue
+        if e not in asked:
+            left = DEFAULT_TIMEOUT if deadline is None else deadline - time.monotonic()
+            if left <= 0:
+                asked[e] = None
+            else:
+                workload = workloads[e]
+                spec = None
+                if workload.priority is not None or workload.priority_class_name is not None:
+                    spec = PrioritySpec(workload.priority_class_name, workload.priority)
+                request = _with_priority(copy.deepcopy(workload.request), spec)
+                answer = place(request, cluster, strategy, timeout=left, priority_classes=classes)
+                found = verdict(request, cluster, answer, classes, timeout=left)
+                asked[e] = found.text.removeprefix("verdict: ")
+        run.reason = asked[e]
 
 
 def _check_arguments(
