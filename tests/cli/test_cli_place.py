@@ -8,6 +8,7 @@ runs there, so every path in a table is what a reader types.
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 import os
@@ -207,9 +208,11 @@ TRAIN_STOLEN = TRAIN_HEAD + lines(
     "    preemption cannot help: nothing of lower priority runs",
     "",
     "not feasible (kube-scheduler): 0 of 1 object placed",
-    "verdict: never: even with no pod running: `train`: block block-A fits 1 of 2 child groups; 0 of 1 block fit 2; "
-    "`workers-1`: rack rack-A2 in block block-A fits 3 of 3 pods on its own, 0 once `workers-0` took its share; "
-    "1 of 2 racks fit 3",
+    "verdict: unreachable: kube-scheduler will not place it as submitted, but an arrangement exists on this cluster "
+    "(`train` in block block-A; `workers-0` in block block-A, rack rack-A1; `workers-1` in block block-A, rack rack-A2); "
+    "kube-scheduler's greedy order misses it because `workers-0` takes rack `rack-A2` first; "
+    "to reach it, change the order of the groups or loosen a topology key so that kube-scheduler's in-order choice "
+    "leaves room for the rest (`--strategy complete` shows the whole arrangement)",
 )
 
 TRAIN_FOUND = TRAIN_HEAD + lines(
@@ -264,9 +267,11 @@ EXPLAIN_STOLEN = TRAIN_HEAD + lines(
     "  preemption: preemption cannot help: nothing of lower priority runs",
     "",
     "not feasible (kube-scheduler): 0 of 1 object placed",
-    "verdict: never: even with no pod running: `train`: block block-A fits 1 of 2 child groups; 0 of 1 block fit 2; "
-    "`workers-1`: rack rack-A2 in block block-A fits 3 of 3 pods on its own, 0 once `workers-0` took its share; "
-    "1 of 2 racks fit 3",
+    "verdict: unreachable: kube-scheduler will not place it as submitted, but an arrangement exists on this cluster "
+    "(`train` in block block-A; `workers-0` in block block-A, rack rack-A1; `workers-1` in block block-A, rack rack-A2); "
+    "kube-scheduler's greedy order misses it because `workers-0` takes rack `rack-A2` first; "
+    "to reach it, change the order of the groups or loosen a topology key so that kube-scheduler's in-order choice "
+    "leaves room for the rest (`--strategy complete` shows the whole arrangement)",
 )
 
 EXPLAIN_FOUND = TRAIN_HEAD + lines(
@@ -666,7 +671,10 @@ def test_compile_output_places_as_the_object_does(workdir):
             "--strategy: 'greedy' is not one of kube-scheduler, complete",
         ),
         ("place train.yaml --generate zones=1 --output xml", "--output: 'xml' is not one of text, json, yaml"),
-        ("place train.yaml --generate zones=1 --timeout 0", "--timeout: must be a positive number of seconds up to 86400, got 0"),
+        (
+            "place train.yaml --generate zones=1 --timeout 0",
+            "--timeout: must be a positive number of seconds up to 86400, got 0",
+        ),
         (
             "place train.yaml --generate zones=1 --claim nics",
             "--claim: expected NAME=DEVICECLASS or NAME=DEVICECLASS:COUNT, got 'nics'",
@@ -960,3 +968,24 @@ def test_a_mixed_kubectl_list_is_one_cluster_file_and_explain_quotes_kube_schedu
         "    `vllm-66c7999b94-replica-0-77b5f8766c` pod `vllm-66c7999b94-replica-0-77b5f8766c-1`: 0/9 nodes are "
         "available: 1 node(s) were unschedulable, 2 node(s) had untolerated taint(s), 6 Insufficient nvidia.com/gpu."
     ) in out.splitlines()
+
+
+def test_without_or_tools_a_greedy_miss_stays_never(workdir, monkeypatch):
+    """The unreachable tier needs the complete search; where it cannot run, the verdict claims no arrangement."""
+    from workloadbuilder.errors import MissingDependencyError
+
+    verdict_module = importlib.import_module("workloadbuilder.placement.verdict")
+
+    real_place = verdict_module.place
+
+    def place_without_solver(request, cluster, strategy="kube-scheduler", **options):
+        if strategy == "complete":
+            raise MissingDependencyError("the complete strategy's exact search needs OR-tools")
+        return real_place(request, cluster, strategy, **options)
+
+    monkeypatch.setattr(verdict_module, "place", place_without_solver)
+    code, out, _ = run("place", "train.yaml", "--cluster", "cluster.yaml")
+    assert code == 1
+    assert out.splitlines()[-1].startswith(
+        "verdict: never: even with no pod running: `train`: block block-A fits 1 of 2"
+    )

@@ -8,16 +8,25 @@
 - ``waiting-for-capacity``: not now, but it fits this cluster once the
   running work of lower or equal priority is gone (or, failing that, once
   all running work is gone and cordoned nodes are back);
+- ``unreachable``: kube-scheduler's algorithm finds no placement, as
+  submitted, even on this cluster emptied, but an arrangement exists: the
+  complete strategy's search found one (on this cluster, or else on the
+  emptied one); ``cause`` names the arrangement, why kube-scheduler's
+  greedy order misses it and what to change. Only a ``kube-scheduler``
+  answer gets this tier, and only where OR-tools is installed (without it,
+  the tier stays ``never``);
 - ``never``: it does not fit even this cluster emptied of every running pod
-  with every node uncordoned; ``cause`` says why (a pod larger than any
-  node, a topology key no node carries, or the engine's reason);
+  with every node uncordoned, in any arrangement the answer's strategy
+  knows of; ``cause`` says why (a pod larger than any node, a topology key
+  no node carries, or the engine's reason);
 - ``undecided``: the complete strategy's search reached its time bound
   before the tier was settled (a search cut short proves nothing, so the
   answer is neither placed nor ``never``); ``cause`` says where;
 - ``invalid``: the request did not validate (``Verdict.invalid(error)``).
 
 Every placement made here uses the answer's strategy, so the verdict never
-rests on another strategy's reasoning; ``timeout`` bounds all of them
+rests on another strategy's reasoning (but for ``unreachable``, whose
+point is that the complete search finds what kube-scheduler's does not); ``timeout`` bounds all of them
 together (the complete strategy's searches share what is left of it), and a
 bound reached before the tier is settled makes it ``undecided``.
 """
@@ -29,9 +38,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from workloadbuilder.errors import MissingDependencyError
 from workloadbuilder.placement.answer import Placement
 from workloadbuilder.placement.cluster.model import Cluster
 from workloadbuilder.placement.engine import place
+from workloadbuilder.placement.explain.wording import short_key
 from workloadbuilder.placement.k8s.priorities import PriorityClass
 from workloadbuilder.placement.k8s.quantity import format_millis
 from workloadbuilder.placement.request.model import PlacementRequest
@@ -39,13 +50,21 @@ from workloadbuilder.placement.strategies.complete import DEFAULT_TIMEOUT
 
 __all__ = ["TIERS", "Verdict", "verdict"]
 
-TIERS = ("placeable", "placeable-after-preemption", "waiting-for-capacity", "never", "undecided", "invalid")
+TIERS = (
+    "placeable",
+    "placeable-after-preemption",
+    "waiting-for-capacity",
+    "unreachable",
+    "never",
+    "undecided",
+    "invalid",
+)
 """Every tier, best first; only ``placeable`` exits 0 on the command line."""
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """One tier, the victims preemption would take (by name) and, for ``never``/``undecided``/``invalid``, the cause."""
+    """One tier, the victims preemption would take (by name) and, past ``waiting-for-capacity``, the cause."""
 
     tier: str
     victims: tuple[str, ...] = ()
@@ -128,7 +147,59 @@ def verdict(
         return _undecided(timeout, "without the running work of lower or equal priority")
     if _cut_short(empty):
         return _undecided(timeout, "on the emptied cluster")
-    return Verdict("never", cause=_cause(request, empty_cluster, empty))
+    cause = _cause(request, empty_cluster, empty)
+    if answer.strategy == "kube-scheduler":
+        for on, where in ((cluster, "on this cluster"), (empty_cluster, "on this cluster emptied")):
+            found = _arrangement(request, on, classes, deadline)
+            if found is not None:
+                return Verdict("unreachable", cause=_unreachable_cause(found, where))
+    return Verdict("never", cause=cause)
+
+
+def _arrangement(
+    request: PlacementRequest, on: Cluster, classes: list[PriorityClass | Mapping[str, Any]], deadline: float
+) -> Placement | None:
+    """The complete strategy's placement of ``request`` on ``on`` within ``deadline``, or ``None``.
+
+    ``None`` also when OR-tools is missing or the search was cut short: then
+    nothing is known beyond kube-scheduler's own answer.
+    """
+    left = deadline - time.monotonic()
+    if left <= 0:
+        return None
+    try:
+        found = place(request, on, "complete", timeout=left, priority_classes=classes)
+    except MissingDependencyError:
+        return None
+    return found if found.feasible else None
+
+
+def _unreachable_cause(found: Placement, where: str) -> str:
+    """What an ``unreachable`` verdict says: the arrangement, why kube-scheduler misses it, what to change."""
+    domains = [
+        f"`{group.name}` in " + ", ".join(f"{short_key(key)} {value}" for key, value in group.domains.items())
+        for group in found.groups
+        if group.domains
+    ]
+    because = [
+        gap.split(", because ", 1)[1] for root in found.explained if (gap := root.greedy_gap) and ", because " in gap
+    ]
+    arrangement = f" ({'; '.join(domains)})" if domains else ""
+    parts = [f"kube-scheduler will not place it as submitted, but an arrangement exists {where}{arrangement}"]
+    if because:
+        parts.append("kube-scheduler's greedy order misses it because " + "; ".join(because))
+    if any("first-fit" in reason for reason in because):
+        parts.append(
+            "to reach it, narrow the claim's devices (a selector) to those every pod of the group can reach,"
+            " so that the first pod's first-fit choice leaves room for the rest"
+            " (`--strategy complete` shows the whole arrangement)"
+        )
+    else:
+        parts.append(
+            "to reach it, change the order of the groups or loosen a topology key so that kube-scheduler's"
+            " in-order choice leaves room for the rest (`--strategy complete` shows the whole arrangement)"
+        )
+    return "; ".join(parts)
 
 
 def _probed_victims(request: PlacementRequest, answer: Placement) -> tuple[str, ...] | None:
