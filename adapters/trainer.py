@@ -17,6 +17,12 @@ the ``launcher``, or the launcher as one of them with ``runLauncherAsNode``.
   that starts after another (an MPI launcher that ``dependsOn`` its nodes),
   which gets a gang of its own.
 
+The pods each group places are the runtime's pod templates with the
+TrainJob's trainer laid over them as Trainer renders its JobSet
+(``adapters.trainer_pods``, kubeflow/trainer 8c0f5059): ``resourcesPerNode``
+merged into the trainer step's ``node`` container, ``image``, ``command``,
+``args`` and ``env`` overlaid; ``numProcPerNode`` is a ``lossy`` warning.
+
 Errors say which object to fix: the TrainJob (``spec.trainer.numNodes``,
 ``spec.runtimeRef``) or the runtime (its ``spec.scheduling`` and template).
 docs/adapters/trainer.md has the rules and what is lossy.
@@ -58,6 +64,8 @@ from workloadbuilder.adapters.replicated_jobs import (
     read_replicated_jobs,
 )
 from workloadbuilder.adapters.strict import with_schema_errors
+from workloadbuilder.adapters.trainer_pods import render_pod_template, resources_target
+from workloadbuilder.placement.k8s.resources import read_quantity
 
 __all__ = ["ANCESTOR_LABEL", "DESIGN", "TrainJobAdapter", "TrainJobPlan"]
 
@@ -144,6 +152,8 @@ class TrainJobAdapter:
                     "not applied when planning: the groups are sized from the runtime as written",
                 )
             )
+        errors.extend(_quantity_errors(job))
+        warnings.extend(_trainer_warnings(job, runtime, rjobs))
         templates = [rj.pod_template_path for rj in rjobs]
         runtime_warnings.extend(kueue_warnings(runtime, templates, layout.constrained))
         runtime_warnings.extend(scheduler_warnings(runtime, templates))
@@ -153,8 +163,13 @@ class TrainJobAdapter:
         plan.errors = [Finding(ident.ref, e) for e in errors] + [Finding(runtime_ref, e) for e in runtime_errors]
         plan.warnings = [Finding(ident.ref, w) for w in warnings] + [Finding(runtime_ref, w) for w in runtime_warnings]
         groups = layout.groups
+        trainer = mapping_at(job, FieldPath("spec", "trainer"), ErrorList()) or {}
         plan.assign_pods = lambda hierarchy: assignments(
-            groups, hierarchy, ident.name, _rendered_pod_template, lambda rj: _runtime_pod_template(runtime, rj)
+            groups,
+            hierarchy,
+            ident.name,
+            _rendered_pod_template,
+            lambda rj: render_pod_template(runtime, rj.path.elements(), rj.name, trainer),
         )
         return plan
 
@@ -336,10 +351,51 @@ def _legacy_gang(runtime: Mapping[str, Any]) -> ErrorList:
     return warnings
 
 
-def _runtime_pod_template(runtime: Mapping[str, Any], rj: ReplicatedJob) -> Mapping[str, Any] | None:
-    """The runtime's pod template of a ReplicatedJob: what the TrainJob's pods are made from."""
-    template = at(runtime, rj.pod_template_path.elements())
-    return template if isinstance(template, Mapping) else None
+def _trainer_warnings(job: Mapping[str, Any], runtime: Mapping[str, Any], rjobs: list[ReplicatedJob]) -> ErrorList:
+    """What of ``spec.trainer`` the rendered pods lack: ``numProcPerNode``, a ``resourcesPerNode`` no container gets."""
+    warnings = ErrorList()
+    trainer = mapping_at(job, FieldPath("spec", "trainer"), ErrorList()) or {}
+    if trainer.get("numProcPerNode") is not None:
+        warnings.append(
+            lossy(
+                FieldPath("spec", "trainer", "numProcPerNode"),
+                trainer["numProcPerNode"],
+                "not rendered: Trainer's ML plugins turn it into environment variables of the node container "
+                "(PET_NPROC_PER_NODE, MPI slots); it does not change what a pod requests",
+            )
+        )
+    if isinstance(trainer.get("resourcesPerNode"), Mapping) and not any(
+        resources_target(runtime, rj.path.elements(), rj.name) and _has_node_container(runtime, rj) for rj in rjobs
+    ):
+        warnings.append(
+            lossy(
+                FieldPath("spec", "trainer", "resourcesPerNode"),
+                OMIT_VALUE,
+                "not applied: Trainer merges it only into the container named node of the runtime's trainer "
+                "step, and only when the runtime sets spec.mlPolicy; this runtime offers no such container, so "
+                "its pods request what its templates say",
+            )
+        )
+    return warnings
+
+
+def _quantity_errors(job: Mapping[str, Any]) -> ErrorList:
+    """``resourcesPerNode``'s requests and limits must be quantities: the pods will ask for them."""
+    errors = ErrorList()
+    base = FieldPath("spec", "trainer", "resourcesPerNode")
+    for key in ("requests", "limits"):
+        listed = at(job, (*base.elements(), key))
+        if not isinstance(listed, Mapping):
+            continue  # a wrong type is the schema's error
+        for resource, raw in listed.items():
+            if isinstance(raw, (str, int, float)) and not isinstance(raw, bool):
+                read_quantity(str(resource), raw, base.child(key).key(str(resource)), errors)
+    return errors
+
+
+def _has_node_container(runtime: Mapping[str, Any], rj: ReplicatedJob) -> bool:
+    containers = at(runtime, (*rj.pod_template_path.elements(), "spec", "containers"))
+    return isinstance(containers, list) and any(isinstance(c, Mapping) and c.get("name") == "node" for c in containers)
 
 
 def _rendered_pod_template(rj: ReplicatedJob) -> str:

@@ -73,6 +73,7 @@ def test_capacity_json(files):
             "undecided": False,
             "perDomain": {"rack": {"rack-a": 2, "rack-b": 1}},
             "stranded": {"cpu": "10", "nvidia.com/gpu": "0", "pods": "214"},
+            "unusable": {"nodes": 0, "reasons": {}, "free": {}},
             "toAdd": {"like": "b1", "count": 1, "target": 4, "undecided": False},
         },
     )
@@ -144,14 +145,18 @@ def test_simulate_bad_queue_files(files, queue, message):
 
 def test_render_charts(files):
     chart = files / "copies.svg"
-    code, _, _ = run("capacity", str(files / "gang.yaml"), "--cluster", str(files / "cluster.yaml"), "--render", str(chart))
+    code, _, _ = run(
+        "capacity", str(files / "gang.yaml"), "--cluster", str(files / "cluster.yaml"), "--render", str(chart)
+    )
     root = ET.fromstring(chart.read_text())
     assert code == 0 and root.get("viewBox") == "0 0 800 144"
     assert [t.text for t in root.iter("{http://www.w3.org/2000/svg}title")] == [
         "3 copies fit in all", "rack=rack-a: 2 copies", "rack=rack-b: 1 copy",
     ]  # fmt: skip
     # An existing file is kept unless --force, and a symlink is never followed, as with place --render.
-    code, _, err = run("capacity", str(files / "gang.yaml"), "--cluster", str(files / "cluster.yaml"), "--render", str(chart))
+    code, _, err = run(
+        "capacity", str(files / "gang.yaml"), "--cluster", str(files / "cluster.yaml"), "--render", str(chart)
+    )
     assert (code, err) == (2, f"error: --render: {chart} exists; --force overwrites it\n")
     target = files / "elsewhere.txt"
     target.write_text("keep")

@@ -16,7 +16,7 @@ def test_to_dict_shape(kep_cluster: Cluster, kep_request: PlacementRequest) -> N
     data = answer.to_dict()
     assert list(data) == ["feasible", "strategy", "groups", "victims", "explanation", "text", "warnings"]
     assert [list(group) for group in data["groups"]] == [
-        ["name", "kind", "template", "parent", "domains", "pods", "required", "claims", "capacityLeft"]
+        ["name", "kind", "template", "parent", "domains", "pods", "required", "claims", "capacityLeft", "unusable"]
     ] * 3
     assert data["groups"][1] == {
         "name": "pg-1",
@@ -28,6 +28,7 @@ def test_to_dict_shape(kep_cluster: Cluster, kep_request: PlacementRequest) -> N
         "required": 5,
         "claims": [],
         "capacityLeft": {"pods": "105", "nvidia.com/gpu": "0"},  # what its pods request, left in rack-B1
+        "unusable": {"nodes": 0, "reasons": {}, "free": {}},  # every node of rack-B1 may take its pods
     }
     assert data["groups"][0]["capacityLeft"] == {"pods": "210", "nvidia.com/gpu": "0"}  # left in block-B
     assert list(data["explanation"]) == ["summary", "roots"]
@@ -36,6 +37,7 @@ def test_to_dict_shape(kep_cluster: Cluster, kep_request: PlacementRequest) -> N
         "feasible",
         "quorum",
         "levels",
+        "filters",
         "resources",
         "claims",
         "preemption",

@@ -126,7 +126,24 @@ def _group_lines(group: GroupRequest, placed: GroupPlacement, depth: int) -> lis
             for resource, amount in placed.capacity_left.items()
         )
         lines.append(f"{pad}  capacity left in {where}: {left}")
+    if placed.unusable and placed.unusable.get("nodes"):
+        lines.append(f"{pad}  {_unusable_text(placed.unusable, where)}")
     return lines
+
+
+def _unusable_text(unusable: Mapping[str, object], where: str) -> str:
+    """The domain's nodes the group's pods may not use, why, and what is free there (not in the capacity left)."""
+    nodes = int(unusable["nodes"])  # type: ignore[call-overload]
+    reasons = unusable.get("reasons") or {}
+    why = ", ".join(f"{n} {reason}" for reason, n in reasons.items())  # type: ignore[attr-defined]
+    free = unusable.get("free") or {}
+    amounts = ", ".join(
+        f"{resource} {readable_quantity(resource, resource_millis(resource, amount))}"
+        for resource, amount in free.items()  # type: ignore[attr-defined]
+    )
+    text = f"not usable by its pods in {where}: {count_of(nodes, 'node')}"
+    text += f" ({why})" if why else ""
+    return text + (f", with {amounts} free" if amounts else "")
 
 
 def _victim_lines(placement: Placement) -> list[str]:

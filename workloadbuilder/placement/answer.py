@@ -11,7 +11,10 @@
          "pods": [{"name", "node"}],        # placed pods only
          "required": int,                   # minCount / minGroupCount (1 for basic)
          "claims": [{"name", "devices": [{"pool", "count"}]}],
-         "capacityLeft": {resource: quantity}}   # free in the group's domain afterwards
+         "capacityLeft": {resource: quantity},   # free afterwards on the domain's nodes its pods may use
+         "unusable": {"nodes": int, "reasons": {why: nodes}, "free": {resource: quantity}}}
+                                            # the domain's other nodes (cordoned, not ready, tainted, not
+                                            # selected) and what is free there; zero nodes when none
       ],
       "victims": [{"name", "kind" ("CompositePodGroup" | "PodGroup" | "Pod"), "priority",
                    "pods": [{"name", "node"}]}],
@@ -446,6 +449,9 @@ class GroupPlacement:
     """The placed pods (a ``PodList``, built when first read)."""
     claims: list[ClaimPlacement] = field(default_factory=list)
     capacity_left: dict[str, str] = field(default_factory=dict)
+    """Free capacity left in the group's domain on the nodes its pods may use (pod-and-node filters pass)."""
+    unusable: dict[str, Any] = field(default_factory=dict)
+    """The domain's nodes its pods may not use: ``{"nodes", "reasons": {why: nodes}, "free": {resource: quantity}}``."""
 
     def to_dict(self) -> dict[str, Any]:
         """This group's part of ``Placement.to_dict()``, in the documented shape."""
@@ -459,6 +465,7 @@ class GroupPlacement:
             "required": self.required,
             "claims": [claim.to_dict() for claim in self.claims],
             "capacityLeft": dict(self.capacity_left),
+            "unusable": dict(self.unusable) if self.unusable else {"nodes": 0, "reasons": {}, "free": {}},
         }
 
 

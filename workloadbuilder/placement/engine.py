@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from workloadbuilder._internal.collector import quiet_gc
 from workloadbuilder._internal.gofmt import capped, render_bad_value
 from workloadbuilder.errors import InvalidArgumentError
@@ -32,6 +34,7 @@ from workloadbuilder.placement.answer import (
 from workloadbuilder.placement.cluster.model import Cluster, Domain
 from workloadbuilder.placement.explain.preemption import report as preemption_report
 from workloadbuilder.placement.explain.root import RootReport, explain_root
+from workloadbuilder.placement.explain.stages import unusable_reasons, usable_mask
 from workloadbuilder.placement.framework.outcome import Outcome
 from workloadbuilder.placement.framework.preemption import Candidates, Unit, Victims, candidates_below, preempt
 from workloadbuilder.placement.framework.queue import admissible, queue_order, resolve_request
@@ -334,7 +337,7 @@ def _answer(
     groups: list[GroupPlacement] = []
     victims: list[Victim] = []
     explained = []
-    left: dict[int, dict[str, str]] = {}
+    left: dict[Any, tuple[dict[str, str], dict[str, Any]]] = {}
     for report, said in reports:
         results = report.outcome.results if report.outcome.success else {}
         for group in report.root.walk():
@@ -347,7 +350,7 @@ def _answer(
                 placement.claims = [
                     ClaimPlacement(name, allocation.devices) for name, allocation in sorted(result.claims.items())
                 ]
-                placement.capacity_left = _left(snap, result.domain, group, kube, left)
+                placement.capacity_left, placement.unusable = _left(snap, result.domain, group, kube, left)
             groups.append(placement)
         for unit in report.victims or []:
             pods = [PodPlacement(pod.name, cluster.names[pod.node]) for pod in unit.pods]
@@ -365,17 +368,50 @@ def _answer(
 
 
 def _left(
-    snap: Snapshot, domain: Domain, group: Any, kube: KubeScheduler, cache: dict[int, dict[str, str]]
-) -> dict[str, str]:
-    """Free capacity in the group's domain after everything, for the resources its pods request."""
+    snap: Snapshot,
+    domain: Domain,
+    group: Any,
+    kube: KubeScheduler,
+    cache: dict[Any, tuple[dict[str, str], dict[str, Any]]],
+) -> tuple[dict[str, str], dict[str, Any]]:
+    """Free capacity in the group's domain after everything, for the resources its pods request.
+
+    Only nodes some pod of the group may use count (``stages.usable_mask``:
+    not cordoned, ready, taints tolerated, selectors matched); the others
+    are the second answer, ``{"nodes", "reasons", "free"}``, with why.
+    """
     wanted = {"pods"}
+    shapes = []
     for member in group.walk():
         if member.is_leaf:
             wanted.update(resource for resource, amount in member.requests.items() if amount > 0)
-    free = cache.get(domain.uid)
-    if free is None:
-        sums = snap.free_sum(domain)
-        free = cache[domain.uid] = {
-            resource: format_millis(resource, sums[r]) for r, resource in enumerate(snap.cluster.resources)
-        }
-    return {resource: free[resource] for resource in snap.cluster.resources if resource in wanted}
+            shapes += [shape for shape, _ in kube.shapes(member)]
+    key = (domain.uid, tuple(sorted({shape.uid for shape in shapes})))
+    known = cache.get(key)
+    if known is None:
+        nodes = domain.node_array
+        usable = usable_mask(snap.cluster, [shape.constraints for shape in shapes], nodes)
+        left = _free_on(snap, nodes[usable])
+        out = nodes[~usable]
+        unusable: dict[str, Any] = {"nodes": 0, "reasons": {}, "free": {}}
+        if len(out):
+            unusable = {
+                "nodes": len(out),
+                "reasons": unusable_reasons(snap.cluster, shapes[0].constraints, out) if shapes else {},
+                "free": _free_on(snap, out),
+            }
+        known = cache[key] = (left, unusable)
+    left, unusable = known
+    shown = {resource: left[resource] for resource in snap.cluster.resources if resource in wanted}
+    if unusable["nodes"]:
+        free = unusable["free"]
+        unusable = {**unusable, "free": {r: free[r] for r in snap.cluster.resources if r in wanted}}
+    return shown, unusable
+
+
+def _free_on(snap: Snapshot, nodes: Any) -> dict[str, str]:
+    """What is free on ``nodes`` now, per resource of the cluster (a node's debt counts as 0)."""
+    return {
+        resource: format_millis(resource, int(np.maximum(snap.free_at(resource, nodes), 0).sum()))
+        for resource in snap.cluster.resources
+    }

@@ -81,7 +81,16 @@ CASES = [
         ),
         lambda: _gang(1, 4, key=None),
         {},
-        Capacity(copies=2, per_domain={}, stranded={"cpu": "14", "nvidia.com/gpu": "2", "pods": "218"}),
+        Capacity(
+            copies=2,
+            per_domain={},
+            stranded={"cpu": "14", "nvidia.com/gpu": "2", "pods": "218"},
+            unusable={
+                "nodes": 1,
+                "reasons": {"cordoned": 1},
+                "free": {"cpu": "8", "nvidia.com/gpu": "8", "pods": "110"},
+            },
+        ),
         id="cordoned-and-used-nodes",
     ),
 ]
@@ -99,6 +108,7 @@ def test_capacity_json_shape():
         "undecided": False,
         "perDomain": {RACK: {"rack-a": 2, "rack-b": 0}},
         "stranded": {"cpu": "20", "nvidia.com/gpu": "4", "pods": "326"},
+        "unusable": {"nodes": 0, "reasons": {}, "free": {}},
         "toAdd": {"like": "b1", "count": 5, "target": 5, "undecided": False},
     }
     assert answer.text.splitlines() == [
@@ -150,7 +160,10 @@ def test_derived_clusters_keep_taints():
     # like b1 carry the taint too, so they never help, while nodes like a1 do.
     tainted = cluster(
         node("a1", 0, cpu="8", rack="rack-a"),
-        {**node("b1", 0, cpu="8", rack="rack-b"), "taints": [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]},
+        {
+            **node("b1", 0, cpu="8", rack="rack-b"),
+            "taints": [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}],
+        },
     )
     cpu_pod = request([pod_group("w", 1)], {"w": (1, {"cpu": "2"})})
     assert capacity(cpu_pod, tainted, add_nodes_like="b1", target=5).to_dict()["toAdd"] == {
@@ -166,6 +179,8 @@ def test_mixed_shapes_count_each_pod_with_its_own_requests():
     # what stays free is 24 - 6 = 18 CPUs and 24 - 16 = 8 GPUs.
     three = cluster(*(node(f"n{i}", 8, cpu="8") for i in range(3)))
     group = pod_group("lws", 3)
-    pods = {"lws": [{"count": 1, "requests": {"cpu": "4"}}, {"count": 2, "requests": {"cpu": "1", "nvidia.com/gpu": "8"}}]}
+    pods = {
+        "lws": [{"count": 1, "requests": {"cpu": "4"}}, {"count": 2, "requests": {"cpu": "1", "nvidia.com/gpu": "8"}}]
+    }
     answer = capacity(request([group], pods), three)
     assert (answer.copies, answer.stranded) == (1, {"cpu": "18", "nvidia.com/gpu": "8", "pods": "327"})

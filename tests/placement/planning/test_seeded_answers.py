@@ -19,9 +19,14 @@ def test_simulate_answers_as_recorded(seed):
     assert answer(seed) == _SIMULATED[str(seed)]
 
 
+# Recorded before ``unusable`` was reported apart from ``stranded``; no node of the 200 clusters is out of
+# reach of its request's pods, so each answer adds the empty entry and nothing else.
+_NO_UNUSABLE_NODE = {"nodes": 0, "reasons": {}, "free": {}}
+
+
 @pytest.mark.parametrize("seed", list(SEEDS), ids=[f"seed-{seed}" for seed in SEEDS])
 def test_capacity_answers_as_recorded(seed):
-    assert capacity_answer(seed) == _COUNTED[str(seed)]
+    assert capacity_answer(seed) == {**_COUNTED[str(seed)], "unusable": _NO_UNUSABLE_NODE}
 
 
 _TIERS_OF_A_COPY_NEVER_PLACED = ("waiting-for-capacity", "never")

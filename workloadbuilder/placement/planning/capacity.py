@@ -5,13 +5,16 @@ again and again. Copies are placed one after another, each a scheduling cycle
 that sees the earlier ones, as kube-scheduler would place them; the count
 stops at the first copy that does not fit all or nothing.
 
-Four answers (JSON keys in brackets):
+Five answers (JSON keys in brackets):
 
 - ``copies``: how many copies fit on the cluster as it is;
 - ``perDomain``: for the topology key of the input's first root that has one,
   ``{key: {value: copies}}`` with each domain considered alone;
 - ``stranded``: per resource the input's pods request, what stays free after
-  those copies: capacity that exists but this shape cannot use;
+  those copies on the nodes its pods may use (not cordoned, ready, taints
+  tolerated, selectors matched): capacity that exists but this shape cannot use;
+- ``unusable``: the other nodes, how many, why and what is free on them
+  (never part of ``stranded``);
 - ``toAdd``: with ``add_nodes_like``, the fewest empty nodes like that node
   that make ``target`` copies fit (default: one more than fit now).
 
@@ -25,9 +28,10 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from workloadbuilder._internal.gofmt import render_bad_value
 from workloadbuilder.errors import InvalidArgumentError
@@ -37,6 +41,7 @@ from workloadbuilder.placement.cluster.derive import add_running, node_named, no
 from workloadbuilder.placement.cluster.model import Cluster
 from workloadbuilder.placement.cluster.records import RunningPod
 from workloadbuilder.placement.engine import STRATEGIES, Cycle, cycles
+from workloadbuilder.placement.explain.stages import unusable_reasons, usable_mask
 from workloadbuilder.placement.framework.queue import queue_order
 from workloadbuilder.placement.k8s.quantity import format_millis
 from workloadbuilder.placement.planning.copies import as_running, copies_of, leaves, pod_sets
@@ -72,9 +77,12 @@ class Capacity:
     stranded: dict[str, str] = field(default_factory=dict)
     to_add: NodesToAdd | None = None
     undecided: bool = False
+    unusable: dict[str, Any] = field(default_factory=dict)
+    """The nodes no pod of the input may use (cordoned, not ready, taints, selectors), kept out of ``stranded``:
+    ``{"nodes", "reasons": {why: nodes}, "free": {resource: quantity}}``."""
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"copies", "undecided", "perDomain", "stranded", "toAdd"}``; ``toAdd`` is ``None`` unless asked for.
+        """``{"copies", "undecided", "perDomain", "stranded", "unusable", "toAdd"}`` (``toAdd``: ``None`` unless asked).
 
         With ``undecided``, ``copies`` and the per-domain counts are lower bounds.
         """
@@ -83,6 +91,7 @@ class Capacity:
             "undecided": self.undecided,
             "perDomain": {key: dict(values) for key, values in self.per_domain.items()},
             "stranded": dict(self.stranded),
+            "unusable": dict(self.unusable) if self.unusable else {"nodes": 0, "reasons": {}, "free": {}},
             "toAdd": None if self.to_add is None else self.to_add.to_dict(),
         }
 
@@ -107,6 +116,14 @@ class Capacity:
             lines.append("stranded after those copies:")
             width = max(len(resource) for resource in self.stranded)
             lines += [f"  {resource:<{width}}  {amount}" for resource, amount in self.stranded.items()]
+        if self.unusable and self.unusable.get("nodes"):
+            why = ", ".join(f"{n} {reason}" for reason, n in self.unusable["reasons"].items())
+            nodes = self.unusable["nodes"]
+            lines.append(f"not usable by its pods (not in stranded): {nodes} node{'s' if nodes != 1 else ''} ({why})")
+            free = self.unusable["free"]
+            if free:
+                width = max(len(resource) for resource in free)
+                lines += [f"  {resource:<{width}}  {amount}" for resource, amount in free.items()]
         if self.to_add is not None:
             if self.to_add.undecided:
                 lines.append(
@@ -171,8 +188,8 @@ def capacity(
             to_add = NodesToAdd(add_nodes_like, fewest, goal)
         except _OutOfTime:
             to_add = NodesToAdd(add_nodes_like, None, goal, undecided=True)
-    stranded = _stranded(request, add_running(cluster, counted.pods))
-    return Capacity(counted.fit, per_domain, stranded, to_add, undecided)
+    stranded, unusable = _stranded(request, add_running(cluster, counted.pods))
+    return Capacity(counted.fit, per_domain, stranded, to_add, undecided, unusable)
 
 
 def _check(
@@ -355,23 +372,43 @@ def _fewest_nodes(
     return high
 
 
-def _stranded(request: PlacementRequest, cluster: Cluster) -> dict[str, str]:
-    """Free capacity of schedulable nodes per resource the request's pods ask for (``pods`` included)."""
+def _stranded(request: PlacementRequest, cluster: Cluster) -> tuple[dict[str, str], dict[str, Any]]:
+    """Free capacity per resource the request's pods ask for (``pods`` included), on the nodes they may use.
+
+    A node counts when some pod of the request passes its pod-and-node
+    filters there (not cordoned, ready, taints tolerated, selectors and
+    required affinity matched: ``stages.usable_mask``). The other nodes are
+    the second answer, ``{"nodes", "reasons", "free"}``: how many, why (as
+    the first pod set sees them) and what is free on them.
+    """
     wanted: list[str] = []
+    constraints = []
     for group in leaves(request.roots):
         for pods in pod_sets(group):
             wanted += [r for r, amount in pods.requests.items() if amount > 0 and r not in wanted]
+            if pods.constraints not in constraints:
+                constraints.append(pods.constraints)
     if "pods" not in wanted:
         wanted.append("pods")
+    nodes = np.arange(len(cluster), dtype=np.int64)
+    usable = usable_mask(cluster, constraints, nodes) if constraints else np.ones(len(cluster), dtype=np.bool_)
     out: dict[str, str] = {}
+    elsewhere: dict[str, str] = {}
     for resource in sorted(wanted):
         r = cluster.resource_index.get(resource)
         if r is None:
             continue
-        free = _free_sum(cluster.allocatable[r], cluster.used[r], cluster.schedulable)
-        out[resource] = format_millis(resource, free)
-    return out
-
-
-def _free_sum(allocatable: Sequence[int], used: Sequence[int], schedulable: Sequence[bool]) -> int:
-    return sum(max(0, a - u) for a, u, ok in zip(allocatable, used, schedulable, strict=True) if ok)
+        free = [max(0, a - u) for a, u in zip(cluster.allocatable[r], cluster.used[r], strict=True)]
+        out[resource] = format_millis(resource, sum(f for f, ok in zip(free, usable.tolist(), strict=True) if ok))
+        elsewhere[resource] = format_millis(
+            resource, sum(f for f, ok in zip(free, usable.tolist(), strict=True) if not ok)
+        )
+    unusable: dict[str, Any] = {}
+    if not usable.all():
+        out_nodes = nodes[~usable]
+        unusable = {
+            "nodes": len(out_nodes),
+            "reasons": unusable_reasons(cluster, constraints[0], out_nodes),
+            "free": elsewhere,
+        }
+    return out, unusable
