@@ -29,7 +29,7 @@ import time
 from workloadbuilder.placement import Cluster, PlacementRequest, place
 from workloadbuilder.placement.cluster.generate import BLOCK_KEY, RACK_KEY
 from workloadbuilder.placement.planning.capacity import capacity
-from workloadbuilder.placement.planning.simulate import Workload, simulate
+from workloadbuilder.placement.planning.simulate import QueueEntry, simulate
 
 
 def _gang(name: str, pods: int, gpus: int, key: str | None) -> PlacementRequest:
@@ -72,7 +72,9 @@ def main(gangs: int, nodes: int) -> None:
     mean_gpus = sum(g.count * int(g.requests["nvidia.com/gpu"] // 1000) for s in shapes for g in s.roots) / 4
     window = gangs * mean_gpus * 3900 / (nodes * 8 * 0.8)  # arrivals that keep the cluster about full
     queue = [
-        Workload(f"w{i}", shapes[i % 4], rng.uniform(0, window), rng.uniform(600, 7200), priority=rng.choice([0, 100]))
+        QueueEntry(
+            f"w{i}", shapes[i % 4], rng.uniform(0, window), rng.uniform(600, 7200), priority=rng.choice([0, 100])
+        )
         for i in range(gangs)
     ]
     start = time.process_time()

@@ -12,7 +12,7 @@ from workloadbuilder.adapters import plan_object
 from workloadbuilder.adapters.documents import request_from_plan
 from workloadbuilder.placement import Cluster
 from workloadbuilder.placement.planning.capacity import capacity
-from workloadbuilder.placement.planning.simulate import Workload, simulate
+from workloadbuilder.placement.planning.simulate import QueueEntry, simulate
 
 here = Path(__file__).parent
 (jobset,) = manifests.read_documents(here / "jobset-training.yaml")
@@ -30,7 +30,7 @@ answer = capacity(request, cluster, add_nodes_like=cluster.names[0], target=6)
 print(answer.text)
 print()
 queue = [
-    Workload("pretrain", request, arrival=0, duration=3600, count=5),
-    Workload("hotfix", request, arrival=600, duration=600, priority=1000),
+    QueueEntry("pretrain", request, arrival=0, duration=3600, count=5),
+    QueueEntry("hotfix", request, arrival=600, duration=600, priority=1000),
 ]
 print(simulate(queue, cluster).text)

@@ -31,7 +31,7 @@ from workloadbuilder.placement.engine import place
 from workloadbuilder.placement.planning import capacity as capacity_module
 from workloadbuilder.placement.planning import simulate as simulate_module
 from workloadbuilder.placement.planning.capacity import capacity
-from workloadbuilder.placement.planning.simulate import Workload, simulate
+from workloadbuilder.placement.planning.simulate import QueueEntry, simulate
 from workloadbuilder.placement.request.model import PlacementRequest
 
 JOB = """apiVersion: batch/v1
@@ -291,15 +291,15 @@ def _one_node() -> Cluster:
 
 API = [
     pytest.param(lambda: request_from_plan({}), TypeError, "request_from_plan(): plan must be a Plan or its Compiled, not dict", id="request-from-plan-dict"),
-    pytest.param(lambda: simulate("str", _one_node()), TypeError, "simulate(): workloads must be a sequence of Workload, not str", id="simulate-str"),
+    pytest.param(lambda: simulate("str", _one_node()), TypeError, "simulate(): workloads must be a sequence of QueueEntry, not str", id="simulate-str"),
     pytest.param(
-        lambda: simulate([Workload("w", _gang(), float("nan"), 1)], _one_node()),
+        lambda: simulate([QueueEntry("w", _gang(), float("nan"), 1)], _one_node()),
         InvalidArgumentError,
         "workloads[0] (w): arrival must be a finite number of seconds from 0 to 1000000000, got NaN",
         id="simulate-nan",
     ),
     pytest.param(
-        lambda: simulate([Workload("w", _gang(), 0, 1, count=10**6)], _one_node()),
+        lambda: simulate([QueueEntry("w", _gang(), 0, 1, count=10**6)], _one_node()),
         InvalidArgumentError,
         "workloads[0] (w): the queue makes more than 100000 copies (workloadbuilder simulates at most 100000)",
         id="simulate-count-1e6",
@@ -341,7 +341,7 @@ class _Clock:
 
 def test_a_simulation_the_time_bound_stops_is_undecided(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(simulate_module, "time", _Clock())
-    result = simulate([Workload("w", _gang(), 0, 10, count=2)], _one_node(), timeout=1.5)
+    result = simulate([QueueEntry("w", _gang(), 0, 10, count=2)], _one_node(), timeout=1.5)
     assert (result.text.splitlines(), result.to_dict()["undecided"], result.makespan) == (
         [
             "w-1: arrived 0s, undecided (a time bound was reached)",

@@ -24,7 +24,7 @@ from typing import Any
 from workloadbuilder.placement.cluster.generate import BLOCK_KEY, RACK_KEY
 from workloadbuilder.placement.cluster.model import Cluster
 from workloadbuilder.placement.planning.capacity import capacity
-from workloadbuilder.placement.planning.simulate import Workload, simulate
+from workloadbuilder.placement.planning.simulate import QueueEntry, simulate
 from workloadbuilder.placement.request.model import PlacementRequest
 
 SEEDS = range(200)
@@ -60,7 +60,7 @@ def _request(rng: random.Random, name: str) -> PlacementRequest:
     return PlacementRequest.from_groups([_pod_group(name, pods, key)], {name: (pods, wants)})
 
 
-def queue(seed: int) -> tuple[list[Workload], Cluster]:
+def queue(seed: int) -> tuple[list[QueueEntry], Cluster]:
     """The queue and cluster of ``seed``."""
     rng = random.Random(seed)
     cluster = Cluster.generate(
@@ -78,7 +78,7 @@ def queue(seed: int) -> tuple[list[Workload], Cluster]:
         request = rng.choice(shared) if rng.random() < 0.4 else _request(rng, f"g{e}")
         arrival = rng.choice([0, 50, 100, 150]) if rng.random() < 0.5 else round(rng.uniform(0, 400), 1)
         workloads.append(
-            Workload(
+            QueueEntry(
                 f"w{e}",
                 request,
                 arrival,

@@ -40,7 +40,7 @@ from workloadbuilder.limits import MAX_COPIES, MAX_SECONDS, MAX_TIMEOUT
 from workloadbuilder.placement import STRATEGIES, PlacementRequest
 from workloadbuilder.placement.k8s.priorities import PriorityClass, read_priority_classes
 from workloadbuilder.placement.planning.capacity import capacity
-from workloadbuilder.placement.planning.simulate import Workload, simulate
+from workloadbuilder.placement.planning.simulate import QueueEntry, simulate
 from workloadbuilder.placement.render.charts import capacity_svg, utilization_svg
 
 __all__ = [
@@ -192,7 +192,7 @@ def _draw(args: argparse.Namespace, svg: str) -> None:
 
 def read_queue(
     path: str, to_request: Callable[[list[Document]], PlacementRequest]
-) -> tuple[list[Workload], list[PriorityClass]]:
+) -> tuple[list[QueueEntry], list[PriorityClass]]:
     """The workloads of a queue file and the PriorityClasses among their documents.
 
     ``to_request`` turns a file's documents into one placement request.
@@ -251,7 +251,7 @@ def read_queue(
     return workloads, classes
 
 
-def _workload(where: str, name: str, entry: Mapping[str, Any], request: PlacementRequest) -> Workload:
+def _workload(where: str, name: str, entry: Mapping[str, Any], request: PlacementRequest) -> QueueEntry:
     numbers = {}
     for key, least, most in (("arrival", 0, MAX_SECONDS), ("duration", 0, MAX_SECONDS), ("count", 1, MAX_COPIES)):
         value = entry.get(key, 1 if key == "count" else None)
@@ -271,6 +271,6 @@ def _workload(where: str, name: str, entry: Mapping[str, Any], request: Placemen
     class_name = entry.get("priorityClassName")
     if class_name is not None and (not isinstance(class_name, str) or not class_name):
         raise UsageError(f"{where}.priorityClassName: the name of a PriorityClass")
-    return Workload(
+    return QueueEntry(
         name, request, numbers["arrival"], numbers["duration"], int(numbers["count"]), priority_class_name=class_name
     )

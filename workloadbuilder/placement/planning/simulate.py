@@ -48,11 +48,11 @@ from workloadbuilder.placement.request.model import PlacementRequest
 from workloadbuilder.placement.strategies.complete import DEFAULT_TIMEOUT
 from workloadbuilder.placement.verdict import verdict
 
-__all__ = ["CopyRun", "Eviction", "Simulation", "Workload", "simulate"]
+__all__ = ["CopyRun", "Eviction", "QueueEntry", "Simulation", "simulate"]
 
 
 @dataclass(frozen=True)
-class Workload:
+class QueueEntry:
     """One entry of the queue: ``count`` copies of ``request``, all arriving at ``arrival``.
 
     ``priority`` (a value) or ``priority_class_name`` (a PriorityClass of the
@@ -266,7 +266,7 @@ class _Copy:
 
 
 def simulate(
-    workloads: Sequence[Workload],
+    workloads: Sequence[QueueEntry],
     cluster: Cluster,
     *,
     seed: int = 0,
@@ -329,7 +329,7 @@ def simulate(
 
 def _explain_never_placed(
     played: Simulation,
-    workloads: Sequence[Workload],
+    workloads: Sequence[QueueEntry],
     origins: list[int],
     cluster: Cluster,
     strategy: str,
@@ -363,11 +363,11 @@ def _explain_never_placed(
 
 
 def _check_arguments(
-    workloads: Sequence[Workload], cluster: Cluster, seed: int, strategy: str, timeout: float | None
+    workloads: Sequence[QueueEntry], cluster: Cluster, seed: int, strategy: str, timeout: float | None
 ) -> None:
     """``simulate``'s arguments, their types and every bound of the queue, before any work."""
     if isinstance(workloads, str | bytes) or not isinstance(workloads, Sequence):
-        raise TypeError(f"simulate(): workloads must be a sequence of Workload, not {type(workloads).__name__}")
+        raise TypeError(f"simulate(): workloads must be a sequence of QueueEntry, not {type(workloads).__name__}")
     if not isinstance(cluster, Cluster):
         raise TypeError(f"simulate(): cluster must be a Cluster, not {type(cluster).__name__}")
     if isinstance(seed, bool) or not isinstance(seed, int):
@@ -385,8 +385,8 @@ def _check_arguments(
             )
     copies = pods = 0
     for e, workload in enumerate(workloads):
-        if not isinstance(workload, Workload):
-            raise TypeError(f"simulate(): workloads[{e}] must be a Workload, not {type(workload).__name__}")
+        if not isinstance(workload, QueueEntry):
+            raise TypeError(f"simulate(): workloads[{e}] must be a QueueEntry, not {type(workload).__name__}")
         if not isinstance(workload.request, PlacementRequest):
             raise TypeError(f"simulate(): workloads[{e}].request must be a PlacementRequest")
         where = f"workloads[{e}] ({capped(str(workload.name))})"
