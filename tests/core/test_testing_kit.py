@@ -25,7 +25,12 @@ def test_make_item_gang_sets_a_leaf_gang_at_scheduling_policy():
 
 def test_make_options_allows_everything_and_owns_by_a_job():
     options = make_options(namespace="ml")
-    assert (options.name, options.namespace, options.owner.kind, len(options.allowed_policies)) == ("wl", "ml", "Job", 2)
+    assert (options.name, options.namespace, options.owner.kind, len(options.allowed_policies)) == (
+        "wl",
+        "ml",
+        "Job",
+        2,
+    )
 
 
 @pytest.mark.parametrize(
@@ -44,7 +49,11 @@ def test_assert_field_errors_accepts_every_spelling(expected):
 
 @pytest.mark.parametrize(
     "expected",
-    [[("Invalid", "spec.x")], [("Invalid", "spec.x"), ("Invalid", "spec.y")], [("Required", "spec.x"), ("Forbidden", "spec.y")]],
+    [
+        [("Invalid", "spec.x")],
+        [("Invalid", "spec.x"), ("Invalid", "spec.y")],
+        [("Required", "spec.x"), ("Forbidden", "spec.y")],
+    ],
     ids=["too-few-expected", "wrong-type", "wrong-first-type"],
 )
 def test_assert_field_errors_fails_on_any_difference(expected):
@@ -107,3 +116,48 @@ def test_generated_cluster_descriptions_load_and_place_a_single_pod(description)
     request = PlacementRequest.from_groups([group], {"one": (1, {"cpu": "100m"})})
     answer = place(request, cluster)
     assert verify(request, cluster, answer) == []
+
+
+def test_a_mismatch_shows_expected_and_received_pairs_with_the_received_type():
+    from workloadbuilder.field import type_invalid
+
+    errors = [type_invalid(FieldPath("spec", "roles").index(1).child("replicas"), "4", "must be of type integer")]
+    with pytest.raises(AssertionError) as raised:
+        assert_field_errors(errors, [("Invalid", "spec.roles[1].replicas"), ("Required", "spec.x")])
+    assert str(raised.value).splitlines() == [
+        "expected 2 error(s), got 1:",
+        "! [0] expected (Invalid, spec.roles[1].replicas)",
+        '! [0] received (TypeInvalid, spec.roles[1].replicas): spec.roles[1].replicas: Invalid value: "4": '
+        "must be of type integer",
+        "! [1] expected (Required, spec.x)",
+        "! [1] received (none)",
+    ]
+
+
+def test_the_docs_list_every_error_type():
+    page = (Path(__file__).resolve().parents[2] / "docs" / "testing.md").read_text()
+    rows = [line.split("|")[1:5] for line in page.splitlines() if line.startswith('| `"')]
+    listed = {
+        cells[1].strip(" `"): (cells[0].strip(' `"'), cells[2].strip(" `"), cells[3].strip(" `")) for cells in rows
+    }
+    assert sorted(listed) == sorted(e.name for e in ErrorType)
+    for name, (short, go_type, display) in listed.items():
+        assert (ErrorType(go_type), ErrorType[name].display) == (ErrorType[name], display)
+        with pytest.raises(AssertionError, match=r"^expected 1 error\(s\), got 0:"):
+            assert_field_errors([], [(short, "x")])
+
+
+def test_a_failing_kit_assertion_hides_the_kits_source(pytester: pytest.Pytester):
+    pytester.makepyfile(
+        """
+        from workloadbuilder.testing import assert_field_errors
+
+        def test_errors():
+            assert_field_errors([], [("Invalid", "spec.x")])
+        """
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    assert "__tracebackhide__" not in result.stdout.str()
+    assert "def assert_field_errors" not in result.stdout.str()
+    result.stdout.fnmatch_lines([">*assert_field_errors(*", "E*AssertionError: expected 1 error(s), got 0:"])

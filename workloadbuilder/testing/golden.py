@@ -27,6 +27,7 @@ def assert_golden(
     Raises:
         AssertionError: with a unified diff, or when the file is missing.
     """
+    __tracebackhide__ = True  # pytest shows the caller's line, not this function's source
     path = Path(path)
     text = to_yaml(objects)
     if update:
@@ -42,12 +43,13 @@ def assert_golden(
 
 
 class Golden:
-    """The ``golden`` fixture: ``golden.check(objects, "name.yaml")`` against files in one folder."""
+    """The ``wb_golden`` fixture: ``wb_golden.check(objects, "name.yaml")`` against files in one folder."""
 
     def __init__(self, folder: Path, update: bool) -> None:
-        self.folder = folder
-        self.update = update
+        self.folder = folder  # where the golden files are read and written
+        self.update = update  # whether check() rewrites the files instead of comparing
 
     def check(self, objects: BaseModel | dict[str, Any] | Iterable[BaseModel | dict[str, Any]], name: str) -> None:
         """Compare ``objects`` with ``folder/name`` (or rewrite it under ``--update-goldens``)."""
+        __tracebackhide__ = True
         assert_golden(objects, self.folder / name, self.update)

@@ -23,6 +23,7 @@ _SHORT_NAMES = {
     "Internal": ErrorType.INTERNAL,
     "TypeInvalid": ErrorType.TYPE_INVALID,
 }
+_LONG_TO_SHORT = {error_type: short for short, error_type in _SHORT_NAMES.items()}
 
 
 def _error_type(name: ErrorType | str) -> ErrorType:
@@ -47,6 +48,7 @@ def assert_field_errors(
         >>> errs = [invalid(FieldPath("spec", "x"), 0, "must be greater than or equal to 1")]
         >>> assert_field_errors(errs, [("Invalid", "spec.x")])
     """
+    __tracebackhide__ = True  # pytest shows the caller's line, not this function's source
     errors = list(errors)
     got = [
         (err.type, err.field, err.detail) if len(want) == 3 else (err.type, err.field)
@@ -54,5 +56,33 @@ def assert_field_errors(
     ]
     wanted = [(_error_type(want[0]), *want[1:]) for want in expected]
     if len(errors) != len(expected) or got != wanted:
-        shown = "\n".join(f"  {err}" for err in errors) or "  (none)"
-        raise AssertionError(f"expected {len(expected)} error(s) {wanted}, got {len(errors)}:\n{shown}")
+        raise AssertionError(_mismatch(wanted, errors))
+
+
+def _short_name(error_type: ErrorType) -> str:
+    """Go's constructor name of ``error_type`` (``Invalid``, ``TypeInvalid``...), as expectations are written."""
+    return _LONG_TO_SHORT[error_type]
+
+
+def _pair(entry: Sequence[object]) -> str:
+    """``(Invalid, spec.x)`` or ``(Invalid, spec.x, 'detail')``: one expectation as the user wrote it."""
+    error_type, field, *detail = entry
+    shown = _short_name(error_type) if isinstance(error_type, ErrorType) else str(error_type)
+    return f"({', '.join([shown, str(field), *(repr(d) for d in detail)])})"
+
+
+def _mismatch(wanted: list[tuple[object, ...]], errors: list[FieldError]) -> str:
+    """The failure: expected and received ``(type, field)`` pairs side by side, each received error in full."""
+    lines = [f"expected {len(wanted)} error(s), got {len(errors)}:"]
+    for i in range(max(len(wanted), len(errors))):
+        want = _pair(wanted[i]) if i < len(wanted) else "(none)"
+        if i < len(errors):
+            err = errors[i]
+            as_wanted = (err.type, err.field, err.detail)[: len(wanted[i])] if i < len(wanted) else ()
+            have = _pair(as_wanted or (err.type, err.field))
+        else:
+            err, have = None, "(none)"
+        mark = " " if i < len(wanted) and err is not None and want == have else "!"
+        lines.append(f"{mark} [{i}] expected {want}")
+        lines.append(f"{mark} [{i}] received {have}" + ("" if err is None else f": {err}"))
+    return "\n".join(lines)
