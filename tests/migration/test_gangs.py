@@ -8,7 +8,13 @@ from typing import Any
 import pytest
 import yaml
 
-from workloadbuilder.migration.gangs import is_foreign_pod_group, is_kueue_pod, migrate_kueue_pods, migrate_pod_group
+from workloadbuilder.migration.gangs import (
+    is_foreign_pod_group,
+    is_kueue_pod,
+    migrate_kueue_pods,
+    migrate_pod_group,
+    pod_group_members,
+)
 from workloadbuilder.validation.objects import validate_pod_group, validate_workload
 
 UPSTREAM = Path(__file__).resolve().parents[1] / "data" / "upstream"
@@ -113,3 +119,30 @@ def test_kueue_pods_without_a_count_are_sized_by_the_input():
 def test_not_a_foreign_pod_group_is_a_type_error():
     with pytest.raises(TypeError):
         migrate_pod_group({"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup"})
+
+
+@pytest.mark.parametrize(
+    ("scheduler", "kept"),
+    [("volcano", False), ("scheduler-plugins-scheduler", False), ("default-scheduler", True), (None, True)],
+    ids=["volcano", "scheduler-plugins", "default-named", "unnamed"],
+)
+def test_a_member_of_another_scheduler_is_moved_to_kube_scheduler_with_a_note(scheduler: str | None, kept: bool):
+    group = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup", "metadata": {"name": "g"}}
+    spec: dict[str, Any] = {"containers": [{"name": "c", "image": "x"}]}
+    if scheduler is not None:
+        spec["schedulerName"] = scheduler
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "annotations": {"scheduling.k8s.io/group-name": "g"}},
+        "spec": spec,
+    }
+    [member] = pod_group_members(group, [group, pod])
+    assert member.object["spec"].get("schedulerName") == (scheduler if kept else None)
+    assert member.object["spec"]["schedulingGroup"] == {"podGroupName": "g"}
+    removed = (
+        f'; spec.schedulerName: "{scheduler}" removed: the pods go to default-scheduler, whose gang scheduling reads'
+        " the native PodGroup (the other scheduler would ignore it)"
+    )
+    assert member.note.endswith(removed) is not kept
+    assert pod["spec"].get("schedulerName") == scheduler  # the input is not changed

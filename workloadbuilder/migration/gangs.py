@@ -406,7 +406,19 @@ def _rewritten(
         f"{target}: now {go_quote(name)}: its pods join the native PodGroup {go_quote(name)} (the {key} "
         f"{where[:-1]} no longer gangs them; it is kept for selectors)"
     )
+    scheduler = node.get("schedulerName")
+    if scheduler is not None and scheduler != DEFAULT_SCHEDULER:
+        # The native PodGroup is read by kube-scheduler's gang plugins: another scheduler would ignore it.
+        del node["schedulerName"]
+        note += (
+            f"; {FieldPath(*at, 'spec', 'schedulerName')}: {render_bad_value(scheduler)} removed: the pods go to "
+            f"{DEFAULT_SCHEDULER}, whose gang scheduling reads the native PodGroup (the other scheduler would ignore it)"
+        )
     return GroupMember(index, rewritten, True, False, note)
+
+
+DEFAULT_SCHEDULER = "default-scheduler"
+"""kube-scheduler's profile name: the scheduler of a pod that names none, and the one that reads native PodGroups."""
 
 
 def migrate_kueue_pods(pods: Sequence[Mapping[str, Any]]) -> GangMigration:
