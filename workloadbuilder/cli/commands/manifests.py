@@ -29,7 +29,7 @@ from workloadbuilder.cli.inputs import Document, about, parse_gates, read_inputs
 from workloadbuilder.cli.messages import Notice, WarningPolicy, plan_notices
 from workloadbuilder.cli.positions import Positions
 from workloadbuilder.cli.report import Verdict, render
-from workloadbuilder.field import ErrorList, ErrorType, FieldError, first_few
+from workloadbuilder.field import ErrorList, ErrorType, FieldError, FieldPath, first_few
 from workloadbuilder.migration.gangs import (
     GangMigration,
     check_kueue_pod,
@@ -117,12 +117,21 @@ def validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     by_name: dict[tuple[str, str], Document] = {}
     for doc in documents:
         by_name.setdefault((doc.kind, doc.name), doc)  # the first of a name, where a plan's findings about it go
+    shadowed = _shadowed(documents, by_name)
+    users: dict[str, list[Document]] = {}
     for doc, plan in _each_plan(documents):
         # Each plan is judged and let go: kept until the end, the plans of N documents cost the collector
         # a walk over all of them at every full collection, so validate grew faster than its input.
         verdicts.extend(_plan_verdicts(doc, plan, by_name))
         used.update(plan.uses)
-    unclaimed = _unclaimed(documents, used)
+        for ref in plan.uses:
+            if ref in shadowed:
+                users.setdefault(ref, []).append(doc)
+    for ref, copies in shadowed.items():
+        verdicts.extend(_shadow_verdict(copy, by_name, documents, users.get(ref, [])) for copy in copies)
+    verdicts = _merged(verdicts)
+    copies = {id(copy) for listed in shadowed.values() for copy in listed}
+    unclaimed = [doc for doc in _unclaimed(documents, used) if id(doc) not in copies]  # judged above
     verdicts.extend(_skipped_verdict(doc) for doc in unclaimed if doc.has_no_scheduling_content)
     unclaimed = [doc for doc in unclaimed if not doc.has_no_scheduling_content]
     verdicts.extend(_schema_verdict(doc) for doc in unclaimed if has_schema(doc.data))
@@ -384,6 +393,97 @@ def _plan_verdicts(doc: Document, plan: Plan, by_name: Mapping[tuple[str, str], 
         home = doc if mine else by_name.get((kind, name), doc)
         verdicts.append(Verdict(home.source, home.number, kind, name, errors, notices if mine else [], item=home.item))
     return verdicts
+
+
+def _shadowed(documents: Sequence[Document], by_name: Mapping[tuple[str, str], Document]) -> dict[str, list[Document]]:
+    """The runtimes (objects a plan reads, with no verdict of their own) given again after the first of their name.
+
+    A plan reads the first of a name (``by_name``); each later one is judged
+    apart (``_shadow_verdict``), by ``Kind/name``.
+    """
+    kinds = set(_RELATED_KINDS) | {_runtime_kind(doc) for doc in documents} - {""}
+    shadowed: dict[str, list[Document]] = {}
+    for doc in documents:
+        if doc.kind not in kinds or doc.is_scheduling_object or adapter_for(doc.api_version, doc.kind) is not None:
+            continue
+        if by_name.get((doc.kind, doc.name)) is not doc:
+            shadowed.setdefault(f"{doc.kind}/{doc.name}", []).append(doc)
+    return shadowed
+
+
+def _runtime_kind(doc: Document) -> str:
+    """The kind a document's ``spec.runtimeRef`` names (a TrainJob's runtime), or ``""``."""
+    spec = doc.data.get("spec") if isinstance(doc.data, dict) else None
+    reference = spec.get("runtimeRef") if isinstance(spec, dict) else None
+    kind = reference.get("kind") if isinstance(reference, dict) else None
+    return kind if isinstance(kind, str) else ""
+
+
+def _namespace(doc: Document) -> str:
+    metadata = doc.data.get("metadata") if isinstance(doc.data, dict) else None
+    namespace = metadata.get("namespace") if isinstance(metadata, dict) else None
+    return namespace if isinstance(namespace, str) else ""
+
+
+def _shadow_verdict(
+    copy: Document, by_name: Mapping[tuple[str, str], Document], documents: Sequence[Document], users: list[Document]
+) -> Verdict:
+    """A later definition of a runtime's name, judged on its own at its own file and document.
+
+    Each object that used the name is planned again against this definition
+    (the others of the name left out), and the findings about it are kept;
+    when no object can use it, only its fields are checked. A definition that
+    differs from the first one in the same namespace is an error naming both.
+    """
+    ref = f"{copy.kind}/{copy.name}"
+    first = by_name[(copy.kind, copy.name)]
+    errors = ErrorList()
+    judged = False
+    related = [copy.data] + [d.data for d in documents if d is not copy and (d.kind, d.name) != (copy.kind, copy.name)]
+    for user in users:
+        adapter = adapter_for(user.api_version, user.kind)
+        if adapter is None:
+            continue
+        with about(user):
+            plan = adapter.plan(user.data, [data for data in related if data is not user.data])
+        if ref not in plan.uses:
+            continue  # it cannot use this definition (another namespace)
+        judged = True
+        seen = {str(error) for error in errors}
+        for finding in plan.validate():
+            if finding.object == ref and str(finding.error) not in seen:
+                seen.add(str(finding.error))
+                errors.append(finding.error)
+    if not judged:
+        verdict = _schema_verdict(copy)
+        errors, notices = verdict.errors, verdict.notices
+    else:
+        notices = []
+    if copy.data != first.data and (copy.kind == "ClusterTrainingRuntime" or _namespace(copy) == _namespace(first)):
+        detail = (
+            f"{copy.kind} {go_quote(copy.name)} is defined differently in {first.where()} and in {copy.where()}: "
+            "the cluster keeps one object of a name"
+        )
+        if judged:
+            detail += f", and the objects that use it were checked against the one in {first.where()}"
+        errors.append(FieldError(ErrorType.DUPLICATE, FieldPath("metadata", "name"), copy.name, detail))
+    return Verdict(copy.source, copy.number, copy.kind, copy.name, errors, notices, item=copy.item)
+
+
+def _merged(verdicts: Sequence[Verdict]) -> list[Verdict]:
+    """One verdict per object of the input: a runtime two plans judged is reported once, with both their findings."""
+    merged: dict[tuple[str, int, int | None, str, str], Verdict] = {}
+    for verdict in verdicts:
+        key = (verdict.source, verdict.document, verdict.item, verdict.kind, verdict.name)
+        same = merged.get(key)
+        if same is None:
+            merged[key] = verdict
+            continue
+        seen = {str(error) for error in same.errors}
+        same.errors.extend(error for error in verdict.errors if str(error) not in seen)
+        texts = {notice.text for notice in same.notices}
+        same.notices = [*same.notices, *(notice for notice in verdict.notices if notice.text not in texts)]
+    return list(merged.values())
 
 
 def _single(path: str) -> Document:
