@@ -359,7 +359,7 @@ def _trainer_warnings(job: Mapping[str, Any], runtime: Mapping[str, Any], rjobs:
         warnings.append(
             lossy(
                 FieldPath("spec", "trainer", "numProcPerNode"),
-                trainer["numProcPerNode"],
+                OMIT_VALUE,
                 "not rendered: Trainer's ML plugins turn it into environment variables of the node container "
                 "(PET_NPROC_PER_NODE, MPI slots); it does not change what a pod requests",
             )

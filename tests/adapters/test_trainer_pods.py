@@ -173,7 +173,7 @@ def test_a_runtime_without_ml_policy_drops_the_resources_with_a_warning() -> Non
     plan = TrainJobAdapter().plan(job, [runtime])
     assert _pods(job, runtime) == [("node", 2, {"node": {}})]
     assert [str(w) for w in plan.warnings if w.object == "TrainJob/t"] == [
-        "TrainJob/t: spec.trainer.numProcPerNode: Unsupported value: 8: not rendered: Trainer's ML plugins turn it "
+        "TrainJob/t: spec.trainer.numProcPerNode: Unsupported value: not rendered: Trainer's ML plugins turn it "
         "into environment variables of the node container (PET_NPROC_PER_NODE, MPI slots); it does not change what "
         "a pod requests",
         "TrainJob/t: spec.trainer.resourcesPerNode: Unsupported value: not applied: Trainer merges it only into the "
