@@ -62,8 +62,18 @@ BUGS = [
     ("validate", ["validate", "JOB"], "workloadbuilder.cli.commands.manifests.read_inputs", KeyError("spec")),
     ("diff", ["diff", "JOB", "JOB"], "workloadbuilder.cli.commands.manifests.read_inputs", LookupError("lost")),
     ("migrate", ["migrate", "JOB"], "workloadbuilder.cli.commands.manifests.read_inputs", TypeError("not a str")),
-    ("place", ["place", "JOB", "--generate", "zones=1"], "workloadbuilder.cli.commands.place.read_inputs", KeyError("x")),
-    ("explain", ["explain", "JOB", "--generate", "zones=1"], "workloadbuilder.cli.commands.place.read_inputs", IndexError("i")),
+    (
+        "place",
+        ["place", "JOB", "--generate", "zones=1"],
+        "workloadbuilder.cli.commands.place.read_inputs",
+        KeyError("x"),
+    ),
+    (
+        "explain",
+        ["explain", "JOB", "--generate", "zones=1"],
+        "workloadbuilder.cli.commands.place.read_inputs",
+        IndexError("i"),
+    ),
     (
         "capacity",
         ["capacity", "JOB", "--generate", "zones=1"],
@@ -280,3 +290,21 @@ def test_a_removed_version_names_the_migrate_command() -> None:
     code, out, _ = run("validate", str(MANIFESTS / "legacy-v1alpha2.yaml"))
     assert code == 1
     assert "the workloadbuilder migrate command rewrites it to scheduling.k8s.io/v1beta1" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "start"),
+    [
+        (
+            ["simulate", "q.yaml", "--seed", "9" * 5000],
+            "error: argument --seed: invalid int value: '" + "9" * 1000 + "...'",
+        ),
+        (["place", "x.yaml", "--seed", "9" * 5000], "error: unrecognized arguments: --seed " + "9" * 1000 + "..."),
+    ],
+    ids=["quoted-value", "unrecognized-argument"],
+)
+def test_a_long_argument_is_capped_in_argparse_messages(argv: list[str], start: str):
+    out, err = io.StringIO(), io.StringIO()
+    assert main(argv, stdout=out, stderr=err) == 2
+    command = argv[0]
+    assert (out.getvalue(), err.getvalue()) == ("", f"{start} (see workloadbuilder {command} --help)\n")

@@ -19,13 +19,16 @@ defined, and a command's modules are imported when it runs.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Callable, Sequence
 from importlib import import_module
 from typing import Any, NamedTuple, NoReturn, TextIO
 
+from workloadbuilder._internal.gofmt import capped
 from workloadbuilder.cli.errors import one_line
 from workloadbuilder.errors import WorkloadBuilderError
+from workloadbuilder.limits import MAX_MESSAGE_VALUE
 
 __all__ = ["COMMANDS", "main"]
 
@@ -263,7 +266,26 @@ class _Parser(argparse.ArgumentParser):
         raise _Exit(status, message or "")
 
     def error(self, message: str) -> NoReturn:
-        raise _Exit(2, f"error: {message} (see {self.usage_hint})\n")
+        raise _Exit(2, f"error: {_capped_quotes(message)} (see {self.usage_hint})\n")
+
+
+def _capped_quotes(message: str) -> str:
+    """argparse's ``message`` with every value it quotes (``invalid int value: '999...'``) capped as other echoes are.
+
+    argparse quotes the argument it refuses whole, however long; the rest of
+    the message is argparse's own words and the command's choices. The
+    arguments it lists unquoted (``unrecognized arguments: ...``) are capped
+    word by word.
+    """
+    quoted = _QUOTED.sub(lambda found: repr(capped(found.group(1))), message)
+    return " ".join(word if len(word) <= _QUOTED_CAP else capped(word) for word in quoted.split(" "))
+
+
+_QUOTED_CAP = MAX_MESSAGE_VALUE + len("'...'")
+"""The length of a capped quoted value: a word that long is left whole by the word-by-word cap."""
+
+_QUOTED = re.compile(r"'([^']{%d,})'" % (MAX_MESSAGE_VALUE + 1))
+"""A quoted value longer than an echo may be (shorter ones are left exactly as argparse wrote them)."""
 
 
 class _Version(argparse.Action):
