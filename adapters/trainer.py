@@ -131,6 +131,7 @@ class TrainJobAdapter:
         job = as_dict(obj)
         errors, warnings = ErrorList(), ErrorList()
         ident = identity_of(job, errors, warnings)
+        errors.extend(_quantity_errors(job))
         runtime = _runtime_of(job, related, errors)
         plan = TrainJobPlan(source=job, roots=[], options=plan_options(ident))
         if runtime is None:
@@ -152,7 +153,6 @@ class TrainJobAdapter:
                     "not applied when planning: the groups are sized from the runtime as written",
                 )
             )
-        errors.extend(_quantity_errors(job))
         warnings.extend(_trainer_warnings(job, runtime, rjobs))
         templates = [rj.pod_template_path for rj in rjobs]
         runtime_warnings.extend(kueue_warnings(runtime, templates, layout.constrained))

@@ -155,6 +155,25 @@ def test_mpi_launcher_as_node_gives_both_replicated_jobs_the_resources() -> None
     assert _pods(job, runtime) == [("node", 3, {"node": GPU_8}), ("launcher", 1, {"node": GPU_8})]
 
 
+def test_mpi_launcher_as_node_gives_the_env_to_both_node_containers() -> None:
+    runtime = _one(DEEPSPEED, "ClusterTrainingRuntime")
+    job = _job("deepspeed-distributed", {"env": [{"name": "NCCL_DEBUG", "value": "INFO"}], "image": "x.io/ds:2"})
+    compiled = TrainJobAdapter().plan(job, [runtime]).compile()
+    rendered = {p.selector["jobset.sigs.k8s.io/replicatedjob-name"]: p.pod_template for p in compiled.pods}
+    node, launcher = (rendered[name]["spec"]["containers"][0] for name in ("node", "launcher"))
+    assert node["env"] == launcher["env"] == [{"name": "NCCL_DEBUG", "value": "INFO"}]
+    assert (node["image"], launcher["image"]) == ("ghcr.io/kubeflow/trainer/deepspeed-runtime", "x.io/ds:2")
+
+
+def test_a_bad_quantity_is_reported_even_without_the_runtime() -> None:
+    job = _job("missing", {"resourcesPerNode": {"requests": {"cpu": "lots"}}})
+    assert [str(e).split(": Invalid value")[0] for e in TrainJobAdapter().plan(job, []).errors] == [
+        "TrainJob/t: spec.trainer.resourcesPerNode.requests[cpu]",
+        'TrainJob/t: spec.runtimeRef.name: Not found: "missing": no ClusterTrainingRuntime of that name was given '
+        "alongside the TrainJob",
+    ]
+
+
 def test_mpi_without_launcher_as_node_leaves_the_node_replicated_job_alone() -> None:
     """Trainer's TODO: only the trainer step (the launcher) gets resourcesPerNode."""
     runtime = _one(MLX, "ClusterTrainingRuntime")
