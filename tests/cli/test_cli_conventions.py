@@ -308,3 +308,10 @@ def test_a_long_argument_is_capped_in_argparse_messages(argv: list[str], start: 
     assert main(argv, stdout=out, stderr=err) == 2
     command = argv[0]
     assert (out.getvalue(), err.getvalue()) == ("", f"{start} (see workloadbuilder {command} --help)\n")
+
+
+@pytest.mark.parametrize("command", ["validate", "compile", "explain"], ids=["validate", "compile", "explain"])
+def test_a_file_name_too_long_for_the_file_system_is_a_usage_error(command: str):
+    out, err = io.StringIO(), io.StringIO()
+    assert main([command, "9" * 5000], stdout=out, stderr=err) == 2
+    assert (out.getvalue(), err.getvalue()) == ("", f"error: {'9' * 1000}...: cannot read: File name too long\n")

@@ -20,6 +20,7 @@ from typing import Any
 
 from workloadbuilder import manifests
 from workloadbuilder._internal import kinds
+from workloadbuilder._internal.gofmt import capped
 from workloadbuilder._internal.textread import TextError, decode_utf8, read_bytes, read_stream
 from workloadbuilder.adapters.base import planned_name
 from workloadbuilder.cli.errors import UsageError, one_line
@@ -185,11 +186,16 @@ def expand_paths(paths: Sequence[str], recursive: bool) -> list[str]:
     """
     files: list[str] = []
     for path in paths:
-        if path == STDIN or Path(path).is_file():
+        try:
+            is_file = path == STDIN or Path(path).is_file()
+            is_dir = not is_file and Path(path).is_dir()
+        except OSError as problem:  # a name too long for the file system, say: is_file() lets that through
+            raise UsageError(f"{capped(path)}: cannot read: {problem.strerror or problem}") from None
+        if is_file:
             files.append(path)
             continue
-        if not Path(path).is_dir():
-            raise UsageError(f"{path}: no such file or directory")
+        if not is_dir:
+            raise UsageError(f"{capped(path)}: no such file or directory")
         found = sorted(_manifests_in(Path(path), recursive))
         if not found:
             raise UsageError(
@@ -302,7 +308,7 @@ def _read(path: str) -> tuple[str, str]:
             try:
                 data = read_bytes(path)
             except OSError as problem:
-                raise UsageError(f"{path}: cannot read: {problem.strerror or problem}") from None
+                raise UsageError(f"{capped(path)}: cannot read: {problem.strerror or problem}") from None
         if isinstance(data, str):
             return name, data
         return name, decode_utf8(data, name)
