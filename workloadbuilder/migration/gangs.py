@@ -412,7 +412,8 @@ def _rewritten(
         del node["schedulerName"]
         note += (
             f"; {FieldPath(*at, 'spec', 'schedulerName')}: {render_bad_value(scheduler)} removed: the pods go to "
-            f"{DEFAULT_SCHEDULER}, whose gang scheduling reads the native PodGroup (the other scheduler would ignore it)"
+            f"{DEFAULT_SCHEDULER}, whose gang scheduling reads the native PodGroup"
+            " (the other scheduler would ignore it)"
         )
     return GroupMember(index, rewritten, True, False, note)
 
