@@ -23,6 +23,15 @@ GANG = f"{DATA}/gang.yaml"
 LINUX = f"{DATA}/gang-linux.yaml"
 R1 = "rack r1: 8 nodes; 1 not ready, 1 untolerated taint, 1 Insufficient nvidia.com/gpu; 5 fit 1 pod each"
 R2 = "rack r2: 8 nodes; 4 cordoned, 4 Insufficient nvidia.com/gpu; none takes a pod"
+# Beside kube-scheduler's counts, the taints and the selector pair that turned the nodes away, with their counts.
+TAINTS = (
+    "`train`: 2 of 16 nodes have a taint its pods do not tolerate: "
+    "dedicated=inference:NoSchedule on 1 node, node.kubernetes.io/not-ready:NoExecute on 1 node"
+)
+UNMATCHED = (
+    "`lin`: 4 of 4 nodes do not match its node selector or affinity: "
+    "nodeSelector kubernetes.io/os=linux not matched by 4 of 4 nodes"
+)
 DRA = "spec.resourceClaims: per-pod DRA claims are not modelled (only the PodGroup's group claims are)"
 WINDOWS = "zones=1,blocks=1,racks=2,hosts=2,gpus=8,cpu=64,memory=512Gi,os=windows,seed=0,used=0.0"
 SMALL = "cluster: 2 nodes, generated (zones=1,blocks=1,racks=1,hosts=2,gpus=8,cpu=64,memory=512Gi,seed=0,used=0.2)"
@@ -59,9 +68,11 @@ def run(*argv: str) -> tuple[int, str]:
                 "    [rack] `train`: rack r1 fits 5 of 8 pods; 0 of 2 racks fit 8",
                 f"      {R1}",
                 f"      {R2}",
-                "  resources:",
-                "    `train`: nvidia.com/gpu leaves 5 of 16 nodes without room for one pod",
+                "  filters, in kube-scheduler's order:",
                 "    `train`: 4 of 16 nodes are cordoned",
+                f"    {TAINTS}",
+                "  resources:",
+                "    `train`: nvidia.com/gpu leaves 5 of the 10 nodes the earlier filters pass without room for one pod",
                 "  preemption: preemption cannot help: nothing of lower priority runs",
                 "",
                 "not feasible (kube-scheduler): 0 of 1 object placed",
@@ -82,7 +93,10 @@ def run(*argv: str) -> tuple[int, str]:
                 "    `train`: rack r1 fits 5 of 8 pods; 0 of 2 racks fit 8",
                 f"    `train`: {R1}",
                 f"    `train`: {R2}",
-                "    `train`: nvidia.com/gpu rules out the most nodes (5 of 16 lack room for one pod)",
+                "    `train`: 4 of 16 nodes are cordoned",
+                f"    {TAINTS}",
+                "    `train`: nvidia.com/gpu rules out the most nodes "
+                "(5 of the 10 nodes the earlier filters pass lack room for one pod)",
                 "    preemption cannot help: nothing of lower priority runs",
                 "",
                 "not feasible (kube-scheduler): 0 of 1 object placed",
@@ -105,11 +119,13 @@ def run(*argv: str) -> tuple[int, str]:
                 "    [rack] `lin`: rack rack-00-0-00 fits 0 of 3 pods; 0 of 2 racks fit 3",
                 "      rack rack-00-0-00: 2 nodes; 2 node affinity/selector mismatch; none takes a pod",
                 "      rack rack-00-0-01: 2 nodes; 2 node affinity/selector mismatch; none takes a pod",
+                "  filters, in kube-scheduler's order:",
+                f"    {UNMATCHED}",
                 "  preemption: preemption cannot help: nothing of lower priority runs",
                 "",
                 "not feasible (kube-scheduler): 0 of 1 object placed",
                 f"verdict: never: even with no pod running: {SELECTOR}; "
-                "`lin`: rack rack-00-0-00 fits 0 of 3 pods; 0 of 2 racks fit 3",
+                f"`lin`: rack rack-00-0-00 fits 0 of 3 pods; 0 of 2 racks fit 3; {UNMATCHED}",
             ],
         ),
         (

@@ -22,6 +22,7 @@ LINUX = "tests/data/cli/kubelet/linux-selector.yaml"
 PADDLE_GROUP = "ctr-volcano-779d58498b-ctr-volcano-6458df789f"
 LINUX_GROUP = "linux-only-77c8f5d5b9-linux-only-pgt-0-94c8979f5"
 SMALL = "hosts=2,racks=1,blocks=1"
+PADDLE_SHORT = f"`{PADDLE_GROUP}` pod `{PADDLE_GROUP}-2`: ephemeral-storage rules out the most nodes (2 of 2 lack room for one pod)"
 
 
 @pytest.fixture(autouse=True)
@@ -41,10 +42,15 @@ def header(extra: str = "") -> str:
     return f"cluster: 2 nodes, generated ({shape},{extra}seed=0,used=0.2)"
 
 
-def selector_refused(extra: str) -> list[str]:
+def selector_refused(extra: str, unmatched: str) -> list[str]:
+    """What ``place`` says when no generated node carries the label ``unmatched`` (``key=value``) it selects."""
     pod = (
         f"`{LINUX_GROUP}` pod `{LINUX_GROUP}-0`: 0/2 nodes are available: "
         "2 node(s) didn't match Pod's node affinity/selector."
+    )
+    selector = (  # the selector pair the nodes fail, named beside kube-scheduler's line
+        f"`{LINUX_GROUP}`: 2 of 2 nodes do not match its node selector or affinity: "
+        f"nodeSelector {unmatched} not matched by 2 of 2 nodes"
     )
     return [
         header(extra),
@@ -56,10 +62,11 @@ def selector_refused(extra: str) -> list[str]:
         f"    `{LINUX_GROUP}` cannot be placed",
         f"    {pod}",
         f"    `{LINUX_GROUP}`: the cluster fits 0 of 1 pods",
+        f"    {selector}",
         "    preemption cannot help: nothing of lower priority runs",
         "",
         "not feasible (kube-scheduler): 0 of 1 object placed",
-        f"verdict: never: even with no pod running: {pod}; `{LINUX_GROUP}`: the cluster fits 0 of 1 pods",
+        f"verdict: never: even with no pod running: {pod}; `{LINUX_GROUP}`: the cluster fits 0 of 1 pods; {selector}",
     ]
 
 
@@ -97,11 +104,14 @@ def selector_refused(extra: str) -> list[str]:
                 f"    `{PADDLE_GROUP}` pod `{PADDLE_GROUP}-2`: 0/2 nodes are available: "
                 "2 Insufficient ephemeral-storage.",
                 f"    `{PADDLE_GROUP}`: the cluster fits 2 of 4 pods",
+                # the pods come in two shapes: the shortfall is the one of the shape that fits nowhere
+                f"    {PADDLE_SHORT}",
                 "    preemption cannot help: nothing of lower priority runs",
                 "",
                 "not feasible (kube-scheduler): 0 of 1 object placed",
                 f"verdict: never: even with no pod running: `{PADDLE_GROUP}` pod `{PADDLE_GROUP}-2`: 0/2 nodes are "
-                f"available: 2 Insufficient ephemeral-storage.; `{PADDLE_GROUP}`: the cluster fits 2 of 4 pods",
+                f"available: 2 Insufficient ephemeral-storage.; `{PADDLE_GROUP}`: the cluster fits 2 of 4 pods; "
+                f"{PADDLE_SHORT}",
             ],
         ),
         (
@@ -120,8 +130,8 @@ def selector_refused(extra: str) -> list[str]:
                 "verdict: placeable",
             ],
         ),
-        (LINUX, SMALL + ",os=windows", 1, selector_refused("os=windows,")),
-        (LINUX, SMALL + ",arch=arm64", 1, selector_refused("arch=arm64,")),
+        (LINUX, SMALL + ",os=windows", 1, selector_refused("os=windows,", "kubernetes.io/os=linux")),
+        (LINUX, SMALL + ",arch=arm64", 1, selector_refused("arch=arm64,", "kubernetes.io/arch=amd64")),
     ],
     ids=["paddle-places", "paddle-storage-5Gi", "linux-selector-places", "os-windows", "arch-arm64"],
 )

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from workloadbuilder.cli.placement_inputs import PlacementInput
 from workloadbuilder.placement import GroupPlacement, GroupRequest, Placement, resource_millis
 from workloadbuilder.placement.answer import ResourceShortage, RootExplanation, SearchSummary
-from workloadbuilder.placement.explain.root import proof_text
+from workloadbuilder.placement.explain.root import proof_text, shortage_text
 from workloadbuilder.placement.explain.wording import count_of, short_key
 from workloadbuilder.placement.k8s.quantity import readable_quantity
 
@@ -182,9 +182,13 @@ def _explanation_lines(entry: RootExplanation) -> list[str]:
             for level in entry.levels:
                 lines.append(f"    [{short_key(level.topology_key)}] {level.text}")
                 lines += [f"      {domain.text}" for domain in level.exclusions]
-        if entry.resources:
+        if entry.filters:
+            lines.append("  filters, in kube-scheduler's order:")
+            lines += [f"    {rejection.text}" for rejection in entry.filters]
+        shortages = [resource for resource in entry.resources if resource.resource != "unschedulable"]
+        if shortages:  # cordons are NodeUnschedulable's, said with the filters
             lines.append("  resources:")
-            lines += [f"    {_resource_text(resource)}" for resource in entry.resources]
+            lines += [f"    {_resource_text(resource)}" for resource in shortages]
         if entry.claims:
             lines.append("  claims:")
             lines += [f"    {claim.text}" for claim in entry.claims]
@@ -199,11 +203,8 @@ def _explanation_lines(entry: RootExplanation) -> list[str]:
 
 
 def _resource_text(entry: ResourceShortage) -> str:
-    """One resource shortfall: how many nodes it rules out (a cordoned node is a shortfall of its own)."""
-    if entry.resource == "unschedulable":
-        return f"`{entry.group}`: {entry.nodes:,} of {entry.of:,} nodes are cordoned"
-    nodes = f"{entry.nodes:,} of {entry.of:,} nodes"
-    return f"`{entry.group}`: {entry.resource} leaves {nodes} without room for one pod"
+    """One resource shortfall: how many of the nodes the earlier filters pass it rules out (cordons apart)."""
+    return shortage_text(entry, short=False)
 
 
 def _search_text(search: SearchSummary, feasible: bool, placed_before: tuple[str, ...]) -> str:

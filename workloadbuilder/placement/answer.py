@@ -37,6 +37,7 @@ __all__ = [
     "ClaimPlacement",
     "ClaimProblem",
     "DomainExclusions",
+    "FilterRejection",
     "FitErrorLine",
     "GroupPlacement",
     "Interplay",
@@ -172,16 +173,68 @@ class Level:
 
 @dataclass(frozen=True)
 class ResourceShortage:
-    """How many of the cluster's nodes a requested resource (or a cordon: ``unschedulable``) rules out alone."""
+    """How many nodes a requested resource (or a cordon: ``unschedulable``) rules out alone.
+
+    Counted in kube-scheduler's filter order: a resource is blamed only for
+    nodes that pass every filter before NodeResourcesFit (``passed`` of the
+    cluster's ``of``); ``pod`` names the first pod of the shape counted when
+    the group's pods come in several shapes.
+    """
 
     group: str
     resource: str
     nodes: int
     of: int
+    passed: int | None = None
+    pod: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form."""
-        return {"group": self.group, "resource": self.resource, "nodes": self.nodes, "of": self.of}
+        return {
+            "group": self.group,
+            "resource": self.resource,
+            "nodes": self.nodes,
+            "of": self.of,
+            "passed": self.of if self.passed is None else self.passed,
+            "pod": self.pod,
+        }
+
+
+@dataclass(frozen=True)
+class FilterRejection:
+    """The nodes a filter before NodeResourcesFit rejects first for a group's pods, and what in it did.
+
+    ``causes`` are ``(what, nodes)``, most first: for TaintToleration each
+    node's first untolerated taint (``nvidia.com/gpu=present:NoSchedule``),
+    for NodeAffinity the ``nodeSelector`` pairs and required terms the
+    rejected nodes fail. ``text`` is the line the explanation shows.
+    """
+
+    group: str
+    pod: str | None
+    filter: str
+    nodes: int
+    of: int
+    causes: tuple[tuple[str, int], ...]
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {
+            "group": self.group,
+            "pod": self.pod,
+            "filter": self.filter,
+            "nodes": self.nodes,
+            "of": self.of,
+            "causes": [{"cause": cause, "nodes": n} for cause, n in self.causes],
+            "text": self.text,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> FilterRejection:
+        """The record of a ``to_dict()`` form."""
+        causes = tuple((entry["cause"], entry["nodes"]) for entry in data["causes"])
+        return cls(data["group"], data["pod"], data["filter"], data["nodes"], data["of"], causes, data["text"])
 
 
 @dataclass(frozen=True)
@@ -265,6 +318,8 @@ class RootExplanation:
     placed_before: tuple[str, ...] = ()
     """The roots placed before this one in the same call (queue order): what a complete search's proof assumes."""
     interplay: Interplay | None = None
+    filters: tuple[FilterRejection, ...] = ()
+    """Per failing PodGroup, the nodes each filter before NodeResourcesFit rejects first, and why."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: the keys and order ``Placement.to_dict()`` documents."""
@@ -273,6 +328,7 @@ class RootExplanation:
             "feasible": self.feasible,
             "quorum": [entry.to_dict() for entry in self.quorum],
             "levels": [level.to_dict() for level in self.levels],
+            "filters": [entry.to_dict() for entry in self.filters],
             "resources": [entry.to_dict() for entry in self.resources],
             "claims": [claim.to_dict() for claim in self.claims],
             "preemption": self.preemption,
@@ -307,6 +363,7 @@ class RootExplanation:
                 )
                 for level in data["levels"]
             ),
+            filters=tuple(FilterRejection.from_dict(entry) for entry in data.get("filters", ())),
             resources=tuple(ResourceShortage(**entry) for entry in data["resources"]),
             claims=tuple(
                 ClaimProblem(c["group"], c["claim"], c["deviceClass"], c["count"], c["free"], c["reason"], c["text"])

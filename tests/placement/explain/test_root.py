@@ -74,7 +74,10 @@ def test_per_level_best_domain_and_shortfall() -> None:
             }
         ],
     }
-    assert root["resources"] == [{"group": "workers", "resource": "nvidia.com/gpu", "nodes": 2, "of": 8}]
+    assert root["resources"] == [
+        {"group": "workers", "resource": "nvidia.com/gpu", "nodes": 2, "of": 8, "passed": 8, "pod": None}
+    ]
+    assert root["filters"] == []  # no node is turned away before NodeResourcesFit
     assert answer.explanation["summary"] == "not feasible (kube-scheduler): `train` cannot be placed"
 
 
@@ -97,7 +100,9 @@ def test_a_resource_no_node_has() -> None:
     cl = cluster(node("n1"), node("n2"))
     req = request([pod_group("fpga", 2)], {"fpga": (2, {"example.com/fpga": "1"})})
     (root,) = place(req, cl).explanation["roots"]
-    assert root["resources"] == [{"group": "fpga", "resource": "example.com/fpga", "nodes": 2, "of": 2}]
+    assert root["resources"] == [
+        {"group": "fpga", "resource": "example.com/fpga", "nodes": 2, "of": 2, "passed": 2, "pod": None}
+    ]
     assert root["text"][1:4] == [
         "`fpga` pod `fpga-0`: 0/2 nodes are available: 2 Insufficient example.com/fpga.",
         "`fpga`: the cluster fits 0 of 2 pods",

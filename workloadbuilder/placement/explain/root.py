@@ -16,8 +16,13 @@ domain) and the cluster as that cycle left it:
   PodGroup that fits in none of its domains has its best domains counted
   node by node (``exclusions`` module): "rack r1: 8 nodes; 1 not ready,
   1 untolerated taint, 1 Insufficient nvidia.com/gpu; 5 fit 1 pod each".
-* ``resources``: for each failing PodGroup, how many nodes each requested
-  resource rules out on its own (a node without room for even one pod).
+* ``filters`` (the ``stages`` module): for each failing PodGroup (and pod
+  shape), the nodes each filter before NodeResourcesFit rejects first, in
+  kube-scheduler's order, with the taints and selector terms that did it.
+* ``resources``: for each failing PodGroup (and pod shape), how many of the
+  nodes those filters pass each requested resource rules out on its own (a
+  node without room for even one pod); a node turned away earlier is never
+  a resource's.
 * ``claims``: group claims that could not be allocated, or whose devices
   pin the group to the nodes that reach them, and why.
 * ``placedBefore`` and ``interplay``: the roots placed before this one, and
@@ -43,17 +48,19 @@ from workloadbuilder.placement.cluster.model import Domain, is_slot
 from workloadbuilder.placement.explain.fiterror import fit_error
 from workloadbuilder.placement.explain.interplay import interplay
 from workloadbuilder.placement.explain.levels import every_trace, levels, pins_at
+from workloadbuilder.placement.explain.stages import FilterCount, Stages, stages
 from workloadbuilder.placement.explain.wording import count_of, names_of, pin_text, short_key
+from workloadbuilder.placement.filters import nodeaffinity, nodename, nodeunschedulable, tainttoleration
 from workloadbuilder.placement.framework.claims import CANNOT_ALLOCATE, class_devices_free
 from workloadbuilder.placement.framework.outcome import GroupTrace, Outcome
 from workloadbuilder.placement.framework.preemption import Unit
 from workloadbuilder.placement.framework.queue import admissible
-from workloadbuilder.placement.framework.snapshot import Snapshot
+from workloadbuilder.placement.framework.snapshot import Shape, Snapshot
 from workloadbuilder.placement.request.model import GroupRequest
 from workloadbuilder.placement.strategies.complete import SearchReport
 from workloadbuilder.placement.strategies.kube_scheduler import KubeScheduler
 
-__all__ = ["RootReport", "explain_root", "proof_text"]
+__all__ = ["RootReport", "explain_root", "proof_text", "shortage_text"]
 
 
 @dataclass
@@ -78,6 +85,7 @@ def explain_root(report: RootReport, snap: Snapshot, kube: KubeScheduler) -> Roo
         "feasible": report.outcome.success,
         "quorum": _quorum(root),
         "levels": [],
+        "filters": [],
         "resources": [],
         "claims": [],
         "preemption": report.preemption,
@@ -123,11 +131,14 @@ def _failure(report: RootReport, out: dict[str, Any], snap: Snapshot, kube: Kube
         out["levels"] = levels(report.trace, snap, kube)
         reported = {level["group"] for level in out["levels"]}
         failing = [group for group in root.walk() if group.is_leaf and group.name in reported]
-        out["resources"] = _resources(failing, snap, kube)
+        rows = _stage_rows(failing, snap, kube)
+        out["filters"] = _filters(rows)
+        out["resources"] = _resources(rows, snap)
         out["claims"] = _claims(failing, report.trace, snap, kube)
         for level in out["levels"]:
             lines.append(level["text"])
             lines += [f"`{level['group']}`: {entry['text']}" for entry in level["exclusions"]]
+        lines += [entry["text"] for entry in out["filters"]]  # cordons first: NodeUnschedulable runs first
         lines += _resource_lines(out["resources"])
         lines += [claim["text"] for claim in out["claims"]]
     if admissible(root):
@@ -196,47 +207,163 @@ def _quorum_text(entry: dict[str, Any]) -> str:
 # -- resources and claims ---------------------------------------------------------------
 
 
-def _resources(groups: list[GroupRequest], snap: Snapshot, kube: KubeScheduler) -> list[dict[str, Any]]:
-    """Per failing PodGroup, nodes that each requested resource rules out alone, most first."""
+@dataclass(frozen=True)
+class _Row:
+    """One pod shape of a failing PodGroup and its nodes counted by first rejecting filter."""
+
+    group: GroupRequest
+    pod: str | None  # the shape's first pod, when the group's pods come in several shapes
+    shape: Shape
+    stages: Stages
+
+
+def _stage_rows(groups: list[GroupRequest], snap: Snapshot, kube: KubeScheduler) -> list[_Row]:
+    """The pod shapes of each failing PodGroup to explain, counted by ``stages`` (kube-scheduler's filter order).
+
+    A group of one shape has that shape. Of several (an LWS leader and its
+    workers), only the shapes whose pods the cluster cannot hold even on
+    their own are explained, so a leader that fits is not blamed for its
+    workers; when each shape fits on its own, all are.
+    """
+    rows = []
+    for group in groups:
+        shapes = kube.shapes(group)
+        mine: list[tuple[_Row, bool]] = []
+        first = 0
+        for shape, count in shapes:
+            if count:
+                pod = group.pod_names[first] if len(shapes) > 1 else None
+                row = _Row(group, pod, shape, stages(snap, shape))
+                mine.append((row, len(shapes) > 1 and _room_for(snap, row) >= count))
+            first += count
+        short = [row for row, fits_alone in mine if not fits_alone]
+        rows += short or [row for row, _ in mine]
+    return rows
+
+
+def _room_for(snap: Snapshot, row: _Row) -> int:
+    """How many pods of the row's shape the nodes that reach NodeResourcesFit hold, each node on its own."""
+    if row.shape.missing:
+        return 0
+    nodes = snap.cluster.root.node_array[row.stages.reached]
+    per_node = np.full(len(nodes), np.iinfo(np.int64).max, dtype=np.int64)
+    for resource, amount in row.shape.requests.items():
+        if amount > 0:
+            per_node = np.minimum(per_node, np.maximum(snap.free_at(resource, nodes), 0) // amount)
+    return int(per_node.sum()) if len(nodes) else 0
+
+
+def _who(row: _Row) -> str:
+    """```g``` or ```g`` pod ``g-0``` when the group has several pod shapes."""
+    return f"`{row.group.name}`" if row.pod is None else f"`{row.group.name}` pod `{row.pod}`"
+
+
+def _filters(rows: list[_Row]) -> list[dict[str, Any]]:
+    """Per failing pod shape, the filters before NodeResourcesFit that reject nodes first, and what in them did."""
+    out = []
+    for row in rows:
+        total = row.stages.total
+        checked = total  # the nodes each filter is asked about: those the filters before it passed
+        for entry in row.stages.filters:
+            out.append(
+                {
+                    "group": row.group.name,
+                    "pod": row.pod,
+                    "filter": entry.filter,
+                    "nodes": entry.nodes,
+                    "of": total,
+                    "causes": [{"cause": cause, "nodes": n} for cause, n in entry.causes],
+                    "text": f"{_who(row)}: {_filter_text(entry, total, checked)}",
+                }
+            )
+            checked -= entry.nodes
+    return out
+
+
+def _filter_text(entry: FilterCount, total: int, checked: int) -> str:
+    """``34 of 50 nodes have a taint its pods do not tolerate: nvidia.com/gpu=present:NoSchedule on 34 nodes``."""
+    nodes = f"{entry.nodes:,} of {total:,} nodes"
+    causes = ", ".join(f"{cause} on {count_of(n, 'node')}" for cause, n in entry.causes)
+    if entry.filter == tainttoleration.NAME:
+        return f"{nodes} have a taint its pods do not tolerate: {causes}"
+    if entry.filter == nodeaffinity.NAME:
+        causes = ", ".join(f"{cause} not matched by {n:,} of {checked:,} nodes" for cause, n in entry.causes)
+        return f"{nodes} do not match its node selector or affinity: {causes}"
+    if entry.filter == nodeunschedulable.NAME:
+        return f"{nodes} are cordoned"
+    if entry.filter == nodename.NAME:
+        return f"{nodes} are not the node its spec.nodeName names"
+    return f"{nodes} are left out by its node affinity's metadata.name terms (NodeAffinity PreFilter)"
+
+
+def _resources(rows: list[_Row], snap: Snapshot) -> list[dict[str, Any]]:
+    """Per failing pod shape, how many nodes each requested resource rules out alone, most first.
+
+    In kube-scheduler's order: only the nodes every filter before
+    NodeResourcesFit passed (``passed``) can be short of a resource, so a
+    shape whose nodes were all turned away earlier blames no resource.
+    Cordoned nodes (NodeUnschedulable's) are an entry apart.
+    """
     cluster = snap.cluster
     total = len(cluster)
-    cordoned = total - cluster.schedulable.count(True)
     out = []
-    for group in groups:
-        shape = kube.shape(group)
+    for row in rows:
+        shape, reached = row.shape, row.stages.reached
+        passed = int(np.count_nonzero(reached))
         counts: dict[str, int] = {}
         for resource in shape.missing:
-            counts[resource] = total
+            counts[resource] = passed
         for r, q in shape.terms:
             if is_slot(cluster.resources[r]):
                 continue
             short = snap.free_at(cluster.resources[r], cluster.root.node_array) < q
-            counts[cluster.resources[r]] = int(np.count_nonzero(short))
-        entries = [
-            {"group": group.name, "resource": resource, "nodes": n, "of": total}
+            counts[cluster.resources[r]] = int(np.count_nonzero(short & reached))
+        base = {"group": row.group.name}
+        out += [
+            {**base, "resource": resource, "nodes": n, "of": total, "passed": passed, "pod": row.pod}
             for resource, n in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
             if n > 0
         ]
+        cordoned = row.stages.count(nodeunschedulable.NAME)
         if cordoned:
-            entries.append({"group": group.name, "resource": "unschedulable", "nodes": cordoned, "of": total})
-        out += entries
+            out.append(
+                {**base, "resource": "unschedulable", "nodes": cordoned, "of": total, "passed": total, "pod": row.pod}
+            )
     return out
+
+
+def shortage_text(entry: Any, short: bool) -> str:
+    """One resource shortfall as a line: the verdict's way (``short``) or the explanation's.
+
+    ``entry`` is a ``ResourceShortage`` or its JSON form. The count is of
+    the nodes the filters before NodeResourcesFit passed, and says so when
+    those are fewer than the cluster's nodes.
+    """
+    get = entry.get if isinstance(entry, dict) else lambda key: getattr(entry, key)
+    group, pod, resource = get("group"), get("pod"), get("resource")
+    nodes, total = get("nodes"), get("of")
+    passed = get("passed")
+    passed = total if passed is None else passed
+    who = f"`{group}`" if pod is None else f"`{group}` pod `{pod}`"
+    sep = "" if short else ","  # the verdict's lines have always written plain numbers, the explanation's 1,000
+    n, of, reached = f"{nodes:{sep}}", f"{total:{sep}}", f"{passed:{sep}}"
+    if resource == "unschedulable":
+        return f"{who}: {n} of {of} nodes are cordoned"
+    among = f"{n} of {of}" if passed == total else f"{n} of the {reached} nodes the earlier filters pass"
+    if short:
+        return f"{who}: {resource} rules out the most nodes ({among} lack room for one pod)"
+    return f"{who}: {resource} leaves {among}{' nodes' if passed == total else ''} without room for one pod"
 
 
 def _resource_lines(entries: list[dict[str, Any]]) -> list[str]:
     lines = []
-    seen: set[str] = set()
+    seen: set[tuple[str, str | None]] = set()
     for entry in entries:
-        if entry["group"] in seen:
+        key = (entry["group"], entry["pod"])
+        if key in seen or entry["resource"] == "unschedulable":  # said with the filters
             continue
-        seen.add(entry["group"])
-        if entry["resource"] == "unschedulable":
-            lines.append(f"`{entry['group']}`: {entry['nodes']} of {entry['of']} nodes are cordoned")
-        else:
-            lines.append(
-                f"`{entry['group']}`: {entry['resource']} rules out the most nodes "
-                f"({entry['nodes']} of {entry['of']} lack room for one pod)"
-            )
+        seen.add(key)
+        lines.append(shortage_text(entry, short=True))
     return lines
 
 
