@@ -269,7 +269,12 @@ class PlanError(AggregateError):
     """A plan that cannot compile; ``findings`` says which object each error is about."""
 
     def __init__(self, findings: Sequence[Finding]) -> None:
-        self.findings = list(findings)
+        if isinstance(findings, str | bytes) or not isinstance(findings, Sequence):
+            raise TypeError(f"PlanError(): findings must be a sequence of Finding, not {type(findings).__name__}")
+        for i, finding in enumerate(findings):
+            if not isinstance(finding, Finding):
+                raise TypeError(f"PlanError(): findings[{i}] must be a Finding, not {type(finding).__name__}")
+        self.findings = list(findings)  # each error with the object it is about
         super().__init__([finding.error for finding in findings])
 
 
@@ -308,7 +313,12 @@ class Registry:
             self.register(adapter)
 
     def register(self, adapter: Adapter) -> Adapter:
-        """Make ``adapter`` the one for its ``apiVersion``/``kind`` here; returns it."""
+        """Make ``adapter`` the one for its ``apiVersion``/``kind`` here; returns it.
+
+        Raises:
+            TypeError: ``adapter`` has no string ``api_version`` and ``kind`` or no ``plan`` method.
+        """
+        _check_adapter("register()", adapter)
         with self._lock:
             self._adapters = {**self._adapters, (adapter.api_version, adapter.kind): adapter}
         return adapter
@@ -381,8 +391,22 @@ def scoped_registry(registry: Registry | None = None) -> Iterator[Registry]:
 
 
 def register(adapter: Adapter) -> Adapter:
-    """Make ``adapter`` the one for its ``apiVersion``/``kind`` in the current registry; returns it."""
+    """Make ``adapter`` the one for its ``apiVersion``/``kind`` in the current registry; returns it.
+
+    Raises:
+        TypeError: ``adapter`` has no string ``api_version`` and ``kind`` or no ``plan`` method.
+    """
     return current_registry().register(adapter)
+
+
+def _check_adapter(caller: str, adapter: object) -> None:
+    """Raise a ``TypeError`` naming ``caller`` unless ``adapter`` has the ``Adapter`` contract's attributes."""
+    api_version, kind = getattr(adapter, "api_version", None), getattr(adapter, "kind", None)
+    if not isinstance(api_version, str) or not isinstance(kind, str) or not callable(getattr(adapter, "plan", None)):
+        raise TypeError(
+            f"{caller}: adapter must be an Adapter (string api_version and kind, and a plan method), "
+            f"not {type(adapter).__name__}"
+        )
 
 
 def registered() -> list[Adapter]:

@@ -86,6 +86,11 @@ class CRDAdapter:
     """Plans the custom resource a ``CRDMapping`` describes; register it to make ``plan_object`` use it."""
 
     def __init__(self, mapping: CRDMapping) -> None:
+        if not isinstance(mapping, CRDMapping):
+            raise TypeError(
+                f"CRDAdapter(): mapping must be a CRDMapping (CRDAdapter.from_yaml reads one from a file or text), "
+                f"not {type(mapping).__name__}"
+            )
         self.mapping = mapping
         self.api_version = mapping.api_version
         self.kind = mapping.kind
@@ -143,7 +148,15 @@ class CRDAdapter:
 
 
 def register_mapping(source: str | Path | CRDMapping) -> CRDAdapter:
-    """Load a mapping (a YAML file or text, or a ``CRDMapping``) and register its adapter; returns the adapter."""
+    """Load a mapping (a YAML file or text, or a ``CRDMapping``) and register its adapter; returns the adapter.
+
+    Raises:
+        TypeError: ``source`` is neither a path, a string nor a ``CRDMapping``.
+    """
+    if not isinstance(source, str | Path | CRDMapping):
+        raise TypeError(
+            f"register_mapping(): source must be a path, YAML text or a CRDMapping, not {type(source).__name__}"
+        )
     mapping = source if isinstance(source, CRDMapping) else CRDMapping.from_yaml(source)
     adapter = CRDAdapter(mapping)
     register(adapter)

@@ -72,15 +72,25 @@ def _render(value: Any, cap: int) -> str:
         return go_float(value)
     if isinstance(value, BaseException):
         return "{}"  # Go marshals an error value as an empty JSON object
+    text = ""
     try:
-        text = ""
         for piece in _pieces(value):  # stop reading once the cap is reached: a value may be huge
             text += piece
             if len(text) > cap:
                 return _html_escape(text[:cap]) + "..."
         return _html_escape(text)
+    except _TooDeep:  # what is shown so far, cut where the nesting outgrew the walk
+        return _html_escape(text) + "..."
     except _NotJSON:
         return capped(str(value), cap)
+
+
+_MAX_RENDER_DEPTH = 200
+"""How deep ``_pieces`` walks lists and objects: a value nested deeper is cut there (Python's stack stays bounded)."""
+
+
+class _TooDeep(Exception):
+    """A value nested deeper than ``_MAX_RENDER_DEPTH``."""
 
 
 def _int_text(value: int) -> str:
@@ -187,16 +197,26 @@ def go_json(value: Any) -> str:
 
     Raises:
         _NotJSON: the value holds something JSON cannot represent.
+        ValueError: the value nests lists and objects deeper than ``_MAX_RENDER_DEPTH`` levels.
     """
     return _html_escape(_encode(value))
 
 
 def _encode(value: Any) -> str:
-    return "".join(_pieces(value))
+    try:
+        return "".join(_pieces(value))
+    except _TooDeep:
+        raise ValueError(f"the value nests deeper than {_MAX_RENDER_DEPTH} levels") from None
 
 
-def _pieces(value: Any) -> Iterator[str]:
-    """The JSON text of ``value`` piece by piece, so a reader may stop early (a capped message)."""
+def _pieces(value: Any, depth: int = 0) -> Iterator[str]:
+    """The JSON text of ``value`` piece by piece, so a reader may stop early (a capped message).
+
+    Raises:
+        _TooDeep: past ``_MAX_RENDER_DEPTH`` levels of lists and objects, after the pieces above them.
+    """
+    if depth > _MAX_RENDER_DEPTH:
+        raise _TooDeep
     if value is None:
         yield "null"
     elif isinstance(value, bool):
@@ -208,28 +228,28 @@ def _pieces(value: Any) -> Iterator[str]:
     elif isinstance(value, str):
         yield json.dumps(value, ensure_ascii=False)
     elif isinstance(value, enum.Enum):
-        yield from _pieces(value.value)
+        yield from _pieces(value.value, depth)
     elif isinstance(value, datetime.datetime):
         yield json.dumps(_rfc3339(value))
     elif isinstance(value, dict):
-        yield from _members(sorted((str(k), v) for k, v in value.items()))
+        yield from _members(sorted((str(k), v) for k, v in value.items()), depth)
     elif isinstance(value, (list, tuple)):
         yield "["
         for i, item in enumerate(value):
             yield "," if i else ""
-            yield from _pieces(item)
+            yield from _pieces(item, depth + 1)
         yield "]"
     elif callable(getattr(value, "model_dump", None)):
-        yield from _members(value.model_dump(by_alias=True, exclude_none=True).items())
+        yield from _members(value.model_dump(by_alias=True, exclude_none=True).items(), depth)
     else:
         raise _NotJSON(value)
 
 
-def _members(items: Iterable[tuple[str, Any]]) -> Iterator[str]:
+def _members(items: Iterable[tuple[str, Any]], depth: int) -> Iterator[str]:
     yield "{"
     for i, (key, item) in enumerate(items):
         yield ("," if i else "") + json.dumps(key, ensure_ascii=False) + ":"
-        yield from _pieces(item)
+        yield from _pieces(item, depth + 1)
     yield "}"
 
 
