@@ -315,3 +315,11 @@ def test_a_file_name_too_long_for_the_file_system_is_a_usage_error(command: str)
     out, err = io.StringIO(), io.StringIO()
     assert main([command, "9" * 5000], stdout=out, stderr=err) == 2
     assert (out.getvalue(), err.getvalue()) == ("", f"error: {'9' * 1000}...: cannot read: File name too long\n")
+
+
+def test_a_render_name_too_long_for_the_file_system_is_a_usage_error():
+    out, err = io.StringIO(), io.StringIO()
+    name = "a" * 5000 + ".svg"
+    argv = ["place", "examples/jobset-training.yaml", "--generate", "zones=1", "--render", name]
+    assert main(argv, stdout=out, stderr=err) == 2
+    assert err.getvalue() == f"error: --render: cannot write {'a' * 1000}...: File name too long\n"

@@ -13,6 +13,7 @@ import os
 import stat
 from pathlib import Path
 
+from workloadbuilder._internal.gofmt import capped
 from workloadbuilder.cli.errors import UsageError
 
 __all__ = ["check_render_target", "write_render"]
@@ -24,12 +25,16 @@ def check_render_target(path: str, suffixes: tuple[str, ...], force: bool) -> st
     Returns the name's suffix, lowercased.
     """
     suffix = Path(path).suffix.lower()
+    shown = capped(path)
     if suffix not in suffixes:
         endings = " or ".join(dict.fromkeys(s for s in suffixes if s != ".htm"))
-        raise UsageError(f"--render: {path}: the file name must end in {endings}")
-    if not Path(path).parent.is_dir():
-        raise UsageError(f"--render: {path}: no such directory")
-    _check_existing(path, force)
+        raise UsageError(f"--render: {shown}: the file name must end in {endings}")
+    try:
+        if not Path(path).parent.is_dir():
+            raise UsageError(f"--render: {shown}: no such directory")
+        _check_existing(path, force)
+    except OSError as problem:  # a name too long for the file system: the checks above let it through
+        raise UsageError(f"--render: cannot write {shown}: {problem.strerror or problem}") from None
     return suffix
 
 
@@ -41,7 +46,7 @@ def write_render(path: str, text: str, force: bool) -> None:
         descriptor = os.open(path, flags, 0o644)
     except OSError as problem:
         _check_existing(path, force)  # the path changed since the start: say what it is now
-        raise UsageError(f"--render: cannot write {path}: {problem.strerror or problem}") from None
+        raise UsageError(f"--render: cannot write {capped(path)}: {problem.strerror or problem}") from None
     if not stat.S_ISREG(os.fstat(descriptor).st_mode):
         os.close(descriptor)
         raise UsageError(f"--render: {path} is not a regular file; give a file's name or a new path")
