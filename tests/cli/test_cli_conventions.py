@@ -323,3 +323,24 @@ def test_a_render_name_too_long_for_the_file_system_is_a_usage_error():
     argv = ["place", "examples/jobset-training.yaml", "--generate", "zones=1", "--render", name]
     assert main(argv, stdout=out, stderr=err) == 2
     assert err.getvalue() == f"error: --render: cannot write {'a' * 1000}...: File name too long\n"
+
+
+def test_a_directory_tree_deeper_than_a_path_can_name_is_a_usage_error(tmp_path: Path):
+    import os
+
+    name = "d" * 200
+    descriptor = os.open(tmp_path, os.O_RDONLY)
+    try:
+        for _ in range(25):  # 25 * 201 characters: past PATH_MAX (4,096), made one level at a time
+            os.mkdir(name, dir_fd=descriptor)
+            inner = os.open(name, os.O_RDONLY, dir_fd=descriptor)
+            os.close(descriptor)
+            descriptor = inner
+    finally:
+        os.close(descriptor)
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["validate", "-R", str(tmp_path)], stdout=out, stderr=err) == 2
+    assert out.getvalue() == ""
+    assert err.getvalue().startswith(f"error: {tmp_path}/{name}/")
+    assert err.getvalue().endswith("...: cannot read: File name too long\n")
+    assert len(err.getvalue()) < 1100

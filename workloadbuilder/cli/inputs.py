@@ -220,14 +220,21 @@ def _manifests_in(directory: Path, recursive: bool) -> Iterator[Path]:
         try:
             entries = sorted(current.iterdir())
         except OSError as problem:
-            raise UsageError(f"{current}: cannot read the directory: {problem.strerror or problem}") from None
+            raise UsageError(
+                f"{capped(str(current))}: cannot read the directory: {problem.strerror or problem}"
+            ) from None
         for entry in entries:
-            if entry.is_dir():
-                real = os.path.realpath(entry)
+            try:
+                is_dir = entry.is_dir()
+                is_manifest = not is_dir and entry.is_file() and entry.suffix.lower() in MANIFEST_SUFFIXES
+                real = os.path.realpath(entry) if is_dir else ""
+            except OSError as problem:  # a path grown too long for the file system, say
+                raise UsageError(f"{capped(str(entry))}: cannot read: {problem.strerror or problem}") from None
+            if is_dir:
                 if recursive and real not in seen:
                     seen.add(real)
                     pending.append(entry)
-            elif entry.is_file() and entry.suffix.lower() in MANIFEST_SUFFIXES:
+            elif is_manifest:
                 yield entry
 
 
