@@ -18,16 +18,29 @@ raw on failure) is summarised, never shown.
 
 from __future__ import annotations
 
+import base64
+import json
 import logging
 import os
 import re
+import sys
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from workloadbuilder._internal.gofmt import capped
 from workloadbuilder._internal.textread import TextError, decode_utf8
-from workloadbuilder.doctor.transport import Redactor, type_name
+from workloadbuilder.doctor.credentials import (
+    MAX_CREDENTIAL_BYTES,
+    MAX_PLUGIN_OUTPUT_BYTES,
+    PluginFailure,
+    UnreadableFile,
+    header_problem,
+    read_regular_file,
+    run_plugin,
+)
+from workloadbuilder.doctor.transport import DEFAULT_TOTAL_TIMEOUT, Redactor, auth_header, credentials_in, type_name
 from workloadbuilder.errors import WorkloadBuilderError
 from workloadbuilder.manifests import ManifestError, read_documents_text
 
@@ -91,14 +104,11 @@ def _read(path: str) -> dict[str, Any]:
     """One file's data: a mapping (an empty file is an empty mapping)."""
     shown = capped(path)
     try:
-        with open(path, "rb") as stream:
-            data = stream.read(MAX_KUBECONFIG_BYTES + 1)
-    except IsADirectoryError:
-        raise KubeconfigError(f"kubeconfig {shown}: is a directory") from None
-    except OSError as err:
-        raise KubeconfigError(f"kubeconfig {shown}: cannot be read: {err.strerror or type(err).__name__}") from None
-    if len(data) > MAX_KUBECONFIG_BYTES:
-        raise KubeconfigError(f"kubeconfig {shown}: larger than {MAX_KUBECONFIG_BYTES >> 20} MiB")
+        data = read_regular_file(path, MAX_KUBECONFIG_BYTES)
+    except UnreadableFile as err:
+        if err.reason.startswith("is larger than"):
+            raise KubeconfigError(f"kubeconfig {shown}: larger than {MAX_KUBECONFIG_BYTES >> 20} MiB") from None
+        raise KubeconfigError(f"kubeconfig {shown}: {err.reason}") from None
     try:
         documents = read_documents_text(shown, decode_utf8(data, shown))
     except TextError as err:
@@ -251,8 +261,184 @@ def _exec_problem(message: str) -> str:
     return "failed"
 
 
+def _shown_path(value: str) -> str:
+    return capped(value) if value.isprintable() else capped(repr(value))
+
+
+def _named_file(entry: dict[str, Any], key: str, file: str, where: str) -> bytes:
+    """The bytes of the file ``entry[key]`` names, relative to the kubeconfig ``file`` it is in (as kubectl)."""
+    value = entry[key]
+    if not isinstance(value, str) or not value:
+        raise KubeconfigError(f"{where}: {key}: expected a file name, found {_type_name(value)}")
+    path = os.path.expanduser(value)
+    if not os.path.isabs(path):
+        path = os.path.join(os.path.dirname(os.path.abspath(file)), path)
+    try:
+        return read_regular_file(path, MAX_CREDENTIAL_BYTES)
+    except UnreadableFile as err:
+        raise KubeconfigError(f"{where}: {key} {_shown_path(value)}: {err.reason}") from None
+
+
+def _key_material(pem: bytes | str) -> list[str]:
+    """The text of a private key and each line of its body, to redact."""
+    text = pem.decode("utf-8", "replace") if isinstance(pem, bytes) else pem
+    return [text, *(line.strip() for line in text.splitlines() if not line.startswith("-----"))]
+
+
+_INLINED = (
+    ("cluster", "certificate-authority", "certificate-authority-data"),
+    ("user", "client-certificate", "client-certificate-data"),
+    ("user", "client-key", "client-key-data"),
+)
+
+
+def _inline_files(
+    user: dict[str, Any],
+    user_where: str,
+    user_file: str,
+    cluster: dict[str, Any],
+    cluster_where: str,
+    cluster_file: str,
+    https: bool,
+    redact: Redactor,
+) -> None:
+    """Read each file the chosen user and cluster name (bounded, regular files only) into their data keys.
+
+    As the client's loader would: ``token`` wins over ``tokenFile`` and ``X-data`` over ``X``; the
+    certificate files count only for an ``https://`` server. A token file's content is stripped, as
+    kubectl strips it.
+    """
+    if "token" not in user and "tokenFile" in user:
+        raw = _named_file(user, "tokenFile", user_file, user_where)
+        text = raw.decode("utf-8", "replace")
+        redact.add([text, text.strip()])
+        if "\ufffd" in text:
+            raise KubeconfigError(f"{user_where}: tokenFile {_shown_path(user['tokenFile'])}: is not UTF-8 text")
+        del user["tokenFile"]
+        user["token"] = text.strip()
+    key_data = user.get("client-key-data")
+    if isinstance(key_data, str):
+        try:
+            redact.add(_key_material(base64.b64decode(key_data, validate=False)))
+        except ValueError:
+            pass
+    if not https:
+        return
+    for owner, key, data_key in _INLINED:
+        entry, file, where = (
+            (cluster, cluster_file, cluster_where) if owner == "cluster" else (user, user_file, user_where)
+        )
+        if data_key in entry or key not in entry:
+            continue
+        content = _named_file(entry, key, file, where)
+        if key == "client-key":
+            redact.add(_key_material(content))
+        del entry[key]
+        entry[data_key] = base64.standard_b64encode(content).decode("ascii")
+
+
+def _plugin_status(plugin: Any, where: str, deadline: float, bound: str, redact: Redactor) -> dict[str, Any]:
+    """Run the exec credential plugin (bounded: see ``credentials.run_plugin``) and check its ExecCredential."""
+    command = plugin.get("command") if isinstance(plugin, dict) else None
+    shown = redact(os.path.basename(command), 200) if isinstance(command, str) else "?"
+    prefix = f"{where}: the exec credential plugin {shown!r}"
+    if not isinstance(plugin, dict):
+        raise KubeconfigError(f"{where}: exec: expected a mapping, found {_type_name(plugin)}")
+    for key in ("command", "apiVersion"):
+        if key not in plugin:
+            raise KubeconfigError(f"{prefix} is configured without {key!r} (its output is not shown)")
+    args = plugin.get("args") or []
+    env_items = plugin.get("env") or []
+    if not isinstance(command, str) or not command:
+        raise KubeconfigError(f"{where}: exec.command: expected a string, found {_type_name(command)}")
+    if not isinstance(args, list) or not all(isinstance(arg, str) for arg in args):
+        raise KubeconfigError(f"{where}: exec.args: expected a list of strings")
+    env = dict(os.environ)
+    if not isinstance(env_items, list):
+        raise KubeconfigError(f"{where}: exec.env: expected a list, found {_type_name(env_items)}")
+    for index, item in enumerate(env_items):
+        if not (isinstance(item, dict) and isinstance(item.get("name"), str) and isinstance(item.get("value"), str)):
+            raise KubeconfigError(f"{where}: exec.env[{index}]: expected a mapping of a string name and value")
+        env[item["name"]] = item["value"]
+    interactive = hasattr(sys.stdout, "isatty") and sys.stdout.isatty()
+    api_version = plugin["apiVersion"]
+    env["KUBERNETES_EXEC_INFO"] = json.dumps(
+        {"apiVersion": api_version, "kind": "ExecCredential", "spec": {"interactive": interactive}}
+    )
+    try:
+        output = run_plugin(
+            [command, *args],
+            env,
+            max(deadline - time.monotonic(), 0.001),
+            MAX_PLUGIN_OUTPUT_BYTES,
+            interactive,
+            bound=bound,
+        )
+    except PluginFailure as failure:
+        raise KubeconfigError(f"{prefix} {failure.problem} (its output is not shown)") from None
+    try:
+        data = json.loads(output)
+    except (ValueError, RecursionError):
+        data = None
+    if not isinstance(data, dict):
+        raise KubeconfigError(
+            f"{prefix} printed something that is not an ExecCredential in JSON (its output is not shown)"
+        )
+    for key in ("apiVersion", "kind", "status"):
+        if key not in data:
+            raise KubeconfigError(f"{prefix} printed an ExecCredential without {key!r} (its output is not shown)")
+    if data["apiVersion"] != api_version:
+        raise KubeconfigError(
+            f"{prefix} printed an ExecCredential of another apiVersion than the kubeconfig's exec.apiVersion "
+            "(its output is not shown)"
+        )
+    status = data["status"]
+    if not isinstance(status, dict):
+        raise KubeconfigError(
+            f"{prefix} printed an ExecCredential whose status is not an object (its output is not shown)"
+        )
+    for key in ("token", "clientCertificateData", "clientKeyData"):
+        if key in status and not isinstance(status[key], str):
+            raise KubeconfigError(
+                f"{prefix} printed an ExecCredential whose status.{key} is not a string (its output is not shown)"
+            )
+    if isinstance(status.get("token"), str):
+        redact.add([status["token"]])
+    if isinstance(status.get("clientKeyData"), str):
+        redact.add(_key_material(status["clientKeyData"]))
+    if "token" not in status and "clientCertificateData" not in status:
+        raise KubeconfigError(
+            f"{prefix} printed an ExecCredential with neither a token nor a client certificate "
+            "(its output is not shown)"
+        )
+    if "token" not in status and "clientKeyData" not in status:
+        raise KubeconfigError(
+            f"{prefix} printed an ExecCredential with a client certificate but no key (its output is not shown)"
+        )
+    return status
+
+
+def _use_plugin(user: dict[str, Any], where: str, deadline: float, bound: str, redact: Redactor) -> bool:
+    """Run the user's exec plugin when the client's loader would (no token), and put what it gave in as data."""
+    if "exec" not in user or user.get("token"):
+        return False
+    status = _plugin_status(user["exec"], where, deadline, bound, redact)
+    del user["exec"]
+    if "token" in status:
+        user["token"] = status["token"]
+    else:
+        for key in ("client-certificate", "client-key"):
+            user.pop(key, None)
+        user["client-certificate-data"] = base64.standard_b64encode(status["clientCertificateData"].encode()).decode()
+        user["client-key-data"] = base64.standard_b64encode(status["clientKeyData"].encode()).decode()
+    return True
+
+
 def load_context(
-    kubeconfig: str | None = None, context: str | None = None, environ: Mapping[str, str] | None = None
+    kubeconfig: str | None = None,
+    context: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    timeout: float = DEFAULT_TOTAL_TIMEOUT,
 ) -> KubeContext:
     """Find, read, check and load the kubeconfig's chosen context (see the module's docstring).
 
@@ -260,6 +446,8 @@ def load_context(
         kubeconfig: the file (``--kubeconfig``); ``None`` reads ``$KUBECONFIG`` or ``~/.kube/config``.
         context: the context (``--context``); ``None`` is the current one.
         environ: where ``KUBECONFIG`` is looked up (``os.environ`` by default).
+        timeout: seconds an exec credential plugin may run (``--timeout``); it is killed, with its
+            process group, past them.
 
     Raises:
         KubeconfigError: one line naming the file and what is wrong, with no credential in it.
@@ -268,10 +456,36 @@ def load_context(
     from kubernetes.config.config_exception import ConfigException
     from kubernetes.config.kube_config import ConfigNode, KubeConfigLoader
 
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
+        raise TypeError(f"load_context(): timeout must be a positive number of seconds, not {timeout!r}")
+    deadline = time.monotonic() + timeout
     paths, source = _files(kubeconfig, os.environ if environ is None else environ)
     merged = _merge(paths)
     redact = Redactor(merged.secrets)
     name, body, path = _chosen(merged, context, source)
+    user_name = body.get("user")
+    where = f"kubeconfig {capped(path)}: context {redact(name, 200)!r}"
+    user_entry, user_file = merged.entries["users"].get(user_name or "", ({}, ""))
+    cluster_entry, cluster_file = merged.entries["clusters"][body["cluster"]]
+    user_body = dict(user_entry.get("user") or {})
+    cluster_body = dict(cluster_entry["cluster"])
+    user_where = f"{where}: user {redact(str(user_name), 200)!r}"
+    _inline_files(
+        user_body,
+        user_where,
+        user_file or path,
+        cluster_body,
+        f"kubeconfig {capped(cluster_file)}: cluster {redact(str(body['cluster']), 200)!r}",
+        cluster_file,
+        str(cluster_body["server"]).startswith("https"),
+        redact,
+    )
+    origin = "the token of tokenFile" if "tokenFile" in (user_entry.get("user") or {}) else "the token"
+    if _use_plugin(user_body, user_where, deadline, f"{timeout:g} s (--timeout)", redact):
+        origin = "the token the exec credential plugin printed"
+    if user_name:
+        merged.entries["users"][user_name] = ({**user_entry, "user": user_body}, user_file)
+    merged.entries["clusters"][body["cluster"]] = ({**cluster_entry, "cluster": cluster_body}, cluster_file)
     tree: dict[str, Any] = {
         plural: [
             ConfigNode(f"{plural}[name={entry_name}]", entry, file)  # type: ignore[no-untyped-call]
@@ -284,8 +498,6 @@ def load_context(
     captured = _Captured()
     root = logging.getLogger()
     root.addHandler(captured)
-    user_name = body.get("user")
-    where = f"kubeconfig {capped(path)}: context {redact(name, 200)!r}"
     try:
         loader = KubeConfigLoader(  # type: ignore[no-untyped-call]
             config_dict=ConfigNode("kubeconfig", tree, path),  # type: ignore[no-untyped-call]
@@ -311,5 +523,12 @@ def load_context(
         raise KubeconfigError(f"{where}: user {redact(str(user_name), 200)!r}: the credentials cannot be loaded")
     configuration.refresh_api_key_hook = None  # the credentials were just loaded: no plugin runs again
     redact.add(str(value) for value in configuration.api_key.values())
+    header = auth_header(configuration)
+    if header:
+        redact.add(credentials_in(header))
+        problem = header_problem(header)
+        if problem:
+            what = origin if header.startswith("Bearer ") else "the user name or password"
+            raise KubeconfigError(f"{user_where}: {what} {problem}: it cannot be sent in an HTTP header (not sent)")
     namespace = body.get("namespace") or "default"
     return KubeContext(configuration, name, namespace, source, redact)

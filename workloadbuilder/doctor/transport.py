@@ -29,6 +29,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+import re
 import ssl
 import threading
 import time
@@ -52,6 +53,7 @@ from urllib3.exceptions import (
 
 from workloadbuilder._internal.gofmt import capped
 from workloadbuilder._internal.textread import check_nesting
+from workloadbuilder.doctor.credentials import header_problem
 from workloadbuilder.errors import InvalidArgumentError, WorkloadBuilderError
 from workloadbuilder.limits import MAX_MESSAGE_VALUE, MAX_NESTING
 
@@ -65,6 +67,7 @@ __all__ = [
     "ApiReader",
     "ReadLimits",
     "Redactor",
+    "auth_header",
     "server_origin",
 ]
 
@@ -127,23 +130,67 @@ class ReadLimits:
 
 
 class Redactor:
-    """Replaces every known credential in a text by ``<redacted>`` and caps the text, before anyone prints it."""
+    """Replaces every known credential in a text by ``<redacted>`` and caps the text, before anyone prints it.
+
+    Each credential is looked for in every form a message can carry it in: as given, stripped, with its
+    whitespace run together (as messages are put on one line), escaped as Python's and JSON's ``repr``
+    escape it (``b'bearer s3cr3t\\n'``), and in any letter case (a reason that was lowercased).
+    """
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         self._secrets: set[str] = set()  # the credential strings to hide (tokens, passwords, keys)
+        self._forms: list[str] | None = None  # every form of every secret, longest first (built on first use)
+        self._patterns: dict[str, re.Pattern[str]] = {}  # a form's case-insensitive pattern, made on first use
         self.add(secrets)
 
     def add(self, secrets: Iterable[str]) -> None:
         """Hide these strings too (empty and very short ones are ignored: they would blank ordinary words)."""
         self._secrets.update(secret for secret in secrets if isinstance(secret, str) and len(secret.strip()) >= 4)
+        self._forms = None
+
+    def _all_forms(self) -> list[str]:
+        if self._forms is None:
+            forms: set[str] = set()
+            for secret in self._secrets:
+                forms.update(form for form in _forms_of(secret) if len(form.strip()) >= 4)
+            self._forms = sorted(forms, key=len, reverse=True)
+        return self._forms
+
+    def scrub(self, text: str) -> str:
+        """``text`` with every credential replaced by ``<redacted>``, its lines and length kept as they are."""
+        text = str(text)
+        for form in self._all_forms():
+            if len(form) > len(text):
+                continue
+            if form in text:
+                text = text.replace(form, "<redacted>")
+            elif form.lower() in text.lower():
+                pattern = self._patterns.get(form)
+                if pattern is None:
+                    pattern = self._patterns[form] = re.compile(re.escape(form), re.IGNORECASE)
+                text = pattern.sub("<redacted>", text)
+        return text
 
     def __call__(self, text: str, cap: int = MAX_MESSAGE_VALUE) -> str:
         """``text`` on one line, with every credential replaced and cut at ``cap`` characters."""
-        text = " ".join(str(text).split())
-        for secret in sorted(self._secrets, key=len, reverse=True):
-            if secret in text:
-                text = text.replace(secret, "<redacted>")
-        return capped(text, cap)
+        return capped(" ".join(self.scrub(" ".join(self.scrub(str(text)).split())).split()), cap)
+
+
+def _forms_of(secret: str) -> set[str]:
+    """The forms a credential can take in a message (see ``Redactor``)."""
+    plain = {secret, secret.strip(), " ".join(secret.split())}
+    forms = set(plain)
+    for form in plain:
+        forms.add(repr(form)[1:-1])
+        forms.add(form.encode("unicode_escape").decode("ascii"))
+        forms.add(json.dumps(form)[1:-1])
+        forms.add(repr(form.encode("utf-8", "surrogateescape"))[2:-1])
+        try:
+            forms.add(repr(form.encode("latin-1"))[2:-1])
+        except UnicodeEncodeError:
+            pass
+    forms |= {" ".join(form.split()) for form in forms}
+    return forms
 
 
 def server_origin(url: str) -> str:
@@ -159,7 +206,7 @@ def server_origin(url: str) -> str:
     return f"{parts.scheme}://{host}" + (f":{port}" if port is not None else "")
 
 
-def _auth_header(configuration: Any) -> str | None:
+def auth_header(configuration: Any) -> str | None:
     """The ``Authorization`` value the kubernetes client would send (a bearer token or basic credentials)."""
     value = configuration.get_api_key_with_prefix("BearerToken", alias="authorization")
     if not value and configuration.username and configuration.password:
@@ -169,7 +216,7 @@ def _auth_header(configuration: Any) -> str | None:
     return str(value) if value else None
 
 
-def _credentials_in(header: str) -> list[str]:
+def credentials_in(header: str) -> list[str]:
     """The secret parts of an ``Authorization`` value: the token, and basic credentials decoded."""
     scheme, _, credential = header.partition(" ")
     found = [header, credential]
@@ -215,11 +262,16 @@ class ApiReader:
         limits: ReadLimits | None = None,
         redact: Redactor | None = None,
         clock: Callable[[], float] = time.monotonic,
+        started: float | None = None,
     ) -> None:
         """Prepare the connection pool from a kubernetes client ``Configuration`` (nothing is sent yet).
 
+        ``started`` is the ``clock`` reading the whole read's deadline counts from (``doctor`` passes the
+        time it started loading the credentials); now by default.
+
         Raises:
-            ApiReadError: the server address is not an ``http://`` or ``https://`` URL, or names no host.
+            ApiReadError: the server address is not an ``http://`` or ``https://`` URL, or names no host;
+                or the ``Authorization`` value has a control character (it is not sent, nor shown).
         """
         self.limits = limits or ReadLimits()  # the bounds of every request
         self.redact = redact or Redactor()  # hides the user's credentials in every message
@@ -233,12 +285,15 @@ class ApiReader:
             )
         self._base = host  # the server URL requests are made against (its path prefix kept)
         self._clock = clock  # time source of the deadlines
-        self._deadline = clock() + self.limits.total_timeout  # when the whole read must be over
+        self._deadline = (clock() if started is None else started) + self.limits.total_timeout  # the whole read's end
         self._headers = {"Accept": "application/json", "User-Agent": "workloadbuilder-doctor"}  # sent with each GET
-        auth = _auth_header(configuration)
+        auth = auth_header(configuration)
         if auth:
+            self.redact.add(credentials_in(auth))
+            problem = header_problem(auth)
+            if problem:
+                raise ApiReadError(f"the Authorization value of the configuration {problem}: not sent")
             self._headers["Authorization"] = auth
-            self.redact.add(_credentials_in(auth))
         self._pool = self._pool_manager(configuration)  # urllib3's connections to the server
 
     @staticmethod
@@ -397,7 +452,11 @@ class ApiReader:
         except ValueError as bad:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
             if not ok:
                 return None
-            shown = self.redact(answer.body[:60].decode("utf-8", "replace"), 60)
+            # redacted before it is cut, so that a credential across the cut is not half shown
+            head = self.redact(bytes(answer.body[:8192]).decode("utf-8", "replace"), 8192)
+            shown = " ".join(bytes(answer.body[:60]).decode("utf-8", "replace").split())
+            if shown != head[: len(shown)]:
+                shown = head[:60]
             raise ApiReadError(
                 f"{where}: the answer ({answer.status}) is not JSON: {self.redact(str(bad), 200)} "
                 f"(it starts {shown!r})",

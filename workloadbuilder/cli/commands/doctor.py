@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import time
 from typing import Any, TextIO
 
 from workloadbuilder._internal.gofmt import capped
@@ -26,7 +27,9 @@ from workloadbuilder.doctor.transport import (
     DEFAULT_TOTAL_TIMEOUT,
     ApiReader,
     ReadLimits,
+    Redactor,
 )
+from workloadbuilder.errors import WorkloadBuilderError
 
 __all__ = ["add_options", "doctor_command"]
 
@@ -99,13 +102,30 @@ def doctor_command(args: Any, out: TextIO, err: TextIO) -> int:
         total_timeout=_seconds(args.timeout, "--timeout"),
         max_response_bytes=_mib(args.max_response_mib, "--max-response-mib") << 20,
     )
-    context = load_context(args.kubeconfig, args.context)
+    started = time.monotonic()  # --timeout counts from here: an exec credential plugin's run is part of it
+    context = load_context(args.kubeconfig, args.context, timeout=limits.total_timeout)
+    redact = context.redact
     namespace = args.namespace or context.namespace
-    with ApiReader(context.configuration, limits, context.redact) as reader:
-        state = read_live(reader, kind, name, namespace)
-    diagnosis = diagnose(state)
+    try:
+        with ApiReader(context.configuration, limits, redact, started=started) as reader:
+            state = read_live(reader, kind, name, namespace)
+        diagnosis = diagnose(state)
+    except WorkloadBuilderError as problem:  # every message is redacted where it is made; this is a last net
+        problem.args = (redact.scrub(str(problem)),)
+        raise
     if args.output == "json":
-        out.write(json.dumps(diagnosis.to_dict(), indent=2) + "\n")
+        out.write(json.dumps(_scrubbed(diagnosis.to_dict(), redact), indent=2) + "\n")
     else:
-        out.write(diagnosis.text)
+        out.write(redact.scrub(diagnosis.text))
     return 0 if diagnosis.healthy else 1
+
+
+def _scrubbed(value: Any, redact: Redactor) -> Any:
+    """Every string of a JSON value with the credentials replaced (the server may echo one in a message)."""
+    if isinstance(value, str):
+        return redact.scrub(value)
+    if isinstance(value, dict):
+        return {redact.scrub(str(key)): _scrubbed(item, redact) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_scrubbed(item, redact) for item in value]
+    return value
