@@ -124,7 +124,11 @@ def find_all(
     """
     absolute, compiled = _compiled(expression)
     start, prefix = (root, ()) if absolute else (value, base)
-    return [(prefix + elements_of(match.full_path), match.value) for match in compiled.find(start)]
+    try:
+        matches = compiled.find(start)
+    except (IndexError, OverflowError):  # jsonpath-ng indexes with an index too large for a C integer
+        return []  # past the end of any list, as a smaller index past the end is
+    return [(prefix + elements_of(match.full_path), match.value) for match in matches]
 
 
 def static_prefix(expression: str, base: tuple[Element, ...]) -> tuple[tuple[Element, ...], bool]:

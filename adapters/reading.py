@@ -58,12 +58,14 @@ def at(obj: Any, elements: Sequence[Element]) -> Any:
     Examples:
         >>> at({"spec": {"roles": [{"name": "a"}]}}, ("spec", "roles", 0, "name")), at({}, ("spec", "x"))
         ('a', None)
+        >>> at({"roles": ["a", "b"]}, ("roles", -1)), at({"roles": ["a"]}, ("roles", -99999999999999999999))
+        ('b', None)
     """
     node = obj
     for element in elements:
         if isinstance(element, int):
-            if not isinstance(node, list) or element >= len(node):
-                return None
+            if not isinstance(node, list) or not -len(node) <= element < len(node):
+                return None  # past either end (a negative index counts from the end, as JSONPath's does)
             node = node[element]
         elif isinstance(node, Mapping):
             node = node.get(element)
