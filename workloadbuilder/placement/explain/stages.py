@@ -192,6 +192,8 @@ def usable_mask(
             return np.ones(len(nodes), dtype=np.bool_)
         allowed = mask[nodes]
         usable |= allowed
+        if not pod.pod_affinity and not pod.pod_anti_affinity and not pod.spread:
+            continue  # the mask is the pod-and-node filters alone
         for position in np.flatnonzero(~usable).tolist():  # the mask's later checks do not make a node unusable
             if cluster.rejection(pod, int(nodes[position])) is None:
                 usable[position] = True
