@@ -597,3 +597,79 @@ BAD_FLAGS = {
 @pytest.mark.parametrize(("flags", "line"), BAD_FLAGS.values(), ids=BAD_FLAGS.keys())
 def test_a_bad_bound_is_one_line(tmp_path: Path, flags: list[str], line: str):
     assert run(tmp_path / "unread", *flags)[:3] == (2, "", f"error: {line}\n")
+
+
+ECHOING_GANG = send(
+    200,
+    {
+        "items": [
+            {
+                "metadata": {"name": "pg", "namespace": NS},
+                "spec": {
+                    "workloadRef": {"workloadName": "wl", "templateName": "t"},
+                    "schedulingPolicy": {"gang": {"minCount": 2}},
+                },
+                "status": {
+                    "conditions": [
+                        {
+                            "type": "PodGroupScheduled",
+                            "status": "False",
+                            "reason": "Unschedulable",
+                            "message": f"token {TOKEN.lower()} and {TOKEN.encode()!r} were seen",
+                        }
+                    ]
+                },
+            }
+        ]
+    },
+)
+
+
+@pytest.mark.parametrize("output", ["text", "json"], ids=["text", "json"])
+def test_a_token_the_server_echoes_into_the_report_is_redacted(apiserver: _Server, tmp_path: Path, output: str):
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(kubeconfig_text(f"http://127.0.0.1:{apiserver.server_port}"))
+    apiserver.rules = {"workloads": WORKLOADS, "podgroups": ECHOING_GANG, "pods": pending, "nodes": NODES}
+    code, out, err, _ = run(kubeconfig, "--output", output)
+    assert code in (0, 1) and err == ""
+    assert TOKEN.lower() not in out.lower() and "<redacted>" in out
+    if output == "json":
+        json.loads(out)
+
+
+def test_a_token_file_is_read_beside_its_kubeconfig_and_stripped(apiserver: _Server, tmp_path: Path):
+    (tmp_path / "token").write_text(f"  {TOKEN}\n")
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(kubeconfig_text(f"http://127.0.0.1:{apiserver.server_port}", user="{tokenFile: token}"))
+    apiserver.rules = {"jobs": status(403, f"no for Bearer {TOKEN}")}
+    code, out, err, _ = run(kubeconfig)
+    assert (code, out) == (2, "")
+    assert TOKEN not in err and err.endswith("no for <redacted>\n")
+    assert apiserver.seen == [(JOB_PATH, f"Bearer {TOKEN}")]
+
+
+def test_an_exec_plugin_may_give_a_client_certificate(tmp_path: Path):
+    credential = json.dumps(
+        {
+            "apiVersion": "client.authentication.k8s.io/v1",
+            "kind": "ExecCredential",
+            "status": {
+                "clientCertificateData": "CERT",
+                "clientKeyData": "-----BEGIN K-----\nKEYBODY1234\n-----END K-----",
+            },
+        }
+    )
+    plugin = tmp_path / "plugin.sh"
+    plugin.write_text(f"#!/bin/sh\necho '{credential}'\n")
+    plugin.chmod(0o755)
+    kubeconfig = tmp_path / "kubeconfig"
+    port = closed_port()
+    kubeconfig.write_text(
+        kubeconfig_text(
+            f"https://127.0.0.1:{port}",
+            user=f"{{exec: {{apiVersion: client.authentication.k8s.io/v1, command: {plugin}}}}}",
+        )
+    )
+    code, out, err, _ = run(kubeconfig, *FAST)
+    assert (code, out) == (2, "")
+    assert "KEYBODY1234" not in err and len(err.splitlines()) == 1

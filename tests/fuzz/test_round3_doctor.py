@@ -202,6 +202,8 @@ def test_the_redactor_knows_every_form(seed: int) -> None:
         assert secret[:5] not in shown.replace("<redacted>", ""), (form, shown)
         assert secret[5:].lower() not in shown.lower(), (form, shown)
         assert redact.scrub(f"a\n{form}\nb").startswith("a\n")  # scrub keeps the lines of a report
+    together = redact(" and ".join(forms))  # every form in one text
+    assert secret[5:].lower() not in together.lower(), together
 
 
 def test_a_header_problem_names_the_character_only() -> None:

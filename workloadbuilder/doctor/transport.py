@@ -164,7 +164,7 @@ class Redactor:
                 continue
             if form in text:
                 text = text.replace(form, "<redacted>")
-            elif form.lower() in text.lower():
+            if form.lower() in text.lower():
                 pattern = self._patterns.get(form)
                 if pattern is None:
                     pattern = self._patterns[form] = re.compile(re.escape(form), re.IGNORECASE)
