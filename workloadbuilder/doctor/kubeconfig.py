@@ -6,14 +6,23 @@
 (the first file that names a cluster, user or context, or sets
 ``current-context``, wins) and checks the shape of everything it will use:
 each entry a mapping with a ``name``, the chosen context naming a cluster
-whose ``server`` is an ``http://`` or ``https://`` URL. Only then does the
-kubernetes client's own loader build the ``Configuration`` (certificates,
-tokens, exec and auth-provider plugins), never writing the file back.
+whose ``server`` is an ``http://`` or ``https://`` URL. Then the files the
+chosen user and cluster name (``tokenFile``, ``certificate-authority``,
+``client-certificate``, ``client-key``) are read, as regular files only and
+bounded in size (``credentials.read_regular_file``; a relative path is
+relative to the kubeconfig that names it, as kubectl has it), and put in as
+data; and the exec credential plugin, when the client would run it, is run
+here with the time bound and an output bound (``credentials.run_plugin``),
+its token or certificate put in as data too. Only then does the kubernetes
+client's own loader build the ``Configuration`` (certificates, tokens,
+auth-provider plugins), never writing the file back. An ``Authorization``
+value with a control character is refused before anything is sent.
 
 Every failure is a ``KubeconfigError`` naming the file and the entry, never a
-credential: every string of every ``users`` entry is redacted from every
-message, and an exec credential plugin's output (which the client would log
-raw on failure) is summarised, never shown.
+credential: every string of every ``users`` entry, a token file's content,
+the plugin's token and key, and the header value are redacted from every
+message (in each form a message may carry them: see ``transport.Redactor``),
+and an exec credential plugin's output is summarised, never shown.
 """
 
 from __future__ import annotations
