@@ -1,7 +1,7 @@
 """How to unit-test your own CRD's translation: the TrainingCluster mapping, its objects and its error paths.
 
 Copy this file next to your mapping. It needs only pytest and workloadbuilder:
-the ``golden`` fixture (``golden/`` beside this file; rewrite it with
+the ``wb_golden`` fixture (``golden/`` beside this file; rewrite it with
 ``pytest --update-goldens``) comes with workloadbuilder's pytest plugin, and
 ``assert_field_errors`` checks errors by type and path, the way the
 Kubernetes Go tests do.
@@ -30,9 +30,9 @@ def cluster() -> dict[str, Any]:
     return yaml.safe_load((HERE / "llama.yaml").read_text())
 
 
-def test_every_object_matches_the_golden_file(cluster: dict[str, Any], golden: Golden):
+def test_every_object_matches_the_golden_file(cluster: dict[str, Any], wb_golden: Golden):
     compiled = ADAPTER.plan(cluster).compile()
-    golden.check(compiled.objects(), "llama.yaml")
+    wb_golden.check(compiled.objects(), "llama.yaml")
 
 
 def test_each_role_is_a_group_of_its_pods(cluster: dict[str, Any]):
