@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fuzz_helpers import CASES
 
 from workloadbuilder.doctor.credentials import MAX_CREDENTIAL_BYTES, header_problem
 from workloadbuilder.doctor.transport import Redactor
@@ -102,6 +103,7 @@ def kubeconfig(path: Path, server: str, user: dict[str, Any], cluster: dict[str,
 
 def doctor(config: Path, *flags: str) -> tuple[int, str, str]:
     """Run doctor in a child, bounded by a subprocess timeout; stdin is closed (no terminal)."""
+    CASES["doctor (round 3, child process)"] += 1
     done = subprocess.run(
         [sys.executable, "-m", "workloadbuilder", "doctor", "job/j", "--kubeconfig", str(config), *flags],
         capture_output=True,
