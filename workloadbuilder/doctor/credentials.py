@@ -24,6 +24,8 @@ import time
 import unicodedata
 from collections.abc import Mapping, Sequence
 
+from workloadbuilder.errors import WorkloadBuilderError
+
 __all__ = [
     "MAX_CREDENTIAL_BYTES",
     "MAX_PLUGIN_OUTPUT_BYTES",
@@ -48,7 +50,7 @@ _KINDS = (
 )
 
 
-class UnreadableFile(Exception):
+class UnreadableFile(WorkloadBuilderError):
     """A file ``read_regular_file`` refused; ``reason`` says why in words a message can end with."""
 
     def __init__(self, reason: str) -> None:
@@ -100,7 +102,7 @@ def _size(limit: int) -> str:
     return f"{limit >> 20} MiB" if limit >= 1 << 20 and not limit % (1 << 20) else f"{limit} bytes"
 
 
-class PluginFailure(Exception):
+class PluginFailure(WorkloadBuilderError):
     """An exec credential plugin that did not give its output; ``problem`` says why (never its output)."""
 
     def __init__(self, problem: str) -> None:
