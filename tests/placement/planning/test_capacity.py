@@ -184,3 +184,11 @@ def test_mixed_shapes_count_each_pod_with_its_own_requests():
     }
     answer = capacity(request([group], pods), three)
     assert (answer.copies, answer.stranded) == (1, {"cpu": "18", "nvidia.com/gpu": "8", "pods": "327"})
+
+
+def test_a_basic_group_fits_as_a_copy_only_with_all_its_pods():
+    # A basic (non-gang) PodGroup of 4 pods of 6 CPUs on six 8-CPU nodes: its pods are scheduled one by one,
+    # so a second copy would get 2 of its 4 pods; only the first copy fits whole, and 2 nodes stay free.
+    six = cluster(*(node(f"n{i}", 0, cpu="8") for i in range(6)))
+    answer = capacity(request([pod_group("w")], {"w": (4, {"cpu": "6"})}), six)
+    assert (answer.copies, answer.stranded["cpu"]) == (1, "24")

@@ -307,12 +307,23 @@ def _run(
 
     def stop(position: int, cycle: Cycle) -> bool:
         nonlocal failed
-        if not cycle.placed:
+        if not _whole(cycle):
             failed = min(failed, order[position])
         return later[position + 1] >= failed
 
     tried = cycles(run, state, strategy=strategy, timeout=timeout, stop=stop)
     return failed, tried
+
+
+def _whole(cycle: Cycle) -> bool:
+    """Whether the cycle placed every pod of its root: a gang is placed whole or not at all, but the pods of a
+    basic (non-gang) group are scheduled one by one, and a copy of which some did not fit is not a copy that fits."""
+    if not cycle.placed:
+        return False
+    results = cycle.outcome.results
+    return all(
+        group.name in results and len(results[group.name].nodes) >= group.count for group in leaves([cycle.root])
+    )
 
 
 def _running(cycle: Cycle, cluster: Cluster) -> list[RunningPod]:
