@@ -344,3 +344,20 @@ def test_a_directory_tree_deeper_than_a_path_can_name_is_a_usage_error(tmp_path:
     assert err.getvalue().startswith(f"error: {tmp_path}/{name}/")
     assert err.getvalue().endswith("...: cannot read: File name too long\n")
     assert len(err.getvalue()) < 1100
+
+
+@pytest.mark.parametrize("value", [".nan", ".inf", "-.inf"], ids=["nan", "inf", "minus-inf"])
+def test_json_output_refuses_a_number_json_has_not(tmp_path: Path, value: str):
+    source = tmp_path / "pg.yaml"
+    source.write_text(
+        "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: p, namespace: ml}\n"
+        f"spec:\n  schedulingPolicy: {{gang: {{minCount: 2}}}}\n  extra: [1, {{deep: {value}}}]\n"
+    )
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["migrate", str(source), "-o", "json"], stdout=out, stderr=err) == 2
+    shown = {".nan": "NaN", ".inf": "+Inf", "-.inf": "-Inf"}[value]
+    assert out.getvalue() == ""
+    assert err.getvalue().splitlines()[-1] == (
+        f"error: PodGroup/p: spec.extra[1].deep: {shown} is not a JSON number: -o json cannot write it"
+        " (-o yaml can; the API server accepts neither)"
+    )

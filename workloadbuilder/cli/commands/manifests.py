@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import Any, TextIO
 
@@ -19,7 +20,7 @@ from workloadbuilder import (
     manifests,
 )
 from workloadbuilder._internal import kinds
-from workloadbuilder._internal.gofmt import go_quote
+from workloadbuilder._internal.gofmt import capped, go_quote, render_bad_value
 from workloadbuilder.adapters import Plan, adapter_for
 from workloadbuilder.adapters.base import PlanError, planned_name
 from workloadbuilder.adapters.diff import update_findings
@@ -505,10 +506,37 @@ def _formatted(objects: Sequence[Any], output: str) -> str:
     dicts = [manifests.to_dict(obj) for obj in objects]
     if output == "name":
         return "".join(f"{_resource(data)}/{planned_name(data.get('metadata') or {})[0] or ''}\n" for data in dicts)
+    for data in dicts:
+        _check_json_numbers(data)
     if len(dicts) == 1:
         return json.dumps(dicts[0], indent=4) + "\n"
     listed = {"apiVersion": "v1", "items": dicts, "kind": "List", "metadata": {"resourceVersion": ""}}
     return json.dumps(listed, indent=4) + "\n"
+
+
+def _check_json_numbers(data: dict[str, Any]) -> None:
+    """Refuse an object holding NaN or an infinity (YAML's ``.nan``, ``.inf``): JSON has no such number.
+
+    Raises:
+        UsageError: naming the object and the first such field, in document order.
+    """
+    pending: list[tuple[FieldPath | None, Any]] = [(None, data)]
+    while pending:  # a stack of its own: no nesting can overflow it
+        path, value = pending.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+            name = planned_name(metadata)[0] or ""
+            raise UsageError(
+                f"{data.get('kind')}/{capped(name)}: {path}: {render_bad_value(value)} is not a JSON number:"
+                " -o json cannot write it (-o yaml can; the API server accepts neither)"
+            )
+        if isinstance(value, dict):
+            pending += [
+                (FieldPath(str(key)) if path is None else path.child(str(key)), item)
+                for key, item in reversed(value.items())
+            ]
+        elif isinstance(value, list) and path is not None:
+            pending += [(path.index(i), item) for i, item in reversed(list(enumerate(value)))]
 
 
 def _resource(data: dict[str, Any]) -> str:
