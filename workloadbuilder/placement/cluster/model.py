@@ -593,6 +593,15 @@ class Cluster:
                 self._classes = (inverse.astype(np.int64).reshape(-1), classes)
         return self._classes
 
+    def taint_classes(self) -> tuple[npt.NDArray[np.int64], list[tuple[Taint, ...]]]:
+        """Each node's class of equal taints (and cordon), and each class's taints: inputs read once per class."""
+        codes, classes = self._constraint_classes()
+        return codes, [taints for taints, _ in classes]
+
+    def term_mask(self, term: NodeSelectorTerm) -> npt.NDArray[np.bool_]:
+        """The nodes a node selector term matches (decided once per distinct label value), as ``nodeaffinity`` does."""
+        return self._term_mask(term)
+
     def _label_codes(self, key: str) -> tuple[npt.NDArray[np.int64], list[str], dict[str, int]]:
         """Each node's code for its value of label ``key`` (-1: no such label), the values by code, codes by value.
 

@@ -29,10 +29,10 @@ import numpy.typing as npt
 
 from workloadbuilder.placement.cluster.arrays import IntArray, exact
 from workloadbuilder.placement.cluster.model import SCORE_RESOURCES, Cluster
-from workloadbuilder.placement.filters.nodeaffinity import preferred_score
 from workloadbuilder.placement.filters.tainttoleration import intolerable_preferences
 from workloadbuilder.placement.framework.snapshot import Block, Shape, Snapshot
 from workloadbuilder.placement.framework.spread import SpreadTracker
+from workloadbuilder.placement.k8s.constraints import PodConstraints
 
 __all__ = [
     "assign_pods",
@@ -41,7 +41,9 @@ __all__ = [
     "most_allocated_many",
     "node_score",
     "node_scores",
+    "preference_array",
     "preference_scores",
+    "raw_preferences",
     "prefers",
     "rank_keys",
 ]
@@ -350,19 +352,57 @@ def preference_scores(snap: Snapshot, shape: Shape, nodes: Sequence[int]) -> dic
     TaintToleration counts untolerated ``PreferNoSchedule`` taints and is
     reversed (fewest is 100); NodeAffinity adds the weights of the preferred
     terms a node matches (the most is 100). Both are 0 for every node when
-    no node differs.
+    no node differs. ``preference_array`` gives the same as an array.
     """
-    cluster, pod = snap.cluster, shape.constraints
-    taints = {i: intolerable_preferences(cluster.taints[i], pod.tolerations) for i in nodes}
-    affinity = {i: preferred_score(pod, cluster.labels[i], cluster.names[i]) for i in nodes} if pod.preferred else {}
-    most_taints = max(taints.values(), default=0)
-    most_affinity = max(affinity.values(), default=0)
-    out = {}
-    for i in nodes:
-        taint = _MAX_SCORE - taints[i] * _MAX_SCORE // most_taints if most_taints else _MAX_SCORE
-        preferred = affinity[i] * _MAX_SCORE // most_affinity if most_affinity else 0
-        out[i] = 3 * taint + 2 * preferred
+    order = np.fromiter(nodes, dtype=np.int64, count=len(nodes))
+    return dict(zip(order.tolist(), preference_array(snap, shape, order).tolist(), strict=True))
+
+
+def preference_array(snap: Snapshot, shape: Shape, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """``preference_scores`` of ``nodes`` as an array in their order, each raw score decided once per class of nodes.
+
+    The ``PreferNoSchedule`` count is computed once per class of equal
+    taints (``Cluster.taint_classes``) and a preferred term once per
+    distinct value of each label it reads (``Cluster.term_mask``); numpy
+    spreads both over the nodes and normalizes them.
+    """
+    counts, affinity = raw_preferences(snap.cluster, shape.constraints, nodes)
+    most_taints = int(counts.max(initial=0))
+    if most_taints:
+        taint = _MAX_SCORE - counts * _MAX_SCORE // most_taints
+    else:
+        taint = np.full(len(nodes), _MAX_SCORE, dtype=np.int64)
+    out: npt.NDArray[np.int64] = 3 * taint
+    if affinity is not None:
+        most_affinity = int(affinity.max(initial=0))
+        if most_affinity:
+            out += 2 * (affinity * _MAX_SCORE // most_affinity)
     return out
+
+
+def raw_preferences(
+    cluster: Cluster, pod: PodConstraints, nodes: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64] | None]:
+    """The plugins' raw scores of ``nodes`` for ``pod``: untolerated ``PreferNoSchedule`` taints, preferred weights.
+
+    The same integers ``tainttoleration.intolerable_preferences`` and
+    ``nodeaffinity.preferred_score`` give node by node; the second is
+    ``None`` when the pod has no preferred terms.
+    """
+    codes, classes = cluster.taint_classes()
+    if cluster.has_preferences:
+        per_class = np.fromiter(
+            (intolerable_preferences(taints, pod.tolerations) for taints in classes), dtype=np.int64, count=len(classes)
+        )
+        counts = per_class[codes[nodes]]
+    else:  # no PreferNoSchedule taint anywhere: every count is 0
+        counts = np.zeros(len(nodes), dtype=np.int64)
+    if not pod.preferred:
+        return counts, None
+    affinity = np.zeros(len(nodes), dtype=np.int64)
+    for weight, term in pod.preferred:
+        affinity += np.where(cluster.term_mask(term)[nodes], weight, 0)
+    return counts, affinity
 
 
 def assign_pods(
@@ -418,8 +458,7 @@ def _assign_by_landing(snap: Snapshot, shape: Shape, candidates: npt.NDArray[np.
         nodes, fits = _with_room(snap, shape, candidates)
         inputs = _score_inputs(snap, nodes)
         if preferring:
-            preferred = preference_scores(snap, shape, nodes.tolist())
-            extras = np.fromiter(preferred.values(), dtype=np.int64, count=len(nodes))
+            extras = preference_array(snap, shape, nodes)
         if len(nodes) <= count:  # every one may take a pod: the first scores come with the others
             landing = _landing_order(snap, shape, inputs, nodes, fits, None, extras, count)
             return None if landing is None else _land(snap, shape, nodes, landing)
@@ -480,10 +519,12 @@ def _assign_by_heap(
     spread constraints reject now are passed over.
     """
     nodes, _ = _with_room(snap, shape, candidates)
-    extra = preference_scores(snap, shape, nodes.tolist()) if prefers(snap, shape) else {}
+    preferring = prefers(snap, shape)
+    extras = preference_array(snap, shape, nodes) if preferring else None
+    extra = dict(zip(nodes.tolist(), extras.tolist(), strict=True)) if extras is not None else {}
     scores = node_scores(snap, shape, nodes)
-    if extra:
-        scores = scores + np.fromiter(extra.values(), dtype=np.int64, count=len(nodes))
+    if extras is not None:
+        scores = scores + extras
     pod = shape.constraints
     # Untouched nodes, best first: higher score, then lower index.
     order = np.lexsort((nodes, -scores))
