@@ -22,7 +22,15 @@ FAMILIES = ("shapes", "norequests", "affinity", "taints", "images", "unschedulab
 ZONES = ("zone-a", "zone-b", "zone-c")
 DISKS = ("ssd", "hdd", "nvme")
 IMAGES = ("registry.example/app:1", "registry.example/db:2", "registry.example/cache:3", "registry.example/ml:4")
-NODE_SHAPES = (("2", "4Gi"), ("4", "8Gi"), ("8", "16Gi"), ("8", "32Gi"), ("16", "64Gi"), ("32", "128Gi"), ("3500m", "7Gi"))
+NODE_SHAPES = (
+    ("2", "4Gi"),
+    ("4", "8Gi"),
+    ("8", "16Gi"),
+    ("8", "32Gi"),
+    ("16", "64Gi"),
+    ("32", "128Gi"),
+    ("3500m", "7Gi"),
+)
 CPU_REQUESTS = ("50m", "100m", "250m", "500m", "750m", "1", "1500m", "2", "3", "4")
 MEMORY_REQUESTS = ("64Mi", "128Mi", "256Mi", "512Mi", "1Gi", "1536Mi", "2Gi", "4Gi", "6Gi")
 TAINT_KEYS = ("dedicated", "gpu", "spot", "maintenance")
@@ -82,7 +90,13 @@ def _node(rng: random.Random, family: str, n: int) -> dict[str, Any]:
             {"names": [image], "sizeBytes": rng.choice((30, 200, 600, 1200)) * 1024 * 1024}
             for image in rng.sample(IMAGES, rng.randint(0, len(IMAGES)))
         ]
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels}, "spec": spec, "status": status}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": labels},
+        "spec": spec,
+        "status": status,
+    }
 
 
 def _match_expression(rng: random.Random) -> dict[str, Any]:
@@ -160,7 +174,12 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     out = sys.stdout
-    header = {"seed": args.seed, "perFamily": args.per_family, "families": list(FAMILIES), "generator": "tools/reference/scheduler/generate.py"}
+    header = {
+        "seed": args.seed,
+        "perFamily": args.per_family,
+        "families": list(FAMILIES),
+        "generator": "tools/reference/scheduler/generate.py",
+    }
     out.write(json.dumps({"header": header}) + "\n")
     for family in FAMILIES:
         for index in range(args.per_family):

@@ -1,0 +1,87 @@
+"""Single pods placed by the real kube-scheduler 1.37.2 framework, replayed through the engine without Go.
+
+The instances (``tests/data/scheduler-real/single-pods.jsonl``) come from the
+project's seeded generator (``tools/reference/scheduler/generate.py``) run through
+the project's harness (``tools/reference/scheduler/main.go``), which runs the
+default in-tree plugin registry and the default v1 profile in process. Each
+instance holds Kubernetes JSON nodes, running pods and the pod to place; its
+``result`` holds the real feasible nodes, each score plugin's normalized score per
+feasible node, the weighted totals and the best nodes.
+
+What is asserted here is exact agreement on what the engine already gets right:
+
+* the feasible node set: the engine finds no filter reason on exactly the nodes the
+  real filters pass;
+* the preference scores: on every real feasible node, the engine's
+  ``preference_scores`` equal the real 3 x TaintToleration + 2 x NodeAffinity
+  (normalized over the feasible nodes, weighted as the default profile does).
+
+The resource scores and the totals are not asserted yet (the engine's
+NodeResourcesFit + BalancedAllocation differ on most instances, and it leaves out
+ImageLocality, InterPodAffinity and PodTopologySpread); ``compare.py`` in the
+harness folder counts how often they agree, per family.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import importlib.util
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data" / "scheduler-real" / "single-pods.jsonl"
+_SPEC = importlib.util.spec_from_file_location(
+    "scheduler_real_compare", ROOT / "tools" / "reference" / "scheduler" / "compare.py"
+)
+assert _SPEC is not None and _SPEC.loader is not None
+compare = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(compare)
+
+_LINES = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]
+HEADER: dict[str, Any] = _LINES[0]["header"]
+CASES: dict[str, dict[str, Any]] = {case["id"]: case for case in _LINES[1:]}
+IDS = list(CASES)
+
+
+@functools.cache
+def _engine(case_id: str) -> dict[str, Any]:
+    return compare.engine_view(CASES[case_id])
+
+
+def test_the_recording_is_the_real_scheduler_s_and_large_enough() -> None:
+    assert HEADER["revision"] == "k8s.io/kubernetes v1.37.2"
+    assert HEADER["gates"] == {
+        "GenericWorkload": True,
+        "TopologyAwareWorkloadScheduling": True,
+        "CompositePodGroup": True,
+        "DRAWorkloadResourceClaims": True,
+        "PodGroupPreemptionPolicy": True,
+    }
+    assert len(CASES) >= 1000
+    families = collections.Counter(case["family"] for case in CASES.values())
+    assert set(families) == set(HEADER["families"])
+    assert all(not case["result"].get("error") for case in CASES.values())
+    assert all(len(case["nodes"]) < 100 for case in CASES.values())
+
+
+@pytest.mark.parametrize("case_id", IDS, ids=IDS)
+def test_feasible_nodes_are_the_real_scheduler_s(case_id: str) -> None:
+    assert _engine(case_id)["feasible"] == sorted(CASES[case_id]["result"]["feasible"])
+
+
+@pytest.mark.parametrize("case_id", IDS, ids=IDS)
+def test_preference_scores_are_the_real_scheduler_s(case_id: str) -> None:
+    result = CASES[case_id]["result"]
+    weights = result["weights"]
+    real = {
+        node: sum(
+            result["scores"][node]["normalized"].get(p, 0) * weights[p] for p in ("TaintToleration", "NodeAffinity")
+        )
+        for node in result["feasible"]
+    }
+    assert _engine(case_id)["preferences"] == real
