@@ -51,7 +51,7 @@ from workloadbuilder.placement.framework.scoring import (
     most_allocated,
     most_allocated_many,
     node_scores,
-    preference_scores,
+    preference_array,
     prefers,
     rank_keys,
 )
@@ -91,8 +91,7 @@ def _rank_keys(
         bounds = offsets if offsets is not None else [0, len(nodes)]
         for start, end in zip(bounds[:-1], bounds[1:], strict=True):
             segment = start + np.flatnonzero(fits[start:end] > 0)
-            preferred = preference_scores(snap, shape, nodes[segment].tolist())
-            extra[segment] = [preferred[i] for i in nodes[segment].tolist()]
+            extra[segment] = preference_array(snap, shape, nodes[segment])
         scores = scores + extra
     keys = rank_keys(scores, nodes, len(snap.cluster))
     return np.where(fits > 0, keys, -1)
