@@ -52,7 +52,8 @@ def _run_launcher_as_node(runtime: Mapping[str, Any]) -> bool:
 
 
 def _is_trainer_step(runtime: Mapping[str, Any], rjob_path: tuple[Any, ...]) -> bool:
-    return at(runtime, (*rjob_path, "template", "metadata", "labels", ANCESTOR_LABEL)) == "trainer"
+    label: object = at(runtime, (*rjob_path, "template", "metadata", "labels", ANCESTOR_LABEL))
+    return label == "trainer"
 
 
 def resources_target(runtime: Mapping[str, Any], rjob_path: tuple[Any, ...], rjob_name: str) -> bool:

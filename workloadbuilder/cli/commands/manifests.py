@@ -131,8 +131,8 @@ def validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for ref, copies in shadowed.items():
         verdicts.extend(_shadow_verdict(copy, by_name, documents, users.get(ref, [])) for copy in copies)
     verdicts = _merged(verdicts)
-    copies = {id(copy) for listed in shadowed.values() for copy in listed}
-    unclaimed = [doc for doc in _unclaimed(documents, used) if id(doc) not in copies]  # judged above
+    judged = {id(copy) for listed in shadowed.values() for copy in listed}
+    unclaimed = [doc for doc in _unclaimed(documents, used) if id(doc) not in judged]  # judged above
     verdicts.extend(_skipped_verdict(doc) for doc in unclaimed if doc.has_no_scheduling_content)
     unclaimed = [doc for doc in unclaimed if not doc.has_no_scheduling_content]
     verdicts.extend(_schema_verdict(doc) for doc in unclaimed if has_schema(doc.data))
@@ -524,8 +524,8 @@ def _check_json_numbers(data: dict[str, Any]) -> None:
     while pending:  # a stack of its own: no nesting can overflow it
         path, value = pending.pop()
         if isinstance(value, float) and not math.isfinite(value):
-            metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
-            name = planned_name(metadata)[0] or ""
+            metadata = data.get("metadata")
+            name = (planned_name(metadata)[0] if isinstance(metadata, dict) else None) or ""
             raise UsageError(
                 f"{data.get('kind')}/{capped(name)}: {path}: {render_bad_value(value)} is not a JSON number:"
                 " -o json cannot write it (-o yaml can; the API server accepts neither)"

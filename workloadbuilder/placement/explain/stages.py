@@ -143,8 +143,8 @@ def _rejections(
     for i in rejected.tolist():
         rejection = cluster.rejection(shape.constraints, i)
         by_plugin.setdefault(None if rejection is None else rejection.plugin, []).append(i)
-    for plugin, group in by_plugin.items():
-        yield plugin, np.asarray(group, dtype=np.int64)
+    for plugin, indexes in by_plugin.items():
+        yield plugin, np.asarray(indexes, dtype=np.int64)
 
 
 def _count_taints(cluster: Cluster, shape: Shape, group: npt.NDArray[np.int64], out: Counter[str]) -> None:
