@@ -10,8 +10,8 @@
   all running work is gone and cordoned nodes are back);
 - ``unreachable``: kube-scheduler's algorithm finds no placement, as
   submitted, even on this cluster emptied, but an arrangement exists: the
-  complete strategy's search found one (on this cluster, or else on the
-  emptied one); ``cause`` names the arrangement, why kube-scheduler's
+  complete strategy's search found one on the emptied cluster (and says
+  whether it is there on the cluster as given); ``cause`` names the arrangement, why kube-scheduler's
   greedy order misses it and what to change. Only a ``kube-scheduler``
   answer gets this tier, and only where OR-tools is installed (without it,
   the tier stays ``never``);
@@ -147,13 +147,16 @@ def verdict(
         return _undecided(timeout, "without the running work of lower or equal priority")
     if _cut_short(empty):
         return _undecided(timeout, "on the emptied cluster")
-    cause = _cause(request, empty_cluster, empty)
     if answer.strategy == "kube-scheduler":
-        for on, where in ((cluster, "on this cluster"), (empty_cluster, "on this cluster emptied")):
-            found = _arrangement(request, on, classes, deadline)
-            if found is not None:
-                return Verdict("unreachable", cause=_unreachable_cause(found, where))
-    return Verdict("never", cause=cause)
+        # One search decides the tier; a second, only where the cluster as given differs from the emptied one,
+        # says whether the arrangement is there already.
+        found = _arrangement(request, empty_cluster, classes, deadline)
+        if found is not None:
+            emptied = any(any(column) for column in cluster.used) or not all(cluster.schedulable)
+            here = _arrangement(request, cluster, classes, deadline) if emptied else found
+            where = "on this cluster" if here is not None else "on this cluster emptied"
+            return Verdict("unreachable", cause=_unreachable_cause(here or found, where))
+    return Verdict("never", cause=_cause(request, empty_cluster, empty))
 
 
 def _arrangement(

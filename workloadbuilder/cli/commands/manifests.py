@@ -506,12 +506,13 @@ def _formatted(objects: Sequence[Any], output: str) -> str:
     dicts = [manifests.to_dict(obj) for obj in objects]
     if output == "name":
         return "".join(f"{_resource(data)}/{planned_name(data.get('metadata') or {})[0] or ''}\n" for data in dicts)
-    for data in dicts:
-        _check_json_numbers(data)
-    if len(dicts) == 1:
-        return json.dumps(dicts[0], indent=4) + "\n"
     listed = {"apiVersion": "v1", "items": dicts, "kind": "List", "metadata": {"resourceVersion": ""}}
-    return json.dumps(listed, indent=4) + "\n"
+    try:
+        return json.dumps(dicts[0] if len(dicts) == 1 else listed, indent=4, allow_nan=False) + "\n"
+    except ValueError:  # NaN or an infinity somewhere: say where
+        for data in dicts:
+            _check_json_numbers(data)
+        raise
 
 
 def _check_json_numbers(data: dict[str, Any]) -> None:

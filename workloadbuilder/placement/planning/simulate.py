@@ -303,9 +303,7 @@ def simulate(
     origins: list[int] = []  # per copy, the index of its workload in ``workloads``
     for e, workload in enumerate(workloads):
         tie = rng.random()  # one draw per entry: its copies keep their order
-        spec = None
-        if workload.priority is not None or workload.priority_class_name is not None:
-            spec = PrioritySpec(workload.priority_class_name, workload.priority)
+        spec = _entry_priority(workload)
         try:
             # once under the user's own names, so that a refusal names their group
             resolve_request(_with_priority(copy.deepcopy(workload.request), spec), classes)
@@ -352,10 +350,7 @@ def _explain_never_placed(
                 asked[e] = None
             else:
                 workload = workloads[e]
-                spec = None
-                if workload.priority is not None or workload.priority_class_name is not None:
-                    spec = PrioritySpec(workload.priority_class_name, workload.priority)
-                request = _with_priority(copy.deepcopy(workload.request), spec)
+                request = _with_priority(copy.deepcopy(workload.request), _entry_priority(workload))
                 answer = place(request, cluster, strategy, timeout=left, priority_classes=classes)
                 found = verdict(request, cluster, answer, classes, timeout=left)
                 asked[e] = found.text.removeprefix("verdict: ")
@@ -415,6 +410,13 @@ def _check_arguments(
             raise InvalidArgumentError(
                 f"{where}: the queue makes more than {MAX_PODS} pods (workloadbuilder simulates at most {MAX_PODS})"
             )
+
+
+def _entry_priority(workload: QueueEntry) -> PrioritySpec | None:
+    """What the entry says of its copies' priority, or ``None`` when it leaves the request's own."""
+    if workload.priority is None and workload.priority_class_name is None:
+        return None
+    return PrioritySpec(workload.priority_class_name, workload.priority)
 
 
 def _with_priority(request: PlacementRequest, spec: PrioritySpec | None) -> PlacementRequest:
