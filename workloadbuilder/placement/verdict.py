@@ -152,8 +152,8 @@ def verdict(
         # says whether the arrangement is there already.
         found = _arrangement(request, empty_cluster, classes, deadline)
         if found is not None:
-            emptied = any(any(column) for column in cluster.used) or not all(cluster.schedulable)
-            here = _arrangement(request, cluster, classes, deadline) if emptied else found
+            differs = any(any(column) for column in cluster.used) or not all(cluster.schedulable)
+            here = _arrangement(request, cluster, classes, deadline) if differs else found
             where = "on this cluster" if here is not None else "on this cluster emptied"
             return Verdict("unreachable", cause=_unreachable_cause(here or found, where))
     return Verdict("never", cause=_cause(request, empty_cluster, empty))
