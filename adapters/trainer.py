@@ -54,6 +54,7 @@ from workloadbuilder.adapters.common import (
 )
 from workloadbuilder.adapters.jobset_levels import Dialect, plan_scheduling
 from workloadbuilder.adapters.kit import MAX_PODS, OMIT_VALUE, ErrorType, forbidden, invalid, required
+from workloadbuilder.adapters.pod_rules import template_errors
 from workloadbuilder.adapters.reading import PODS_BOUND, at, identity_of, read_int
 from workloadbuilder.adapters.replicated_jobs import (
     Group,
@@ -135,7 +136,9 @@ class TrainJobAdapter:
         runtime = _runtime_of(job, related, errors)
         plan = TrainJobPlan(source=job, roots=[], options=plan_options(ident))
         if runtime is None:
-            plan.errors = [Finding(ident.ref, err) for err in with_schema_errors(job, errors)]
+            plan.errors = [
+                Finding(ident.ref, err) for err in with_schema_errors(job, ErrorList([*errors, *template_errors(job)]))
+            ]
             return plan
         runtime_ref = f"{runtime.get('kind')}/{at(runtime, ('metadata', 'name'))}"
         runtime_errors, runtime_warnings = ErrorList(), ErrorList()
@@ -159,6 +162,8 @@ class TrainJobAdapter:
         runtime_warnings.extend(scheduler_warnings(runtime, templates))
         plan.roots, plan.instances, plan.runtime_ref = layout.roots, layout.instances, runtime_ref
         plan.uses = [runtime_ref]
+        errors.extend(template_errors(job))
+        runtime_errors.extend(template_errors(runtime))
         errors, runtime_errors = with_schema_errors(job, errors), with_schema_errors(runtime, runtime_errors)
         plan.errors = [Finding(ident.ref, e) for e in errors] + [Finding(runtime_ref, e) for e in runtime_errors]
         plan.warnings = [Finding(ident.ref, w) for w in warnings] + [Finding(runtime_ref, w) for w in runtime_warnings]

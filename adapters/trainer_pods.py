@@ -34,9 +34,19 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from workloadbuilder import ErrorList, FieldPath
+from workloadbuilder.adapters.kit import OMIT_VALUE, invalid
 from workloadbuilder.adapters.reading import at
 
-__all__ = ["NODE_CONTAINER", "TRAINER_REVISION", "merge_resources", "render_pod_template", "resources_target"]
+__all__ = [
+    "NODE_CONTAINER",
+    "REQUIRED_CONTAINERS",
+    "TRAINER_REVISION",
+    "ancestor_container_errors",
+    "merge_resources",
+    "render_pod_template",
+    "resources_target",
+]
 
 TRAINER_REVISION = "8c0f5059bd51ec3ba6d6a6a7b2e1471de7bc13b3"
 """The kubeflow/trainer commit whose rendering rules this module follows."""
@@ -45,6 +55,13 @@ NODE_CONTAINER = "node"
 """The container Trainer overlays the TrainJob's trainer on (``constants.Node``)."""
 
 ANCESTOR_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step"
+
+REQUIRED_CONTAINERS = {
+    "trainer": NODE_CONTAINER,
+    "dataset-initializer": "dataset-initializer",
+    "model-initializer": "model-initializer",
+}
+"""The container each step of a runtime must have, by its ancestor label (the runtime webhook's rule)."""
 
 
 def _run_launcher_as_node(runtime: Mapping[str, Any]) -> bool:
@@ -189,3 +206,40 @@ def render_pod_template(
             assert isinstance(env, list)
             container["env"] = _upsert_env(container.get("env"), env)
     return rendered
+
+
+_REPLICATED_JOBS = ("spec", "template", "spec", "replicatedJobs")
+
+
+def ancestor_container_errors(runtime: Mapping[str, Any]) -> ErrorList:
+    """The runtime webhook's rule: a step labelled as an ancestor has the container its step needs.
+
+    The trainer step (``trainjob-ancestor-step: trainer``) needs a container
+    named ``node``, each initializer one named as the step; the error is at
+    the step's ``containers``, in the webhook's words. Another kind has none.
+
+    Examples:
+        >>> runtime = {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "ClusterTrainingRuntime",
+        ...            "spec": {"template": {"spec": {"replicatedJobs": [{"name": "node", "template": {
+        ...                "metadata": {"labels": {ANCESTOR_LABEL: "trainer"}},
+        ...                "spec": {"template": {"spec": {"containers": [{"name": "trainer"}]}}}}}]}}}}
+        >>> print(ancestor_container_errors(runtime)[0].detail)
+        must contain the required container for the ancestor: node
+    """
+    errors = ErrorList()
+    if runtime.get("kind") not in ("TrainingRuntime", "ClusterTrainingRuntime"):
+        return errors
+    if not str(runtime.get("apiVersion") or "").startswith("trainer.kubeflow.org/"):
+        return errors
+    rjobs = at(runtime, _REPLICATED_JOBS)
+    for i, rjob in enumerate(rjobs if isinstance(rjobs, list) else []):
+        ancestor = at(rjob, ("template", "metadata", "labels", ANCESTOR_LABEL))
+        needed = REQUIRED_CONTAINERS.get(ancestor) if isinstance(ancestor, str) else None
+        if needed is None:
+            continue
+        containers = at(rjob, ("template", "spec", "template", "spec", "containers"))
+        listed = containers if isinstance(containers, list) else []
+        if not any(isinstance(c, Mapping) and c.get("name") == needed for c in listed):
+            path = FieldPath(*_REPLICATED_JOBS).index(i).child("template", "spec", "template", "spec", "containers")
+            errors.append(invalid(path, OMIT_VALUE, f"must contain the required container for the ancestor: {needed}"))
+    return errors

@@ -45,6 +45,7 @@ from workloadbuilder.adapters.common import (
 )
 from workloadbuilder.adapters.defaults import defaulted
 from workloadbuilder.adapters.kit import OMIT_VALUE, invalid, required
+from workloadbuilder.adapters.pod_rules import template_errors
 from workloadbuilder.adapters.reading import Identity, at, identity_of, member_name, read_int
 from workloadbuilder.adapters.strict import with_schema_errors
 from workloadbuilder.adapters.volcano_rules import policy_errors
@@ -131,7 +132,9 @@ class VolcanoJobAdapter:
             roots=roots,
             options=plan_options(ident),
             instances=instances,
-            errors=[Finding(ident.ref, err) for err in with_schema_errors(job, errors)],
+            errors=[
+                Finding(ident.ref, err) for err in with_schema_errors(job, ErrorList([*errors, *template_errors(job)]))
+            ],
             warnings=[Finding(ident.ref, err) for err in warnings],
         )
         plan.assign_pods = lambda hierarchy: _assignments(ident, tasks, hierarchy)

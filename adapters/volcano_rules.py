@@ -17,6 +17,17 @@ problem, as Volcano's does:
 
 Errors are at the policy's field (``spec.policies[1].event``); the detail
 is Volcano's message.
+
+``io_errors`` is the same file's ``validateIO``, run on ``spec.volumes``:
+each entry needs a ``mountPath`` no earlier entry has, and exactly one of
+``volumeClaim`` (a claim to create) or ``volumeClaimName`` (an existing
+claim, whose name must be a DNS subdomain). Volcano stops at the first
+problem of the list, and so does this. Volcano writes each message with a
+leading space and a trailing ``;`` to join it to the webhook's other
+messages; the detail here is the message without those separators.
+Volcano's module is not served by the Go module proxy this project uses:
+the rule and its words were read from the source at the examples' commit
+(``tests/data/upstream/volcano/SOURCE``) and are not replayed from Go.
 """
 
 from __future__ import annotations
@@ -25,9 +36,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from workloadbuilder import ErrorList, FieldPath
-from workloadbuilder.adapters.kit import invalid
+from workloadbuilder.adapters.kit import invalid, is_dns1123_subdomain, required
+from workloadbuilder.validation.formats import CHARACTERS
 
-__all__ = ["VALID_ACTIONS", "VALID_EVENTS", "policy_errors"]
+__all__ = ["VALID_ACTIONS", "VALID_EVENTS", "io_errors", "policy_errors"]
 
 VALID_EVENTS = ("*", "PodFailed", "PodEvicted", "PodPending", "Unknown", "TaskCompleted", "JobUpdated", "TaskFailed")
 """The events a policy may name (Volcano's ``policyEventMap``)."""
@@ -114,5 +126,59 @@ def _events(policy: Mapping[str, Any]) -> list[tuple[str, Any]]:
     return distinct
 
 
-def _shown(policy: Mapping[str, Any]) -> dict[str, Any]:
-    return {key: policy[key] for key in ("event", "events", "exitCode", "action") if key in policy}
+def _shown(
+    policy: Mapping[str, Any], keys: Sequence[str] = ("event", "events", "exitCode", "action")
+) -> dict[str, Any]:
+    return {key: policy[key] for key in keys if key in policy}
+
+
+_CONFLICT = (
+    "conflict: If you want to use an existing PVC, just specify VolumeClaimName."
+    "If you want to create a new PVC, you do not need to specify VolumeClaimName"
+)
+
+
+def io_errors(job: Mapping[str, Any]) -> ErrorList:
+    """The first refused entry of a Volcano Job's ``spec.volumes`` (``validateIO``); none for another kind.
+
+    Examples:
+        >>> job = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "spec": {"volumes": [
+        ...     {"mountPath": "/in"}, {"mountPath": "/out", "volumeClaimName": "claim"}]}}
+        >>> print(io_errors(job)[0])
+        spec.volumes[0]: Required value: either VolumeClaim or VolumeClaimName must be specified
+    """
+    if job.get("kind") != "Job" or not str(job.get("apiVersion") or "").startswith("batch.volcano.sh/"):
+        return ErrorList()
+    spec = job.get("spec")
+    volumes = spec.get("volumes") if isinstance(spec, Mapping) else None
+    if not isinstance(volumes, list):
+        return ErrorList()
+    mounts: set[str] = set()
+    for i, volume in enumerate(volumes):
+        if not isinstance(volume, Mapping):
+            continue
+        problem = _volume(volume, FieldPath("spec", "volumes").index(i), mounts)
+        if problem is not None:
+            return ErrorList([problem])
+    return ErrorList()
+
+
+def _volume(volume: Mapping[str, Any], at: FieldPath, mounts: set[str]) -> Any:
+    """One entry's first problem (``None``: none), recording its mount path."""
+    mount = volume.get("mountPath")
+    if not isinstance(mount, str) or not mount:
+        return required(at.child("mountPath"), "mountPath is required")
+    if mount in mounts:
+        return invalid(at.child("mountPath"), mount, f"duplicated mountPath: {mount}")
+    claim, name = volume.get("volumeClaim"), volume.get("volumeClaimName")
+    if claim is None and not name:
+        return required(at, "either VolumeClaim or VolumeClaimName must be specified")
+    if isinstance(name, str) and name:
+        if claim is not None:
+            return invalid(at, _shown(volume, ("volumeClaim", "volumeClaimName")), _CONFLICT)
+        messages = is_dns1123_subdomain(name, CHARACTERS)
+        if messages:
+            listed = "[" + " ".join(messages) + "]"
+            return invalid(at.child("volumeClaimName"), name, f"invalid VolumeClaimName {name} : {listed}")
+    mounts.add(mount)
+    return None
