@@ -34,7 +34,8 @@ TEMPLATE_ANNOTATION = {"scheduling.k8s.io/group-template-name": "workers"}
 
 def job(scheduling: Any = None, **spec: Any) -> dict[str, Any]:
     """A root Job ``trainer`` in ``ml`` with four pods; ``scheduling`` becomes ``spec.scheduling`` when given."""
-    values: dict[str, Any] = {"parallelism": 4, "template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}
+    pod = {"restartPolicy": "Never", "containers": [{"name": "c", "image": "i"}]}
+    values: dict[str, Any] = {"parallelism": 4, "template": {"spec": pod}}
     if scheduling is not None:
         values["scheduling"] = scheduling
     values.update(spec)

@@ -39,12 +39,20 @@ def job_with(annotations: dict[str, str], scheduling: dict[str, Any] | None = No
 RACK = "cloud.provider.com/topology-rack"
 
 
+def lws_sample() -> dict[str, Any]:
+    """Kueue's LWS sample with its worker's GPU limit set: as written, the apiserver refuses its StatefulSet."""
+    lws = sample("sample-leaderworkerset-tas.yaml")
+    resources = lws["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]["containers"][0]["resources"]
+    resources["limits"] = {"nvidia.com/gpu": "1"}
+    return lws
+
+
 @pytest.mark.parametrize(
     ("obj", "expected"),
     [
         (sample("tas-sample-job-required.yaml"), [[RACK]]),
         (sample("sample-jobset-tas-required.yaml"), [[RACK]]),
-        (sample("sample-leaderworkerset-tas.yaml"), [[RACK]]),
+        (lws_sample(), [[RACK]]),
         (
             job_with({REQUIRED: RACK}, {"schedulingConstraints": {"topology": [{"key": "zone"}]}}),
             [["zone"]],

@@ -24,6 +24,7 @@ from workloadbuilder._internal.gofmt import capped, go_quote, render_bad_value
 from workloadbuilder.adapters import Plan, adapter_for
 from workloadbuilder.adapters.base import PlanError, planned_name
 from workloadbuilder.adapters.diff import update_findings
+from workloadbuilder.adapters.pod_rules import template_errors
 from workloadbuilder.adapters.strict import has_schema, schema_errors
 from workloadbuilder.cli.errors import UsageError
 from workloadbuilder.cli.inputs import Document, about, parse_gates, read_inputs, skipped_note
@@ -360,7 +361,9 @@ def _schema_verdict(doc: Document) -> Verdict:
             "workloadbuilder migrate turns it into a native Workload and PodGroup"
         )
         note = Notice("unused", text)
-    return Verdict(doc.source, doc.number, doc.kind, doc.name, schema_errors(doc.data), [note], item=doc.item)
+    errors = schema_errors(doc.data)
+    errors.extend(template_errors(doc.data))  # a runtime's webhook and its pods' rules apply whoever uses it
+    return Verdict(doc.source, doc.number, doc.kind, doc.name, errors, [note], item=doc.item)
 
 
 def _skipped_verdict(doc: Document) -> Verdict:
