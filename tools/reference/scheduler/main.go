@@ -4,8 +4,9 @@
 // feasible node, the weighted totals and the set of best nodes.
 //
 // Input: JSON lines on stdin. A line whose object has "header" is copied to
-// the output with the scheduler's revision and gates added. Every other line is
-// an instance: {"id": ..., "family": ..., "nodes": [v1.Node...],
+// the output with the scheduler's revision and gates added. A line with
+// "groups" is a pod-group instance, run through a whole scheduler (groups.go).
+// Every other line is a single-pod instance: {"id": ..., "family": ..., "nodes": [v1.Node...],
 // "pods": [v1.Pod... with spec.nodeName], "pod": v1.Pod}. The instance is
 // written back with a "result" object added.
 package main
@@ -14,6 +15,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"sort"
@@ -73,6 +75,8 @@ type result struct {
 }
 
 func main() {
+	runs := flag.Int("runs", 5, "runs of the whole scheduler per pod-group instance (ties are broken at random)")
+	flag.Parse()
 	klog.SetOutput(os.Stderr)
 	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(Gates); err != nil {
 		fmt.Fprintln(os.Stderr, "gates:", err)
@@ -98,7 +102,19 @@ func main() {
 			header["revision"] = Revision
 			header["gates"] = Gates
 			header["profile"] = "default v1 KubeSchedulerConfiguration profile, in-tree registry"
+			header["runs"] = *runs
 			raw["header"], _ = json.Marshal(header)
+			writeLine(out, raw)
+			continue
+		}
+		if _, ok := raw["groups"]; ok {
+			var ginst groupInstance
+			if err := json.Unmarshal(line, &ginst); err != nil {
+				fmt.Fprintln(os.Stderr, "bad group instance:", err)
+				os.Exit(2)
+			}
+			res := placeGroups(&ginst, *runs)
+			raw["result"], _ = json.Marshal(res)
 			writeLine(out, raw)
 			continue
 		}
