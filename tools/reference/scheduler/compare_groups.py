@@ -21,7 +21,9 @@ outcome:
 * ``all``: every one of these at once, from one outcome.
 
 ``ties`` counts the instances where the runs differed. Usage:
-``python tools/reference/scheduler/compare_groups.py [FILE] [--show FAMILY:COLUMN]`` (no Go needed).
+``python tools/reference/scheduler/compare_groups.py [FILE] [--show=FAMILY:COLUMN] [--known]`` (no Go
+needed): ``--show`` prints the engine's and the real answers where a column differs, ``--known``
+the instances and columns that differ, as ``groups-known-differences.json`` lists them.
 """
 
 from __future__ import annotations
@@ -154,6 +156,14 @@ def main(argv: list[str]) -> None:
     show = [a.split("=", 1)[1] for a in argv if a.startswith("--show=")]
     paths = [a for a in argv if not a.startswith("--")]
     header, cases = load(Path(paths[0]) if paths else DATA)
+    if "--known" in argv:
+        # The instances and answers that differ now, one line each (the known-differences file's entries).
+        for case in cases:
+            verdicts = judge(case)
+            bad = [c for c in COLUMNS[:-1] if not verdicts[c]]
+            if bad:
+                print(f"    {json.dumps(case['id'])}: {json.dumps(bad)},")
+        return
     print(f"revision {header.get('revision')}, seed {header.get('seed')}, {len(cases)} instances")
     if show:
         family, column = show[0].split(":")
