@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
+import msgspec
 import pytest
 
-from workloadbuilder._internal.textread import TextError, _deeper_than, check_nesting, json_document
+from workloadbuilder._internal.textread import TextError, _deeper_than, check_nesting, json_document, typed_json
 from workloadbuilder.errors import InvalidArgumentError
 
 
@@ -54,3 +55,65 @@ def test_json_deeper_than_the_bound_is_refused() -> None:
     with pytest.raises(TextError, match="^JSON nests deeper than 100 levels$"):
         json_document("[" * 101 + "]" * 101)
     assert json_document("[" * 100 + "]" * 100) is not None
+
+
+class _Shape(TypedDict, total=False):
+    name: str
+    count: int
+
+
+_SHAPE = msgspec.json.Decoder(_Shape)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ('{"name": "a", "count": 2, "other": [1, {"x": null}]}', {"name": "a", "count": 2}),
+        (b'{"name": "a"}', {"name": "a"}),
+        ('{"name": "caf\u00e9 é"}', {"name": "café é"}),
+        ('{"name": "a", "name": "b"}', {"name": "b"}),
+        ('{"other": ' + "[" * 150 + "]" * 150 + "}", {}),
+    ],
+    ids=["skips-the-rest", "bytes", "non-ascii", "key-twice-keeps-the-last", "skipped-nesting-is-never-built"],
+)
+def test_typed_json_builds_only_the_declared_fields(source: str | bytes, expected: Any) -> None:
+    assert typed_json(source, _SHAPE) == expected
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        '{"count": "2"}',
+        '{"count": 2.0}',
+        '{"count": true}',
+        '{"count": NaN}',
+        "name: a",
+        '{"name": "a"} x',
+        '{"name": "\\ud800"}',
+        '{"name": "\udc80"}',
+        b'{"other": "\xff"}',
+        b'\xef\xbb\xbf{"name": "a"}',
+        '{"other": ' + "[" * 100_000 + "]" * 100_000 + "}",
+    ],
+    ids=[
+        "string-for-int",
+        "float-for-int",
+        "bool-for-int",
+        "nan",
+        "yaml",
+        "trailing-text",
+        "escaped-lone-surrogate",
+        "lone-surrogate-in-the-str",
+        "skipped-bytes-not-utf8",
+        "byte-order-mark",
+        "past-the-recursion-limit",
+    ],
+)
+def test_typed_json_leaves_what_it_refuses_to_the_careful_reader(source: str | bytes) -> None:
+    assert typed_json(source, _SHAPE) is None
+
+
+def test_typed_json_refuses_bytes_past_the_input_bound_before_decoding(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("workloadbuilder._internal.textread.MAX_INPUT_BYTES", 15)
+    assert typed_json(b'{"name": "abcdefgh"}', _SHAPE) is None
+    assert typed_json(b'{"name": "a"}', _SHAPE) == {"name": "a"}

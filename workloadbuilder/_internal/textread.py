@@ -32,7 +32,7 @@ import stat
 from collections.abc import Iterator, Mapping
 from itertools import chain
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 import yaml
 from yaml import events
@@ -40,6 +40,9 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from workloadbuilder.errors import InvalidArgumentError, WorkloadBuilderError
 from workloadbuilder.limits import MAX_ALIAS_NODES, MAX_INPUT_BYTES, MAX_NESTING
+
+if TYPE_CHECKING:
+    import msgspec
 
 __all__ = [
     "TextError",
@@ -50,7 +53,10 @@ __all__ = [
     "json_document",
     "read_bytes",
     "read_stream",
+    "typed_json",
 ]
+
+_T = TypeVar("_T")
 
 _CHUNK = 1 << 20
 
@@ -195,6 +201,45 @@ def json_document(text: str) -> Any:
     if _deeper_than(data, MAX_NESTING, shared=False):
         raise TextError(1, f"JSON nests deeper than {MAX_NESTING} levels")
     return _without_surrogates(data) if _ESCAPED_SURROGATE.search(text) else data
+
+
+def typed_json(source: str | bytes, decoder: msgspec.json.Decoder[_T]) -> _T | None:
+    """``source`` decoded by a typed C-level decoder (msgspec's), or ``None`` when that decoder refuses it.
+
+    The decoder builds only what its type declares, and checks each value's
+    type as it goes; the rest of the text is checked as JSON and skipped,
+    never built. ``None`` leaves the text to ``json_document`` and the YAML
+    reader, which say what is wrong as they always do: text that is not
+    JSON (or is YAML), a value of another type than declared, a lone UTF-16
+    surrogate, ``NaN``, bytes past ``limits.MAX_INPUT_BYTES`` (refused
+    before anything is decoded) or that are not UTF-8, a byte-order mark.
+
+    Two bounds differ from the careful reader's. A key given twice keeps its
+    last value, as Go's decoder (kubectl's, the apiserver's) keeps it, so
+    this is for text a program wrote (``kubectl get -o json``), not for a
+    file a user edits. Nesting is bounded by the declared type where values
+    are built, and by the decoder's own limit (the interpreter's recursion
+    limit) where they are skipped: a skipped value reaches no recursive step.
+    """
+    import msgspec
+
+    if isinstance(source, bytes):
+        if len(source) > MAX_INPUT_BYTES:
+            return None
+        if not source.isascii():  # the decoder does not check the UTF-8 of the strings it skips
+            try:
+                source.decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+    elif not source.isascii():
+        try:  # the decoder reads a str's UTF-8 form, which Python would keep beside the text
+            source = source.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate
+            return None
+    try:
+        return decoder.decode(source)
+    except (msgspec.DecodeError, RecursionError):
+        return None
 
 
 def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

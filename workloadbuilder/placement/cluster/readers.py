@@ -27,7 +27,7 @@ from workloadbuilder.field import (
     required,
     type_invalid,
 )
-from workloadbuilder.placement.cluster import objects
+from workloadbuilder.placement.cluster import kubectl_text, objects
 from workloadbuilder.placement.cluster.nodes import NOT_READY_TAINTS, read_nodes
 from workloadbuilder.placement.cluster.records import ClusterParts, DevicePool, RunningGroup
 from workloadbuilder.placement.k8s.constraints import HostPort, read_host_ports, read_taints
@@ -87,10 +87,21 @@ def read_kubectl(
 ) -> ClusterParts:
     """What ``Cluster.from_kubectl`` builds from: nodes, running pods, groups, priority classes and budgets.
 
+    The nodes' and pods' JSON text is first decoded in C into only the
+    fields read here (``kubectl_text``); text that decoder refuses, and any
+    dump with a malformed entry, is read again the careful way, so that the
+    errors are exactly the careful reader's.
+
     Raises:
         AggregateError: every malformed node or pod, each at its path.
     """
     with quiet_gc():
+        typed = kubectl_text.decoded(nodes_json, pods_json)
+        if typed is not None:
+            try:
+                return _from_kubectl(*typed, groups_json, policies_json)
+            except AggregateError:
+                pass
         return _from_kubectl(nodes_json, pods_json, groups_json, policies_json)
 
 
