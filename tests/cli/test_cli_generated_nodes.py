@@ -82,7 +82,7 @@ def selector_refused(extra: str, unmatched: str) -> list[str]:
                 "",
                 f"Job ctr-volcano ({PADDLE}, document 1): placed",
                 f"  PodGroup {PADDLE_GROUP} (template ctr-volcano; gang, minCount 4)",
-                "    placed 4 of 4 pods in the cluster, on 2 nodes: node-00000 x2, node-00001 x2",
+                "    placed 4 of 4 pods in the cluster, on 2 nodes: node-00000 x3, node-00001",
                 "    capacity left in the cluster: cpu 124, memory 1023.6Gi, pods 216, ephemeral-storage 2Ti",
                 "",
                 "feasible (kube-scheduler): 1 of 1 object placed",

@@ -69,7 +69,14 @@ def clusters(draw: Any, huge: bool = False) -> Cluster:
                 else (),
             }
         )
-    return Cluster.build(nodes)
+    # running pods whose containers leave CPU or memory unset: NodeResourcesFit counts their defaults
+    running = [
+        {"name": f"p{k}", "node": f"n{draw(st.integers(0, count - 1)):02d}", "requests": {}, "unset": unset}
+        for k, unset in enumerate(
+            draw(st.lists(st.sampled_from([(100, 0), (0, 200 * GI // 1024), (300, 0)]), max_size=4))
+        )
+    ]
+    return Cluster.build(nodes, running_pods=running)
 
 
 shapes = st.fixed_dictionaries(

@@ -62,7 +62,9 @@ def test_the_model_keeps_nothing_of_the_input() -> None:
 
     collect(items)
     cluster = Cluster.from_kubectl(items)
-    kept = [vars(cluster)[name] for name in ("labels", "taints", "allocatable", "used", "names", "schedulable")]
+    kept = [
+        vars(cluster)[name] for name in ("labels", "taints", "allocatable", "used", "names", "schedulable", "images")
+    ]
     found: list[str] = []
 
     def walk(value: Any, where: str) -> None:
@@ -76,6 +78,22 @@ def test_the_model_keeps_nothing_of_the_input() -> None:
     assert found == []
     assert cluster.labels[0]["topology.kubernetes.io/zone"] is cluster.labels[1]["topology.kubernetes.io/zone"]
     assert cluster.taints[0] is cluster.taints[1]
+    assert cluster.images[0] is cluster.images[1]  # equal image lists share one tuple
+
+
+def test_images_read_as_name_and_size_pairs() -> None:
+    status = _dump()["status"]
+    cluster = Cluster.from_kubectl([_dump()])
+    expected = tuple((name, image["sizeBytes"]) for image in status["images"] for name in image["names"])
+    assert cluster.images == [expected]
+    assert cluster.has_images
+    holders, sizes = cluster.image_index["nvcr.io/nvidia/pytorch:24.10-py3"]
+    assert (holders.tolist(), sizes.tolist()) == ([0], [10871653274])
+
+
+def test_a_node_without_images_lists_none() -> None:
+    cluster = Cluster.from_kubectl([_item(), _item("b")])
+    assert (cluster.images, cluster.has_images, cluster.image_index) == ([(), ()], False, {})
 
 
 def test_equal_strings_of_different_resources_keep_their_meaning() -> None:
@@ -93,6 +111,13 @@ def _item(name: Any = "a", labels: Any = None, taints: Any = None, allocatable: 
     item: dict[str, Any] = {"metadata": metadata, "status": {"allocatable": allocatable or {"cpu": "1"}}}
     if taints is not None:
         item["spec"] = {"taints": taints}
+    return item
+
+
+def _images(images: Any) -> dict[str, Any]:
+    """A node item whose ``status.images`` is ``images``."""
+    item = _item()
+    item["status"]["images"] = images
     return item
 
 
@@ -121,6 +146,12 @@ BAD = [
     ("taint effect unknown", [_item(taints=[{"key": "x", "effect": "Never"}])], [(UNSUPPORTED, EFFECT)]),
     ("taint key not a string", [_item(taints=[{"key": ["x"], "effect": "NoSchedule"}])], [(TYPE, "nodes[0].spec.taints[0].key")]),
     ("duplicate name", [_item(), _item()], [(ErrorType.DUPLICATE, "nodes[1].name")]),
+    ("images not a list", [_images({"names": ["x"]})], [(TYPE, "nodes[0].status.images")]),
+    ("image not an object", [_images(["x"])], [(TYPE, "nodes[0].status.images[0]")]),
+    ("image size a string", [_images([{"names": ["x"], "sizeBytes": "5"}])], [(TYPE, "nodes[0].status.images[0].sizeBytes")]),
+    ("image size a bool", [_images([{"names": ["x"], "sizeBytes": True}])], [(TYPE, "nodes[0].status.images[0].sizeBytes")]),
+    ("image names a map", [_images([{"names": {"x": 1}}])], [(TYPE, "nodes[0].status.images[0].names")]),
+    ("image name a number", [_images([{"names": ["x", 7]}])], [(TYPE, "nodes[0].status.images[0].names[1]")]),
     ("in a mixed List", [{"kind": "Pod"}, {"kind": "Node", **_item(allocatable={"cpu": "x"})}], [(INVALID, "items[1].status.allocatable[cpu]")]),
 ]  # fmt: skip
 

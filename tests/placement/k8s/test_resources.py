@@ -7,10 +7,18 @@ containers and restartable init containers (sidecars), takes the larger of
 that and each init container's need (its own plus the sidecars started
 before it), lets pod-level requests replace CPU, memory and hugepages, and
 adds ``overhead``.
+
+``pod_score_requests`` (what kube-scheduler's NodeResourcesFit score counts)
+equals ``pod_requests`` of the same spec with every container's missing CPU
+and memory request written in as 100m and 200Mi (``NonMissingContainerRequests``),
+on seeded pod specs; a request given as 0 stays 0; a running pod with pod-level
+requests gets a default only for a resource it requests nowhere.
 """
 
 from __future__ import annotations
 
+import copy
+import random
 from typing import Any
 
 import pytest
@@ -19,9 +27,11 @@ from hypothesis import strategies as st
 
 from workloadbuilder.field import ErrorList, FieldPath
 from workloadbuilder.placement.k8s.resources import (
+    NONZERO_DEFAULTS,
     POD_MILLIS,
     key_below,
     pod_requests,
+    pod_score_requests,
     read_quantity,
     read_resource_list,
     valid_millis,
@@ -243,3 +253,125 @@ def test_without_sidecars_a_pod_needs_the_larger_of_sum_and_largest_init(regular
     expected = max(sum(regular), max(init, default=0)) * 1000
     got = pod_requests(spec, FieldPath("spec"), ErrorList()).get("cpu", 0)
     assert got == expected
+
+
+# -- the score requests ------------------------------------------------------------
+
+MI = 2**20 * 1000  # one MiB in the millis unit of memory
+SPEC = FieldPath("spec")
+
+
+def _requests(spec: dict[str, Any]) -> dict[str, int]:
+    return pod_requests(spec, SPEC, ErrorList())
+
+
+def _filled(spec: dict[str, Any]) -> dict[str, Any]:
+    """``spec`` with every container's missing CPU and memory request written in as the defaults."""
+    spec = copy.deepcopy(spec)
+    for section in ("containers", "initContainers"):
+        for container in spec.get(section, []):
+            resources = container.setdefault("resources", {})
+            requests = resources.setdefault("requests", {})
+            limits = resources.get("limits", {})
+            for name, text in (("cpu", "100m"), ("memory", "200Mi")):
+                if name not in requests and name not in limits:
+                    requests[name] = text
+    return spec
+
+
+def _container(rng: random.Random, name: str) -> dict[str, Any]:
+    container: dict[str, Any] = {"name": name, "image": "busybox"}
+    requests = {}
+    if rng.random() < 0.6:
+        requests["cpu"] = rng.choice(["0", "50m", "250m", "1", "3"])
+    if rng.random() < 0.6:
+        requests["memory"] = rng.choice(["0", "64Mi", "1Gi", "300M"])
+    limits = {"cpu": "2"} if rng.random() < 0.2 else {}
+    if requests or limits:
+        container["resources"] = {"requests": requests, **({"limits": limits} if limits else {})}
+    return container
+
+
+def _spec(rng: random.Random) -> dict[str, Any]:
+    spec: dict[str, Any] = {"containers": [_container(rng, f"c{k}") for k in range(rng.randint(1, 4))]}
+    inits = []
+    for k in range(rng.randint(0, 3)):
+        init = _container(rng, f"i{k}")
+        if rng.random() < 0.4:
+            init["restartPolicy"] = "Always"
+        inits.append(init)
+    if inits:
+        spec["initContainers"] = inits
+    if rng.random() < 0.2:
+        spec["overhead"] = {"cpu": "10m", "memory": "8Mi"}
+    return spec
+
+
+@pytest.mark.parametrize("seed", range(200), ids=[f"seed-{seed}" for seed in range(200)])
+def test_score_requests_are_the_requests_with_each_container_defaulted(seed: int) -> None:
+    spec = _spec(random.Random(seed))
+    filled = _requests(_filled(spec))
+    expected = (filled.get("cpu", 0), filled.get("memory", 0))
+    assert pod_score_requests(spec, SPEC, ErrorList()) == expected
+    assert pod_score_requests(spec, SPEC, ErrorList(), running=True) == expected  # no pod-level requests
+
+
+CASES = [
+    ("no containers", {"containers": []}, (0, 0), (0, 0)),
+    ("one container, nothing set", {"containers": [{"name": "a"}]}, (100, 200 * MI), (100, 200 * MI)),
+    (
+        "two containers, nothing set",
+        {"containers": [{"name": "a"}, {"name": "b"}]},
+        (200, 400 * MI),
+        (200, 400 * MI),
+    ),
+    (
+        "a request of 0 stays 0",
+        {"containers": [{"name": "a", "resources": {"requests": {"cpu": "0", "memory": "0"}}}]},
+        (0, 0),
+        (0, 0),
+    ),
+    (
+        "a limit is the request",
+        {"containers": [{"name": "a", "resources": {"limits": {"cpu": "2"}}}]},
+        (2000, 200 * MI),
+        (2000, 200 * MI),
+    ),
+    (
+        "pod-level CPU: memory defaults per container, or once for a running pod",
+        {
+            "resources": {"requests": {"cpu": "4"}},
+            "containers": [{"name": "a"}, {"name": "b"}],
+        },
+        (4000, 400 * MI),
+        (4000, 200 * MI),
+    ),
+    (
+        "pod-level CPU, a container's memory: no memory default for a running pod",
+        {
+            "resources": {"requests": {"cpu": "4"}},
+            "containers": [{"name": "a"}, {"name": "b", "resources": {"requests": {"memory": "1Gi"}}}],
+        },
+        (4000, 1224 * MI),
+        (4000, 1024 * MI),
+    ),
+]
+
+
+@pytest.mark.parametrize(("spec", "to_place", "running"), [case[1:] for case in CASES], ids=[case[0] for case in CASES])
+def test_score_requests_of_a_pod_to_place_and_of_a_running_pod(
+    spec: dict[str, Any], to_place: tuple[int, int], running: tuple[int, int]
+) -> None:
+    assert pod_score_requests(spec, SPEC, ErrorList()) == to_place
+    assert pod_score_requests(spec, SPEC, ErrorList(), running=True) == running
+
+
+def test_the_defaults_are_kube_scheduler_s() -> None:
+    assert NONZERO_DEFAULTS == {"cpu": 100, "memory": 200 * MI}
+
+
+def test_a_bad_quantity_is_reported_at_its_path() -> None:
+    errors = ErrorList()
+    spec = {"containers": [{"name": "a", "resources": {"requests": {"cpu": "lots"}}}]}
+    assert pod_score_requests(spec, SPEC, errors) == (100, 200 * MI)
+    assert [error.field for error in errors] == ["spec.containers[0].resources.requests[cpu]"]

@@ -11,9 +11,9 @@ would, then counts per family:
   TaintToleration and NodeAffinity preferences, weighted) equals the real weighted total;
 * ``resources``: the engine's resource score (``node_score``) equals the real
   NodeResourcesFit + NodeResourcesBalancedAllocation on every feasible node;
-* ``preferences``: ``preference_scores`` equals the real 3 x TaintToleration + 2 x NodeAffinity;
-* ``modelled``: the same for their sum, against the real total of the four plugins the engine models
-  (NodeResourcesFit, NodeResourcesBalancedAllocation, TaintToleration, NodeAffinity);
+* ``preferences``: ``preference_scores`` equals the real 3 x TaintToleration + 2 x NodeAffinity + ImageLocality;
+* ``modelled``: the same for their sum, against the real total of the five plugins the engine models
+  (NodeResourcesFit, NodeResourcesBalancedAllocation, TaintToleration, NodeAffinity, ImageLocality);
 * ``engine-best-in-best``: the engine's highest-scored feasible nodes are among the real best.
 
 Usage: ``python tools/reference/scheduler/compare.py [FILE]`` (no Go needed).
@@ -34,7 +34,7 @@ from workloadbuilder.placement.framework.snapshot import Snapshot, slots_of
 from workloadbuilder.placement.strategies.kube_scheduler import KubeScheduler
 
 DATA = Path(__file__).resolve().parents[3] / "tests" / "data" / "scheduler-real" / "single-pods.jsonl"
-MODELLED = ("NodeResourcesFit", "NodeResourcesBalancedAllocation", "TaintToleration", "NodeAffinity")
+MODELLED = ("NodeResourcesFit", "NodeResourcesBalancedAllocation", "TaintToleration", "NodeAffinity", "ImageLocality")
 
 
 def load(path: Path = DATA) -> tuple[dict[str, Any], list[dict[str, Any]]]:

@@ -32,7 +32,14 @@ import numpy.typing as npt
 from workloadbuilder._internal.collector import quiet_gc
 from workloadbuilder.placement.cluster import generate, readers
 from workloadbuilder.placement.cluster.arrays import IntArray, exact, exact_sum, gcd_of, group_sums
-from workloadbuilder.placement.cluster.records import ClusterParts, DevicePool, NodeColumns, RunningGroup, RunningPod
+from workloadbuilder.placement.cluster.records import (
+    ClusterParts,
+    DevicePool,
+    NodeColumns,
+    NodeImages,
+    RunningGroup,
+    RunningPod,
+)
 from workloadbuilder.placement.filters import (
     Rejection,
     interpodaffinity,
@@ -251,6 +258,8 @@ class Cluster:
         disruption_budgets: the PodDisruptionBudgets preemption counts.
         warnings: what the readers noticed that changes placement (a NotReady
             node without its taint), for every answer on this cluster.
+        images: each node's ``status.images`` as ``(name, sizeBytes)`` pairs
+            (ImageLocality's input; the empty tuple for a node listing none).
     """
 
     def __init__(
@@ -268,6 +277,7 @@ class Cluster:
         priority_classes: Iterable[PriorityClass] = (),
         disruption_budgets: Iterable[DisruptionBudget] = (),
         warnings: Iterable[str] = (),
+        images: list[NodeImages] | None = None,
     ) -> None:
         # A Cluster is immutable once built: the model's fields below never change (a changed cluster is a new
         # Cluster, see ``replace`` and ``placement.cluster.derive``); the private caches fill in as queries first
@@ -287,6 +297,8 @@ class Cluster:
         self.priority_classes = PriorityClasses(priority_classes)
         self.disruption_budgets = tuple(disruption_budgets)
         self.warnings = tuple(warnings)
+        self.images = images if images is not None else [()] * len(names)
+        self.has_images = images is not None and any(images)  # some node lists an image (ImageLocality then scores)
         # the columns of the resources LeastAllocated scores (cpu, memory), in SCORE_RESOURCES order
         self.score_index = tuple(self.resource_index[name] for name, _ in SCORE_RESOURCES)
         self._uids = itertools.count()  # the next uid of a Domain or DomainSet made for this cluster
@@ -348,6 +360,7 @@ class Cluster:
             "priority_classes": self.priority_classes.values(),
             "disruption_budgets": self.disruption_budgets,
             "warnings": self.warnings,
+            "images": self.images,
         }
         unknown = set(changes) - set(arguments)
         if unknown:
@@ -372,8 +385,9 @@ class Cluster:
         ``allocatable`` and ``used`` map resource names to millis (``nodes``
         may also be ``NodeColumns``, the same column by column). Each running
         pod is ``{"name", "node" (a name), "requests" (millis), "priority",
-        "group", "start", "namespace", "labels", "host_ports"}``; its
-        requests, one pod slot and its host ports add to its node's ``used``.
+        "group", "start", "namespace", "labels", "host_ports"}`` and
+        optionally ``"unset"`` (``RunningPod.unset``); its requests, one pod
+        slot and its host ports add to its node's ``used``.
         ``slots`` names more one-slot resources than the running pods' host
         ports (those the pods to place want), so that each has its column.
         """
@@ -411,6 +425,7 @@ class Cluster:
                     pod.get("namespace", "default"),
                     pod.get("labels") or {},
                     tuple(pod.get("host_ports", ())),
+                    tuple(pod.get("unset", (0, 0))),
                 )
             )
         return cls(
@@ -427,6 +442,7 @@ class Cluster:
             priority_classes,
             disruption_budgets,
             warnings,
+            table.images,
         )
 
     @classmethod
@@ -835,6 +851,40 @@ class Cluster:
     def used_array(self, r: int) -> IntArray:
         """``used[r]`` as an exact array over the nodes."""
         return self._node_column("used", r, self.used)
+
+    def unset_array(self, c: int) -> IntArray:
+        """Per node, what ``NodeResourcesFit`` counts on top of ``used`` for scored resource ``c`` (0 CPU, 1 memory).
+
+        The sum of the running pods' ``RunningPod.unset`` (the defaults of
+        containers that leave the resource unset), made on first use.
+        """
+        column = self._node_columns.get(("unset", c))
+        if column is None:
+            sums = [0] * len(self.names)
+            for pod in self.running_pods:
+                if pod.unset[c]:
+                    sums[pod.node] += pod.unset[c]
+            column = self._node_columns[("unset", c)] = exact(sums, 100)
+        return column
+
+    @functools.cached_property
+    def image_index(self) -> dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]]:
+        """By image name, the nodes that list it and its size on each (ImageLocality's input), made on first use."""
+        nodes: dict[str, list[int]] = {}
+        sizes: dict[str, list[int]] = {}
+        for i, images in enumerate(self.images):
+            for name, size in images:
+                if name in nodes:
+                    if nodes[name][-1] == i:  # a name listed twice on one node counts once, with its last size
+                        sizes[name][-1] = size
+                        continue
+                    nodes[name].append(i)
+                    sizes[name].append(size)
+                else:
+                    nodes[name], sizes[name] = [i], [size]
+        return {
+            name: (np.asarray(nodes[name], dtype=np.int64), np.asarray(sizes[name], dtype=np.int64)) for name in nodes
+        }
 
     def _node_column(self, name: str, r: int, columns: list[list[int]]) -> IntArray:
         column = self._node_columns.get((name, r))

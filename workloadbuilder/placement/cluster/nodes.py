@@ -1,11 +1,12 @@
 """The Node items of ``kubectl get nodes -o json``, read into the ``NodeColumns`` that ``Cluster.build`` indexes.
 
 A real node dump is mostly what the model does not need (managedFields,
-images, annotations, addresses); a node is read by its few fields the model
+annotations, addresses); a node is read by its few fields the model
 does need: ``metadata.name`` and ``labels``, ``spec.unschedulable`` and
-``taints``, ``status.allocatable`` and the Ready condition. Nothing of the
-input is kept: label keys and values are interned (the same zone, instance
-type and GPU product strings are one object across all nodes), each
+``taints``, ``status.allocatable``, the Ready condition and ``status.images``
+(names and sizes, for ImageLocality). Nothing of the input is kept: label
+keys and values and image names are interned (the same zone, instance type,
+GPU product and image strings are one object across all nodes), each
 distinct taint list is read once per dump, and the allocatable maps that
 list the same resources are read column by column once every node is read
 (each node's amounts are kept as one joined string until then, so the
@@ -25,7 +26,7 @@ from typing import Any, NamedTuple, overload
 import numpy as np
 
 from workloadbuilder.field import ErrorList, FieldPath, path_below, required, type_invalid
-from workloadbuilder.placement.cluster.records import NodeColumns
+from workloadbuilder.placement.cluster.records import NodeColumns, NodeImages
 from workloadbuilder.placement.k8s.constraints import Taint, read_taints
 from workloadbuilder.placement.k8s.quantity import column_millis
 from workloadbuilder.placement.k8s.resources import key_below, read_quantity, read_resource_list, valid_millis
@@ -139,6 +140,10 @@ class _Reader:
         self.labels: list[dict[str, str]] = []
         self.schedulable: list[bool] = []
         self.taints: list[tuple[Taint, ...]] = []
+        self.images: list[NodeImages] = []
+        """Each node's images (the empty tuple when it lists none)."""
+        self.image_lists: dict[NodeImages, NodeImages] = {}
+        """Every distinct image list read, by itself: nodes with equal lists share one tuple."""
         self.warnings: list[str] = []
 
     def read(self, items: Sequence[Any], indices: Sequence[int]) -> NodesRead | None:
@@ -156,7 +161,8 @@ class _Reader:
         names: list[str | None] = list(self.names)
         for ordinal in skipped:  # ascending: each lands where its entry is
             names.insert(ordinal, None)
-        columns = NodeColumns(self.names, self.labels, allocatable, {}, self.schedulable, self.taints)
+        images = self.images if self.image_lists else None
+        columns = NodeColumns(self.names, self.labels, allocatable, {}, self.schedulable, self.taints, images)
         return NodesRead(columns, names, self.distinct, self.warnings)
 
     def node(self, item: Any, i: int) -> bool:
@@ -203,6 +209,8 @@ class _Reader:
         self.distinct.add(name)
         self.schedulable.append(not spec.get("unschedulable"))
         self.taints.append(taints)
+        raw_images = status.get("images")
+        self.images.append(() if not raw_images else self.read_images(raw_images, i))
         ready = _ready(status.get("conditions"))
         if ready != "True" and not any(taint.key in NOT_READY_TAINTS for taint in taints):
             self.warnings.append(
@@ -334,6 +342,55 @@ class _Reader:
             self.taint_lists[key] = taints
             self.last_raw_taints, self.last_taints = raw, taints
         return taints
+
+    def read_images(self, raw: Any, i: int) -> NodeImages:
+        """``status.images`` as ``(name, sizeBytes)`` pairs, names interned; a malformed entry is an error and left out.
+
+        An image without ``sizeBytes`` weighs 0, as the API's omitted field
+        reads. Nodes with equal lists share one tuple.
+        """
+        pairs: list[tuple[str, int]] = []
+        if type(raw) is not list:
+            return self.images_read_slowly(raw, i)
+        for image in raw:
+            if type(image) is not dict:
+                return self.images_read_slowly(raw, i)
+            size, names = image.get("sizeBytes", 0), image.get("names") or ()
+            if type(size) is not int or type(names) is not list:
+                return self.images_read_slowly(raw, i)
+            for name in names:
+                if type(name) is not str:
+                    return self.images_read_slowly(raw, i)
+                pairs.append((_intern(name), size))
+        images = tuple(pairs)
+        return self.image_lists.setdefault(images, images)
+
+    def images_read_slowly(self, raw: Any, i: int) -> NodeImages:
+        """The error path of ``read_images``: each malformed entry reported at its path."""
+        path = path_below(self.section, i, "status", "images")
+        if not isinstance(raw, list):
+            self.errors.append(type_invalid(path(), raw, "must be of type array"))
+            return ()
+        pairs: list[tuple[str, int]] = []
+        for j, image in enumerate(raw):
+            if not isinstance(image, Mapping):
+                self.errors.append(type_invalid(path().index(j), image, "must be of type object"))
+                continue
+            size, names = image.get("sizeBytes", 0), image.get("names") or []
+            if isinstance(size, bool) or not isinstance(size, int):
+                self.errors.append(type_invalid(path().index(j).child("sizeBytes"), size, "must be of type integer"))
+                continue
+            if not isinstance(names, list):
+                self.errors.append(type_invalid(path().index(j).child("names"), names, "must be of type array"))
+                continue
+            for k, name in enumerate(names):
+                if isinstance(name, str):
+                    pairs.append((_intern(name), size))
+                else:
+                    where = path().index(j).child("names").index(k)
+                    self.errors.append(type_invalid(where, name, "must be of type string"))
+        images = tuple(pairs)
+        return self.image_lists.setdefault(images, images)
 
     def malformed(self, item: Any, i: int) -> bool:
         """The error path: say exactly what is missing."""

@@ -39,7 +39,7 @@ from workloadbuilder.placement.k8s.priorities import (
     read_priority_classes,
     running_priority,
 )
-from workloadbuilder.placement.k8s.resources import pod_requests, read_resource_list
+from workloadbuilder.placement.k8s.resources import pod_requests, pod_score_requests, read_resource_list
 
 __all__ = ["CLUSTER_KINDS", "NOT_READY_TAINTS", "read_kubectl", "read_yaml"]
 
@@ -234,10 +234,13 @@ def _kubectl_pod(
     priority = _running_priority(spec, classes, "pods", metadata.get("name") or "", path, errors)
     group = read_field(spec, ("schedulingGroup", "podGroupName"), "string", errors, path.child("spec"))
     labels = metadata.get("labels")
+    requests = pod_requests(spec, lambda: FieldPath(section).index(i).child("spec"), errors)
+    scored = pod_score_requests(spec, lambda: FieldPath(section).index(i).child("spec"), ErrorList(), running=True)
     return {
         "name": f"{namespace}/{metadata.get('name') or ''}",
         "node": node,
-        "requests": pod_requests(spec, lambda: FieldPath(section).index(i).child("spec"), errors),
+        "requests": requests,
+        "unset": (scored[0] - requests.get("cpu", 0), scored[1] - requests.get("memory", 0)),
         "priority": priority,
         "group": f"{namespace}/{group}" if group else None,
         "start": _get(item, "status", "startTime") or "",

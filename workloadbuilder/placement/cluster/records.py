@@ -18,7 +18,10 @@ if TYPE_CHECKING:
     from workloadbuilder.placement.k8s.disruption import DisruptionBudget
     from workloadbuilder.placement.k8s.priorities import PriorityClass
 
-__all__ = ["ClusterParts", "DevicePool", "NodeColumns", "RunningGroup", "RunningPod"]
+__all__ = ["ClusterParts", "DevicePool", "NodeColumns", "NodeImages", "RunningGroup", "RunningPod"]
+
+NodeImages = tuple[tuple[str, int], ...]
+"""A node's ``status.images`` as ImageLocality reads them: one ``(name, sizeBytes)`` pair per name of each image."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,9 @@ class RunningPod:
     namespace: str = "default"
     labels: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
     host_ports: tuple[HostPort, ...] = ()
+    unset: tuple[int, int] = (0, 0)
+    """What kube-scheduler's ``NodeResourcesFit`` score counts on top of ``requests`` for CPU and memory: the
+    100m and 200Mi defaults of the containers that leave them unset (``k8s.resources.pod_score_requests``)."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +95,8 @@ class NodeColumns:
     used: dict[str, list[int]]
     schedulable: list[bool]
     taints: list[tuple[Taint, ...]]
+    images: list[NodeImages] | None = None
+    """Each node's ``status.images`` (``None``: no node lists any)."""
 
     @classmethod
     def from_records(cls, nodes: Sequence[Mapping[str, Any]]) -> NodeColumns:
@@ -104,6 +112,7 @@ class NodeColumns:
             _amount_columns([node.get("used") or {} for node in nodes]),
             [bool(node.get("schedulable", True)) for node in nodes],
             [tuple(node.get("taints", ())) for node in nodes],
+            [tuple(node.get("images", ())) for node in nodes] if any(node.get("images") for node in nodes) else None,
         )
 
 

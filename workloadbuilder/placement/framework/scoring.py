@@ -33,6 +33,7 @@ from workloadbuilder.placement.filters.tainttoleration import intolerable_prefer
 from workloadbuilder.placement.framework.snapshot import Block, Shape, Snapshot
 from workloadbuilder.placement.framework.spread import SpreadTracker
 from workloadbuilder.placement.k8s.constraints import PodConstraints
+from workloadbuilder.placement.k8s.resources import NONZERO_DEFAULTS
 
 __all__ = [
     "assign_pods",
@@ -41,6 +42,7 @@ __all__ = [
     "most_allocated_many",
     "node_score",
     "node_scores",
+    "image_scores",
     "preference_array",
     "preference_scores",
     "raw_preferences",
@@ -83,28 +85,53 @@ def most_allocated_many(requested: Sequence[IntArray], allocatable: Sequence[Int
 def node_score(snap: Snapshot, i: int, shape: Shape) -> int:
     """The default profile's resource score of node ``i`` for one more pod of ``shape`` (0-200).
 
-    ``LeastAllocated`` and ``BalancedAllocation`` over CPU and memory, each
-    weight 1; a resource the node does not offer is left out of both.
+    ``NodeResourcesFit`` (``LeastAllocated``) plus
+    ``NodeResourcesBalancedAllocation`` over CPU and memory, each weight 1,
+    as kube-scheduler 1.37 scores them:
+
+    * LeastAllocated counts what is given out with the non-zero defaults of
+      containers that leave CPU or memory unset (the running pods'
+      ``Cluster.unset_array`` and the pod's ``Shape.score_request``);
+    * BalancedAllocation counts actual requests, and scores the *change* in
+      balance the pod makes, ``50 + (50 + with - without) // 2``, where
+      ``with`` and ``without`` are ``int((1 - |f_cpu - f_memory| / 2) * 100)``
+      of the fractions given out (at most 1) with and without the pod; it
+      is skipped (0) for a pod that requests neither resource.
+
+    A resource the node does not offer is left out of both (with fewer
+    than two fractions the balance is 100 either way).
     """
     cluster = snap.cluster
-    cpu, memory = cluster.score_index
     change = snap.change_at(i)
     least = weights = 0
-    fractions = []
-    for r, request in ((cpu, shape.score_request[0]), (memory, shape.score_request[1])):
+    with_pod: list[float] = []
+    without_pod: list[float] = []
+    for c, (r, request) in enumerate(zip(cluster.score_index, shape.score_request, strict=True)):
         alloc = cluster.allocatable[r][i]
         if alloc <= 0:
             continue
-        requested = cluster.used[r][i] + request + (change[r] if change is not None else 0)
+        used = cluster.used[r][i] + (change[r] if change is not None else 0)
+        requested = used + int(cluster.unset_array(c)[i]) + request
         least += (alloc - requested) * _MAX_SCORE // alloc if requested <= alloc else 0
         weights += 1
-        fractions.append(requested / alloc if requested < alloc else 1.0)
+        with_pod.append(min((used + shape.vector[r]) / alloc, 1.0))
+        without_pod.append(min(used / alloc, 1.0))
+    fit = least // weights if weights else 0
     if not any(shape.requests.get(name, 0) > 0 for name, _ in SCORE_RESOURCES):
-        # BalancedAllocation skips pods that request neither CPU nor memory.
-        return least // weights if weights else 0
-    if weights == 2:
-        return least // 2 + int((1 - abs(fractions[0] - fractions[1]) / 2) * _MAX_SCORE)
-    return least + _MAX_SCORE if weights else _MAX_SCORE
+        return fit  # BalancedAllocation skips pods that request neither CPU nor memory
+    return fit + _balance_change(_balance(with_pod), _balance(without_pod))
+
+
+def _balance(fractions: Sequence[float]) -> int:
+    """BalancedAllocation's balance of two fractions, ``int((1 - |f0 - f1| / 2) * 100)``; 100 with fewer."""
+    if len(fractions) != 2:
+        return _MAX_SCORE
+    return int((1 - abs((fractions[0] - fractions[1]) / 2)) * _MAX_SCORE)
+
+
+def _balance_change(with_pod: int, without_pod: int) -> int:
+    """BalancedAllocation's score from the balance with and without the pod (both 50-100): 50 to 100."""
+    return _MAX_SCORE // 2 + (_MAX_SCORE // 2 + with_pod - without_pod) // 2
 
 
 def rank_keys(scores: IntArray, nodes: IntArray, cluster_size: int) -> IntArray:
@@ -150,7 +177,18 @@ class _ScoreInputs:
     picks its integers only when they are read.
     """
 
-    __slots__ = ("_ints", "_order", "alloc_bounds", "exact", "floats", "grains", "offered", "resources", "used_bounds")
+    __slots__ = (
+        "_ints",
+        "_order",
+        "alloc_bounds",
+        "exact",
+        "floats",
+        "grains",
+        "offered",
+        "resources",
+        "unset",
+        "used_bounds",
+    )
 
     def __init__(
         self,
@@ -158,11 +196,15 @@ class _ScoreInputs:
         floats: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]],
         resources: list[int],
         facts: tuple[bool, bool, list[tuple[int, int]], list[tuple[int, int]], list[int]],
+        unset: list[tuple[IntArray, int] | None],
         order: npt.NDArray[np.int64] | None = None,
     ) -> None:
         self._ints, self._order = ints, order
         self.floats, self.resources = floats, resources
         self.offered, self.exact, self.used_bounds, self.alloc_bounds, self.grains = facts
+        # per scored resource, what LeastAllocated adds for running containers that leave it unset, and its
+        # largest amount (``None``: nothing on any of these nodes); already in ``order``
+        self.unset = unset
 
     def ints(self, c: int) -> tuple[IntArray, IntArray]:
         """Column ``c``'s allocatable and used amounts as exact integers."""
@@ -174,7 +216,8 @@ class _ScoreInputs:
         floats = [(alloc[order], used[order]) for alloc, used in self.floats]
         facts = (self.offered, self.exact, self.used_bounds, self.alloc_bounds, self.grains)
         ints = [self.ints(c) for c in range(len(self._ints))] if self._order is not None else self._ints
-        return _ScoreInputs(ints, floats, self.resources, facts, order)
+        unset = [None if entry is None else (entry[0][order], entry[1]) for entry in self.unset]
+        return _ScoreInputs(ints, floats, self.resources, facts, unset, order)
 
 
 def _score_inputs(snap: Snapshot, nodes: npt.NDArray[np.int64]) -> _ScoreInputs:
@@ -200,7 +243,14 @@ def _score_inputs(snap: Snapshot, nodes: npt.NDArray[np.int64]) -> _ScoreInputs:
     else:
         offered = all(_all_positive(alloc) for alloc, _ in ints)
         exact = all(_float_exact(alloc) for alloc, _ in ints)
-    return _ScoreInputs(ints, floats, list(cluster.score_index), (offered, exact, used_bounds, ranges, grains))
+    unset: list[tuple[IntArray, int] | None] = []
+    for c in range(len(cluster.score_index)):
+        column = cluster.unset_array(c)
+        column = column if everyone else column[nodes]
+        most = int(column.max()) if len(column) else 0
+        unset.append((column, most) if most > 0 else None)
+    facts = (offered, exact, used_bounds, ranges, grains)
+    return _ScoreInputs(ints, floats, list(cluster.score_index), facts, unset)
 
 
 def _scores_after(
@@ -215,18 +265,20 @@ def _scores_after(
 
     The steps are ``node_score``'s, elementwise, in floats where every
     amount is exact as one: LeastAllocated's integer division is read off
-    the float quotient BalancedAllocation needs anyway (``_free_share``),
-    and nothing is clipped where the bounds show that every node has room
-    for what is requested.
+    the float quotient of what it counts (``_free_share``), nothing is
+    clipped where the bounds show that every node has room for what is
+    requested, and BalancedAllocation's fractions are the quotients Go
+    computes.
     """
     most = most if most is not None else int(landed) if isinstance(landed, int) else int(np.max(landed))
     if not inputs.exact:
         return None
     least: npt.NDArray[np.float64] | None = None
     weights: IntArray | int = 0
-    fractions: list[npt.NDArray[np.float64]] = []
+    with_pod: list[npt.NDArray[np.float64]] = []
+    without_pod: list[npt.NDArray[np.float64]] = []
     everywhere = inputs.offered  # every node offers both: no masks needed
-    for c, ((alloc_floats, used_floats), r, (low, high), (alloc_low, alloc_high), grain, request) in enumerate(
+    for c, ((alloc_floats, used_floats), r, (low, high), (alloc_low, alloc_high), grain, request, unset) in enumerate(
         zip(
             inputs.floats,
             inputs.resources,
@@ -234,51 +286,73 @@ def _scores_after(
             inputs.alloc_bounds,
             inputs.grains,
             shape.score_request,
+            inputs.unset,
             strict=True,
         )
     ):
-        top = high + most * shape.vector[r] + request
+        top = high + (unset[1] if unset is not None else 0) + (most + 1) * shape.vector[r] + request
         if not (-(2**53) < low and top < 2**53):
             return None
-        more = landed * shape.vector[r] + request
+        taken = landed * shape.vector[r]
+        more = taken + request
         offered = True if everywhere else alloc_floats > 0
+        divisor = alloc_floats if everywhere else np.where(offered, alloc_floats, 1.0)
 
-        def exact_amounts(c: int = c, more: IntArray | int = more, offered: Any = offered) -> tuple[IntArray, IntArray]:
-            """The requested amounts and their divisors in integers, for the few steps that need them."""
+        def exact_amounts(
+            c: int = c, more: IntArray | int = more, offered: Any = offered, unset: Any = unset
+        ) -> tuple[IntArray, IntArray]:
+            """The amounts LeastAllocated counts and their divisors in integers, for the few steps that need them."""
             alloc, used = inputs.ints(c)
-            return used + more, np.where(offered, alloc, 1)
+            counted = used + more if unset is None else used + unset[0] + more
+            return counted, np.where(offered, alloc, 1)
 
-        share: npt.NDArray[np.float64] = np.add(used_floats, more, dtype=np.float64)  # exact: amounts below 2**53
-        share /= alloc_floats if everywhere else np.where(offered, alloc_floats, 1.0)
+        given: npt.NDArray[np.float64] = np.add(used_floats, taken, dtype=np.float64)  # exact: below 2**53
+        share = given + request if unset is None else given + (unset[0] + request)
+        share /= divisor
         room = everywhere and top <= alloc_low  # no node's request passes its allocatable: nothing to clip
         if low < 0:
             free_share = _exact_free_share(*exact_amounts())
         else:
             unit = math.gcd(grain, shape.vector[r], request)  # divides every allocatable and requested amount here
+            if unset is not None:
+                unit = math.gcd(unit, NONZERO_DEFAULTS[SCORE_RESOURCES[c][0]])  # the running pods' defaults too
             coarse = alloc_high <= _COARSE * max(unit, 1)
             free_share = _free_share(exact_amounts, share, coarse, clip=not room)
         if not everywhere:
             free_share = np.where(offered, free_share, 0)
         least = free_share if least is None else np.add(least, free_share, out=least)
         weights = weights + offered
-        # requested / alloc where requested < alloc, else 1.0
-        fractions.append(share if room else np.minimum(share, 1.0, out=share))
+        # BalancedAllocation's fractions of actual requests, capped at 1
+        without = given / divisor
+        with_pod.append(np.minimum((given + shape.vector[r]) / divisor, 1.0))
+        without_pod.append(np.minimum(without, 1.0, out=without))
     assert least is not None
-    if not any(shape.requests.get(name, 0) > 0 for name, _ in SCORE_RESOURCES):
-        # BalancedAllocation skips pods that request neither CPU nor memory.
-        return np.where(weights > 0, least // np.maximum(weights, 1), 0).astype(np.int64)
-    spread = fractions[0] - fractions[1]
-    np.abs(spread, out=spread)
-    spread /= 2
-    np.subtract(1, spread, out=spread)
-    spread *= _MAX_SCORE
-    balanced = spread.astype(np.int64)  # truncated, as upstream converts to int64 (it is at least 50)
     if everywhere:
         least *= 0.5
-        half = least.astype(np.int64)  # least is a whole number of 0 or more: this is least // 2
-        return np.add(half, balanced, out=half)
-    half = (least * 0.5).astype(np.int64)
-    return np.where(weights == 2, half + balanced, least.astype(np.int64) + _MAX_SCORE)
+        fit = least.astype(np.int64)  # least is a whole number of 0 or more: this is least // 2
+    else:
+        fit = np.where(weights > 0, least // np.maximum(weights, 1), 0).astype(np.int64)
+    if not any(shape.requests.get(name, 0) > 0 for name, _ in SCORE_RESOURCES):
+        return fit  # BalancedAllocation skips pods that request neither CPU nor memory
+    change = _balances(with_pod) - _balances(without_pod)
+    change += _MAX_SCORE // 2
+    change //= 2
+    change += _MAX_SCORE // 2
+    if not everywhere:  # fewer than two fractions: the balance is 100 with and without the pod
+        change = np.where(weights == 2, change, _MAX_SCORE // 2 + _MAX_SCORE // 4)
+    total: IntArray = np.add(fit, change, out=fit)
+    return total
+
+
+def _balances(fractions: list[npt.NDArray[np.float64]]) -> IntArray:
+    """``_balance`` elementwise: ``int((1 - |f0 - f1| / 2) * 100)``, truncated as Go converts to int64."""
+    spread = fractions[0] - fractions[1]
+    spread /= 2
+    np.abs(spread, out=spread)
+    np.subtract(1, spread, out=spread)
+    spread *= _MAX_SCORE
+    balance: IntArray = spread.astype(np.int64)
+    return balance
 
 
 _NEAR = 2.0**-43
@@ -347,12 +421,14 @@ def _all_positive(values: IntArray) -> bool:
 
 
 def preference_scores(snap: Snapshot, shape: Shape, nodes: Sequence[int]) -> dict[int, int]:
-    """TaintToleration (weight 3) and NodeAffinity (weight 2) scores of ``nodes``, normalized over them as upstream.
+    """The scores of ``nodes`` that placing pods does not change, weighted as the default profile weighs them.
 
-    TaintToleration counts untolerated ``PreferNoSchedule`` taints and is
-    reversed (fewest is 100); NodeAffinity adds the weights of the preferred
-    terms a node matches (the most is 100). Both are 0 for every node when
-    no node differs. ``preference_array`` gives the same as an array.
+    TaintToleration (weight 3) counts untolerated ``PreferNoSchedule``
+    taints and is reversed (fewest is 100); NodeAffinity (weight 2) adds the
+    weights of the preferred terms a node matches (the most is 100); both
+    are normalized over ``nodes`` as upstream, and 0 for every node when no
+    node differs. ImageLocality (weight 1, ``image_scores``) needs no
+    normalizing. ``preference_array`` gives the same as an array.
     """
     order = np.fromiter(nodes, dtype=np.int64, count=len(nodes))
     return dict(zip(order.tolist(), preference_array(snap, shape, order).tolist(), strict=True))
@@ -377,7 +453,43 @@ def preference_array(snap: Snapshot, shape: Shape, nodes: npt.NDArray[np.int64])
         most_affinity = int(affinity.max(initial=0))
         if most_affinity:
             out += 2 * (affinity * _MAX_SCORE // most_affinity)
+    if shape.constraints.images and snap.cluster.has_images:
+        out += image_scores(snap.cluster, shape.constraints, nodes)
     return out
+
+
+_MB = 1024 * 1024
+_IMAGE_FLOOR = 23 * _MB
+"""ImageLocality's ``minThreshold``: image bytes below it on a node score 0."""
+_IMAGE_CEILING = 1000 * _MB
+"""ImageLocality's ``maxContainerThreshold``: per image of the pod, the bytes that score 100."""
+
+
+def image_scores(cluster: Cluster, pod: PodConstraints, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """ImageLocality's score (0-100) of ``nodes`` for ``pod``, as kube-scheduler 1.37 computes it.
+
+    For each of the pod's images (``PodConstraints.images``) that a node
+    lists, the image's size there scaled by the share of the cluster's
+    nodes that list it, ``int(size * (nodes with it / all nodes))``; the
+    sum, clamped between 23 MiB and 1000 MiB per image of the pod, maps
+    linearly onto 0-100 (integer division). The share counts every node of
+    the cluster, usable or not, as the scheduler's snapshot does.
+    """
+    total = np.zeros(len(cluster), dtype=np.int64)
+    index = cluster.image_index
+    for name in pod.images:
+        found = index.get(name)
+        if found is None:
+            continue
+        holders, sizes = found
+        spread = len(holders) / len(cluster)
+        total[holders] += (sizes.astype(np.float64) * spread).astype(np.int64)
+    ceiling = _IMAGE_CEILING * len(pod.images)
+    clamped = np.clip(total[nodes], _IMAGE_FLOOR, max(ceiling, _IMAGE_FLOOR))
+    if ceiling <= _IMAGE_FLOOR:  # cannot happen with one image or more; upstream's formula gives 0
+        return np.zeros(len(nodes), dtype=np.int64)
+    scores: npt.NDArray[np.int64] = _MAX_SCORE * (clamped - _IMAGE_FLOOR) // (ceiling - _IMAGE_FLOOR)
+    return scores
 
 
 def raw_preferences(
@@ -690,5 +802,10 @@ def _kth_largest(keys: npt.NDArray[np.int64], k: int) -> int | None:
 
 
 def prefers(snap: Snapshot, shape: Shape) -> bool:
-    """Whether the preference scores can tell nodes apart (some PreferNoSchedule taint, or preferred terms)."""
-    return bool(shape.constraints.preferred) or snap.cluster.has_preferences
+    """Whether the preference scores can tell nodes apart (PreferNoSchedule taints, preferred terms, images)."""
+    cluster = snap.cluster
+    return (
+        bool(shape.constraints.preferred)
+        or cluster.has_preferences
+        or bool(shape.constraints.images and cluster.has_images)
+    )

@@ -45,9 +45,9 @@ from workloadbuilder.placement.cluster.model import (
 from workloadbuilder.placement.filters import interpodaffinity
 from workloadbuilder.placement.filters.noderesources import is_scheduled_resource
 from workloadbuilder.placement.k8s.constraints import NO_CONSTRAINTS, PodConstraints
-from workloadbuilder.placement.k8s.resources import POD_MILLIS
+from workloadbuilder.placement.k8s.resources import NONZERO_DEFAULTS, POD_MILLIS
 
-__all__ = ["HOSTNAME_KEY", "NONZERO_DEFAULTS", "Allocation", "Block", "Checkpoint", "Shape", "Snapshot", "slots_of"]
+__all__ = ["HOSTNAME_KEY", "Allocation", "Block", "Checkpoint", "Shape", "Snapshot", "slots_of"]
 
 HOSTNAME_KEY = "kubernetes.io/hostname"
 """The topology key whose domains are single nodes: anti-affinity over it among the pods placed is a per-node slot."""
@@ -63,10 +63,6 @@ def slots_of(pod: PodConstraints) -> list[str]:
     return slots
 
 
-NONZERO_DEFAULTS = {"cpu": 100, "memory": 200 * 1024 * 1024 * 1000}
-"""What scoring counts for a pod that requests no CPU or memory (100m, 200Mi), as kube-scheduler does."""
-
-
 class Shape:
     """One kind of pod: its requests as a vector over the cluster's resources, its filters, what scoring reads.
 
@@ -75,7 +71,10 @@ class Shape:
     neither native nor scalar) are dropped; the ``pods`` resource always
     counts one, and each host port one slot of its port resource.
     ``allowed`` marks the nodes the pod-and-node filters let the pod use
-    (``None``: all of them).
+    (``None``: all of them). ``score_request`` is the CPU and memory
+    ``NodeResourcesFit`` scores the pod by: ``score_requests`` when given
+    (``pod_score_requests`` of its template), else each of ``requests``
+    with ``NONZERO_DEFAULTS`` for one left unset.
     """
 
     __slots__ = (
@@ -91,7 +90,12 @@ class Shape:
     )
 
     def __init__(
-        self, uid: int, cluster: Cluster, requests: dict[str, int], constraints: PodConstraints = NO_CONSTRAINTS
+        self,
+        uid: int,
+        cluster: Cluster,
+        requests: dict[str, int],
+        constraints: PodConstraints = NO_CONSTRAINTS,
+        score_requests: tuple[int, int] | None = None,
     ) -> None:
         self.uid = uid
         self.constraints = constraints
@@ -104,7 +108,9 @@ class Shape:
         self.missing = tuple(sorted(r for r, q in self.requests.items() if q > 0 and r not in cluster.resource_index))
         self.vector = tuple(self.requests.get(r, 0) for r in cluster.resources)
         self.terms = tuple((r, q) for r, q in enumerate(self.vector) if q > 0)
-        self.score_request = tuple(self.requests.get(name, 0) or NONZERO_DEFAULTS[name] for name, _ in SCORE_RESOURCES)
+        self.score_request = score_requests or tuple(
+            self.requests.get(name, 0) or NONZERO_DEFAULTS[name] for name, _ in SCORE_RESOURCES
+        )
 
     def fits(self, free: Sequence[int]) -> int:
         """How many of these pods fit in ``free``."""
@@ -219,14 +225,19 @@ class Snapshot:
         # ... and (shape uid, DomainSet uid) -> pods per domain of that set, summed over its nodes.
         self._family_fits: dict[tuple[int, int], npt.NDArray[np.int64]] = {}
         # every shape asked for, by its vector, missing resources and constraints, so equal asks share one
-        self._shapes: dict[tuple[tuple[int, ...], tuple[str, ...], PodConstraints], Shape] = {}
+        self._shapes: dict[tuple[tuple[int, ...], tuple[str, ...], PodConstraints, tuple[int, ...]], Shape] = {}
 
     # -- shapes ----------------------------------------------------------------
 
-    def shape(self, requests: dict[str, int], constraints: PodConstraints = NO_CONSTRAINTS) -> Shape:
-        """The shape for a request map and filter inputs, shared by every group that asks for the same."""
-        probe = Shape(len(self._shapes), self.cluster, requests, constraints)
-        key = (probe.vector, probe.missing, constraints)
+    def shape(
+        self,
+        requests: dict[str, int],
+        constraints: PodConstraints = NO_CONSTRAINTS,
+        score_requests: tuple[int, int] | None = None,
+    ) -> Shape:
+        """The shape for a request map, filter inputs and score requests, shared by every group that asks the same."""
+        probe = Shape(len(self._shapes), self.cluster, requests, constraints, score_requests)
+        key = (probe.vector, probe.missing, constraints, probe.score_request)
         shape = self._shapes.get(key)
         if shape is None:
             shape = self._shapes[key] = probe

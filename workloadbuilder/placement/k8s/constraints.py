@@ -27,6 +27,7 @@ __all__ = [
     "SpreadConstraint",
     "Taint",
     "Toleration",
+    "normalized_image",
     "read_constraints",
     "read_host_ports",
     "read_taints",
@@ -174,6 +175,9 @@ class PodConstraints:
     preferred: tuple[tuple[int, NodeSelectorTerm], ...] = ()
     """Preferred node affinity terms with their weights (scoring only)."""
     spread: tuple[SpreadConstraint, ...] = ()
+    images: tuple[str, ...] = ()
+    """The image of each init container, container and image volume, normalized as ImageLocality reads them
+    (``name:latest`` for a name without a tag); scoring only."""
 
     @property
     def label_map(self) -> dict[str, str]:
@@ -394,7 +398,39 @@ def read_constraints(
         spread=_spread(
             spec.get("topologySpreadConstraints"), path_below(path, "topologySpreadConstraints"), raw_labels, errors
         ),
+        images=_images(spec),
     )
+
+
+def normalized_image(name: str) -> str:
+    """An image name as ImageLocality looks it up in a node's images: ``:latest`` added when it has no tag.
+
+    A name has a tag when its last ``:`` comes after its last ``/`` (so a
+    registry port does not count, and a digest's ``@sha256:`` does).
+    """
+    return name if name.rfind(":") > name.rfind("/") else f"{name}:latest"
+
+
+def _images(spec: Mapping[str, Any]) -> tuple[str, ...]:
+    """``PodConstraints.images`` of a pod spec: init containers, then containers, then image volumes.
+
+    Every container counts, with or without an image (an empty one matches
+    no node's), as ImageLocality counts them; a malformed entry is the
+    resource readers' to report and counts as an empty image here.
+    """
+    out = []
+    for section in ("initContainers", "containers"):
+        containers = spec.get(section)
+        for container in containers if isinstance(containers, list) else ():
+            image = container.get("image") if isinstance(container, Mapping) else None
+            out.append(normalized_image(image if isinstance(image, str) else ""))
+    volumes = spec.get("volumes")
+    for volume in volumes if isinstance(volumes, list) else ():
+        source = volume.get("image") if isinstance(volume, Mapping) else None
+        if isinstance(source, Mapping):
+            reference = source.get("reference")
+            out.append(normalized_image(reference if isinstance(reference, str) else ""))
+    return tuple(out)
 
 
 def _spread(raw: Any, path: Where, labels: Mapping[str, Any], errors: ErrorList) -> tuple[SpreadConstraint, ...]:

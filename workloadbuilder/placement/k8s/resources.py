@@ -14,12 +14,29 @@ from workloadbuilder._internal.fields_read import read_list
 from workloadbuilder.field import ErrorList, FieldPath, Where, invalid, path_below, resolve_where, type_invalid
 from workloadbuilder.placement.k8s.quantity import QuantityError, resource_millis
 
-__all__ = ["POD_MILLIS", "Where", "key_below", "pod_requests", "read_quantity", "read_resource_list", "valid_millis"]
+__all__ = [
+    "NONZERO_DEFAULTS",
+    "POD_MILLIS",
+    "Where",
+    "key_below",
+    "pod_requests",
+    "pod_score_requests",
+    "read_quantity",
+    "read_resource_list",
+    "valid_millis",
+]
 
 """A path, or a function that makes it: readers of large inputs build paths only for errors."""
 
 POD_MILLIS = 1000
 """One pod, in the millis unit of the ``pods`` resource."""
+
+NONZERO_DEFAULTS = {"cpu": 100, "memory": 200 * 1024 * 1024 * 1000}
+"""What kube-scheduler's resource scoring counts for a container that leaves CPU or memory unset (100m, 200Mi).
+
+``schedutil.DefaultMilliCPURequest`` and ``DefaultMemoryRequest``; the
+filters never count them.
+"""
 
 
 def read_quantity(resource: str, raw: Any, path: Where, errors: ErrorList) -> int | None:
@@ -101,13 +118,55 @@ def pod_requests(spec: Mapping[str, Any], path: Where, errors: ErrorList) -> dic
     their limits the same way) replace the container sum for CPU, memory and
     hugepages, the resources pod-level resources support.
     """
+    return _aggregate(spec, path, errors, None)
+
+
+def pod_score_requests(
+    spec: Mapping[str, Any], path: Where, errors: ErrorList, *, running: bool = False
+) -> tuple[int, int]:
+    """The CPU and memory kube-scheduler's ``NodeResourcesFit`` score counts for a pod, in millis.
+
+    ``pod_requests`` with every container (init containers and sidecars
+    too) that leaves CPU or memory unset counted as requesting
+    ``NONZERO_DEFAULTS`` (the ``NonMissingContainerRequests`` option of
+    ``PodRequests``); a request given as 0 stays 0, and pod-level requests
+    still replace the container sum. The filters and ``BalancedAllocation``
+    count the pod's actual requests instead.
+
+    A ``running`` pod is counted as the scheduler's node cache counts it
+    (``PodInfo.CalculateResource``): when it sets pod-level requests, a
+    default is added only for a resource the pod requests nowhere, once.
+    The pod being scheduled always gets the per-container defaults, as
+    ``calculatePodResourceRequest`` gives them. ``errors`` receives the
+    same problems ``pod_requests`` reports (give a fresh list when it has
+    run already).
+    """
+    if running and any(_pod_level(name) for name in _defaulted_requests(spec.get("resources"), path, ErrorList())):
+        actual = _aggregate(spec, path, errors, None)
+        return actual.get("cpu", NONZERO_DEFAULTS["cpu"]), actual.get("memory", NONZERO_DEFAULTS["memory"])
+    total = _aggregate(spec, path, errors, NONZERO_DEFAULTS)
+    return total.get("cpu", 0), total.get("memory", 0)
+
+
+def _aggregate(
+    spec: Mapping[str, Any], path: Where, errors: ErrorList, defaults: Mapping[str, int] | None
+) -> dict[str, int]:
+    """``pod_requests``, each container's missing entries first filled from ``defaults`` (when given)."""
+
+    def requests_of(container: Any, where: Where) -> dict[str, int]:
+        requests = _container_requests(container, where, errors)
+        if defaults is not None:
+            for name, amount in defaults.items():
+                requests.setdefault(name, amount)
+        return requests
+
     total: dict[str, int] = {}
     for i, container in enumerate(read_list(spec.get("containers"), path_below(path, "containers"), errors)):
-        _add(total, _container_requests(container, path_below(path, "containers", i), errors))
+        _add(total, requests_of(container, path_below(path, "containers", i)))
     sidecars: dict[str, int] = {}
     init_peak: dict[str, int] = {}
     for i, container in enumerate(read_list(spec.get("initContainers"), path_below(path, "initContainers"), errors)):
-        requests = _container_requests(container, path_below(path, "initContainers", i), errors)
+        requests = requests_of(container, path_below(path, "initContainers", i))
         if isinstance(container, Mapping) and container.get("restartPolicy") == "Always":
             _add(total, requests)
             _add(sidecars, requests)

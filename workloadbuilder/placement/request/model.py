@@ -33,7 +33,7 @@ from workloadbuilder.field import (
 from workloadbuilder.manifests import to_dict
 from workloadbuilder.placement.k8s.constraints import NO_CONSTRAINTS, HostPort, PodConstraints, read_constraints
 from workloadbuilder.placement.k8s.priorities import PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER, PrioritySpec
-from workloadbuilder.placement.k8s.resources import pod_requests, read_resource_list
+from workloadbuilder.placement.k8s.resources import pod_requests, pod_score_requests, read_resource_list
 from workloadbuilder.placement.request.unmodelled import unmodelled
 
 __all__ = ["ClaimRef", "DeviceRequest", "GroupRequest", "PlacementRequest", "PodSet", "Pods"]
@@ -82,6 +82,10 @@ class PodSet:
     names: tuple[str, ...] = ()
     priority: PrioritySpec | None = None
     """The template's ``priorityClassName``/``priority``, when the pods come from a template."""
+    score_requests: tuple[int, int] | None = None
+    """The CPU and memory ``NodeResourcesFit`` scores a pod by (``pod_score_requests``: per-container defaults
+    for what a container leaves unset), when the pods come from a template; ``None``: ``requests`` with the
+    defaults for the pod as a whole."""
 
 
 @dataclass(frozen=True)
@@ -461,6 +465,7 @@ class _Reader:
             return None
         constraints = NO_CONSTRAINTS
         priority = None
+        score_requests = None
         if spec.template is not None:
             template = to_dict(spec.template) if isinstance(spec.template, BaseModel) else spec.template
             pod_spec = template.get("spec", template) if isinstance(template, Mapping) else None
@@ -468,6 +473,7 @@ class _Reader:
                 self.errors.append(type_invalid(path.child("template"), template, "must be a pod template or pod spec"))
                 return None
             requests = pod_requests(pod_spec, path.child("template", "spec"), self.errors)
+            score_requests = pod_score_requests(pod_spec, path.child("template", "spec"), ErrorList())
             priority = _priority_spec(pod_spec, path.child("template", "spec"), self.errors)
             metadata = template.get("metadata") if "spec" in template else None
             metadata = dict(metadata) if isinstance(metadata, Mapping) else {}
@@ -478,7 +484,7 @@ class _Reader:
         names = tuple(spec.names) if spec.names is not None else ()
         if spec.names is not None and len(names) != spec.count:
             self.errors.append(invalid(path.child("names"), len(names), f"must name all {spec.count} pods"))
-        return PodSet(spec.count, requests, constraints, names, priority)
+        return PodSet(spec.count, requests, constraints, names, priority, score_requests)
 
     # -- the hierarchy ---------------------------------------------------------------
 

@@ -97,6 +97,50 @@ def _rank_keys(
     return np.where(fits > 0, keys, -1)
 
 
+def _best_placement(snap: Snapshot, shape: Shape, candidates: list[Domain], placed_in: IntArray, need: int) -> Domain:
+    """The candidate domain 1.37's placement scoring chooses for a PodGroup of one pod shape.
+
+    Every candidate that places at least ``need`` pods is scored by the two
+    default placement scorers, each weight 1: ``PodGroupPodsCount``, the pods
+    placed as a share of the most any candidate places (0-100), and
+    ``NodeResourcesFit``'s ``MostAllocated`` over the domain's CPU and memory
+    with those pods added. The highest sum wins; upstream draws among equal
+    sums at random, this takes the first candidate.
+    """
+    able = np.flatnonzero(placed_in >= max(need, 1))
+    if len(able) == 1:
+        return candidates[int(able[0])]
+    scored = candidates if len(able) == len(candidates) else [candidates[k] for k in able.tolist()]
+    placed = placed_in[able]
+    requested = [
+        np.asarray(column, dtype=object) + placed.astype(object) * q
+        for column, q in zip(snap.used_sums(scored), shape.score_request, strict=True)
+    ]
+    scores = placement_scores(placed, most_allocated_many(requested, alloc_sums(scored)))
+    return scored[int(np.argmax(scores))]
+
+
+def _cannot_win(tried: list[_Best], total: int, bound: int, tight: int) -> bool:
+    """Whether a composite candidate not simulated yet scores below the best simulated one, whatever it places.
+
+    Only once a candidate placed the whole subtree (``total`` pods): the count
+    score's divisor is then final. A candidate placing at most ``bound`` pods
+    scores at most ``bound`` as a share of ``total``, plus its ``MostAllocated``
+    with the whole subtree (``tight``) when it could hold all of it, else 100.
+    """
+    if max(t.key[0] for t in tried) < total:
+        return False
+    best = max(t.key[0] * 100 // total + t.key[1] for t in tried)
+    return bound * 100 // total + (tight if bound == total else 100) < best
+
+
+def placement_scores(placed: IntArray, fit: IntArray) -> IntArray:
+    """The total placement score of candidates placing ``placed`` pods with ``MostAllocated`` scores ``fit``."""
+    top = int(placed.max(initial=0))
+    counts = placed * 100 // top if top > 0 else np.zeros_like(placed)
+    return np.asarray(counts + fit, dtype=np.int64)
+
+
 def _placed(
     group: GroupRequest,
     shape: Shape,
@@ -134,7 +178,10 @@ class KubeScheduler:
         shapes = self._shapes.get(group.name)
         if shapes is None:
             if group.pod_sets:
-                shapes = [(self.snap.shape(dict(s.requests), s.constraints), s.count) for s in group.pod_sets]
+                shapes = [
+                    (self.snap.shape(dict(s.requests), s.constraints, s.score_requests), s.count)
+                    for s in group.pod_sets
+                ]
             else:
                 shapes = [(self.snap.shape(group.requests), group.count)]
             self._shapes[group.name] = shapes
@@ -182,15 +229,9 @@ class KubeScheduler:
                 placed_in = np.minimum(snap.fits_in(shape, candidates), group.count)
                 trace.record_fits(candidates, placed_in)
             top = int(placed_in.max(initial=-1))
-            if top < need:
+            if top < max(need, 1):
                 return Outcome(False)
-            winners = np.flatnonzero(placed_in == top)
-            domain = candidates[int(winners[0])]
-            if len(winners) > 1:
-                tied = candidates if len(winners) == len(candidates) else [candidates[k] for k in winners.tolist()]
-                requested = [plus(column, top * q) for column, q in zip(snap.used_sums(tied), shape.score_request)]
-                scores = most_allocated_many(requested, alloc_sums(tied))
-                domain = tied[int(np.argmax(scores))]
+            domain = _best_placement(snap, shape, candidates, placed_in, need)
             if group.claims:
                 per_pod, claims, _ = self._assign_sets(group, domain)
                 nodes = [node for node in per_pod if node is not None]
@@ -207,22 +248,22 @@ class KubeScheduler:
         for the next.
         """
         snap, need = self.snap, group.needed
-        best: tuple[int, int, int, Domain] | None = None
-        for index, domain in enumerate(self.candidates(group, scope)):
+        able: list[tuple[int, int, Domain]] = []
+        for domain in self.candidates(group, scope):
             mark = snap.mark()
             per_pod, _, note = self._assign_sets(group, domain)
             placed = sum(1 for node in per_pod if node is not None)
             used = snap.used_sum(domain)
             snap.revert(mark)
             trace.record_fit(domain, placed, note)
-            if placed < need:
-                continue
-            key = (placed, most_allocated(used, domain.alloc_sum), -index)
-            if best is None or key > best[:3]:
-                best = (*key, domain)
-        if best is None:
+            if placed >= max(need, 1):
+                able.append((placed, most_allocated(used, domain.alloc_sum), domain))
+        if not able:
             return Outcome(False)
-        domain = best[3]
+        scores = placement_scores(
+            np.array([a[0] for a in able], dtype=np.int64), np.array([a[1] for a in able], dtype=np.int64)
+        )
+        domain = able[int(np.argmax(scores))][2]
         trace.chosen = domain
         before = snap.used_sum(domain)
         per_pod, claims, _ = self._assign_sets(group, domain)
@@ -402,30 +443,26 @@ class KubeScheduler:
         eligible = np.flatnonzero(able >= need)
         ranked = eligible[np.lexsort((eligible, -tightness[eligible], -bounds[eligible]))]
         order = [((int(bounds[k]), int(tightness[k])), k, candidates[k]) for k in ranked.tolist()]
-        best: _Best | None = None
-        kept = False  # whether the snapshot holds the best candidate's simulation (kept until another is tried)
+        tried: list[_Best] = []
         mark = snap.mark()
-        for bound_key, index, domain in order:
-            if best is not None and (bound_key, -index) <= (best.key, -best.index):
-                break
-            if kept:
-                snap.revert(mark)
-                kept = False
+        for (bound, tight), index, domain in order:
+            if tried and _cannot_win(tried, total, bound, tight):
+                continue
             before = snap.used_sum(domain)
             outcome, candidate = self._children(group, domain, domains, need)
             trace.candidates.append(candidate)
             if outcome.success:
                 requested = [u + q for u, q in zip(before, outcome.score_request)]
-                key = (outcome.placed, most_allocated(requested, domain.alloc_sum))
-                if best is None or (key, -index) > (best.key, -best.index):
-                    best = _Best(key, index, domain, snap.ops_since(mark), outcome)
-                    kept = True
-                    continue
+                fit = most_allocated(requested, domain.alloc_sum)
+                tried.append(_Best((outcome.placed, fit), index, domain, snap.ops_since(mark), outcome))
             snap.revert(mark)
-        if best is None:
+        if not tried:
             return Outcome(False)
-        if not kept:
-            snap.replay(best.ops)
+        scores = placement_scores(
+            np.array([t.key[0] for t in tried], dtype=np.int64), np.array([t.key[1] for t in tried], dtype=np.int64)
+        )
+        best = max(zip(scores.tolist(), tried), key=lambda pair: (pair[0], -pair[1].index))[1]
+        snap.replay(best.ops)
         trace.chosen = best.domain
         return best.outcome
 
