@@ -9,11 +9,13 @@ spelling, and must name exactly one place: fields and list indexes only.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import MutableMapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from jsonpath_ng import jsonpath
-from jsonpath_ng.parser import parse as parse_jsonpath
+from jsonpath_ng.parser import JsonPathParser
 from kubernetes.client import V1ObjectMeta
 from pydantic import BaseModel
 
@@ -38,13 +40,31 @@ def elements_of(location: Location) -> tuple[Element, ...]:
     """
     if isinstance(location, FieldPath):
         return location.elements()
-    expression = location
     if isinstance(location, str):
-        try:
-            expression = parse_jsonpath(location)
-        except Exception as err:  # jsonpath-ng raises plain Exceptions for syntax errors
-            raise BuildError(f"invalid JSONPath {go_quote(location)}: {err}") from err
-    return tuple(_jsonpath_elements(expression, str(location)))
+        return _string_elements(location)
+    return tuple(_jsonpath_elements(location, str(location)))
+
+
+@lru_cache(maxsize=1024)
+def _string_elements(location: str) -> tuple[Element, ...]:
+    """``elements_of`` for a JSONPath string, parsed once: every pod of a controller names the same template path."""
+    try:
+        expression = _parser().parse(location)
+    except Exception as err:  # jsonpath-ng raises plain Exceptions for syntax errors
+        raise BuildError(f"invalid JSONPath {go_quote(location)}: {err}") from err
+    return tuple(_jsonpath_elements(expression, location))
+
+
+_PARSERS = threading.local()
+
+
+def _parser() -> JsonPathParser:
+    """This thread's JSONPath parser: jsonpath-ng's ``parse`` builds its LALR tables again on every call (tens of
+    milliseconds), and one parser keeps its state while it parses, so each thread keeps its own."""
+    parser: JsonPathParser | None = getattr(_PARSERS, "parser", None)
+    if parser is None:
+        parser = _PARSERS.parser = JsonPathParser()
+    return parser
 
 
 def _jsonpath_elements(node: Any, text: str) -> list[Element]:
