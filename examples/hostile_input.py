@@ -32,7 +32,10 @@ LWS = {
     "metadata": {"name": "big", "uid": "u-1"},
     "spec": {
         "replicas": 1,
-        "leaderWorkerTemplate": {"size": 1_000_000, "workerTemplate": {"spec": {"containers": []}}},
+        "leaderWorkerTemplate": {
+            "size": 1_000_000,
+            "workerTemplate": {"spec": {"containers": [{"name": "c", "image": "i"}]}},
+        },
     },
 }
 JOB = {
@@ -43,7 +46,7 @@ JOB = {
         "uid": "u-2",
         "annotations": {"scheduling.k8s.io/group-template-name": ["workers"]},
     },
-    "spec": {"template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}},
+    "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "i"}]}}},
 }
 
 

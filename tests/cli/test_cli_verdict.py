@@ -78,7 +78,7 @@ spec:
   template:
     spec:
       restartPolicy: Never
-      containers: [{name: trainer, image: trainer:1, resources: {requests: {nvidia.com/gpu: "1"}}}]
+      containers: [{name: trainer, image: trainer:1, resources: {requests: {nvidia.com/gpu: "1"}, limits: {nvidia.com/gpu: "1"}}}]
 """
 INVALID_CAUSE = (
     "gang.yaml (document 1): Job 'trainer' is invalid: spec.parallelism: Invalid value: -1: "

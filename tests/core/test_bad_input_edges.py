@@ -17,6 +17,7 @@ from workloadbuilder.placement import Cluster, PlacementRequest
 
 HUGE = 10**20
 CONTAINERS = {"spec": {"containers": [{"name": "c", "image": "i"}]}}
+JOB_POD = {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "i"}]}}
 
 
 def job(**spec: Any) -> dict[str, Any]:
@@ -24,7 +25,7 @@ def job(**spec: Any) -> dict[str, Any]:
         "apiVersion": "batch/v1",
         "kind": "Job",
         "metadata": {"name": "j", "uid": "u"},
-        "spec": {"template": CONTAINERS, **spec},
+        "spec": {"template": JOB_POD, **spec},
     }
 
 
