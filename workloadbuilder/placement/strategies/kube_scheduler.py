@@ -11,9 +11,13 @@ Faithful to the workload scheduling cycle (KEP-4671, KEP-5732, KEP-6012):
   candidate, each seeing what its earlier siblings assumed, greedily and
   without backtracking; the candidate fails as soon as the remaining
   children can no longer reach ``minGroupCount``.
-* Among successful candidates the one that places the most pods wins, then
-  the tightest fit (``MostAllocated`` over the domain); upstream breaks the
-  remaining ties at random, this simulation takes the smallest label value.
+* Among a PodGroup's successful candidates the highest placement score
+  wins: the pods placed as a share of the most any candidate places
+  (``PodGroupPodsCount``) plus ``MostAllocated`` over the domain with them
+  (``NodeResourcesFit``). A CompositePodGroup's candidates (and those of a
+  PodGroup of several pod shapes) are still ranked by pods placed, then the
+  tightest fit. Upstream breaks ties at random, this simulation takes the
+  smallest label value.
 
 Three shortcuts keep the result identical while skipping work: a domain's
 fit for one pod shape is read from the cluster index instead of placing
@@ -118,20 +122,6 @@ def _best_placement(snap: Snapshot, shape: Shape, candidates: list[Domain], plac
     ]
     scores = placement_scores(placed, most_allocated_many(requested, alloc_sums(scored)))
     return scored[int(np.argmax(scores))]
-
-
-def _cannot_win(tried: list[_Best], total: int, bound: int, tight: int) -> bool:
-    """Whether a composite candidate not simulated yet scores below the best simulated one, whatever it places.
-
-    Only once a candidate placed the whole subtree (``total`` pods): the count
-    score's divisor is then final. A candidate placing at most ``bound`` pods
-    scores at most ``bound`` as a share of ``total``, plus its ``MostAllocated``
-    with the whole subtree (``tight``) when it could hold all of it, else 100.
-    """
-    if max(t.key[0] for t in tried) < total:
-        return False
-    best = max(t.key[0] * 100 // total + t.key[1] for t in tried)
-    return bound * 100 // total + (tight if bound == total else 100) < best
 
 
 def placement_scores(placed: IntArray, fit: IntArray) -> IntArray:
@@ -248,22 +238,22 @@ class KubeScheduler:
         for the next.
         """
         snap, need = self.snap, group.needed
-        able: list[tuple[int, int, Domain]] = []
-        for domain in self.candidates(group, scope):
+        best: tuple[int, int, int, Domain] | None = None
+        for index, domain in enumerate(self.candidates(group, scope)):
             mark = snap.mark()
             per_pod, _, note = self._assign_sets(group, domain)
             placed = sum(1 for node in per_pod if node is not None)
             used = snap.used_sum(domain)
             snap.revert(mark)
             trace.record_fit(domain, placed, note)
-            if placed >= max(need, 1):
-                able.append((placed, most_allocated(used, domain.alloc_sum), domain))
-        if not able:
+            if placed < need:
+                continue
+            key = (placed, most_allocated(used, domain.alloc_sum), -index)
+            if best is None or key > best[:3]:
+                best = (*key, domain)
+        if best is None:
             return Outcome(False)
-        scores = placement_scores(
-            np.array([a[0] for a in able], dtype=np.int64), np.array([a[1] for a in able], dtype=np.int64)
-        )
-        domain = able[int(np.argmax(scores))][2]
+        domain = best[3]
         trace.chosen = domain
         before = snap.used_sum(domain)
         per_pod, claims, _ = self._assign_sets(group, domain)
@@ -443,26 +433,30 @@ class KubeScheduler:
         eligible = np.flatnonzero(able >= need)
         ranked = eligible[np.lexsort((eligible, -tightness[eligible], -bounds[eligible]))]
         order = [((int(bounds[k]), int(tightness[k])), k, candidates[k]) for k in ranked.tolist()]
-        tried: list[_Best] = []
+        best: _Best | None = None
+        kept = False  # whether the snapshot holds the best candidate's simulation (kept until another is tried)
         mark = snap.mark()
-        for (bound, tight), index, domain in order:
-            if tried and _cannot_win(tried, total, bound, tight):
-                continue
+        for bound_key, index, domain in order:
+            if best is not None and (bound_key, -index) <= (best.key, -best.index):
+                break
+            if kept:
+                snap.revert(mark)
+                kept = False
             before = snap.used_sum(domain)
             outcome, candidate = self._children(group, domain, domains, need)
             trace.candidates.append(candidate)
             if outcome.success:
                 requested = [u + q for u, q in zip(before, outcome.score_request)]
-                fit = most_allocated(requested, domain.alloc_sum)
-                tried.append(_Best((outcome.placed, fit), index, domain, snap.ops_since(mark), outcome))
+                key = (outcome.placed, most_allocated(requested, domain.alloc_sum))
+                if best is None or (key, -index) > (best.key, -best.index):
+                    best = _Best(key, index, domain, snap.ops_since(mark), outcome)
+                    kept = True
+                    continue
             snap.revert(mark)
-        if not tried:
+        if best is None:
             return Outcome(False)
-        scores = placement_scores(
-            np.array([t.key[0] for t in tried], dtype=np.int64), np.array([t.key[1] for t in tried], dtype=np.int64)
-        )
-        best = max(zip(scores.tolist(), tried), key=lambda pair: (pair[0], -pair[1].index))[1]
-        snap.replay(best.ops)
+        if not kept:
+            snap.replay(best.ops)
         trace.chosen = best.domain
         return best.outcome
 
