@@ -154,9 +154,11 @@ def test_a_changed_pod_reads_as_its_parsed_json(realistic: Any, change: Callable
 def test_bad_values_are_errors_at_their_paths(realistic: Any) -> None:
     nodes = json.loads(realistic(16, 1)[0])
     nodes["items"][3]["status"]["allocatable"]["cpu"] = "lots"
+    nodes["items"][5]["status"]["images"][0]["sizeBytes"] = "big"
     assert check_same_reading(nodes) == [
         'nodes[3].status.allocatable[cpu]: Invalid value: "lots": quantities must match the regular expression '
         "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+        'nodes[5].status.images[0].sizeBytes: Invalid value: "big": must be of type integer',
     ]
 
 
