@@ -49,6 +49,7 @@ from workloadbuilder.adapters.job_api import (
     validate_job_scheduling,
     workload_item_for_job,
 )
+from workloadbuilder.adapters.job_pods import render_pod_template
 from workloadbuilder.adapters.kit import (
     ErrorType,
     TemplateIndex,
@@ -183,8 +184,9 @@ class JobAdapter:
         self, plan: Plan, ident: Identity, related: Sequence[Mapping[str, Any] | BaseModel], warnings: ErrorList
     ) -> None:
         count, selector = _pod_count(plan.source), _selector(ident)
+        rendered = render_pod_template(plan.source)
         plan.assign_pods = lambda hierarchy: [
-            PodAssignment(group.name, selector, count, _POD_TEMPLATE, group.template_name)
+            PodAssignment(group.name, selector, count, _POD_TEMPLATE, group.template_name, rendered)
             for group in hierarchy.pod_groups()
         ]
         live = _live_workload(workloads_in(related, plan.errors), plan.options.name, plan.options.namespace)
@@ -239,7 +241,8 @@ class JobAdapter:
         name = pod_group_name(parent_name or "", template)
         plan.make_groups = lambda _: _delegated_groups(parent, job, ident, name, template)
         count, selector = _pod_count(job), _selector(ident)
-        plan.assign_pods = lambda _: [PodAssignment(name, selector, count, _POD_TEMPLATE, template)]
+        rendered = render_pod_template(job)
+        plan.assign_pods = lambda _: [PodAssignment(name, selector, count, _POD_TEMPLATE, template, rendered)]
 
     def _bring_your_own(self, plan: Plan, ident: Identity, warnings: ErrorList) -> None:
         path = FieldPath("spec", "template", "spec", "schedulingGroup", "podGroupName")

@@ -48,6 +48,7 @@ from workloadbuilder.adapters.common import (
     unknown_keys,
 )
 from workloadbuilder.adapters.jobset_levels import Dialect, plan_scheduling
+from workloadbuilder.adapters.jobset_pods import render_job_pod_template
 from workloadbuilder.adapters.kit import MAX_TEMPLATES, forbidden, go_quote, invalid, is_int, too_many
 from workloadbuilder.adapters.own_groups import Member, OwnGroups, bring_your_own, named_pod_group
 from workloadbuilder.adapters.pod_rules import template_errors
@@ -145,7 +146,10 @@ class JobSetAdapter:
             uses=own.uses,
         )
         groups = layout.groups
-        plan.assign_pods = lambda hierarchy: [*assignments(groups, hierarchy, ident.name, _stamp_path), *own.pods]
+        plan.assign_pods = lambda hierarchy: [
+            *assignments(groups, hierarchy, ident.name, _stamp_path, lambda rj, job: _rendered(jobset, rj, job)),
+            *own.pods,
+        ]
         plan.mutate_source = lambda source, hierarchy: _annotate_templates(source, groups, hierarchy)
         return plan
 
@@ -286,6 +290,11 @@ def _exclusive_topology(jobset: Mapping[str, Any], rjobs: list[ReplicatedJob]) -
         if value is not None:
             warnings.append(lossy(metadata.child("annotations").key(EXCLUSIVE_TOPOLOGY_ANNOTATION), value, detail))
     return warnings
+
+
+def _rendered(jobset: Mapping[str, Any], rj: ReplicatedJob, job: int | None) -> Mapping[str, Any] | None:
+    """The pods' template as the JobSet controller and its webhooks make it (``adapters.jobset_pods``)."""
+    return render_job_pod_template(jobset, rj.index, job)
 
 
 def _stamp_path(rj: ReplicatedJob) -> str:

@@ -39,6 +39,7 @@ from workloadbuilder.adapters.common import (
 )
 from workloadbuilder.adapters.kit import OMIT_VALUE, forbidden, invalid
 from workloadbuilder.adapters.lws_levels import SCHEDULING, SUBGROUP_SIZE, Levels, Shape, read_shape
+from workloadbuilder.adapters.lws_pods import render_pod_template
 from workloadbuilder.adapters.own_groups import Member, OwnGroups, bring_your_own, named_pod_group
 from workloadbuilder.adapters.pod_rules import template_errors
 from workloadbuilder.adapters.reading import at, identity_of
@@ -138,7 +139,7 @@ class LeaderWorkerSetAdapter:
             pods = own.pods
             plan.assign_pods = lambda _: list(pods)
         else:
-            plan.assign_pods = lambda hierarchy: _assignments(shape, hierarchy)
+            plan.assign_pods = lambda hierarchy: _assignments(lws, shape, hierarchy)
         return plan
 
 
@@ -240,7 +241,7 @@ def _asks_gang_or_topology(levels: Levels) -> bool:
     )
 
 
-def _assignments(shape: Shape, hierarchy: Hierarchy) -> list[PodAssignment]:
+def _assignments(lws: Mapping[str, Any], shape: Shape, hierarchy: Hierarchy) -> list[PodAssignment]:
     """Each PodGroup's pods by LWS's labels: group index and worker index (leader = 0)."""
     out: list[PodAssignment] = []
     for group in hierarchy.pod_groups():
@@ -248,12 +249,12 @@ def _assignments(shape: Shape, hierarchy: Hierarchy) -> list[PodAssignment]:
         if template == "lws":
             for worker in range(shape.size):
                 selector = {NAME_LABEL: shape.name, WORKER_INDEX_LABEL: str(worker)}
-                out.append(_assignment(group.name, template, selector, shape.replicas, shape, worker))
+                out.append(_assignment(lws, group.name, template, selector, shape.replicas, shape, worker))
             continue
         replica = group.indices[0]
         for worker in _members(shape, template, group.indices):
             selector = {NAME_LABEL: shape.name, GROUP_INDEX_LABEL: str(replica), WORKER_INDEX_LABEL: str(worker)}
-            out.append(_assignment(group.name, template, selector, 1, shape, worker))
+            out.append(_assignment(lws, group.name, template, selector, 1, shape, worker))
     return out
 
 
@@ -269,11 +270,23 @@ def _members(shape: Shape, template: str, indices: tuple[int, ...]) -> list[int]
 
 
 def _assignment(
-    pod_group: str, template: str, selector: dict[str, str], count: int, shape: Shape, worker: int
+    lws: Mapping[str, Any],
+    pod_group: str,
+    template: str,
+    selector: dict[str, str],
+    count: int,
+    shape: Shape,
+    worker: int,
 ) -> PodAssignment:
-    """The LWS pod webhook stamps each pod made from the leader or the worker template."""
+    """The LWS pod webhook stamps each pod made from the leader or the worker template.
+
+    The pod's template is the one the LWS controller and webhooks render
+    (``adapters.lws_pods``), for its group when the assignment is one group's.
+    """
     source = shape.leader_template if worker == 0 else shape.worker_template
-    return PodAssignment(pod_group, selector, count, str(source), template)
+    group = selector.get(GROUP_INDEX_LABEL)
+    rendered = render_pod_template(lws, worker, int(group) if group is not None else None)
+    return PodAssignment(pod_group, selector, count, str(source), template, rendered)
 
 
 ADAPTER = LeaderWorkerSetAdapter()

@@ -210,15 +210,16 @@ def assignments(
     hierarchy: Hierarchy,
     jobset_name: str,
     stamp_path: Callable[[ReplicatedJob], str],
-    pod_template: Callable[[ReplicatedJob], Mapping[str, Any] | None] = lambda _: None,
+    pod_template: Callable[[ReplicatedJob, int | None], Mapping[str, Any] | None] = lambda _rj, _job: None,
 ) -> list[PodAssignment]:
     """Which pods of which Job go to which PodGroup, by the labels JobSet puts on every pod.
 
     A shared group takes every pod of its targets (selected by ReplicatedJob
     name); a per-Job group takes one Job's pods (and its ``job-index``).
     ``stamp_path`` says where the controller writes the stamp for a
-    ReplicatedJob's pods, ``pod_template`` gives their template when it is
-    not there in the planned object (``PodAssignment.pod_template``).
+    ReplicatedJob's pods, ``pod_template`` gives their template as the
+    controller renders it (``PodAssignment.pod_template``), given the Job's
+    index for a per-Job group and ``None`` for a group of all its Jobs.
     """
     out: list[PodAssignment] = []
     present = {group.template_name for group in hierarchy}
@@ -231,13 +232,17 @@ def assignments(
                 if rj.pods:
                     pod_group = hierarchy.find(group.template).name
                     out.append(
-                        PodAssignment(pod_group, selector, rj.pods, stamp_path(rj), group.template, pod_template(rj))
+                        PodAssignment(
+                            pod_group, selector, rj.pods, stamp_path(rj), group.template, pod_template(rj, None)
+                        )
                     )
                 continue
             for job in range(rj.replicas):
                 pod_group = hierarchy.find(group.template, job).name
                 per_job = {**selector, JOB_INDEX_LABEL: str(job)}
                 out.append(
-                    PodAssignment(pod_group, per_job, rj.job_pods, stamp_path(rj), group.template, pod_template(rj))
+                    PodAssignment(
+                        pod_group, per_job, rj.job_pods, stamp_path(rj), group.template, pod_template(rj, job)
+                    )
                 )
     return out

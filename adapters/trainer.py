@@ -174,7 +174,7 @@ class TrainJobAdapter:
             hierarchy,
             ident.name,
             _rendered_pod_template,
-            lambda rj: render_pod_template(runtime, rj.path.elements(), rj.name, trainer),
+            lambda rj, _job: render_pod_template(runtime, rj.path.elements(), rj.name, trainer),
         )
         return plan
 

@@ -48,6 +48,7 @@ from workloadbuilder.adapters.kit import OMIT_VALUE, invalid, required
 from workloadbuilder.adapters.pod_rules import template_errors
 from workloadbuilder.adapters.reading import Identity, at, identity_of, member_name, read_int
 from workloadbuilder.adapters.strict import with_schema_errors
+from workloadbuilder.adapters.volcano_pods import render_pod_template
 from workloadbuilder.adapters.volcano_rules import policy_errors
 
 __all__ = ["DESIGN", "JOB_NAME_LABEL", "TASK_SPEC_LABEL", "VolcanoJobAdapter"]
@@ -137,7 +138,7 @@ class VolcanoJobAdapter:
             ],
             warnings=[Finding(ident.ref, err) for err in warnings],
         )
-        plan.assign_pods = lambda hierarchy: _assignments(ident, tasks, hierarchy)
+        plan.assign_pods = lambda hierarchy: _assignments(job, ident, tasks, hierarchy)
         return plan
 
     def _one_gang(
@@ -307,8 +308,13 @@ def _lossy_fields(job: Mapping[str, Any], tasks: list[Task]) -> ErrorList:
     return warnings
 
 
-def _assignments(ident: Identity, tasks: list[Task], hierarchy: Hierarchy) -> list[PodAssignment]:
-    """Each task's pods, by Volcano's labels, to the one PodGroup or to their task's."""
+def _assignments(
+    job: Mapping[str, Any], ident: Identity, tasks: list[Task], hierarchy: Hierarchy
+) -> list[PodAssignment]:
+    """Each task's pods, by Volcano's labels, to the one PodGroup or to their task's.
+
+    Their template is the one Volcano's controller renders (``adapters.volcano_pods``).
+    """
     out: list[PodAssignment] = []
     groups = {group.template_name: group for group in hierarchy.pod_groups()}
     whole = _whole_name(ident)
@@ -317,7 +323,10 @@ def _assignments(ident: Identity, tasks: list[Task], hierarchy: Hierarchy) -> li
         if group is None or task.replicas == 0:
             continue
         selector = {JOB_NAME_LABEL: ident.name, TASK_SPEC_LABEL: task.name}
-        out.append(PodAssignment(group.name, selector, task.replicas, str(task.template), group.template_name))
+        rendered = render_pod_template(job, task.index)
+        out.append(
+            PodAssignment(group.name, selector, task.replicas, str(task.template), group.template_name, rendered)
+        )
     return out
 
 
