@@ -17,6 +17,7 @@ import pytest
 
 from workloadbuilder.field import AggregateError, ErrorList, ErrorType
 from workloadbuilder.placement import Cluster
+from workloadbuilder.placement.cluster.images import ImageIndex
 from workloadbuilder.placement.cluster.nodes import _Reader
 from workloadbuilder.placement.k8s.constraints import Taint
 
@@ -78,31 +79,35 @@ def test_the_model_keeps_nothing_of_the_input() -> None:
     assert found == []
     assert cluster.labels[0]["topology.kubernetes.io/zone"] is cluster.labels[1]["topology.kubernetes.io/zone"]
     assert cluster.taints[0] is cluster.taints[1]
-    assert cluster.images[0] is cluster.images[1]  # equal image lists share one tuple
 
 
-def test_images_read_as_name_and_size_pairs() -> None:
-    status = _dump()["status"]
-    cluster = Cluster.from_kubectl([_dump()])
-    expected = tuple((name, image["sizeBytes"]) for image in status["images"] for name in image["names"])
-    assert cluster.images == [expected]
+def test_images_read_by_name_with_their_nodes_and_sizes() -> None:
+    items = [_dump(), _dump()]
+    items[1]["metadata"]["name"] = "second"
+    items[1]["status"]["images"] = items[1]["status"]["images"][:1]
+    cluster = Cluster.from_kubectl(items)
+    expected = {
+        name: ([0, 1] if k == 0 else [0], [image["sizeBytes"]] * (2 if k == 0 else 1))
+        for k, image in enumerate(_dump()["status"]["images"])
+        for name in image["names"]
+    }
+    assert {name: (nodes.tolist(), sizes.tolist()) for name, (nodes, sizes) in cluster.images.items()} == expected
     assert cluster.has_images
-    holders, sizes = cluster.image_index["nvcr.io/nvidia/pytorch:24.10-py3"]
-    assert (holders.tolist(), sizes.tolist()) == ([0], [10871653274])
+
+
+def test_a_name_on_two_images_of_one_node_counts_the_node_once_with_the_later_size() -> None:
+    item = _item()
+    item["status"]["images"] = [{"names": ["app:v1"], "sizeBytes": 5}, {"names": ["app:v1", "app@x"], "sizeBytes": 9}]
+    cluster = Cluster.from_kubectl([item])
+    assert {name: (n.tolist(), s.tolist()) for name, (n, s) in cluster.images.items()} == {
+        "app:v1": ([0], [9]),
+        "app@x": ([0], [9]),
+    }
 
 
 def test_a_node_without_images_lists_none() -> None:
     cluster = Cluster.from_kubectl([_item(), _item("b")])
-    assert (cluster.images, cluster.has_images, cluster.image_index) == ([(), ()], False, {})
-
-
-def test_equal_strings_of_different_resources_keep_their_meaning() -> None:
-    nodes = [
-        {"metadata": {"name": "a"}, "status": {"allocatable": {"cpu": "500m", "memory": "500m", "pods": "3"}}},
-        {"metadata": {"name": "b"}, "status": {"allocatable": {"memory": "500m", "cpu": "500m", "pods": "3"}}},
-    ]
-    cluster = Cluster.from_kubectl(nodes)
-    assert [column for column in cluster.allocatable] == [[500, 500], [1000, 1000], [3000, 3000]]
+    assert (cluster.images, cluster.has_images) == (ImageIndex(), False)
 
 
 def _item(name: Any = "a", labels: Any = None, taints: Any = None, allocatable: Any = None) -> dict[str, Any]:

@@ -79,14 +79,18 @@ def test_a_soft_taint_is_used_when_nothing_else_fits() -> None:
 MB = 2**20
 
 
-def _image_reference(cluster: Cluster, images: tuple[str, ...], i: int) -> int:
-    """ImageLocality of node ``i``, written from its definition node by node (no index, no numpy)."""
+def _image_reference(items: list[dict[str, Any]], images: tuple[str, ...], i: int) -> int:
+    """ImageLocality of node ``i``, written from its definition node by node from the items (no index, no numpy)."""
+
+    def listed(item: dict[str, Any]) -> dict[str, int]:
+        return {name: image["sizeBytes"] for image in item["status"]["images"] for name in image["names"]}
+
     total = 0
     for name in images:
-        mine = dict(cluster.images[i])
+        mine = listed(items[i])
         if name in mine:
-            holders = sum(1 for listed in cluster.images if name in dict(listed))
-            total += int(float(mine[name]) * (holders / len(cluster.names)))
+            holders = sum(1 for item in items if name in listed(item))
+            total += int(float(mine[name]) * (holders / len(items)))
     ceiling = 1000 * MB * len(images)
     total = min(max(total, 23 * MB), ceiling)
     return 100 * (total - 23 * MB) // (ceiling - 23 * MB)
@@ -107,7 +111,7 @@ def test_image_scores_are_image_locality_s(seed: int) -> None:
     images = tuple(rng.choice([*names, "busybox:latest"]) for _ in range(rng.randint(1, 4)))
     pod = PodConstraints(images=images)
     nodes = np.arange(len(items), dtype=np.int64)
-    assert image_scores(built, pod, nodes).tolist() == [_image_reference(built, images, i) for i in nodes.tolist()]
+    assert image_scores(built, pod, nodes).tolist() == [_image_reference(items, images, i) for i in nodes.tolist()]
 
 
 IMAGES = [

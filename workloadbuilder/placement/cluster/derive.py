@@ -13,6 +13,7 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 
 from workloadbuilder.errors import InvalidArgumentError
+from workloadbuilder.placement.cluster import images
 from workloadbuilder.placement.cluster.model import Cluster
 from workloadbuilder.placement.cluster.records import DevicePool, RunningGroup, RunningPod
 
@@ -37,7 +38,7 @@ def restrict(cluster: Cluster, nodes: Sequence[int]) -> Cluster:
         names=names,
         labels=[cluster.labels[i] for i in keep],
         taints=[cluster.taints[i] for i in keep],
-        images=[cluster.images[i] for i in keep],
+        images=images.restricted(cluster.images, keep),
         allocatable=[[column[i] for i in keep] for column in cluster.allocatable],
         used=[[column[i] for i in keep] for column in cluster.used],
         schedulable=[cluster.schedulable[i] for i in keep],
@@ -70,7 +71,7 @@ def nodes_like(cluster: Cluster, name: str, count: int) -> Cluster:
         names=[*cluster.names, *added],
         labels=[*cluster.labels, *(dict(cluster.labels[i]) for _ in added)],
         taints=[*cluster.taints, *([cluster.taints[i]] * count)],
-        images=[*cluster.images, *([cluster.images[i]] * count)],
+        images=images.extended(cluster.images, i, len(cluster.names), count),
         allocatable=[[*column, *([column[i]] * count)] for column in cluster.allocatable],
         used=[[*column, *([0] * count)] for column in cluster.used],
         schedulable=[*cluster.schedulable, *([True] * count)],

@@ -32,11 +32,11 @@ import numpy.typing as npt
 from workloadbuilder._internal.collector import quiet_gc
 from workloadbuilder.placement.cluster import generate, readers
 from workloadbuilder.placement.cluster.arrays import IntArray, exact, exact_sum, gcd_of, group_sums
+from workloadbuilder.placement.cluster.images import ImageIndex
 from workloadbuilder.placement.cluster.records import (
     ClusterParts,
     DevicePool,
     NodeColumns,
-    NodeImages,
     RunningGroup,
     RunningPod,
 )
@@ -258,8 +258,8 @@ class Cluster:
         disruption_budgets: the PodDisruptionBudgets preemption counts.
         warnings: what the readers noticed that changes placement (a NotReady
             node without its taint), for every answer on this cluster.
-        images: each node's ``status.images`` as ``(name, sizeBytes)`` pairs
-            (ImageLocality's input; the empty tuple for a node listing none).
+        images: the nodes' ``status.images``: by image name, the nodes that
+            list it and its size on each (ImageLocality's input).
     """
 
     def __init__(
@@ -277,7 +277,7 @@ class Cluster:
         priority_classes: Iterable[PriorityClass] = (),
         disruption_budgets: Iterable[DisruptionBudget] = (),
         warnings: Iterable[str] = (),
-        images: list[NodeImages] | None = None,
+        images: ImageIndex | None = None,
     ) -> None:
         # A Cluster is immutable once built: the model's fields below never change (a changed cluster is a new
         # Cluster, see ``replace`` and ``placement.cluster.derive``); the private caches fill in as queries first
@@ -297,8 +297,8 @@ class Cluster:
         self.priority_classes = PriorityClasses(priority_classes)
         self.disruption_budgets = tuple(disruption_budgets)
         self.warnings = tuple(warnings)
-        self.images = images if images is not None else [()] * len(names)
-        self.has_images = images is not None and any(images)  # some node lists an image (ImageLocality then scores)
+        self.images = images if images is not None else ImageIndex()
+        self.has_images = bool(self.images)  # some node lists an image (ImageLocality then scores)
         # the columns of the resources LeastAllocated scores (cpu, memory), in SCORE_RESOURCES order
         self.score_index = tuple(self.resource_index[name] for name, _ in SCORE_RESOURCES)
         self._uids = itertools.count()  # the next uid of a Domain or DomainSet made for this cluster
@@ -866,25 +866,6 @@ class Cluster:
                     sums[pod.node] += pod.unset[c]
             column = self._node_columns[("unset", c)] = exact(sums, 100)
         return column
-
-    @functools.cached_property
-    def image_index(self) -> dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]]:
-        """By image name, the nodes that list it and its size on each (ImageLocality's input), made on first use."""
-        nodes: dict[str, list[int]] = {}
-        sizes: dict[str, list[int]] = {}
-        for i, images in enumerate(self.images):
-            for name, size in images:
-                if name in nodes:
-                    if nodes[name][-1] == i:  # a name listed twice on one node counts once, with its last size
-                        sizes[name][-1] = size
-                        continue
-                    nodes[name].append(i)
-                    sizes[name].append(size)
-                else:
-                    nodes[name], sizes[name] = [i], [size]
-        return {
-            name: (np.asarray(nodes[name], dtype=np.int64), np.asarray(sizes[name], dtype=np.int64)) for name in nodes
-        }
 
     def _node_column(self, name: str, r: int, columns: list[list[int]]) -> IntArray:
         column = self._node_columns.get((name, r))

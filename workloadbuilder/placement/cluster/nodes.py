@@ -26,7 +26,8 @@ from typing import Any, NamedTuple, overload
 import numpy as np
 
 from workloadbuilder.field import ErrorList, FieldPath, path_below, required, type_invalid
-from workloadbuilder.placement.cluster.records import NodeColumns, NodeImages
+from workloadbuilder.placement.cluster.images import ImageCollector
+from workloadbuilder.placement.cluster.records import NodeColumns
 from workloadbuilder.placement.k8s.constraints import Taint, read_taints
 from workloadbuilder.placement.k8s.quantity import column_millis
 from workloadbuilder.placement.k8s.resources import key_below, read_quantity, read_resource_list, valid_millis
@@ -140,10 +141,8 @@ class _Reader:
         self.labels: list[dict[str, str]] = []
         self.schedulable: list[bool] = []
         self.taints: list[tuple[Taint, ...]] = []
-        self.images: list[NodeImages] = []
-        """Each node's images (the empty tuple when it lists none)."""
-        self.image_lists: dict[NodeImages, NodeImages] = {}
-        """Every distinct image list read, by itself: nodes with equal lists share one tuple."""
+        self.images = ImageCollector()
+        """The images of the nodes read so far, for ImageLocality."""
         self.warnings: list[str] = []
 
     def read(self, items: Sequence[Any], indices: Sequence[int]) -> NodesRead | None:
@@ -161,7 +160,7 @@ class _Reader:
         names: list[str | None] = list(self.names)
         for ordinal in skipped:  # ascending: each lands where its entry is
             names.insert(ordinal, None)
-        images = self.images if self.image_lists else None
+        images = self.images.index() if self.images else None
         columns = NodeColumns(self.names, self.labels, allocatable, {}, self.schedulable, self.taints, images)
         return NodesRead(columns, names, self.distinct, self.warnings)
 
@@ -210,7 +209,8 @@ class _Reader:
         self.schedulable.append(not spec.get("unschedulable"))
         self.taints.append(taints)
         raw_images = status.get("images")
-        self.images.append(() if not raw_images else self.read_images(raw_images, i))
+        if raw_images:
+            self.read_images(raw_images, i)
         ready = _ready(status.get("conditions"))
         if ready != "True" and not any(taint.key in NOT_READY_TAINTS for taint in taints):
             self.warnings.append(
@@ -343,54 +343,45 @@ class _Reader:
             self.last_raw_taints, self.last_taints = raw, taints
         return taints
 
-    def read_images(self, raw: Any, i: int) -> NodeImages:
-        """``status.images`` as ``(name, sizeBytes)`` pairs, names interned; a malformed entry is an error and left out.
+    def read_images(self, raw: Any, i: int) -> None:
+        """Add ``status.images`` of item ``i`` (the node read last) to ``images``; a malformed entry is an error.
 
         An image without ``sizeBytes`` weighs 0, as the API's omitted field
-        reads. Nodes with equal lists share one tuple.
+        reads; an image object met before is not read again.
         """
-        pairs: list[tuple[str, int]] = []
+        node = len(self.names) - 1
+        images = self.images
         if type(raw) is not list:
-            return self.images_read_slowly(raw, i)
-        for image in raw:
-            if type(image) is not dict:
-                return self.images_read_slowly(raw, i)
-            size, names = image.get("sizeBytes", 0), image.get("names") or ()
-            if type(size) is not int or type(names) is not list:
-                return self.images_read_slowly(raw, i)
-            for name in names:
-                if type(name) is not str:
-                    return self.images_read_slowly(raw, i)
-                pairs.append((_intern(name), size))
-        images = tuple(pairs)
-        return self.image_lists.setdefault(images, images)
-
-    def images_read_slowly(self, raw: Any, i: int) -> NodeImages:
-        """The error path of ``read_images``: each malformed entry reported at its path."""
-        path = path_below(self.section, i, "status", "images")
-        if not isinstance(raw, list):
-            self.errors.append(type_invalid(path(), raw, "must be of type array"))
-            return ()
-        pairs: list[tuple[str, int]] = []
+            self.errors.append(
+                type_invalid(path_below(self.section, i, "status", "images")(), raw, "must be of type array")
+            )
+            return
         for j, image in enumerate(raw):
-            if not isinstance(image, Mapping):
-                self.errors.append(type_invalid(path().index(j), image, "must be of type object"))
+            known = images.known(image)
+            if known is not None:
+                images.add(node, known)
                 continue
-            size, names = image.get("sizeBytes", 0), image.get("names") or []
-            if isinstance(size, bool) or not isinstance(size, int):
-                self.errors.append(type_invalid(path().index(j).child("sizeBytes"), size, "must be of type integer"))
-                continue
-            if not isinstance(names, list):
-                self.errors.append(type_invalid(path().index(j).child("names"), names, "must be of type array"))
-                continue
+            size, names = (image.get("sizeBytes", 0), image.get("names") or ()) if type(image) is dict else (None, None)
+            if type(size) is int and type(names) is list and all(type(name) is str for name in names):
+                images.add(node, (tuple([_intern(name) for name in names]), size), image)
+            else:
+                self.bad_image(image, i, j)
+
+    def bad_image(self, image: Any, i: int, j: int) -> None:
+        """The error path of ``read_images``: what is wrong with entry ``j``, at its path."""
+        path = path_below(self.section, i, "status", "images", j)
+        if not isinstance(image, Mapping):
+            self.errors.append(type_invalid(path(), image, "must be of type object"))
+            return
+        size, names = image.get("sizeBytes", 0), image.get("names") or []
+        if isinstance(size, bool) or not isinstance(size, int):
+            self.errors.append(type_invalid(path().child("sizeBytes"), size, "must be of type integer"))
+        elif not isinstance(names, list):
+            self.errors.append(type_invalid(path().child("names"), names, "must be of type array"))
+        else:
             for k, name in enumerate(names):
-                if isinstance(name, str):
-                    pairs.append((_intern(name), size))
-                else:
-                    where = path().index(j).child("names").index(k)
-                    self.errors.append(type_invalid(where, name, "must be of type string"))
-        images = tuple(pairs)
-        return self.image_lists.setdefault(images, images)
+                if not isinstance(name, str):
+                    self.errors.append(type_invalid(path().child("names").index(k), name, "must be of type string"))
 
     def malformed(self, item: Any, i: int) -> bool:
         """The error path: say exactly what is missing."""

@@ -12,16 +12,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from workloadbuilder.placement.cluster.images import ImageIndex, index_of
 from workloadbuilder.placement.k8s.constraints import HostPort, Taint
 
 if TYPE_CHECKING:
     from workloadbuilder.placement.k8s.disruption import DisruptionBudget
     from workloadbuilder.placement.k8s.priorities import PriorityClass
 
-__all__ = ["ClusterParts", "DevicePool", "NodeColumns", "NodeImages", "RunningGroup", "RunningPod"]
-
-NodeImages = tuple[tuple[str, int], ...]
-"""A node's ``status.images`` as ImageLocality reads them: one ``(name, sizeBytes)`` pair per name of each image."""
+__all__ = ["ClusterParts", "DevicePool", "NodeColumns", "RunningGroup", "RunningPod"]
 
 
 @dataclass(frozen=True)
@@ -95,15 +93,16 @@ class NodeColumns:
     used: dict[str, list[int]]
     schedulable: list[bool]
     taints: list[tuple[Taint, ...]]
-    images: list[NodeImages] | None = None
-    """Each node's ``status.images`` (``None``: no node lists any)."""
+    images: ImageIndex | None = None
+    """The nodes' ``status.images`` by image name (``None``: no node lists any)."""
 
     @classmethod
     def from_records(cls, nodes: Sequence[Mapping[str, Any]]) -> NodeColumns:
-        """The columns of node records ``{"name", "labels", "allocatable", "used", "schedulable", "taints"}``.
+        """The columns of node records ``{"name", "labels", "allocatable", "used", "schedulable", "taints", "images"}``.
 
         Only ``name`` and ``allocatable`` are required: no labels, nothing
-        used, schedulable and no taints by default.
+        used, schedulable, no taints and no images (``(name, sizeBytes)``
+        pairs) by default.
         """
         return cls(
             [node["name"] for node in nodes],
@@ -112,7 +111,7 @@ class NodeColumns:
             _amount_columns([node.get("used") or {} for node in nodes]),
             [bool(node.get("schedulable", True)) for node in nodes],
             [tuple(node.get("taints", ())) for node in nodes],
-            [tuple(node.get("images", ())) for node in nodes] if any(node.get("images") for node in nodes) else None,
+            index_of([node.get("images", ()) for node in nodes]) if any(node.get("images") for node in nodes) else None,
         )
 
 

@@ -476,7 +476,7 @@ def image_scores(cluster: Cluster, pod: PodConstraints, nodes: npt.NDArray[np.in
     the cluster, usable or not, as the scheduler's snapshot does.
     """
     total = np.zeros(len(cluster), dtype=np.int64)
-    index = cluster.image_index
+    index = cluster.images
     for name in pod.images:
         found = index.get(name)
         if found is None:
