@@ -190,7 +190,7 @@ def _images_decoded(data: Any) -> bool:
 
     try:
         for item in _items(data):
-            status = item.get("status")
+            status: Any = item.get("status")  # a _NodeStatus whose images are rewritten from Raw to _Image here
             raw = status.get("images") if status is not None else None
             if raw:
                 status["images"] = [image(one) for one in map(bytes, raw)]
