@@ -132,6 +132,7 @@ class JobSetAdapter:
             errors.extend(own.errors)
             warnings.extend(own.warnings)
         warnings.extend(_exclusive_topology(jobset, rjobs))
+        warnings.extend(_exclusive_priority(jobset, rjobs))
         warnings.extend(kueue_warnings(jobset, [rj.pod_template_path for rj in rjobs], layout.constrained))
         plan = Plan(
             source=jobset,
@@ -295,6 +296,23 @@ def _exclusive_topology(jobset: Mapping[str, Any], rjobs: list[ReplicatedJob]) -
 def _rendered(jobset: Mapping[str, Any], rj: ReplicatedJob, job: int | None) -> Mapping[str, Any] | None:
     """The pods' template as the JobSet controller and its webhooks make it (``adapters.jobset_pods``)."""
     return render_job_pod_template(jobset, rj.index, job)
+
+
+def _exclusive_priority(jobset: Mapping[str, Any], rjobs: list[ReplicatedJob]) -> ErrorList:
+    """With exclusive placement, JobSet's anti-affinity matches the pods' resolved priority, unknown offline."""
+    warnings = ErrorList()
+    detail = (
+        "JobSet's exclusive anti-affinity keeps out the Jobs of the same resolved priority (the "
+        "jobset.sigs.k8s.io/priority label), which only the apiserver knows: the pods are planned with the "
+        "class's name in its place"
+    )
+    for rj in rjobs:
+        rendered = render_job_pod_template(jobset, rj.index, 0)
+        affinity = at(rendered, ("spec", "affinity", "podAntiAffinity")) if rendered is not None else None
+        if affinity is not None and rj.priority_class_name:
+            path = rj.pod_template_path.child("spec", "priorityClassName")
+            warnings.append(lossy(path, rj.priority_class_name, detail))
+    return warnings
 
 
 def _stamp_path(rj: ReplicatedJob) -> str:
