@@ -39,7 +39,7 @@ from workloadbuilder.placement.k8s.priorities import (
     read_priority_classes,
     running_priority,
 )
-from workloadbuilder.placement.k8s.resources import pod_requests, pod_score_requests, read_resource_list
+from workloadbuilder.placement.k8s.resources import pod_requests_and_score, read_resource_list
 
 __all__ = ["CLUSTER_KINDS", "NOT_READY_TAINTS", "read_kubectl", "read_yaml"]
 
@@ -234,8 +234,9 @@ def _kubectl_pod(
     priority = _running_priority(spec, classes, "pods", metadata.get("name") or "", path, errors)
     group = read_field(spec, ("schedulingGroup", "podGroupName"), "string", errors, path.child("spec"))
     labels = metadata.get("labels")
-    requests = pod_requests(spec, lambda: FieldPath(section).index(i).child("spec"), errors)
-    scored = pod_score_requests(spec, lambda: FieldPath(section).index(i).child("spec"), ErrorList(), running=True)
+    requests, scored = pod_requests_and_score(
+        spec, lambda: FieldPath(section).index(i).child("spec"), errors, running=True
+    )
     return {
         "name": f"{namespace}/{metadata.get('name') or ''}",
         "node": node,

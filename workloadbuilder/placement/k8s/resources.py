@@ -20,6 +20,7 @@ __all__ = [
     "Where",
     "key_below",
     "pod_requests",
+    "pod_requests_and_score",
     "pod_score_requests",
     "read_quantity",
     "read_resource_list",
@@ -118,7 +119,7 @@ def pod_requests(spec: Mapping[str, Any], path: Where, errors: ErrorList) -> dic
     their limits the same way) replace the container sum for CPU, memory and
     hugepages, the resources pod-level resources support.
     """
-    return _aggregate(spec, path, errors, None)
+    return _PodResources(spec, path, errors).total(None)
 
 
 def pod_score_requests(
@@ -141,48 +142,79 @@ def pod_score_requests(
     same problems ``pod_requests`` reports (give a fresh list when it has
     run already).
     """
-    if running and any(_pod_level(name) for name in _defaulted_requests(spec.get("resources"), path, ErrorList())):
-        actual = _aggregate(spec, path, errors, None)
-        return actual.get("cpu", NONZERO_DEFAULTS["cpu"]), actual.get("memory", NONZERO_DEFAULTS["memory"])
-    total = _aggregate(spec, path, errors, NONZERO_DEFAULTS)
-    return total.get("cpu", 0), total.get("memory", 0)
+    return pod_requests_and_score(spec, path, errors, running=running)[1]
 
 
-def _aggregate(
-    spec: Mapping[str, Any], path: Where, errors: ErrorList, defaults: Mapping[str, int] | None
-) -> dict[str, int]:
-    """``pod_requests``, each container's missing entries first filled from ``defaults`` (when given)."""
+def pod_requests_and_score(
+    spec: Mapping[str, Any], path: Where, errors: ErrorList, *, running: bool = False
+) -> tuple[dict[str, int], tuple[int, int]]:
+    """``pod_requests`` and ``pod_score_requests`` of one spec, its quantities read once."""
+    resources = _PodResources(spec, path, errors)
+    actual = resources.total(None)
+    if running and any(_pod_level(name) for name in resources.pod_level):
+        return actual, (actual.get("cpu", NONZERO_DEFAULTS["cpu"]), actual.get("memory", NONZERO_DEFAULTS["memory"]))
+    scored = resources.total(NONZERO_DEFAULTS)
+    return actual, (scored.get("cpu", 0), scored.get("memory", 0))
 
-    def requests_of(container: Any, where: Where) -> dict[str, int]:
-        requests = _container_requests(container, where, errors)
-        if defaults is not None:
+
+class _PodResources:
+    """A pod spec's resource blocks, read once: each container's defaulted requests, pod-level and overhead."""
+
+    __slots__ = ("containers", "inits", "overhead", "pod_level")
+
+    def __init__(self, spec: Mapping[str, Any], path: Where, errors: ErrorList) -> None:
+        containers = read_list(spec.get("containers"), path_below(path, "containers"), errors)
+        # each regular container's requests, defaulted from its limits
+        self.containers = [
+            _container_requests(c, path_below(path, "containers", i), errors) for i, c in enumerate(containers)
+        ]
+        inits = read_list(spec.get("initContainers"), path_below(path, "initContainers"), errors)
+        # each init container's requests, and whether it is a sidecar (``restartPolicy: Always``)
+        self.inits = [
+            (
+                _container_requests(c, path_below(path, "initContainers", i), errors),
+                isinstance(c, Mapping) and c.get("restartPolicy") == "Always",
+            )
+            for i, c in enumerate(inits)
+        ]
+        self.pod_level = _defaulted_requests(spec.get("resources"), path_below(path, "resources"), errors)
+        overhead = spec.get("overhead")
+        self.overhead = (
+            read_resource_list(overhead, path_below(path, "overhead"), errors) if overhead is not None else {}
+        )
+
+    def total(self, defaults: Mapping[str, int] | None) -> dict[str, int]:
+        """The pod's requests, each container's missing entries first filled from ``defaults`` (when given)."""
+
+        def filled(requests: dict[str, int]) -> dict[str, int]:
+            if defaults is None:
+                return requests
+            out = dict(requests)
             for name, amount in defaults.items():
-                requests.setdefault(name, amount)
-        return requests
+                out.setdefault(name, amount)
+            return out
 
-    total: dict[str, int] = {}
-    for i, container in enumerate(read_list(spec.get("containers"), path_below(path, "containers"), errors)):
-        _add(total, requests_of(container, path_below(path, "containers", i)))
-    sidecars: dict[str, int] = {}
-    init_peak: dict[str, int] = {}
-    for i, container in enumerate(read_list(spec.get("initContainers"), path_below(path, "initContainers"), errors)):
-        requests = requests_of(container, path_below(path, "initContainers", i))
-        if isinstance(container, Mapping) and container.get("restartPolicy") == "Always":
-            _add(total, requests)
-            _add(sidecars, requests)
-            needed = dict(sidecars)
-        else:
-            needed = dict(requests)
-            _add(needed, sidecars)
-        for name, amount in needed.items():
-            init_peak[name] = max(init_peak.get(name, 0), amount)
-    for name, amount in init_peak.items():
-        total[name] = max(total.get(name, 0), amount)
-    pod_level = _defaulted_requests(spec.get("resources"), path_below(path, "resources"), errors)
-    total.update({name: amount for name, amount in pod_level.items() if _pod_level(name)})
-    if spec.get("overhead") is not None:
-        _add(total, read_resource_list(spec["overhead"], path_below(path, "overhead"), errors))
-    return total
+        total: dict[str, int] = {}
+        for requests in self.containers:
+            _add(total, filled(requests))
+        sidecars: dict[str, int] = {}
+        init_peak: dict[str, int] = {}
+        for requests, sidecar in self.inits:
+            requests = filled(requests)
+            if sidecar:
+                _add(total, requests)
+                _add(sidecars, requests)
+                needed = dict(sidecars)
+            else:
+                needed = dict(requests)
+                _add(needed, sidecars)
+            for name, amount in needed.items():
+                init_peak[name] = max(init_peak.get(name, 0), amount)
+        for name, amount in init_peak.items():
+            total[name] = max(total.get(name, 0), amount)
+        total.update({name: amount for name, amount in self.pod_level.items() if _pod_level(name)})
+        _add(total, self.overhead)
+        return total
 
 
 def _pod_level(resource: str) -> bool:

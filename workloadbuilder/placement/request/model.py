@@ -33,7 +33,7 @@ from workloadbuilder.field import (
 from workloadbuilder.manifests import to_dict
 from workloadbuilder.placement.k8s.constraints import NO_CONSTRAINTS, HostPort, PodConstraints, read_constraints
 from workloadbuilder.placement.k8s.priorities import PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER, PrioritySpec
-from workloadbuilder.placement.k8s.resources import pod_requests, pod_score_requests, read_resource_list
+from workloadbuilder.placement.k8s.resources import pod_requests_and_score, read_resource_list
 from workloadbuilder.placement.request.unmodelled import unmodelled
 
 __all__ = ["ClaimRef", "DeviceRequest", "GroupRequest", "PlacementRequest", "PodSet", "Pods"]
@@ -472,8 +472,7 @@ class _Reader:
             if not isinstance(pod_spec, Mapping):
                 self.errors.append(type_invalid(path.child("template"), template, "must be a pod template or pod spec"))
                 return None
-            requests = pod_requests(pod_spec, path.child("template", "spec"), self.errors)
-            score_requests = pod_score_requests(pod_spec, path.child("template", "spec"), ErrorList())
+            requests, score_requests = pod_requests_and_score(pod_spec, path.child("template", "spec"), self.errors)
             priority = _priority_spec(pod_spec, path.child("template", "spec"), self.errors)
             metadata = template.get("metadata") if "spec" in template else None
             metadata = dict(metadata) if isinstance(metadata, Mapping) else {}
