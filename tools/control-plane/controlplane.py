@@ -317,8 +317,9 @@ class ControlPlane:
             f"--service-account-key-file={certs / 'sa.pub'}", f"--service-account-signing-key-file={certs / 'sa.key'}",
             "--service-account-issuer=https://kubernetes.default.svc", "--service-cluster-ip-range=10.0.0.0/24",
             "--authorization-mode=RBAC", "--endpoint-reconciler-type=none",
-            # Pods need no token: there is no kubelet to mount one.
-            "--disable-admission-plugins=ServiceAccount",
+            # Pods need no token (no kubelet mounts one); a new Node would get the not-ready taint,
+            # which only the (disabled) node lifecycle controller takes off again.
+            "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
             f"--feature-gates={','.join(f'{gate}=true' for gate in FEATURE_GATES)}",
             f"--runtime-config={RUNTIME_CONFIG}",
         ]  # fmt: skip
