@@ -406,6 +406,7 @@ def request_from_plan(
     else:
         raise TypeError(f"request_from_plan(): plan must be a Plan or its Compiled, not {type(plan).__name__}")
     pods: dict[str, list[dict[str, Any]]] = {}
+    templates: dict[str, Any] = {}  # by stamp path: every pod of a 100,000-pod LWS names the same template
     for assignment in compiled.pods:
         name = assignment.pod_group
         given = (requests or {}).get(name)
@@ -414,7 +415,10 @@ def request_from_plan(
         elif assignment.stamp_path is not None:
             template = getattr(assignment, "pod_template", None)  # a TrainJob's pods come from its runtime
             if template is None:
-                template = _template_at(compiled, assignment.stamp_path)
+                path = assignment.stamp_path
+                template = templates.get(path)
+                if template is None:
+                    template = templates[path] = _template_at(compiled, path)
             spec = {"count": assignment.count, "template": template}
         else:
             continue

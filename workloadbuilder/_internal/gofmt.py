@@ -14,13 +14,24 @@ import decimal
 import enum
 import json
 import math
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from workloadbuilder._internal.isprint import BOUNDS as _PRINT_BOUNDS
 from workloadbuilder.limits import MAX_MESSAGE_VALUE, MAX_WHOLE_MESSAGE_VALUE
 
-__all__ = ["WholeValue", "capped", "go_float", "go_is_print", "go_json", "go_quote", "go_sprint", "render_bad_value"]
+__all__ = [
+    "WholeValue",
+    "capped",
+    "go_escaped",
+    "go_float",
+    "go_is_print",
+    "go_json",
+    "go_quote",
+    "go_sprint",
+    "render_bad_value",
+]
 
 
 class WholeValue:
@@ -117,23 +128,51 @@ def go_quote(text: str) -> str:
     """
     out = ['"']
     for ch in text:
-        code = ord(ch)
         if ch == '"' or ch == "\\":
             out.append("\\" + ch)
-        elif go_is_print(code):
+        elif go_is_print(ord(ch)):
             out.append(ch)
-        elif ch in _GO_ESCAPES:
-            out.append(_GO_ESCAPES[ch])
-        elif code < 0x20 or code == 0x7F:
-            out.append(f"\\x{code:02x}")
-        elif 0xD800 <= code <= 0xDFFF:
-            out.append("\\ufffd")  # not a valid rune: Go writes the replacement character
-        elif code < 0x10000:
-            out.append(f"\\u{code:04x}")
         else:
-            out.append(f"\\U{code:08x}")
+            out.append(_go_escape(ch))
     out.append('"')
     return "".join(out)
+
+
+def _go_escape(ch: str) -> str:
+    """How ``strconv.Quote`` writes a character ``strconv.IsPrint`` refuses."""
+    code = ord(ch)
+    if ch in _GO_ESCAPES:
+        return _GO_ESCAPES[ch]
+    if code < 0x20 or code == 0x7F:
+        return f"\\x{code:02x}"
+    if 0xD800 <= code <= 0xDFFF:
+        return "\\ufffd"  # not a valid rune: Go writes the replacement character
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def go_escaped(text: str) -> str:
+    """``text`` safe for a terminal: each character ``strconv.IsPrint`` refuses, but the line feed, written as
+    ``strconv.Quote`` writes it (``\\x1b``, ``\\x00``, ``\\u0085``, ``\\ufffd`` for a lone surrogate); nothing else
+    changes, quotes and backslashes included.
+
+    Examples:
+        >>> print(go_escaped("pod \\x1b[31mred\\x1b[0m\\u0085 ok\\n"))
+        pod \\x1b[31mred\\x1b[0m\\u0085 ok
+        <BLANKLINE>
+    """
+    if not _MAYBE_UNPRINTABLE.search(text):
+        return text
+    return _MAYBE_UNPRINTABLE.sub(_escape_run, text)
+
+
+_MAYBE_UNPRINTABLE = re.compile(r"[^\x20-\x7e\n]+")
+"""Runs of characters that are not printable ASCII nor a line feed: each is looked up in Go's tables."""
+
+
+def _escape_run(found: re.Match[str]) -> str:
+    return "".join(ch if go_is_print(ord(ch)) else _go_escape(ch) for ch in found.group())
 
 
 def go_is_print(code: int) -> bool:

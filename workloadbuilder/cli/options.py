@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import re
 from collections.abc import Sequence
 from typing import Any
 
-import yaml
-
+from workloadbuilder.cli.answer_dump import dumped
+from workloadbuilder.cli.deadline import Deadline
 from workloadbuilder.cli.errors import UsageError
 from workloadbuilder.placement.request.model import DeviceRequest
 
@@ -34,11 +33,10 @@ def check_output(output: str) -> None:
         raise UsageError(f"--output: {output!r} is not one of {', '.join(ANSWER_OUTPUTS)}")
 
 
-def dump_answer(data: Any, output: str) -> str:
-    """An answer's data as ``-o json`` (indented by 2) or ``-o yaml`` (the same keys, in the same order)."""
-    if output == "yaml":
-        return yaml.safe_dump(data, sort_keys=False, default_flow_style=False, allow_unicode=True)
-    return json.dumps(data, indent=2) + "\n"
+def dump_answer(data: Any, output: str, deadline: Deadline | None = None) -> str:
+    """An answer's data as ``-o json`` (indented by 2) or ``-o yaml`` (the same keys, in the same order), made
+    within ``deadline`` (``answer_dump.dumped``)."""
+    return dumped(data, output, deadline)
 
 
 def add_cluster_options(sub: argparse.ArgumentParser) -> None:

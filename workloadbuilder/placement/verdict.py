@@ -283,12 +283,18 @@ def _cause(request: PlacementRequest, empty: Cluster, answer: Placement) -> str:
                 )
     lines: list[str] = []
     reasons: list[str] = []
-    for root in answer.explained:
-        if root.feasible:
-            continue
+    failing = [root for root in answer.explained if not root.feasible]
+    for root in failing[:_ROOTS_EXPLAINED]:
         lines += root.text
         preemption = root.preemption["text"] if root.preemption is not None else None
         # the node-by-node counts of a level's best domains detail its line; the cause keeps the line
         detail = {f"`{level.group}`: {domain.text}" for level in root.levels for domain in level.exclusions}
         reasons += [line for line in root.text[1:] if line != preemption and line not in detail]
-    return "even with no pod running: " + "; ".join(reasons or lines)
+    cause = "even with no pod running: " + "; ".join(reasons or lines)
+    if len(failing) > _ROOTS_EXPLAINED:  # one line: thousands of roots would make it megabytes long
+        cause += f"; and {len(failing) - _ROOTS_EXPLAINED} more roots not placed"
+    return cause
+
+
+_ROOTS_EXPLAINED = 8
+"""The failing roots whose reasons a ``never`` cause lists (the explanation has every one)."""

@@ -35,6 +35,7 @@ from workloadbuilder.cli.clusters import (
     load_cluster,
     nodes_text,
 )
+from workloadbuilder.cli.deadline import Deadline
 from workloadbuilder.cli.errors import UsageError
 from workloadbuilder.cli.inputs import read_inputs
 from workloadbuilder.cli.options import add_cluster_options, add_output_option, check_output, dump_answer, parse_claims
@@ -73,9 +74,9 @@ def add_options(sub: argparse.ArgumentParser, render: bool) -> None:
     sub.add_argument(
         "--timeout",
         type=float,
-        default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
-        help=f"wall-clock bound of the complete strategy's exact search (default: {DEFAULT_TIMEOUT:g})",
+        help="wall-clock bound of the whole command, reading and writing included (default: none, and"
+        f" {DEFAULT_TIMEOUT:g} s for the complete strategy's searches); what the searches leave open is undecided",
     )
     add_output_option(sub)
     if render:
@@ -87,44 +88,67 @@ def add_options(sub: argparse.ArgumentParser, render: bool) -> None:
 
 def place_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``workloadbuilder place``: where each group lands, capacity left, and why an input cannot be placed."""
+    deadline = _deadline(args)
     render = _render_writer(args.render, args.force)
-    try:
-        session = _Session.start(args, err)
-    except InvalidDocumentError as problem:
-        return _invalid(problem, args.output, out)
-    except NothingToPlace as nothing:  # only Services, RBAC and the like (issue 26)
-        err.write(f"Note: {nothing}\n")
-        return 0
-    if args.output != "text":
-        out.write(dump_answer({**session.placement.to_dict(), "verdict": session.verdict.to_dict()}, args.output))
-    else:
-        out.write(session.place_text())
-    if render is not None:
-        with session.progress.step(f"drawing {args.render}"):
-            render(session)
+    with deadline.enforced("reading the inputs"):
+        try:
+            session = _Session.start(args, err, deadline)
+        except InvalidDocumentError as problem:
+            return _invalid(problem, args.output, out, deadline)
+        except NothingToPlace as nothing:  # only Services, RBAC and the like (issue 26)
+            err.write(f"Note: {nothing}\n")
+            return 0
+        if args.output != "text":
+            answer = {**session.placement.to_dict(), "verdict": session.verdict.to_dict()}
+            text = dump_answer(answer, args.output, deadline)
+        else:
+            deadline.check("writing the answer")
+            text = session.place_text()
+        drawing = None
+        if render is not None:
+            deadline.check(f"drawing {args.render}")
+            with session.progress.step(f"drawing {args.render}"):
+                drawing = render(session)
+        deadline.check("writing the answer")
+    out.write(text)
+    if drawing is not None:
+        drawing()
     return session.verdict.exit_code
 
 
 def explain_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``workloadbuilder explain``: only the explanation, root by root and level by level."""
-    try:
-        session = _Session.start(args, err)
-    except InvalidDocumentError as problem:
-        return _invalid(problem, args.output, out)
-    except NothingToPlace as nothing:
-        err.write(f"Note: {nothing}\n")
-        return 0
-    if args.output != "text":
-        out.write(dump_answer({**session.placement.explanation, "verdict": session.verdict.to_dict()}, args.output))
-    else:
-        out.write(explain_text(session.inputs, session.placement, session.cluster_line) + session.verdict.text + "\n")
+    deadline = _deadline(args)
+    with deadline.enforced("reading the inputs"):
+        try:
+            session = _Session.start(args, err, deadline)
+        except InvalidDocumentError as problem:
+            return _invalid(problem, args.output, out, deadline)
+        except NothingToPlace as nothing:
+            err.write(f"Note: {nothing}\n")
+            return 0
+        if args.output != "text":
+            answer = {**session.placement.explanation, "verdict": session.verdict.to_dict()}
+            text = dump_answer(answer, args.output, deadline)
+        else:
+            deadline.check("writing the answer")
+            text = explain_text(session.inputs, session.placement, session.cluster_line) + session.verdict.text + "\n"
+        deadline.check("writing the answer")
+    out.write(text)
     return session.verdict.exit_code
 
 
-def _invalid(problem: InvalidDocumentError, output: str, out: TextIO) -> int:
+def _deadline(args: argparse.Namespace) -> Deadline:
+    """The command's ``--timeout``, checked first: the bound of everything the command does from here on."""
+    if args.timeout is not None and not (math.isfinite(args.timeout) and 0 < args.timeout <= MAX_TIMEOUT):
+        raise UsageError(f"--timeout: must be a positive number of seconds up to {MAX_TIMEOUT:g}, got {args.timeout:g}")
+    return Deadline(args.timeout, engine_default=DEFAULT_TIMEOUT)
+
+
+def _invalid(problem: InvalidDocumentError, output: str, out: TextIO, deadline: Deadline) -> int:
     """An input that does not validate: nothing is placed, the ``invalid`` verdict is the whole answer."""
     answer = Verdict.invalid(problem)
-    out.write(answer.text + "\n" if output == "text" else dump_answer({"verdict": answer.to_dict()}, output))
+    out.write(answer.text + "\n" if output == "text" else dump_answer({"verdict": answer.to_dict()}, output, deadline))
     return answer.exit_code
 
 
@@ -145,49 +169,49 @@ class _Session:
         return place_text(self.inputs, self.placement, self.cluster_line) + self.verdict.text + "\n"
 
     @classmethod
-    def start(cls, args: argparse.Namespace, err: TextIO) -> _Session:
+    def start(cls, args: argparse.Namespace, err: TextIO, deadline: Deadline) -> _Session:
         """Check the options, read the inputs and the cluster, and place: everything both commands share.
 
         The cheap option checks come first, so a typo fails before a large
-        cluster dump is read.
+        cluster dump is read; ``deadline`` (``--timeout``) bounds the rest.
         """
         if args.strategy not in STRATEGIES:
             raise UsageError(f"--strategy: {args.strategy!r} is not one of {', '.join(STRATEGIES)}")
         check_output(args.output)
-        if not (math.isfinite(args.timeout) and 0 < args.timeout <= MAX_TIMEOUT):
-            raise UsageError(
-                f"--timeout: must be a positive number of seconds up to {MAX_TIMEOUT:g}, got {args.timeout:g}"
-            )
         progress = Progress(err)
+        deadline.check("reading the inputs")
         documents = read_inputs(args.files, namespace=args.namespace)
         found = placement_inputs(documents, parse_claims(args.claim or []), err)
         inputs, classes = found.inputs, found.priority_classes
         request = merge_requests(inputs)
+        deadline.check("reading the cluster")
         cluster, line = load_cluster(args, request, progress)
+        deadline.check(f"placing on {nodes_text(len(cluster))}")
         with progress.step(f"placing on {nodes_text(len(cluster))} ({args.strategy})"):
             try:
-                started = time.monotonic()
-                placement = place(request, cluster, args.strategy, args.preempt, args.timeout, classes)
-                # places again (with the same strategy) only when not placeable, within what is left of --timeout
-                tier = verdict(request, cluster, placement, classes, args.timeout, since=started)
+                started, bound = time.monotonic(), deadline.for_engine()
+                placement = place(request, cluster, args.strategy, args.preempt, bound, classes)
+                # places again (with the same strategy) only when not placeable, within what is left of the bound
+                tier = verdict(request, cluster, placement, classes, bound, since=started)
             except PriorityError as problem:
                 owner = next((item.label for item in inputs for g in item.request.groups if g.name == problem.obj), "")
                 raise UsageError(f"{owner}: {problem}" if owner else str(problem)) from None
         return cls(inputs, request, cluster, line, placement, tier, progress)
 
 
-def _render_writer(path: str | None, force: bool = False) -> Callable[[_Session], None] | None:
-    """What ``--render PATH`` writes (``render_file``), chosen (and checked) before any work is done."""
+def _render_writer(path: str | None, force: bool = False) -> Callable[[_Session], Callable[[], None]] | None:
+    """What ``--render PATH`` draws (``render_file``), chosen (and checked) before any work is done: given the
+    session, it draws and returns what writes the file."""
     if path is None:
         return None
     suffix = check_render_target(path, (".svg", ".html", ".htm"), force)
 
-    def write(session: _Session) -> None:
+    def draw(session: _Session) -> Callable[[], None]:
         drawn = (session.request, session.cluster, session.placement)
         if suffix == ".svg":
             text = render_svg(*drawn)
         else:  # the page carries the whole text answer beside the drawing
             text = render_html(*drawn, text=session.place_text())
-        write_render(path, text, force)
+        return lambda: write_render(path, text, force)
 
-    return write
+    return draw

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
@@ -28,6 +27,7 @@ from typing import Any, TextIO
 from workloadbuilder import manifests
 from workloadbuilder._internal.gofmt import render_bad_value
 from workloadbuilder.cli.clusters import load_cluster
+from workloadbuilder.cli.deadline import Deadline
 from workloadbuilder.cli.errors import UsageError
 from workloadbuilder.cli.inputs import Document, read_inputs
 from workloadbuilder.cli.options import add_cluster_options, add_output_option, check_output, dump_answer, parse_claims
@@ -117,77 +117,97 @@ def _check(args: argparse.Namespace) -> None:
 
 def capacity_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``workloadbuilder capacity``: copies that fit, per domain, stranded capacity, nodes to add."""
-    started = time.monotonic()
+    deadline = Deadline(args.timeout)
     _check(args)
     if args.target is not None and not 1 <= args.target <= MAX_COPIES:
         raise UsageError(f"--target: must be from 1 to {MAX_COPIES} copies, got {render_bad_value(args.target)}")
     if args.target is not None and args.add_nodes_like is None:
         raise UsageError("--target goes with --add-nodes-like NODE")
     progress = Progress(err)
-    request = merge_requests(placement_inputs(read_inputs(args.files), parse_claims(args.claim or []), err).inputs)
-    cluster, line = load_cluster(args, request, progress)
-    if args.add_nodes_like is not None and args.add_nodes_like not in cluster.node_index:
-        raise UsageError(f"--add-nodes-like: no node named {args.add_nodes_like!r} in the cluster")
-    with progress.step("counting copies"):
-        answer = capacity(
-            request,
-            cluster,
-            add_nodes_like=args.add_nodes_like,
-            target=args.target,
-            strategy=args.strategy,
-            timeout=_left(started, args.timeout),
+    with deadline.enforced("reading the inputs"):
+        request = merge_requests(placement_inputs(read_inputs(args.files), parse_claims(args.claim or []), err).inputs)
+        deadline.check("reading the cluster")
+        cluster, line = load_cluster(args, request, progress)
+        if args.add_nodes_like is not None and args.add_nodes_like not in cluster.node_index:
+            raise UsageError(f"--add-nodes-like: no node named {args.add_nodes_like!r} in the cluster")
+        deadline.check("counting copies")
+        with progress.step("counting copies"):
+            answer = capacity(
+                request,
+                cluster,
+                add_nodes_like=args.add_nodes_like,
+                target=args.target,
+                strategy=args.strategy,
+                timeout=deadline.for_engine(),
+            )
+        deadline.check("writing the answer")
+        text = (
+            dump_answer(answer.to_dict(), args.output, deadline)
+            if args.output != "text"
+            else f"{line}\n{answer.text}\n"
         )
-    if args.output != "text":
-        out.write(dump_answer(answer.to_dict(), args.output))
-    else:
-        out.write(f"{line}\n{answer.text}\n")
-    _draw(args, capacity_svg(answer))
+        drawing = _drawing(args, lambda: capacity_svg(answer), deadline)
+    out.write(text)
+    drawing()
     return 0 if answer.copies > 0 else 1
 
 
 def simulate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``workloadbuilder simulate``: the queue played out; one line per copy and the makespan, or JSON."""
-    started = time.monotonic()
+    deadline = Deadline(args.timeout)
     _check(args)
     progress = Progress(err)
     claims = parse_claims(args.claim or [])
-    workloads, classes = read_queue(args.queue, lambda docs: merge_requests(placement_inputs(docs, claims, err).inputs))
-    every = PlacementRequest([root for w in {id(w.request): w for w in workloads}.values() for root in w.request.roots])
-    cluster, line = load_cluster(args, every, progress)
-    with progress.step(f"simulating {len(workloads)} workload(s)"):
-        try:
-            result = simulate(
-                workloads,
-                cluster,
-                seed=args.seed,
-                strategy=args.strategy,
-                priority_classes=classes,
-                timeout=_left(started, args.timeout),
-            )
-        except InvalidArgumentError as problem:
-            raise UsageError(f"{args.queue}: {problem}") from None
-    if args.output != "text":
-        out.write(dump_answer(result.to_dict(), args.output))
-    else:
-        # the tie-break seed, beside the generator's own `seed=` of the cluster line: they are not the same
-        copies = sum(workload.count for workload in workloads)
-        queue = f"queue: {args.queue}, {copies} {'copy' if copies == 1 else 'copies'}, tie-break seed {result.seed}"
-        out.write(f"{line}\n{queue}\n{result.text}\n")
-    _draw(args, utilization_svg(result))
+
+    def to_request(documents: list[Document]) -> PlacementRequest:
+        deadline.check("reading the queue's workloads")
+        return merge_requests(placement_inputs(documents, claims, err).inputs)
+
+    with deadline.enforced("reading the queue's workloads"):
+        workloads, classes = read_queue(args.queue, to_request)
+        every = PlacementRequest(
+            [root for w in {id(w.request): w for w in workloads}.values() for root in w.request.roots]
+        )
+        deadline.check("reading the cluster")
+        cluster, line = load_cluster(args, every, progress)
+        deadline.check("simulating")
+        with progress.step(f"simulating {len(workloads)} workload(s)"):
+            try:
+                result = simulate(
+                    workloads,
+                    cluster,
+                    seed=args.seed,
+                    strategy=args.strategy,
+                    priority_classes=classes,
+                    timeout=deadline.for_engine(),
+                )
+            except InvalidArgumentError as problem:
+                raise UsageError(f"{args.queue}: {problem}") from None
+        deadline.check("writing the answer")
+        if args.output != "text":
+            text = dump_answer(result.to_dict(), args.output, deadline)
+        else:
+            # the tie-break seed, beside the generator's own `seed=` of the cluster line: they are not the same
+            copies = sum(workload.count for workload in workloads)
+            queue = f"queue: {args.queue}, {copies} {'copy' if copies == 1 else 'copies'}, tie-break seed {result.seed}"
+            text = f"{line}\n{queue}\n{result.text}\n"
+        drawing = _drawing(args, lambda: utilization_svg(result), deadline)
+    out.write(text)
+    drawing()
     if result.undecided:
         return 1
     return 0 if args.exit_zero or not result.never_placed else 1
 
 
-def _left(started: float, timeout: float) -> float:
-    """What is left of the command's ``--timeout`` once reading the inputs took its share (a little at least)."""
-    return max(timeout - (time.monotonic() - started), 0.001)
-
-
-def _draw(args: argparse.Namespace, svg: str) -> None:
-    """Write ``--render``'s file (``render_file``), when one was asked for."""
-    if args.render is not None:
-        write_render(args.render, svg, args.force)
+def _drawing(args: argparse.Namespace, draw: Callable[[], str], deadline: Deadline) -> Callable[[], None]:
+    """``--render``'s chart drawn now, within ``deadline``; what writes its file (``render_file``) once the answer
+    is out (nothing without ``--render``)."""
+    if args.render is None:
+        return lambda: None
+    deadline.check(f"drawing {args.render}")
+    svg = draw()
+    deadline.check(f"drawing {args.render}")
+    return lambda: write_render(args.render, svg, args.force)
 
 
 def read_queue(
