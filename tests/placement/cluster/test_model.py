@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from placement_helpers import BLOCK, RACK, ZONE, cluster, node
 
+from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.field import AggregateError, ErrorList, ErrorType, FieldPath
 from workloadbuilder.placement import Cluster, RunningPod
 from workloadbuilder.placement.cluster.derive import add_running
@@ -364,3 +365,32 @@ def test_with_slots_counts_a_running_pod_that_holds_a_new_slot() -> None:
     index = built.resource_index["hostport:TCP/7070"]
     assert grown.used[grown.resource_index["hostport:TCP/7070"]] == built.used[index] == [0, 1000]
     assert grown.running_pods[-1].requests[grown.resource_index["hostport:TCP/7070"]] == 1000
+
+
+RESOURCES_WITHOUT_SCORED = {
+    "none": ((), "()"),
+    "no-cpu": (("memory", "pods"), "('memory', 'pods')"),
+    "no-memory": (("cpu",), "('cpu',)"),
+    "gpus-only": (("nvidia.com/gpu",), "('nvidia.com/gpu',)"),
+}
+
+
+@pytest.mark.parametrize(
+    ("resources", "shown"), RESOURCES_WITHOUT_SCORED.values(), ids=RESOURCES_WITHOUT_SCORED.keys()
+)
+def test_a_cluster_whose_resources_miss_cpu_or_memory_is_refused_by_name(resources, shown) -> None:
+    columns = [[0] for _ in resources]
+    with pytest.raises(InvalidArgumentError) as caught:
+        Cluster(["n1"], [{}], list(resources), columns, [list(column) for column in columns])
+    assert str(caught.value) == (
+        "Cluster(): resources must name cpu and memory (kube-scheduler scores them; give 0 where a node has none),"
+        f" got {shown}"
+    )
+
+
+def test_a_huge_resource_list_is_shown_capped() -> None:
+    names = ["cpu", *(f"example.com/r{i}" for i in range(500))]
+    with pytest.raises(InvalidArgumentError) as caught:
+        Cluster(["n1"], [{}], names, [[0] for _ in names], [[0] for _ in names])
+    assert str(caught.value).endswith("...")
+    assert len(str(caught.value)) < 1200

@@ -30,6 +30,8 @@ import numpy as np
 import numpy.typing as npt
 
 from workloadbuilder._internal.collector import quiet_gc
+from workloadbuilder._internal.gofmt import capped
+from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.placement.cluster import generate, readers
 from workloadbuilder.placement.cluster.arrays import IntArray, exact, exact_sum, gcd_of, group_sums
 from workloadbuilder.placement.cluster.images import ImageIndex
@@ -87,6 +89,13 @@ SLOT_PREFIXES = (HOST_PORT_PREFIX, ANTI_AFFINITY_PREFIX)
 def host_port_resource(port: HostPort) -> str:
     """The one-slot resource that stands for a host port (the address is not told apart)."""
     return f"{HOST_PORT_PREFIX}{port.protocol}/{port.port}"
+
+
+def _zone_key(labels: Mapping[str, str]) -> str:
+    """A node's zone as the scheduler's node tree keys it (``GetZoneKey``): region and zone, or ``""``."""
+    zone = labels.get("failure-domain.beta.kubernetes.io/zone", labels.get("topology.kubernetes.io/zone", ""))
+    region = labels.get("failure-domain.beta.kubernetes.io/region", labels.get("topology.kubernetes.io/region", ""))
+    return f"{region}:\x00:{zone}" if region or zone else ""
 
 
 def is_slot(resource: str) -> bool:
@@ -299,6 +308,12 @@ class Cluster:
         self.warnings = tuple(warnings)
         self.images = images if images is not None else ImageIndex()
         self.has_images = bool(self.images)  # some node lists an image (ImageLocality then scores)
+        missing = [name for name, _ in SCORE_RESOURCES if name not in self.resource_index]
+        if missing:  # the scores read them on every node: a node with none has 0 of each
+            raise InvalidArgumentError(
+                f"Cluster(): resources must name {' and '.join(name for name, _ in SCORE_RESOURCES)}"
+                f" (kube-scheduler scores them; give 0 where a node has none), got {capped(repr(self.resources))}"
+            )
         # the columns of the resources LeastAllocated scores (cpu, memory), in SCORE_RESOURCES order
         self.score_index = tuple(self.resource_index[name] for name, _ in SCORE_RESOURCES)
         self._uids = itertools.count()  # the next uid of a Domain or DomainSet made for this cluster
@@ -333,6 +348,33 @@ class Cluster:
         # pod -> for each (anti-)affinity term, the topology values its matching running pods occupy
         self._affinity_domains: dict[PodConstraints, tuple[list[frozenset[str]], list[frozenset[str]]]] = {}
         self._covers: dict[tuple[str, int], bool] = {}  # (pool name, Domain uid) -> every node reaches the pool
+
+    @functools.cached_property
+    def scheduling_order(self) -> npt.NDArray[np.int64]:
+        """The nodes in kube-scheduler's node order, which node sampling walks (``framework.sampling``).
+
+        The scheduler's node tree lists one node of each zone in turn, the
+        zones in the order their first node was added, until every zone is
+        exhausted; nodes are added as the informer lists them, by name. A
+        node's zone is its region and zone labels (the deprecated
+        ``failure-domain.beta.kubernetes.io`` ones first); nodes with
+        neither share one zone.
+        """
+        zones: dict[str, list[int]] = {}
+        for i in sorted(range(len(self.names)), key=self.names.__getitem__):
+            zones.setdefault(_zone_key(self.labels[i]), []).append(i)
+        order: list[int] = []
+        members = list(zones.values())
+        for k in range(max((len(m) for m in members), default=0)):
+            order += [m[k] for m in members if k < len(m)]
+        return np.asarray(order, dtype=np.int64)
+
+    @functools.cached_property
+    def scheduling_rank(self) -> npt.NDArray[np.int64]:
+        """Each node's position in ``scheduling_order``."""
+        rank = np.empty(len(self.names), dtype=np.int64)
+        rank[self.scheduling_order] = np.arange(len(self.names), dtype=np.int64)
+        return rank
 
     @functools.cached_property
     def node_index(self) -> dict[str, int]:
