@@ -98,6 +98,7 @@ def test_a_runtime_alone_has_its_fields_checked(tmp_path: Path):
         (
             f"Warning: {path} (document 1) ClusterTrainingRuntime/jax-distributed: no object in the input uses this "
             "ClusterTrainingRuntime: only its fields "
-            'were checked\nThe ClusterTrainingRuntime "jax-distributed" is invalid: spec.mlPolicy.numNodez: unknown field\n'
+            f"were checked\n{path} (document 1) ClusterTrainingRuntime/jax-distributed: "
+            'The ClusterTrainingRuntime "jax-distributed" is invalid: spec.mlPolicy.numNodez: unknown field\n'
         ),
     )

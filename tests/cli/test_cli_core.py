@@ -50,7 +50,7 @@ def test_validate_prints_kubectls_message_and_exits_1(workload_file):
     code, out, _ = run("validate", workload_file(-1))
     assert (code, out) == (
         1,
-        'The Workload "wl" is invalid: spec.podGroupTemplates[0].schedulingPolicy.gang.minCount: '
+        f'{workload_file(-1)} (document 1) Workload/wl: The Workload "wl" is invalid: spec.podGroupTemplates[0].schedulingPolicy.gang.minCount: '
         "Invalid value: -1: must be greater than or equal to 1\n",
     )
 
@@ -59,7 +59,7 @@ def test_validate_lists_several_errors_as_kubectl_does():
     code, out, _ = run("validate", str(MANIFESTS / "typos.yaml"))
     assert code == 1
     assert out == (
-        'The PodGroup "typo" is invalid: \n'
+        f'{MANIFESTS / "typos.yaml"} (document 1) PodGroup/typo: The PodGroup "typo" is invalid: \n'
         "* spec.schedulingPolicy.gang.minCont: unknown field\n"
         '* spec.disruptionMode: Invalid value: "all": must be of type object\n'
     )

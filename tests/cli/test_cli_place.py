@@ -672,7 +672,11 @@ def test_compile_output_places_as_the_object_does(workdir):
             "place train.yaml --generate zones=1 --strategy greedy",
             "--strategy: 'greedy' is not one of kube-scheduler, complete",
         ),
-        ("place train.yaml --generate zones=1 --output xml", "--output: 'xml' is not one of text, json, yaml"),
+        (
+            "place train.yaml --generate zones=1 --output xml",
+            "argument -o/--output: invalid choice: 'xml' (choose from 'text', 'json', 'yaml') "
+            "(see workloadbuilder place --help)",
+        ),
         (
             "place train.yaml --generate zones=1 --timeout 0",
             "--timeout: must be a positive number of seconds up to 86400, got 0",

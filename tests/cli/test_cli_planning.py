@@ -91,7 +91,11 @@ def test_capacity_of_the_bundled_example_on_a_generated_cluster():
         (["--add-nodes-like", "nope"], "error: --add-nodes-like: no node named 'nope' in the cluster\n"),
         (["--target", "3"], "error: --target goes with --add-nodes-like NODE\n"),
         (["--add-nodes-like", "a1", "--target", "0"], "error: --target: must be from 1 to 100000 copies, got 0\n"),
-        (["--output", "xml"], "error: --output: 'xml' is not one of text, json, yaml\n"),
+        (
+            ["--output", "xml"],
+            "error: argument -o/--output: invalid choice: 'xml' (choose from 'text', 'json', 'yaml') "
+            "(see workloadbuilder capacity --help)\n",
+        ),
     ],
     ids=["unknown-node", "target-alone", "target-zero", "bad-output"],
 )

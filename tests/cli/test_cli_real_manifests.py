@@ -146,7 +146,8 @@ def test_a_runtime_error_is_said_of_the_runtime_document(tmp_path):
     where = f"{path} (document 2)"
     assert run("validate", path)[1].splitlines()[-2:] == [
         'TrainJob "multi-node-example" is valid',
-        f'The ClusterTrainingRuntime "torch-distributed" is invalid: {error}',
+        f'{where} ClusterTrainingRuntime/torch-distributed: The ClusterTrainingRuntime "torch-distributed" is invalid: '
+        f"{error}",
     ]
     assert run("compile", path)[2].splitlines()[-1] == (
         f"error: {where} ClusterTrainingRuntime/torch-distributed: {error}"
@@ -189,5 +190,9 @@ def test_jobset_rules_without_names_are_named_by_the_webhook(manifest, verdict):
     ids=["duplicated-policy-event", "duplicated-task-name", "min-available"],
 )
 def test_volcanos_own_denials_name_its_rule(manifest, error):
-    code, out, _ = run("validate", "-W", "no-uid", str(UPSTREAM / "volcano" / "example" / "invalid_jobs" / manifest))
-    assert (code, out.splitlines()[-1]) == (1, f'The Job "test-job-webhook-disallow" is invalid: {error}')
+    path = UPSTREAM / "volcano" / "example" / "invalid_jobs" / manifest
+    code, out, _ = run("validate", "-W", "no-uid", str(path))
+    assert (code, out.splitlines()[-1]) == (
+        1,
+        f'{path} (document 1) Job/test-job-webhook-disallow: The Job "test-job-webhook-disallow" is invalid: {error}',
+    )

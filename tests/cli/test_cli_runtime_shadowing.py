@@ -82,7 +82,7 @@ def test_the_bad_runtime_after_the_good_one_is_reported_at_its_file(workdir: Pat
     assert out == (
         'ClusterTrainingRuntime "torch" is valid\n'
         'TrainJob "t" is valid\n'
-        'The ClusterTrainingRuntime "torch" is invalid: \n'
+        'b.yaml (document 1) ClusterTrainingRuntime/torch: The ClusterTrainingRuntime "torch" is invalid: \n'
         f"* {UNKNOWN}\n"
         f"* {_duplicate('a.yaml', 'b.yaml')}\n"
     )
@@ -97,7 +97,8 @@ def test_the_bad_runtime_first_is_reported_once_and_the_good_one_at_its_own_file
     code, out, err = _validate("b.yaml", "a.yaml")
     assert (code, err) == (1, "")
     assert out == (
-        f'The ClusterTrainingRuntime "torch" is invalid: {UNKNOWN}\n'
+        f'b.yaml (document 1) ClusterTrainingRuntime/torch: The ClusterTrainingRuntime "torch" is invalid: {UNKNOWN}\n'
+        "a.yaml (document 1) ClusterTrainingRuntime/torch: "
         f'The ClusterTrainingRuntime "torch" is invalid: {_duplicate("b.yaml", "a.yaml")}\n'
         'TrainJob "t" is valid\n'
     )
@@ -139,7 +140,8 @@ def test_unused_runtimes_of_one_name_are_each_checked(workdir: Path) -> None:
     assert (code, err) == (1, "")
     assert out == (
         f"Warning: b.yaml (document 1) ClusterTrainingRuntime/torch: {unused}\n"
-        f'The ClusterTrainingRuntime "torch" is invalid: {UNKNOWN}\n'
+        f'b.yaml (document 1) ClusterTrainingRuntime/torch: The ClusterTrainingRuntime "torch" is invalid: {UNKNOWN}\n'
         f"Warning: c.yaml (document 1) ClusterTrainingRuntime/torch: {unused}\n"
+        "c.yaml (document 1) ClusterTrainingRuntime/torch: "
         f'The ClusterTrainingRuntime "torch" is invalid: {_duplicate("b.yaml", "c.yaml", checked=False)}\n'
     )

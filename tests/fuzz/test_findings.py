@@ -203,7 +203,7 @@ FINDINGS = [
         {"in.yaml": CHILD.replace("TEMPLATE", "[workers]") + PARENT.replace("NAME", "train")},
         ["validate", "in.yaml"],
         1,
-        'The Job "train-workers-1" is invalid: metadata.annotations[scheduling.k8s.io/group-template-name]: Invalid value: ["workers"]: must be of type string',
+        'in.yaml (document 1) Job/train-workers-1: The Job "train-workers-1" is invalid: metadata.annotations[scheduling.k8s.io/group-template-name]: Invalid value: ["workers"]: must be of type string',
         id="delegated-annotation-list",
     ),
     pytest.param(
@@ -223,7 +223,7 @@ FINDINGS = [
         {"in.yaml": JOB.replace("schedulingPolicy: {gang: {}}", "schedulingPolicy: {gang: {}}\n    1: x")},
         ["validate", "in.yaml"],
         1,
-        'The Job "trainer" is invalid: spec.scheduling.1: unknown field',
+        'in.yaml (document 1) Job/trainer: The Job "trainer" is invalid: spec.scheduling.1: unknown field',
         id="int-key-in-scheduling",
     ),
     pytest.param(
@@ -276,7 +276,7 @@ FINDINGS = [
         {"in.yaml": JOBSET.replace("REPLICAS", "1").replace("TEMPLATE", "[" + POD_TEMPLATE + "]")},
         ["validate", "in.yaml"],
         1,
-        'The JobSet "js" is invalid: spec.replicatedJobs[0].template.spec.template: Invalid value: [{"spec":{"containers":[{"image":"w:1","name":"w"}],"restartPolicy":"Never"}}]: must be of type object',
+        'in.yaml (document 1) JobSet/js: The JobSet "js" is invalid: spec.replicatedJobs[0].template.spec.template: Invalid value: [{"spec":{"containers":[{"image":"w:1","name":"w"}],"restartPolicy":"Never"}}]: must be of type object',
         id="jobset-pod-template-list",
     ),
     pytest.param(
@@ -316,7 +316,7 @@ FINDINGS = [
         },
         ["validate", "in.json"],
         1,
-        "The PodGroup \"�\" is invalid: metadata.name: Invalid value: \"�\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+        "in.json (document 1) PodGroup/�: The PodGroup \"�\" is invalid: metadata.name: Invalid value: \"�\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
         id="json-surrogate",
     ),
     pytest.param(

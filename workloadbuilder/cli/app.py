@@ -75,7 +75,8 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         paths = [*args.files, *(getattr(args, "filename", None) or [])]
         if not paths:
-            raise UsageError(f"workloadbuilder {args.command}: give the input as FILE or -f FILE (- reads stdin)")
+            name = getattr(args, "input_name", "FILE")
+            raise UsageError(f"workloadbuilder {args.command}: give the input as {name} or -f {name} (- reads stdin)")
         args.files = expand_paths(paths, getattr(args, "recursive", False))
     module, _, function = COMMANDS[args.command].run.partition(":")
     run: Callable[[argparse.Namespace, TextIO, TextIO], int] = getattr(import_module(module), function)
@@ -98,11 +99,9 @@ class Command(NamedTuple):
 
 
 def _files(sub: argparse.ArgumentParser) -> None:
-    """kubectl's inputs: FILE arguments and ``-f``, files, directories or ``-``, ``-R`` and ``-n``."""
-    sub.add_argument("files", nargs="*", metavar="FILE", help="a manifest (YAML or JSON), a directory, or - for stdin")
-    sub.add_argument("-f", "--filename", action="append", metavar="FILE", help="as FILE; repeatable")
-    sub.add_argument("-R", "--recursive", action="store_true", help="read directories' subdirectories too")
-    sub.add_argument("-n", "--namespace", help="the namespace of every object that names none")
+    from workloadbuilder.cli.flags import add_files
+
+    add_files(sub)
 
 
 def _mapping(sub: argparse.ArgumentParser) -> None:
@@ -110,7 +109,11 @@ def _mapping(sub: argparse.ArgumentParser) -> None:
 
 
 def _gates(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("--gates", help="feature gates: all (default), defaults, or Gate=true,Gate=false")
+    sub.add_argument(
+        "--gates",
+        help="the Kubernetes 1.37 feature gates the checks run with: all (default), defaults (1.37 as shipped), "
+        "or Gate=true,Gate=false over all",
+    )
 
 
 def _warnings(sub: argparse.ArgumentParser) -> None:
@@ -131,9 +134,7 @@ def _compile_options(sub: argparse.ArgumentParser) -> None:
     _mapping(sub)
     _gates(sub)
     _warnings(sub)
-    sub.add_argument(
-        "-o", "--output", choices=["yaml", "json", "name"], default="yaml", help="yaml (default), json, name"
-    )
+    _output(sub, "yaml", "json", "name")
 
 
 def _validate_options(sub: argparse.ArgumentParser) -> None:
@@ -141,10 +142,22 @@ def _validate_options(sub: argparse.ArgumentParser) -> None:
     _mapping(sub)
     _gates(sub)
     _warnings(sub)
-    sub.add_argument("-o", "--output", choices=["text", "json", "github"], default="text")
+    _output(sub, "text", "json", "yaml", "github", "junit", "tap")
     sub.add_argument("--strict", action="store_true", help="a warning fails validation (exit 1) as an error does")
     sub.add_argument(
         "--allow-unknown", action="store_true", help="skip objects no adapter knows instead of refusing them"
+    )
+    sub.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        metavar="KIND[,KIND]",
+        help="kinds not to check (Kind, or apiVersion/Kind such as example.com/v1/Settings); repeatable",
+    )
+    sub.add_argument(
+        "--summary",
+        action="store_true",
+        help="end with N objects: V valid, I invalid, S skipped (with -o text or github; junit and tap always count)",
     )
 
 
@@ -161,14 +174,18 @@ def _placement_options(render: bool) -> _Options:
 
 def _capacity_options(sub: argparse.ArgumentParser) -> None:
     from workloadbuilder.cli.commands.planning import add_capacity_options
+    from workloadbuilder.cli.flags import add_files
 
+    add_files(sub, what="a manifest (YAML or JSON), a directory, or - for stdin; together one unit")
     add_capacity_options(sub)
     _mapping(sub)
 
 
 def _simulate_options(sub: argparse.ArgumentParser) -> None:
     from workloadbuilder.cli.commands.planning import add_simulate_options
+    from workloadbuilder.cli.flags import add_files
 
+    add_files(sub, "QUEUE", "the queue file (YAML or JSON); -n and -R apply to the workload files it names")
     add_simulate_options(sub)
     _mapping(sub)
 
@@ -180,15 +197,25 @@ def _doctor_options(sub: argparse.ArgumentParser) -> None:
 
 
 def _diff_options(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("old", metavar="OLD")
-    sub.add_argument("new", metavar="NEW")
+    from workloadbuilder.cli.flags import add_namespace
+
+    sub.add_argument("old", metavar="OLD", help="the object as it is (a TrainJob may come with its runtime)")
+    sub.add_argument("new", metavar="NEW", help="the object as it would be (likewise)")
+    add_namespace(sub)
+    _mapping(sub)
     _gates(sub)
-    sub.add_argument("-o", "--output", choices=["text", "json"], default="text")
+    _output(sub, "text", "json", "yaml")
 
 
 def _migrate_options(sub: argparse.ArgumentParser) -> None:
     _files(sub)
-    sub.add_argument("-o", "--output", choices=["yaml", "json"], default="yaml")
+    _output(sub, "yaml", "json")
+
+
+def _output(sub: argparse.ArgumentParser, *outputs: str) -> None:
+    from workloadbuilder.cli.flags import add_output
+
+    add_output(sub, outputs)
 
 
 COMMANDS: dict[str, Command] = {
@@ -198,7 +225,7 @@ COMMANDS: dict[str, Command] = {
         _compile_options,
     ),
     "validate": Command(
-        "report errors as the apiserver would (exit 1 when invalid)",
+        "report errors as a Kubernetes 1.37 apiserver would, with the --gates named (exit 1 when invalid)",
         "workloadbuilder.cli.commands.manifests:validate_command",
         _validate_options,
     ),

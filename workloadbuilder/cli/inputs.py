@@ -32,6 +32,7 @@ __all__ = [
     "Document",
     "UsageError",
     "about",
+    "checks_for",
     "expand_paths",
     "parse_gates",
     "read_inputs",
@@ -60,6 +61,8 @@ NO_SCHEDULING_CONTENT: frozenset[tuple[str, str]] = frozenset(
             "PersistentVolumeClaim",
             "PersistentVolume",
             "Namespace",
+            "Node",
+            "Event",
             "Endpoints",
             "LimitRange",
             "ResourceQuota",
@@ -74,6 +77,8 @@ NO_SCHEDULING_CONTENT: frozenset[tuple[str, str]] = frozenset(
     + [("rbac.authorization.k8s.io", kind) for kind in ("Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding")]
     + [("scheduling.k8s.io", "PriorityClass"), ("node.k8s.io", "RuntimeClass"), ("storage.k8s.io", "StorageClass")]
     + [("resource.k8s.io", kind) for kind in ("ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice")]
+    + [("storage.k8s.io", kind) for kind in ("CSIDriver", "CSINode", "VolumeAttachment")]
+    + [("discovery.k8s.io", "EndpointSlice"), ("events.k8s.io", "Event")]
     + [("apiextensions.k8s.io", "CustomResourceDefinition"), ("coordination.k8s.io", "Lease")]
     + [
         ("admissionregistration.k8s.io", kind)
@@ -372,3 +377,22 @@ def parse_gates(spec: str | None) -> FeatureGates:
         return FeatureGates(enabled)
     except ValueError as err:
         raise UsageError(f"--gates: {err}") from None
+
+
+KUBERNETES_VERSION = "1.37"
+"""The Kubernetes release whose apiserver ``validate`` and ``diff`` speak for (its rules, gates and versions)."""
+
+
+def checks_for(gates: FeatureGates) -> str:
+    """What the checks are for, as ``validate`` names it: ``Kubernetes 1.37, feature gates: all``.
+
+    The gates are named as ``--gates`` takes them: ``all``, ``defaults``, or
+    ``all but Gate=false,...`` for the gates turned off over all-on.
+    """
+    if gates == FeatureGates.all():
+        profile = "all"
+    elif gates == FeatureGates.defaults():
+        profile = "defaults"
+    else:
+        profile = "all but " + ",".join(f"{name}=false" for name in sorted(set(GATES) - gates.enabled))
+    return f"Kubernetes {KUBERNETES_VERSION}, feature gates: {profile}"

@@ -10,6 +10,7 @@ from typing import Any
 from workloadbuilder.cli.answer_dump import dumped
 from workloadbuilder.cli.deadline import Deadline
 from workloadbuilder.cli.errors import UsageError
+from workloadbuilder.cli.flags import add_output
 from workloadbuilder.placement.request.model import DeviceRequest
 
 __all__ = ["ANSWER_OUTPUTS", "add_cluster_options", "add_output_option", "check_output", "dump_answer", "parse_claims"]
@@ -19,8 +20,8 @@ ANSWER_OUTPUTS = ("text", "json", "yaml")
 
 
 def add_output_option(sub: argparse.ArgumentParser) -> None:
-    """``-o/--output text|json|yaml``, checked by ``check_output`` (so a typo is a one-line usage error)."""
-    sub.add_argument("-o", "--output", default="text", help="text (default), json or yaml")
+    """``-o/--output text|json|yaml`` (``ANSWER_OUTPUTS``), as every command declares it (``flags.add_output``)."""
+    add_output(sub, ANSWER_OUTPUTS)
 
 
 def check_output(output: str) -> None:

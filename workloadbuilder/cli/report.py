@@ -1,8 +1,16 @@
-"""Reporting validation results the way the tools people already read do it: kubectl, JSON, GitHub annotations."""
+"""Reporting validation results the way the tools people already read do it.
+
+kubectl's messages (``text``), JSON and YAML records, GitHub annotations, and
+for CI test reports JUnit XML and TAP (version 13), each object one test.
+Every format can end with kubeconform's summary, ``N objects: V valid, I
+invalid, S skipped``, followed by what the checks are for (the Kubernetes
+version and the feature gates).
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,7 +20,7 @@ from workloadbuilder.cli.messages import Notice
 from workloadbuilder.cli.positions import Positions
 from workloadbuilder.field import ErrorList, FieldError
 
-__all__ = ["Verdict", "render"]
+__all__ = ["Verdict", "render", "summary_line"]
 
 
 @dataclass
@@ -28,6 +36,14 @@ class Verdict:
     checked: bool = True
     item: int | None = None
     """The object's position in its document's ``List`` (from 1), if the document is a list."""
+
+    def about(self) -> str:
+        """``file (document N) Kind/name`` (``file (document N, item M) ...`` in a list), for messages about it."""
+        return f"{self.source} ({self.document_place()}) {self.kind}/{self.name}"
+
+    def document_place(self) -> str:
+        """``document N`` (``document N, item M`` in a list)."""
+        return f"document {self.document}" + ("" if self.item is None else f", item {self.item}")
 
     def kubectl(self) -> str:
         """kubectl's message for a rejected object (``MultilineError`` layout), or ``""`` when valid."""
@@ -64,22 +80,157 @@ def _error_dict(err: FieldError) -> dict[str, Any]:
     }
 
 
-def render(verdicts: Sequence[Verdict], output: str, positions: Mapping[str, Positions] | None = None) -> str:
-    """All verdicts in one of the formats ``text``, ``json`` or ``github``.
+def render(
+    verdicts: Sequence[Verdict],
+    output: str,
+    positions: Mapping[str, Positions] | None = None,
+    profile: str = "",
+    summary: bool = False,
+) -> str:
+    """All verdicts in one of the formats ``text``, ``json``, ``yaml``, ``github``, ``junit`` or ``tap``.
 
     ``positions`` (by source) gives GitHub annotations the line and column
-    of each offending field; without it they name only the file.
+    of each offending field; without it they name only the file. ``profile``
+    says what the checks are for (``Kubernetes 1.37, feature gates: all``):
+    JUnit and TAP always carry it with the counts, ``text`` and ``github``
+    end with the ``summary_line`` when ``summary`` is asked for.
     """
-    if output == "json":
-        return json.dumps([v.as_dict() for v in verdicts], indent=2) + "\n"
+    if output in ("json", "yaml"):
+        records = [v.as_dict() for v in verdicts]
+        if output == "yaml":
+            import yaml
+
+            return yaml.safe_dump(records, sort_keys=False, default_flow_style=False, allow_unicode=True)
+        return json.dumps(records, indent=2) + "\n"
+    if output == "junit":
+        return _junit(verdicts, profile)
+    if output == "tap":
+        return _tap(verdicts, profile)
     if output == "github":
-        return "".join(line + "\n" for verdict in verdicts for line in _annotations(verdict, positions or {}))
+        lines = [line + "\n" for verdict in verdicts for line in _annotations(verdict, positions or {})]
+        if summary:
+            lines.append(f"::notice title=workloadbuilder validate::{_gh_data(summary_line(verdicts, profile))}\n")
+        return "".join(lines)
     out: list[str] = []
     for verdict in verdicts:
         out.extend(f"{_label(notice)}: {notice.text}\n" for notice in verdict.notices)
         if verdict.checked:
-            out.append(verdict.kubectl() or f'{verdict.kind} "{verdict.name}" is valid\n')
+            message = verdict.kubectl()
+            out.append(f"{verdict.about()}: {message}" if message else f'{verdict.kind} "{verdict.name}" is valid\n')
+    if summary:
+        out.append(summary_line(verdicts, profile) + "\n")
     return "".join(out)
+
+
+def summary_line(verdicts: Sequence[Verdict], profile: str) -> str:
+    """kubeconform's count: ``N objects: V valid, I invalid, S skipped (profile)``; not checked is skipped."""
+    valid = sum(1 for v in verdicts if v.checked and not v.errors)
+    invalid = sum(1 for v in verdicts if v.checked and v.errors)
+    skipped = len(verdicts) - valid - invalid
+    count = f"{len(verdicts)} object{'' if len(verdicts) == 1 else 's'}"
+    return f"{count}: {valid} valid, {invalid} invalid, {skipped} skipped" + (f" ({profile})" if profile else "")
+
+
+def _junit(verdicts: Sequence[Verdict], profile: str) -> str:
+    """JUnit XML: a ``testsuite`` per file, a ``testcase`` per object (``failure`` when invalid, ``skipped``
+    when not checked, warnings as its ``system-out``); the profile in each suite's ``properties``."""
+    from xml.etree import ElementTree as ET
+
+    root = ET.Element("testsuites", name=_xml(f"workloadbuilder validate ({profile})" if profile else "validate"))
+    _counts(root, verdicts)
+    for source in dict.fromkeys(v.source for v in verdicts):
+        mine = [v for v in verdicts if v.source == source]
+        suite = ET.SubElement(root, "testsuite", name=_xml(source))
+        _counts(suite, mine)
+        if profile:
+            properties = ET.SubElement(suite, "properties")
+            for name, value in _profile_properties(profile):
+                ET.SubElement(properties, "property", name=name, value=_xml(value))
+        for verdict in mine:
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                name=_xml(f"{verdict.kind}/{verdict.name} ({verdict.document_place()})"),
+                classname=_xml(source),
+                file=_xml(source),
+            )
+            if verdict.errors:
+                texts = list(dict.fromkeys(str(err) for err in verdict.errors))
+                failure = ET.SubElement(
+                    case, "failure", message=_xml(f'The {verdict.kind} "{verdict.name}" is invalid'), type="invalid"
+                )
+                failure.text = _xml("".join(f"{text}\n" for text in texts))
+            elif not verdict.checked:
+                ET.SubElement(case, "skipped", message=_xml(_skip_reason(verdict)))
+            if verdict.notices and (verdict.checked or len(verdict.notices) > 1):
+                ET.SubElement(case, "system-out").text = _xml(
+                    "".join(f"{_label(notice)}: {notice.text}\n" for notice in verdict.notices)
+                )
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _skip_reason(verdict: Verdict) -> str:
+    """Why an object was not checked: its first note, less the ``file (document N) Kind/name: `` it starts with."""
+    notes = [notice.text.removeprefix(f"{verdict.about()}: ") for notice in verdict.notices]
+    return notes[0] if notes else "not checked"
+
+
+def _counts(element: Any, verdicts: Sequence[Verdict]) -> None:
+    element.set("tests", str(len(verdicts)))
+    element.set("failures", str(sum(1 for v in verdicts if v.checked and v.errors)))
+    element.set("errors", "0")
+    element.set("skipped", str(sum(1 for v in verdicts if not v.checked)))
+
+
+def _profile_properties(profile: str) -> list[tuple[str, str]]:
+    """``Kubernetes 1.37, feature gates: all`` as JUnit properties: ``kubernetes`` 1.37, ``feature-gates`` all."""
+    version, _, gates = profile.partition(", feature gates: ")
+    return [("kubernetes", version.removeprefix("Kubernetes ")), ("feature-gates", gates)]
+
+
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+"""Characters XML 1.0 cannot hold, escaped or not."""
+
+
+def _xml(text: str) -> str:
+    """``text`` with each character XML 1.0 cannot hold written as Go's ``\\xNN`` / ``\\uNNNN`` would."""
+    return _NOT_XML.sub(lambda found: _escaped(found.group()), text)
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}"
+
+
+def _tap(verdicts: Sequence[Verdict], profile: str) -> str:
+    """TAP version 13: the plan, then ``ok``/``not ok`` per object (a skipped one ``# SKIP`` with its note), its
+    errors and warnings in a YAML block, and the ``summary_line`` as the last comment."""
+    import yaml
+
+    lines = ["TAP version 13", f"1..{len(verdicts)}"]
+    for number, verdict in enumerate(verdicts, start=1):
+        status = "not ok" if verdict.errors else "ok"
+        line = f"{status} {number} - {_tap_text(verdict.about())}"
+        if not verdict.checked:
+            line += f" # SKIP {_tap_text(_skip_reason(verdict))}"
+        lines.append(line)
+        block: dict[str, Any] = {}
+        if verdict.errors:
+            block["message"] = f'The {verdict.kind} "{verdict.name}" is invalid'
+            block["errors"] = list(dict.fromkeys(str(err) for err in verdict.errors))
+        if verdict.checked and verdict.notices:
+            block["warnings"] = [f"{_label(notice)}: {notice.text}" for notice in verdict.notices]
+        if block:
+            text = yaml.safe_dump(block, sort_keys=False, default_flow_style=False, allow_unicode=True, width=1 << 16)
+            lines += ["  ---", *(f"  {row}" for row in text.splitlines()), "  ..."]
+    lines.append(f"# {summary_line(verdicts, profile)}")
+    return "".join(f"{line}\n" for line in lines)
+
+
+def _tap_text(text: str) -> str:
+    """A test line's description: one line, with TAP's ``#`` (a directive) escaped as ``\\#``."""
+    return text.replace("\\", "\\\\").replace("#", "\\#").replace("\r", "\\r").replace("\n", "\\n")
 
 
 def _label(notice: Notice) -> str:

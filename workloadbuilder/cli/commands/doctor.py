@@ -10,13 +10,14 @@ stderr that names the file or the server and path, never a credential.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import time
 from typing import Any, TextIO
 
 from workloadbuilder._internal.gofmt import capped
 from workloadbuilder.cli.errors import UsageError
+from workloadbuilder.cli.flags import add_namespace, add_output
+from workloadbuilder.cli.options import dump_answer
 from workloadbuilder.doctor.diagnose import diagnose
 from workloadbuilder.doctor.kubeconfig import load_context
 from workloadbuilder.doctor.live import parse_target, read_live
@@ -42,10 +43,10 @@ def add_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
         "target", metavar="KIND/NAME", help="a Job, JobSet, LeaderWorkerSet, TrainJob, Workload or PodGroup"
     )
-    sub.add_argument("-n", "--namespace", default=None, help="the object's namespace (default: the context's)")
+    add_namespace(sub, "the object's namespace (default: the context's)")
     sub.add_argument("--context", default=None, help="the kubeconfig context to use")
     sub.add_argument("--kubeconfig", default=None, help="the kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
-    sub.add_argument("--output", choices=["text", "json"], default="text")
+    add_output(sub, ("text", "json", "yaml"))
     bounds = sub.add_argument_group("bounds of the reads (docs/robustness.md)")
     bounds.add_argument(
         "--connect-timeout",
@@ -113,8 +114,8 @@ def doctor_command(args: Any, out: TextIO, err: TextIO) -> int:
     except WorkloadBuilderError as problem:  # every message is redacted where it is made; this is a last net
         problem.args = (redact.scrub(str(problem)),)
         raise
-    if args.output == "json":
-        out.write(json.dumps(_scrubbed(diagnosis.to_dict(), redact), indent=2) + "\n")
+    if args.output != "text":
+        out.write(dump_answer(_scrubbed(diagnosis.to_dict(), redact), args.output))
     else:
         out.write(redact.scrub(diagnosis.text))
     return 0 if diagnosis.healthy else 1

@@ -27,7 +27,7 @@ from workloadbuilder.adapters.diff import update_findings
 from workloadbuilder.adapters.pod_rules import template_errors
 from workloadbuilder.adapters.strict import has_schema, schema_errors
 from workloadbuilder.cli.errors import UsageError
-from workloadbuilder.cli.inputs import Document, about, parse_gates, read_inputs, skipped_note
+from workloadbuilder.cli.inputs import Document, about, checks_for, parse_gates, read_inputs, skipped_note
 from workloadbuilder.cli.messages import Notice, WarningPolicy, plan_notices
 from workloadbuilder.cli.positions import Positions
 from workloadbuilder.cli.report import Verdict, render
@@ -111,9 +111,11 @@ def validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     skips it; an input in which nothing was checked is refused too, so a CI
     job cannot pass on a directory of the wrong files.
     """
-    documents = read_inputs(args.files, args.recursive, args.namespace, served_only=False)
+    given = read_inputs(args.files, args.recursive, args.namespace, served_only=False)
     gates = parse_gates(args.gates)
     policy = WarningPolicy.parse(args.warning_options, args.quiet, args.strict)
+    skip = _skip_kinds(args.skip)
+    documents = [doc for doc in given if _skipped_by(doc, skip) is None]
     verdicts = [_object_verdict(doc, gates) for doc in documents if doc.is_scheduling_object]
     used: set[str] = set()
     by_name: dict[tuple[str, str], Document] = {}
@@ -135,6 +137,7 @@ def validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     judged = {id(copy) for listed in shadowed.values() for copy in listed}
     unclaimed = [doc for doc in _unclaimed(documents, used) if id(doc) not in judged]  # judged above
     verdicts.extend(_skipped_verdict(doc) for doc in unclaimed if doc.has_no_scheduling_content)
+    verdicts.extend(_skipped_verdict(doc, by) for doc in given if (by := _skipped_by(doc, skip)) is not None)
     unclaimed = [doc for doc in unclaimed if not doc.has_no_scheduling_content]
     verdicts.extend(_schema_verdict(doc) for doc in unclaimed if has_schema(doc.data))
     unknown = [doc for doc in unclaimed if not has_schema(doc.data)]
@@ -143,7 +146,7 @@ def validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             first_few([_no_adapter(doc) for doc in unknown], limit=1) + "; --allow-unknown skips such objects"
         )
     if not verdicts:
-        raise UsageError(f"{_sources(documents)}: no object was checked: none is of a kind validate knows ({_KNOWN})")
+        raise UsageError(f"{_sources(given)}: no object was checked: none is of a kind validate knows ({_KNOWN})")
     for doc in unknown:
         notice = Notice("unknown-kind", f"{_no_adapter(doc)}; not checked")
         verdicts.append(
@@ -151,10 +154,10 @@ def validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         )
     for verdict in verdicts:
         verdict.notices = policy.shown(verdict.notices)
-    order = {(doc.source, doc.number, doc.item): i for i, doc in enumerate(documents)}
+    order = {(doc.source, doc.number, doc.item): i for i, doc in enumerate(given)}
     verdicts.sort(key=lambda v: order.get((v.source, v.document, v.item), len(order)))  # in input order
-    positions = {doc.source: Positions(doc.text) for doc in documents} if args.output == "github" else {}
-    out.write(render(verdicts, args.output, positions))
+    positions = {doc.source: Positions(doc.text) for doc in given} if args.output == "github" else {}
+    out.write(render(verdicts, args.output, positions, checks_for(gates), args.summary))
     failing = [(v, n) for v in verdicts for n in v.notices if policy.fails([n])]
     if failing:
         err.write(_strict_failure(failing))
@@ -164,12 +167,11 @@ def validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _strict_failure(failing: Sequence[tuple[Verdict, Notice]]) -> str:
     """The one line that says which warning ``--strict`` failed on: its kind, and the object it is about."""
     verdict, notice = failing[0]
-    inside = "" if verdict.item is None else f", item {verdict.item}"
-    about = f"{verdict.source} (document {verdict.document}{inside}) {verdict.kind}/{verdict.name}"
     more = len(failing) - 1
     kinds_left = ", ".join(dict.fromkeys(n.kind for _, n in failing[1:]))
     tail = f" (and {more} more warning{'s' if more > 1 else ''}: {kinds_left})" if more else ""
-    return f"error: {about}: --strict: its {notice.kind} warning fails the run{tail}; -W no-{notice.kind} hides it\n"
+    hint = f"-W no-{notice.kind} hides it"
+    return f"error: {verdict.about()}: --strict: its {notice.kind} warning fails the run{tail}; {hint}\n"
 
 
 def diff_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -366,11 +368,32 @@ def _schema_verdict(doc: Document) -> Verdict:
     return Verdict(doc.source, doc.number, doc.kind, doc.name, errors, [note], item=doc.item)
 
 
-def _skipped_verdict(doc: Document) -> Verdict:
-    """A built-in object with no gang-scheduling content: not checked, one note, never a failure."""
-    return Verdict(
-        doc.source, doc.number, doc.kind, doc.name, ErrorList(), [Notice("skipped", skipped_note(doc))], False, doc.item
-    )
+def _skipped_verdict(doc: Document, by: str = "") -> Verdict:
+    """A built-in object with no gang-scheduling content, or one ``--skip`` names (``by``): not checked, one note,
+    never a failure."""
+    note = Notice("skipped", f"{doc.about()}: not checked (--skip {by})" if by else skipped_note(doc))
+    return Verdict(doc.source, doc.number, doc.kind, doc.name, ErrorList(), [note], False, doc.item)
+
+
+def _skip_kinds(specs: Sequence[str]) -> frozenset[str]:
+    """``--skip KIND[,KIND]`` options (repeatable): the kinds, or ``apiVersion/Kind``, validate leaves alone.
+
+    Raises:
+        UsageError: an empty entry (``--skip Job,``).
+    """
+    names = [part.strip() for spec in specs for part in spec.split(",")]
+    if "" in names:
+        bad = next(spec for spec in specs if "" in (part.strip() for part in spec.split(",")))
+        raise UsageError(f"--skip: expected KIND[,KIND] (Kind or apiVersion/Kind), got {capped(repr(bad))}")
+    return frozenset(names)
+
+
+def _skipped_by(doc: Document, skip: Collection[str]) -> str | None:
+    """The ``--skip`` entry that names the document's kind (``Kind`` or ``apiVersion/Kind``), or None."""
+    for spec in (doc.kind, f"{doc.api_version}/{doc.kind}"):
+        if doc.kind and spec in skip:
+            return spec
+    return None
 
 
 def _object_verdict(doc: Document, gates: FeatureGates) -> Verdict:

@@ -54,10 +54,7 @@ _ENTRY_FIELDS = frozenset({"file", "object", "arrival", "duration", "count", "pr
 
 
 def add_capacity_options(sub: argparse.ArgumentParser) -> None:
-    """``capacity``'s arguments: the input files, the cluster, ``--add-nodes-like``, ``--target``, ``--output``."""
-    sub.add_argument(
-        "files", nargs="+", metavar="FILE", help="YAML or JSON manifests, together one unit; - reads stdin"
-    )
+    """``capacity``'s arguments besides the inputs: the cluster, ``--add-nodes-like``, ``--target``, ``--output``."""
     add_cluster_options(sub)
     sub.add_argument("--add-nodes-like", metavar="NODE", help="a node whose labels and allocatable new nodes copy")
     sub.add_argument(
@@ -69,8 +66,7 @@ def add_capacity_options(sub: argparse.ArgumentParser) -> None:
 
 
 def add_simulate_options(sub: argparse.ArgumentParser) -> None:
-    """``simulate``'s arguments: the queue file, the cluster, ``--seed``, ``--exit-zero``, ``--output``."""
-    sub.add_argument("queue", metavar="QUEUE", help="the queue file (YAML or JSON)")
+    """``simulate``'s arguments besides the queue file: the cluster, ``--seed``, ``--exit-zero``, ``--output``."""
     add_cluster_options(sub)
     sub.add_argument("--seed", type=int, default=0, help="tie-breaks between equal arrivals (default 0)")
     sub.add_argument(
@@ -125,7 +121,8 @@ def capacity_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError("--target goes with --add-nodes-like NODE")
     progress = Progress(err)
     with deadline.enforced("reading the inputs"):
-        request = merge_requests(placement_inputs(read_inputs(args.files), parse_claims(args.claim or []), err).inputs)
+        documents = read_inputs(args.files, namespace=args.namespace)
+        request = merge_requests(placement_inputs(documents, parse_claims(args.claim or []), err).inputs)
         deadline.check("reading the cluster")
         cluster, line = load_cluster(args, request, progress)
         if args.add_nodes_like is not None and args.add_nodes_like not in cluster.node_index:
@@ -156,6 +153,9 @@ def simulate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``workloadbuilder simulate``: the queue played out; one line per copy and the makespan, or JSON."""
     deadline = Deadline(args.timeout)
     _check(args)
+    if len(args.files) != 1:
+        raise UsageError(f"simulate plays one QUEUE file, got {len(args.files)}: {', '.join(args.files[:3])}")
+    args.queue = args.files[0]
     progress = Progress(err)
     claims = parse_claims(args.claim or [])
 
@@ -164,7 +164,7 @@ def simulate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return merge_requests(placement_inputs(documents, claims, err).inputs)
 
     with deadline.enforced("reading the queue's workloads"):
-        workloads, classes = read_queue(args.queue, to_request)
+        workloads, classes = read_queue(args.queue, to_request, args.recursive, args.namespace)
         every = PlacementRequest(
             [root for w in {id(w.request): w for w in workloads}.values() for root in w.request.roots]
         )
@@ -211,11 +211,16 @@ def _drawing(args: argparse.Namespace, draw: Callable[[], str], deadline: Deadli
 
 
 def read_queue(
-    path: str, to_request: Callable[[list[Document]], PlacementRequest]
+    path: str,
+    to_request: Callable[[list[Document]], PlacementRequest],
+    recursive: bool = False,
+    namespace: str | None = None,
 ) -> tuple[list[QueueEntry], list[PriorityClass]]:
     """The workloads of a queue file and the PriorityClasses among their documents.
 
-    ``to_request`` turns a file's documents into one placement request.
+    ``to_request`` turns a file's documents into one placement request;
+    an entry's ``file`` is read as ``-f`` reads it, with ``-R``
+    (``recursive``) and ``-n`` (``namespace``).
 
     Entries that name the same file share one request, so the simulation
     knows their copies are alike.
@@ -248,7 +253,7 @@ def read_queue(
                 raise UsageError(f"{where}.file: a path relative to the queue file")
             target = str(queue.parent / entry["file"])
             if target not in requests:
-                documents = read_inputs([target])
+                documents = read_inputs([target], recursive, namespace)
                 requests[target] = (to_request(documents), documents)
             request, documents = requests[target]
         else:
