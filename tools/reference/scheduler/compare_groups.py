@@ -7,7 +7,8 @@ outcomes (bound node of every pod, deleted pods) with how often each came; more
 than one means the real scheduler broke a tie at random. For every instance the
 engine is given what a user would give it (``Cluster.from_kubectl`` over the
 instance's objects, ``PlacementRequest.from_groups`` over its groups and pod
-templates, ``place(..., preempt=True)`` for the preemption family) and each
+templates, ``place(..., preempt=True)`` for the preemption family, ``score_all_nodes=False``
+for the sampling family) and each
 answer is counted as agreeing when it equals the answer of *some* recorded
 outcome:
 
@@ -112,7 +113,10 @@ def summary(instance: dict[str, Any], bound: dict[str, str], victims: Iterable[s
 
 def engine_summary(instance: dict[str, Any]) -> dict[str, Any]:
     """The engine's answers for one instance, in ``summary``'s form."""
-    answer = place(request_of(instance), cluster_of(instance), preempt=instance["family"] == "preemption")
+    family = instance["family"]
+    answer = place(
+        request_of(instance), cluster_of(instance), preempt=family == "preemption", score_all_nodes=family != "sampling"
+    )
     bound = {pod.name: pod.node for group in answer.groups for pod in group.pods if pod.node}
     victims = [pod.name.split("/", 1)[-1] for victim in answer.victims for pod in victim.pods]
     return summary(instance, bound, victims)

@@ -20,11 +20,16 @@ Families:
 * ``preemption``: a root of higher priority on a cluster full of running work of
   several priorities: lone pods, PodGroups and CompositePodGroups with
   ``disruptionMode`` single or all, budgets; some roots with
-  ``preemptionPolicy: Never``.
+  ``preemptionPolicy: Never``;
+* ``sampling``: one PodGroup of 1 to 40 pods, without a key or on zones, on a
+  cluster of 100 to 450 nodes in 1 to 4 zones, where kube-scheduler scores only
+  the first ``numFeasibleNodesToFind`` feasible nodes from its rotating start
+  over the zone-interleaved node order (the only family at or above 100 nodes).
 
 Node allocatable amounts differ from node to node, so that the real
 scheduler's random tie-breaking between equal nodes and domains comes up
-rarely; every cluster has fewer than 100 nodes (no node sampling). Usage::
+rarely; every cluster but ``sampling``'s has fewer than 100 nodes (no node
+sampling). Usage::
 
     python tools/reference/scheduler/generate_groups.py --seed 34 --per-family 150 > groups.jsonl
 """
@@ -37,7 +42,7 @@ import random
 import sys
 from typing import Any
 
-FAMILIES = ("gangs", "composites", "roots", "preemption")
+FAMILIES = ("gangs", "composites", "roots", "preemption", "sampling")
 ZONE = "topology.kubernetes.io/zone"
 BLOCK = "topology.example.com/block"
 RACK = "topology.example.com/rack"
@@ -84,6 +89,28 @@ def _cluster(rng: random.Random) -> list[dict[str, Any]]:
                     if rng.random() < 0.05:
                         node["spec"]["unschedulable"] = True
                     nodes.append(node)
+    return nodes
+
+
+def _large_cluster(rng: random.Random) -> list[dict[str, Any]]:
+    """100 to 450 nodes in 1 to 4 zones, named so that the zones interleave unevenly, every allocatable its own."""
+    count = rng.randint(100, 450)
+    zones = rng.randint(1, 4)
+    nodes = []
+    for i in range(count):
+        name = f"node-{i:03d}"
+        zone = rng.randrange(zones)
+        cpu = rng.choice((8000, 16000, 32000)) - rng.randrange(0, 2000, 10)
+        memory = rng.choice((16, 32, 64)) * 1024 - rng.randrange(0, 2048, 8)
+        labels = {HOST: name, ZONE: f"zone-{zone}", RACK: f"rack-{zone}-{i % 7}"}
+        node: dict[str, Any] = {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": name, "labels": labels},
+            "spec": {"unschedulable": True} if rng.random() < 0.03 else {},
+            "status": {"allocatable": {"cpu": f"{cpu}m", "memory": f"{memory}Mi", "pods": "110"}},
+        }
+        nodes.append(node)
     return nodes
 
 
@@ -293,7 +320,7 @@ def _preemption_cluster(
 
 def instance(rng: random.Random, family: str, index: int) -> dict[str, Any]:
     """One instance of ``family``."""
-    nodes = _cluster(rng)
+    nodes = _cluster(rng) if family != "sampling" else _large_cluster(rng)
     gpu = "nvidia.com/gpu" in nodes[0]["status"]["allocatable"]
     groups: list[dict[str, Any]] = []
     templates: dict[str, Any] = {}
@@ -310,7 +337,13 @@ def instance(rng: random.Random, family: str, index: int) -> dict[str, Any]:
             groups[0]["spec"]["preemptionPolicy"] = "Never"
     else:
         pods = _running(rng, nodes, gpu, rng.randint(0, len(nodes) * 2), 0 if family != "roots" else 1000)
-        if family == "gangs":
+        if family == "sampling":
+            count = rng.randint(1, 40)
+            min_count = None if rng.random() < 0.2 else rng.randint(1, count)
+            key = ZONE if rng.random() < 0.3 else None
+            groups.append(_pod_group("w", min_count, key, None, None, 200))
+            templates["w"] = {"count": count, "template": _template(rng, gpu)}
+        elif family == "gangs":
             _gang(rng, "w", groups, templates, gpu, minute=200)
         elif family == "composites":
             _composite_root(rng, "w", groups, templates, gpu, minute=200)

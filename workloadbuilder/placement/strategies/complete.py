@@ -31,6 +31,7 @@ import numpy.typing as npt
 from workloadbuilder.placement.cluster.model import Domain
 from workloadbuilder.placement.framework.claims import allocate, domain_supply, reaching, supplied_within
 from workloadbuilder.placement.framework.outcome import GroupResult, GroupTrace, Outcome
+from workloadbuilder.placement.framework.sampling import NodeSampling
 from workloadbuilder.placement.framework.scoring import assign_pods
 from workloadbuilder.placement.framework.snapshot import Shape, Snapshot
 from workloadbuilder.placement.request.model import ClaimRef, GroupRequest
@@ -62,9 +63,9 @@ class Complete:
 
     name = "complete"
 
-    def __init__(self, snap: Snapshot, timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(self, snap: Snapshot, timeout: float = DEFAULT_TIMEOUT, sampling: NodeSampling | None = None) -> None:
         self.snap = snap
-        self.kube = KubeScheduler(snap)
+        self.kube = KubeScheduler(snap, sampling)  # its answer comes first; ``sampling`` as kube-scheduler's
         self.timeout = timeout
         self.deadline = time.monotonic() + timeout
         self._supplies: dict[tuple[str, int], npt.NDArray[np.bool_] | None] = {}

@@ -49,6 +49,7 @@ from workloadbuilder.placement.framework.claims import (
     reaching,
 )
 from workloadbuilder.placement.framework.outcome import CandidateTrace, GroupResult, GroupTrace, Outcome
+from workloadbuilder.placement.framework.sampling import NodeSampling
 from workloadbuilder.placement.framework.scoring import (
     assign_pods,
     key_node,
@@ -152,9 +153,11 @@ class KubeScheduler:
 
     name = "kube-scheduler"
 
-    def __init__(self, snap: Snapshot) -> None:
+    def __init__(self, snap: Snapshot, sampling: NodeSampling | None = None) -> None:
         self.snap = snap
         self.cluster = snap.cluster
+        # node sampling and its rotating start, carried from pod to pod (None: every feasible node is scored)
+        self.sampling = sampling
         self._shapes: dict[str, list[tuple[Shape, int]]] = {}
         self._signatures: dict[str, tuple[Any, ...]] = {}
         self._requests: dict[str, tuple[int, list[int]]] = {}
@@ -195,6 +198,15 @@ class KubeScheduler:
             return [scope]
         return self.cluster.subdomains(scope, group.topology_key)
 
+    def _assign(
+        self, shape: Shape, nodes: npt.NDArray[np.int64] | list[int], count: int, spread: SpreadTracker | None = None
+    ) -> list[int]:
+        """``assign_pods`` on a placement's ``nodes``, each pod scored on its sampled nodes when sampling is on."""
+        if self.sampling is None:
+            return assign_pods(self.snap, shape, nodes, count, spread)
+        array = nodes if isinstance(nodes, np.ndarray) else np.asarray(nodes, dtype=np.int64)
+        return self.sampling.assign(self.snap, shape, array, count, spread)
+
     # -- PodGroup --------------------------------------------------------------
 
     def _leaf(self, group: GroupRequest, scope: Domain, domains: dict[str, str], trace: GroupTrace) -> Outcome:
@@ -206,7 +218,7 @@ class KubeScheduler:
         if not group.claims and len(candidates) == 1:
             # One candidate: placing its pods costs what counting them would (the count is the same).
             domain, mark = candidates[0], snap.mark()
-            nodes = assign_pods(snap, shape, domain.node_array, group.count)
+            nodes = self._assign(shape, domain.node_array, group.count)
             trace.record_fits(candidates, [len(nodes)])
             if len(nodes) < need:
                 snap.revert(mark)
@@ -226,7 +238,7 @@ class KubeScheduler:
                 per_pod, claims, _ = self._assign_sets(group, domain)
                 nodes = [node for node in per_pod if node is not None]
             else:
-                nodes = assign_pods(snap, shape, domain.node_array, group.count)
+                nodes = self._assign(shape, domain.node_array, group.count)
         trace.chosen = domain
         return _placed(group, shape, domain, domains, nodes, claims)
 
@@ -292,7 +304,7 @@ class KubeScheduler:
                 if supplied is not None and len(sets) == 1 and not shape.constraints.spread:
                     # Every node of the domain reaches the same pools, which reach all of it: the claims get
                     # the same devices wherever the first pod lands, and the pods land as if there were none.
-                    nodes = assign_pods(snap, shape, allowed, group.count)
+                    nodes = self._assign(shape, allowed, group.count)
                     if not nodes:
                         return [None] * group.count, {}, CANNOT_ALLOCATE
                     devices = first_fit_all(snap, pending, nodes[0])
@@ -313,7 +325,7 @@ class KubeScheduler:
                 allowed = reaching(cluster, claims.values(), allowed)
         for n, (shape, count) in enumerate(sets):
             wanted = count - 1 if n == 0 and out else count
-            nodes = assign_pods(snap, shape, allowed, wanted, tracker)
+            nodes = self._assign(shape, allowed, wanted, tracker)
             out += [*nodes, *([None] * (wanted - len(nodes)))]
         return out, claims, ""
 
@@ -532,7 +544,7 @@ class KubeScheduler:
         """
         snap, shape = self.snap, self.shape(run[0])
         mark = snap.mark()
-        nodes = assign_pods(snap, shape, domain.node_array, sum(group.count for group in run))
+        nodes = self._assign(shape, domain.node_array, sum(group.count for group in run))
         outcomes = []
         start = 0
         for group, trace in zip(run, traces, strict=True):
