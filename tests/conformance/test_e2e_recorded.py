@@ -24,6 +24,7 @@ E2E = Path(__file__).resolve().parents[1] / "e2e"
 DATA = Path(__file__).resolve().parents[1] / "data" / "e2e-recorded"
 sys.path.insert(0, str(E2E))
 
+import job_validation  # noqa: E402
 from apiserver_judge import differs, load_cases, ours  # noqa: E402
 from corpus_objects import our_object_verdict  # noqa: E402
 from job_cases import compare as compare_job  # noqa: E402
@@ -76,3 +77,17 @@ def test_place_binds_where_the_scheduler_did(record: dict[str, Any]) -> None:
         assert found and not any(line.startswith("nodes:") for line in found), found
     else:
         assert found == []
+
+
+def test_the_job_api_parts_only_where_listed() -> None:
+    rows = _rows("job-validation.jsonl")
+    assert rows
+    parted = {}
+    for row in rows:
+        if row["op"] == "create":
+            mine = job_validation.ours_create(row["obj"])
+        else:
+            mine = job_validation.ours_update(row["old"], row["obj"])
+        if how := differs(row["real"], mine, row["obj"]):
+            parted[row["id"]] = how
+    assert parted == _known("job-validation")

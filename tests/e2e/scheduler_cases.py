@@ -29,10 +29,29 @@ NODE_CPU = "4"
 
 
 def _case(
-    name: str, busy: Mapping[str, str], gang: int, cpu: str, racks: int = 2, priority: int | None = None
+    name: str,
+    busy: Mapping[str, str],
+    gang: int,
+    cpu: str,
+    racks: int = 2,
+    classes: Mapping[str, str] | None = None,
+    gang_class: str | None = None,
+    composite: bool = False,
 ) -> dict[str, Any]:
-    return {"name": name, "busy": dict(busy), "gang": gang, "cpu": cpu, "racks": racks, "priority": priority}
+    return {
+        "name": name,
+        "busy": dict(busy),
+        "gang": gang,
+        "cpu": cpu,
+        "racks": racks,
+        "classes": dict(classes or {}),
+        "gangClass": gang_class,
+        "composite": composite,
+    }
 
+
+PRIORITY_CLASSES = {"e2e-mid": 500, "e2e-high": 1000}
+"""PriorityClasses the preemption case names (busy pods without a class have priority 0)."""
 
 CASES = [
     # r1 has two nodes taken: the gang of 4 needs a whole rack, r2.
@@ -45,6 +64,18 @@ CASES = [
     ),
     # a single pod's gang larger than any node: FailedScheduling names the resource.
     _case("too-big", {}, gang=2, cpu="5"),
+    # one rack, every node taken; the gang of priority 1000 evicts the two pods of priority 0, not the 500s.
+    _case(
+        "preempt-lowest",
+        {"e-r1-n1": "3", "e-r1-n2": "3", "e-r1-n3": "3", "e-r1-n4": "3"},
+        gang=2,
+        cpu="3",
+        racks=1,
+        classes={"e-r1-n3": "e2e-mid", "e-r1-n4": "e2e-mid"},
+        gang_class="e2e-high",
+    ),
+    # a CompositePodGroup (gang of 2 children, in one rack) over two PodGroups of 2 pods: only r2 is free.
+    _case("composite-r2", {"f-r1-n1": "3", "f-r1-n2": "3"}, gang=2, cpu="3", composite=True),
 ]
 """The gang cases; node names are ``<prefix>-r<rack>-n<i>``, the prefix being a letter per case (``a``, ``b``...)."""
 
@@ -55,21 +86,50 @@ def node_names(case: Mapping[str, Any]) -> list[tuple[str, str]]:
     return [(f"{prefix}-r{r}-n{i}", f"r{r}") for r in range(1, case["racks"] + 1) for i in range(1, 5)]
 
 
-def pod_group(case: Mapping[str, Any], namespace: str) -> dict[str, Any]:
-    """The case's PodGroup: a gang of ``gang`` pods in one rack."""
-    return {
-        "apiVersion": "scheduling.k8s.io/v1beta1",
-        "kind": "PodGroup",
-        "metadata": {"name": "gang", "namespace": namespace},
-        "spec": {
-            "schedulingPolicy": {"gang": {"minCount": case["gang"]}},
-            "schedulingConstraints": {"topology": [{"key": RACK}]},
-        },
-    }
+def group_names(case: Mapping[str, Any]) -> list[str]:
+    """The PodGroups that take pods: ``gang``, or the composite's children ``a`` and ``b``."""
+    return ["a", "b"] if case["composite"] else ["gang"]
+
+
+def groups(case: Mapping[str, Any], namespace: str) -> list[dict[str, Any]]:
+    """The case's objects, parents first: one PodGroup, or a Workload, a CompositePodGroup and its two PodGroups."""
+    topology = {"topology": [{"key": RACK}]}
+    gang: dict[str, Any] = {"gang": {"minCount": case["gang"]}}
+    priority = {"priorityClassName": case["gangClass"]} if case["gangClass"] else {}
+    if not case["composite"]:
+        spec = {"schedulingPolicy": gang, "schedulingConstraints": topology, **priority}
+        return [_object("v1beta1", "PodGroup", "gang", namespace, spec)]
+    parent = {"schedulingPolicy": {"gang": {"minGroupCount": 2}}, "schedulingConstraints": topology}
+    templates = [{"name": child, "schedulingPolicy": gang} for child in group_names(case)]
+    workload = {"compositePodGroupTemplates": [{"name": "pair", **parent, "podGroupTemplates": templates}]}
+    reference = {"workloadName": "pairs", "templateName": "pair"}
+    found = [
+        _object("v1alpha3", "Workload", "pairs", namespace, workload),
+        _object("v1alpha3", "CompositePodGroup", "composite", namespace, {**parent, "workloadRef": reference}),
+    ]
+    for child in group_names(case):
+        spec = {
+            "schedulingPolicy": gang,
+            "parentCompositePodGroupName": "composite",
+            "workloadRef": {"workloadName": "pairs", "templateName": child},
+        }
+        found.append(_object("v1alpha3", "PodGroup", child, namespace, spec))
+    return found
+
+
+def _object(version: str, kind: str, name: str, namespace: str, spec: dict[str, Any]) -> dict[str, Any]:
+    metadata = {"name": name, "namespace": namespace}
+    return {"apiVersion": f"scheduling.k8s.io/{version}", "kind": kind, "metadata": metadata, "spec": spec}
 
 
 def pod(
-    name: str, namespace: str, case: Mapping[str, Any], cpu: str, node: str | None = None, group: str | None = None
+    name: str,
+    namespace: str,
+    case: Mapping[str, Any],
+    cpu: str,
+    node: str | None = None,
+    group: str | None = None,
+    priority_class: str | None = None,
 ) -> dict[str, Any]:
     """A pod of the case: bound to ``node`` (a running pod) or pointing at ``group`` (a gang member)."""
     spec: dict[str, Any] = {
@@ -81,21 +141,29 @@ def pod(
         spec["nodeName"] = node
     if group:
         spec["schedulingGroup"] = {"podGroupName": group}
+    if priority_class:
+        spec["priorityClassName"] = priority_class
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": namespace}, "spec": spec}
 
 
 def ours(record: Mapping[str, Any]) -> dict[str, Any]:
-    """What ``place`` says on the recorded state: the nodes of the gang's pods, or the FitError lines."""
-    cluster = Cluster.from_kubectl(record["nodes"], record["running"])
-    count = record["case"]["gang"]
-    request = PlacementRequest.from_groups(
-        [record["podGroup"]], {"gang": Pods(count, requests={"cpu": record["case"]["cpu"]})}
-    )
-    answer = place(request, cluster, strategy="kube-scheduler")
-    placed = answer.group("gang").pods if answer.feasible else []
+    """What ``place`` says on the recorded state: the gang's nodes, the victims, or the FitError lines."""
+    policies = [
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": k}, "value": v}
+        for k, v in PRIORITY_CLASSES.items()
+    ]
+    cluster = Cluster.from_kubectl(record["nodes"], record["running"], policies_json=policies)
+    case = record["case"]
+    template = {"spec": record["gangPod"]["spec"]}
+    pods = {name: Pods(case["gang"], template=template) for name in group_names(case)}
+    runtime = [group for group in record["groups"] if group["kind"] != "Workload"]
+    request = PlacementRequest.from_groups(runtime, pods)
+    answer = place(request, cluster, strategy="kube-scheduler", preempt=bool(case["gangClass"]))
+    placed = [p for name in group_names(case) for p in answer.group(name).pods] if answer.feasible else []
     roots = answer.to_dict()["explanation"].get("roots") or []
     return {
         "bound": sorted(p.node for p in placed if p.node),
+        "victims": sorted(p.name.rsplit("/", 1)[-1] for v in answer.victims for p in v.pods) if answer.feasible else [],
         "fitErrors": [line["message"] for root in roots for line in root.get("fitErrors", [])],
     }
 
@@ -112,6 +180,8 @@ def compare(record: Mapping[str, Any]) -> list[str]:
     found = []
     if sorted(record["bound"]) != mine["bound"]:
         found.append(f"nodes: scheduler {sorted(record['bound'])}, place {mine['bound']}")
+    if sorted(record.get("victims", [])) != mine["victims"]:
+        found.append(f"nodes: victims: scheduler {sorted(record.get('victims', []))}, place {mine['victims']}")
     if not record["bound"]:
         real = sorted(set(record["failedScheduling"]))
         if not set(mine["fitErrors"]) & set(real):

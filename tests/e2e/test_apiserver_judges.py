@@ -4,7 +4,8 @@ Two corpora, each sent with server-side dry-run and strict field validation:
 
 - the 433 recorded validation cases (``tests/data/apiserver-recorded/``): creates and updates of
   Workload, PodGroup and CompositePodGroup (``apiserver_judge``);
-- every object ``workloadbuilder compile`` makes from the golden corpus (``corpus_objects``).
+- every object ``workloadbuilder compile`` makes from the golden corpus (``corpus_objects``);
+- Jobs whose ``spec.scheduling`` the Job API judges, created and updated (``job_validation``).
 
 For each, ``validate`` must accept exactly what the apiserver accepts, with equal field errors,
 except where ``tests/data/e2e-recorded/differences.yaml`` names the case and why.
@@ -19,6 +20,7 @@ import os
 from collections import Counter
 from typing import Any
 
+import job_validation
 import pytest
 import yaml
 from apiserver_judge import RECORDED, differs, judge, load_cases, ours, prepare
@@ -26,6 +28,7 @@ from corpus_objects import CORPUS_RECORDING, compiled_objects, judge_object, our
 from live_api import call
 
 DIFFERENCES = RECORDED.parent / "differences.yaml"
+JOB_RECORDING = RECORDED.parent / "job-validation.jsonl"
 RECORD = os.environ.get("WORKLOADBUILDER_E2E_RECORD") == "1"
 
 
@@ -93,3 +96,25 @@ def test_both_versions_are_served(api_client: Any, version: str) -> None:
     assert {"Workload", "PodGroup"} <= kinds
     if version == "v1alpha3":
         assert "CompositePodGroup" in kinds
+
+
+def test_job_scheduling_validation(api_client: Any) -> None:
+    call(api_client, "POST", "/api/v1/namespaces", {"metadata": {"name": job_validation.NAMESPACE}})
+    rows, parted = [], {}
+    for ident, (scheduling, parallelism) in job_validation.CREATES.items():
+        obj = job_validation.job(ident, scheduling, parallelism)
+        real = job_validation.judge_create(api_client, obj)
+        rows.append({"id": ident, "op": "create", "obj": obj, "real": real})
+        how = differs(real, job_validation.ours_create(obj), obj)
+        if how:
+            parted[ident] = how
+    for ident, (old, new) in job_validation.UPDATES.items():
+        real, stored, sent = job_validation.judge_update(api_client, ident, old, new)
+        rows.append({"id": ident, "op": "update", "old": stored, "obj": sent, "real": real})
+        how = differs(real, job_validation.ours_update(stored, sent), sent)
+        if how:
+            parted[ident] = how
+    if RECORD:
+        _write(JOB_RECORDING, {"revision": "k8s.io/kubernetes v1.37.2 kube-apiserver", "jobs": len(rows)}, rows)
+    print("apiserver agreement on Job spec.scheduling:", len(rows) - len(parted), "of", len(rows))
+    assert parted == _known("job-validation")

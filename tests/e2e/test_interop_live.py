@@ -7,7 +7,9 @@ collector deletes, within seconds, an object whose owner does not exist
 a real Job would get a Workload of the same name from the Job controller.
 ``interop`` has no update or delete of its own: the resize is
 ``gang_resize_patch`` sent as the strategic-merge patch its docstring names,
-the delete a plain DELETE.
+the delete a plain DELETE. A PodGroup goes only once kube-controller-manager
+has taken off the ``scheduling.k8s.io/podgroup-protection`` finalizer the
+apiserver puts on it (no pod refers to it), so the test waits for the 404.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from job_cases import job_manifest
-from live_api import call
+from live_api import call, wait_for
 
 from workloadbuilder import gang_resize_patch, interop, to_dict
 from workloadbuilder.adapters.job import JobAdapter
@@ -57,4 +59,4 @@ def test_resize_then_delete(api_client: Any, namespace: str) -> None:
         templates = patched["spec"].get("podGroupTemplates") or [patched["spec"]]
         assert templates[0]["schedulingPolicy"]["gang"]["minCount"] == 2
         assert call(api_client, "DELETE", path)[0] == 200
-        assert call(api_client, "GET", path)[0] == 404
+        wait_for(f"{path} to go", lambda url=path: call(api_client, "GET", url)[0] == 404, timeout=30)

@@ -1,9 +1,12 @@
 """The real kube-scheduler v1.37.2 binds gangs beside ``place`` (no kubelet: Nodes are API objects).
 
 Each case of ``scheduler_cases.CASES`` gets its own Nodes and namespace: the
-busy pods are bound by ``nodeName``, the PodGroup and its pods are created,
-and the test waits until every gang pod is bound or the scheduler has said
-FailedScheduling for it. ``WORKLOADBUILDER_E2E_RECORD=1`` rewrites
+busy pods are bound by ``nodeName``, the groups (a PodGroup, or a
+CompositePodGroup and two PodGroups) and their pods are created, and the
+test waits until every gang pod is bound or the scheduler has said
+FailedScheduling for it. Preemption's victims are deleted by the scheduler;
+with no kubelet to confirm it, the test finishes each deletion
+(``gracePeriodSeconds=0``), as a kubelet would. ``WORKLOADBUILDER_E2E_RECORD=1`` rewrites
 ``tests/data/e2e-recorded/scheduler.jsonl`` for the replay without Go.
 """
 
@@ -16,7 +19,19 @@ from typing import Any
 
 import pytest
 from live_api import call, wait_for
-from scheduler_cases import CASE_LABEL, CASES, NODE_CPU, RACK, compare, known_differences, node_names, pod, pod_group
+from scheduler_cases import (
+    CASE_LABEL,
+    CASES,
+    NODE_CPU,
+    PRIORITY_CLASSES,
+    RACK,
+    compare,
+    group_names,
+    groups,
+    known_differences,
+    node_names,
+    pod,
+)
 
 RECORDING = Path(__file__).resolve().parents[2] / "tests" / "data" / "e2e-recorded" / "scheduler.jsonl"
 TRIMMED = ("managedFields", "resourceVersion", "creationTimestamp", "uid", "generation")
@@ -33,63 +48,71 @@ def _node(name: str, rack: str, case: str) -> dict[str, Any]:
     return controlplane.node_object(name, {"cpu": NODE_CPU, "memory": "16Gi", "pods": "110"}, labels)
 
 
+def _post(api_client: Any, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    status, stored = call(api_client, "POST", path, body)
+    assert status == 201, stored.get("message")
+    return dict(stored)
+
+
 def _run(api_client: Any, case: dict[str, Any]) -> dict[str, Any]:
     namespace = f"e2e-sched-{case['name']}"
     call(api_client, "POST", "/api/v1/namespaces", {"metadata": {"name": namespace}})
-    nodes = []
-    for name, rack in node_names(case):
-        status, body = call(api_client, "POST", "/api/v1/nodes", _node(name, rack, case["name"]))
-        assert status == 201, body
-        nodes.append(body)
-    running = []
-    for i, (node, cpu) in enumerate(sorted(case["busy"].items())):
-        status, body = call(
+    nodes = [_post(api_client, "/api/v1/nodes", _node(name, rack, case["name"])) for name, rack in node_names(case)]
+    pods_path = f"/api/v1/namespaces/{namespace}/pods"
+    running = [
+        _post(
             api_client,
-            "POST",
-            f"/api/v1/namespaces/{namespace}/pods",
-            pod(f"busy-{i}", namespace, case, cpu, node=node),
+            pods_path,
+            pod(f"busy-{i}", namespace, case, cpu, node=node, priority_class=case["classes"].get(node)),
         )
-        assert status == 201, body
-        running.append(body)
-    status, group = call(
-        api_client,
-        "POST",
-        f"/apis/scheduling.k8s.io/v1beta1/namespaces/{namespace}/podgroups",
-        pod_group(case, namespace),
-    )
-    assert status == 201, group
-    for i in range(case["gang"]):
-        status, body = call(
+        for i, (node, cpu) in enumerate(sorted(case["busy"].items()))
+    ]
+    made = []
+    for group in groups(case, namespace):
+        plural = group["kind"].lower() + "s"
+        version = group["apiVersion"].split("/")[1]
+        made.append(_post(api_client, f"/apis/scheduling.k8s.io/{version}/namespaces/{namespace}/{plural}", group))
+    gang_pods = [
+        _post(
             api_client,
-            "POST",
-            f"/api/v1/namespaces/{namespace}/pods",
-            pod(f"gang-{i}", namespace, case, case["cpu"], group="gang"),
+            pods_path,
+            pod(f"{name}-{i}", namespace, case, case["cpu"], group=name, priority_class=case["gangClass"]),
         )
-        assert status == 201, body
+        for name in group_names(case)
+        for i in range(case["gang"])
+    ]
+    victims: set[str] = set()
 
     def settled() -> tuple[list[dict[str, Any]], list[str]] | None:
-        pods = [
-            p
-            for p in call(api_client, "GET", f"/api/v1/namespaces/{namespace}/pods")[1]["items"]
-            if p["metadata"]["name"].startswith("gang-")
-        ]
+        listed = call(api_client, "GET", pods_path)[1]["items"]
+        names = {p["metadata"]["name"] for p in listed}
+        for busy in running:  # no kubelet confirms a deletion: finish what preemption started
+            name = busy["metadata"]["name"]
+            terminating = any(p["metadata"]["name"] == name and p["metadata"].get("deletionTimestamp") for p in listed)
+            if name not in names or terminating:
+                victims.add(name)
+                if terminating:
+                    call(api_client, "DELETE", f"{pods_path}/{name}", query=[("gracePeriodSeconds", "0")])
+        mine = [p for p in listed if p["spec"].get("schedulingGroup")]
         events = call(api_client, "GET", f"/api/v1/namespaces/{namespace}/events")[1]["items"]
         failed = [e["message"] for e in events if e.get("reason") == "FailedScheduling"]
-        if all(p["spec"].get("nodeName") for p in pods):
-            return pods, failed
-        return (pods, failed) if failed else None
+        if mine and all(p["spec"].get("nodeName") for p in mine):
+            return mine, failed
+        return (mine, failed) if failed and not case["gangClass"] else None
 
-    pods, failed = wait_for(f"the scheduler's answer to case {case['name']}", settled, timeout=90)
+    bound_pods, failed = wait_for(f"the scheduler's answer to case {case['name']}", settled, timeout=90)
     record = {
         "id": case["name"],
         "case": case,
         "nodes": [_trim(n) for n in nodes],
         "running": [_trim(p) for p in running],
-        "podGroup": _trim(group),
-        "bound": sorted(p["spec"]["nodeName"] for p in pods if p["spec"].get("nodeName")),
+        "groups": [_trim(g) for g in made],
+        "gangPod": _trim(gang_pods[0]),
+        "bound": sorted(p["spec"]["nodeName"] for p in bound_pods if p["spec"].get("nodeName")),
+        "victims": sorted(victims),
         "failedScheduling": sorted(set(failed)),
     }
-    call(api_client, "DELETE", f"/api/v1/namespaces/{namespace}/pods", query=[("gracePeriodSeconds", "0")])
+    call(api_client, "DELETE", pods_path, query=[("gracePeriodSeconds", "0")])
     for name, _ in node_names(case):
         call(api_client, "DELETE", f"/api/v1/nodes/{name}")
     return record
@@ -98,6 +121,14 @@ def _run(api_client: Any, case: dict[str, Any]) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def records(api_client: Any) -> list[dict[str, Any]]:
     """One record per case, run one after the other."""
+    for name, value in PRIORITY_CLASSES.items():
+        body = {
+            "apiVersion": "scheduling.k8s.io/v1",
+            "kind": "PriorityClass",
+            "metadata": {"name": name},
+            "value": value,
+        }
+        call(api_client, "POST", "/apis/scheduling.k8s.io/v1/priorityclasses", body)
     found = [_run(api_client, case) for case in CASES]
     if os.environ.get("WORKLOADBUILDER_E2E_RECORD") == "1":
         header = {"revision": "k8s.io/kubernetes v1.37.2 kube-scheduler", "cases": len(found)}
