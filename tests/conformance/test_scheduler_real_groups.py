@@ -8,8 +8,10 @@ deletions recorded by the clientset's reactors, each instance run several
 times (the real scheduler breaks ties at random), every distinct outcome kept.
 
 For each instance and each compared answer (``verdict``, ``domains``,
-``nodes``, ``victims``; see ``compare_groups.py``) the engine must give the
-answer of one of the recorded outcomes, except where
+``nodes``, ``victims``; see ``compare_groups.py``) the engine, placing as
+kube-scheduler does pod by pod (``place(score_all_nodes=False)``: node
+sampling and the heap's tie-breaking), must give the answer of one of the
+recorded outcomes, except where
 ``groups-known-differences.json`` lists the instance and answer as one the
 engine does not get right yet. Those are not asserted; the summary test
 prints how many of them agree now, so that the list can shrink.

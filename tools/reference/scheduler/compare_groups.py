@@ -7,8 +7,9 @@ outcomes (bound node of every pod, deleted pods) with how often each came; more
 than one means the real scheduler broke a tie at random. For every instance the
 engine is given what a user would give it (``Cluster.from_kubectl`` over the
 instance's objects, ``PlacementRequest.from_groups`` over its groups and pod
-templates, ``place(..., preempt=True)`` for the preemption family, ``score_all_nodes=False``
-for the sampling family) and each
+templates, ``place(..., preempt=True)`` for the preemption family, and
+``score_all_nodes=False``: kube-scheduler's node sampling and tie-breaking, pod by pod;
+``--score-all-nodes`` compares the engine's default instead) and each
 answer is counted as agreeing when it equals the answer of *some* recorded
 outcome:
 
@@ -22,7 +23,7 @@ outcome:
 * ``all``: every one of these at once, from one outcome.
 
 ``ties`` counts the instances where the runs differed. Usage:
-``python tools/reference/scheduler/compare_groups.py [FILE] [--show=FAMILY:COLUMN] [--known]`` (no Go
+``python tools/reference/scheduler/compare_groups.py [FILE] [--show=FAMILY:COLUMN] [--known] [--score-all-nodes]`` (no Go
 needed): ``--show`` prints the engine's and the real answers where a column differs, ``--known``
 the instances and columns that differ, as ``groups-known-differences.json`` lists them.
 """
@@ -41,6 +42,8 @@ from workloadbuilder.placement import Cluster, PlacementRequest, Pods, place
 
 DATA = Path(__file__).resolve().parents[3] / "tests" / "data" / "scheduler-real" / "groups.jsonl.gz"
 COLUMNS = ("verdict", "domains", "nodes", "victims", "all")
+SCORE_ALL_NODES = False
+"""The engine's ``place(score_all_nodes=...)`` in ``engine_summary`` (``--score-all-nodes`` sets it)."""
 
 
 def read_lines(path: Path) -> list[dict[str, Any]]:
@@ -115,7 +118,7 @@ def engine_summary(instance: dict[str, Any]) -> dict[str, Any]:
     """The engine's answers for one instance, in ``summary``'s form."""
     family = instance["family"]
     answer = place(
-        request_of(instance), cluster_of(instance), preempt=family == "preemption", score_all_nodes=family != "sampling"
+        request_of(instance), cluster_of(instance), preempt=family == "preemption", score_all_nodes=SCORE_ALL_NODES
     )
     bound = {pod.name: pod.node for group in answer.groups for pod in group.pods if pod.node}
     victims = [pod.name.split("/", 1)[-1] for victim in answer.victims for pod in victim.pods]
@@ -157,6 +160,8 @@ def table(cases: list[dict[str, Any]]) -> str:
 
 
 def main(argv: list[str]) -> None:
+    global SCORE_ALL_NODES
+    SCORE_ALL_NODES = "--score-all-nodes" in argv
     show = [a.split("=", 1)[1] for a in argv if a.startswith("--show=")]
     paths = [a for a in argv if not a.startswith("--")]
     header, cases = load(Path(paths[0]) if paths else DATA)

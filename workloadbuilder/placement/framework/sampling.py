@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from workloadbuilder.placement.framework.scoring import assign_pods, node_scores, preference_array, prefers
+from workloadbuilder.placement.framework.scoring import node_scores, preference_array, prefers
 from workloadbuilder.placement.framework.snapshot import Shape, Snapshot
 from workloadbuilder.placement.framework.spread import SpreadTracker
 
@@ -103,45 +103,48 @@ class NodeSampling:
         count: int,
         spread: SpreadTracker | None = None,
     ) -> list[int]:
-        """``assign_pods`` with each pod scored on the nodes this scheduler's sampling finds for it.
+        """Up to ``count`` pods of ``shape`` placed one by one as kube-scheduler's cycles place them, assumed.
 
-        ``nodes`` are the placement's nodes (any order); fewer than
-        ``MIN_FEASIBLE_NODES`` are all scored, as upstream scores them.
-        Among equal scores a pod takes the node kube-scheduler's heap puts
-        first (``heap_winner``) over the nodes in the order they were found.
-        Returns the chosen node of each placed pod, in order.
+        ``nodes`` are the placement's nodes (any order). Each pod is
+        filtered over them in the scheduler's node order from the rotating
+        start, scored on the first ``nodes_to_find`` feasible ones (every
+        feasible one below ``MIN_FEASIBLE_NODES`` nodes), and takes the node
+        kube-scheduler's heap puts first among the best (``heap_winner``,
+        over the nodes in the order they were found). Returns the chosen
+        node of each placed pod, in order; fewer when the nodes run out.
         """
-        if count <= 0:
+        if count <= 0 or len(nodes) == 0:
             return []
-        if len(nodes) < MIN_FEASIBLE_NODES:
-            return assign_pods(snap, shape, nodes, count, spread)
-        rank = snap.cluster.scheduling_rank
-        ordered = nodes[np.argsort(rank[nodes], kind="stable")]
+        ordered = nodes[np.argsort(snap.cluster.scheduling_rank[nodes], kind="stable")]
         total = len(ordered)
         wanted = nodes_to_find(total, self.percentage)
+        fits = snap.node_fits_now(shape, ordered).copy()  # kept up to date at each chosen node
+        pod = shape.constraints
+        spreading = spread is not None and bool(pod.spread)
+        preferring = prefers(snap, shape)
         placed: list[int] = []
         while len(placed) < count:
             start = self.start % total
-            rotated = np.concatenate((ordered[start:], ordered[:start]))
-            feasible = np.flatnonzero(snap.node_fits_now(shape, rotated) > 0)
-            if spread is not None and shape.constraints.spread and len(feasible):
-                pod = shape.constraints
-                feasible = np.asarray(
-                    [k for k in feasible.tolist() if spread.reason(pod, int(rotated[k])) is None], dtype=np.int64
-                )
-            taken = feasible[:wanted]
+            found = np.flatnonzero(fits > 0)
+            if spreading:
+                assert spread is not None
+                found = found[[spread.reason(pod, int(ordered[k])) is None for k in found.tolist()]]
+            split = int(np.searchsorted(found, start))
+            found = np.concatenate((found[split:], found[:split]))  # in the order the search meets them
             # the search stops at the first feasible node past the wanted ones, which it does not count
-            examined = int(feasible[wanted]) if len(feasible) > wanted else total
+            examined = (int(found[wanted]) - start) % total if len(found) > wanted else total
             self.start = (start + examined) % total
-            if len(taken) == 0:
+            if len(found) == 0:
                 break
-            window = rotated[taken]
+            window = ordered[found[:wanted]]
             scores = node_scores(snap, shape, window)
-            if prefers(snap, shape):
+            if preferring:
                 scores = scores + preference_array(snap, shape, window)
-            node = int(window[heap_winner(scores)])
+            position = int(found[heap_winner(scores)])
+            node = int(ordered[position])
             snap.add(node, shape.vector)
             if spread is not None:
-                spread.add(node, shape.constraints)
+                spread.add(node, pod)
+            fits[position] = snap.node_fit(shape, node)
             placed.append(node)
         return placed
