@@ -31,8 +31,13 @@ def update_findings(
     new: Mapping[str, Any] | BaseModel,
     related: Sequence[Mapping[str, Any]] = (),
     gates: FeatureGates | None = None,
+    old_related: Sequence[Mapping[str, Any]] | None = None,
 ) -> list[Finding]:
     """Every error an update of ``old`` to ``new`` meets, at the controller object's own paths.
+
+    ``related`` are the objects ``new`` is planned with (a TrainJob's
+    runtime), ``old_related`` those of ``old`` when they differ (by default
+    the same).
 
     First the adapter's own update rules (a Job's ``validate_update``, or
     the new plan validated against the old); when they pass, the update
@@ -47,7 +52,8 @@ def update_findings(
     adapter = adapter_for(str(new_data.get("apiVersion", "")), str(new_data.get("kind", "")))
     if adapter is None:
         raise NoAdapterError(f"no adapter for apiVersion {new_data.get('apiVersion')!r} kind {new_data.get('kind')!r}")
-    old_plan, new_plan = adapter.plan(old_data, related), adapter.plan(new_data, related)
+    before = related if old_related is None else old_related
+    old_plan, new_plan = adapter.plan(old_data, before), adapter.plan(new_data, related)
     own_rules = getattr(adapter, "validate_update", None)
     findings = own_rules(old_data, new_data, related) if callable(own_rules) else new_plan.validate(old=old_plan)
     if findings:
@@ -73,8 +79,8 @@ def _compiled_errors(
             template = _template_at(new_w, old_w, str(err.field))
             if template is not None:
                 old_t, new_t = _template_named(old_w, template), _template_named(new_w, template)
-                path = _block_path(err, items.get(template), old_t, new_t) or paths.get(template)
-                yield _at_controller(err, path, refused_by)
+                path, value = _block_path(err, items.get(template), old_t, new_t)
+                yield _at_controller(err, path or paths.get(template), refused_by, value)
                 continue
             kept = set(_template_names(new_w))
             removed = [name for name in _template_names(old_w) if name not in kept]
@@ -90,8 +96,9 @@ def _compiled_errors(
             if _unowned(err):
                 continue
             template = _group_template(new_g)
-            path = _block_path(err, items.get(template), old_g.get("spec"), new_g.get("spec")) or paths.get(template)
-            yield _at_controller(err, path, f"{new_g['kind']} {new_g['metadata']['name']}")
+            path, value = _block_path(err, items.get(template), old_g.get("spec"), new_g.get("spec"))
+            refused_by = f"{new_g['kind']} {new_g['metadata']['name']}"
+            yield _at_controller(err, path or paths.get(template), refused_by, value)
 
 
 _BLOCKS = {
@@ -113,33 +120,41 @@ def _unowned(err: FieldError) -> bool:
     return err.type is ErrorType.REQUIRED and loc[:2] == ("metadata", "ownerReferences") and loc[-1:] == ("uid",)
 
 
-def _block_path(err: FieldError, item: WorkloadItem | None, old: Any, new: Any) -> FieldPath | None:
-    """Where in the controller object the field an error is about lives, down to the leaf that changed.
+_AS_REFUSED = object()
+"""The compiled object's bad value stands: the error's path does not reach one changed value."""
+
+
+def _block_path(err: FieldError, item: WorkloadItem | None, old: Any, new: Any) -> tuple[FieldPath | None, Any]:
+    """Where in the controller object the field an error is about lives, down to the leaf that changed,
+    and the new value there as the object gives it (``_AS_REFUSED`` when the path stops above one value).
 
     ``old`` and ``new`` hold the compiled block the error sits in (a
     template, or a group's ``spec``). The error's block (``schedulingConstraints``,
     say) is found at the item's path and the block's path elements; when the
     user wrote that block under its own name, the path goes on into it, to
-    the one value that changed (``topology[0].key``). ``None`` when the error
-    is not in a block the item was given.
+    the one value that changed (``topology[0].key``), whose new value is
+    then the error's bad value (the apiserver's is that of the whole
+    block). ``None`` when the error is not in a block the item was given.
     """
     loc = err.loc()
     at = next((i for i in range(len(loc) - 1, 0, -1) if loc[i] in _BLOCKS and _holds_block(loc, i)), None)
     if item is None or at is None:
-        return None
+        return None, _AS_REFUSED
     block = str(loc[at])
     given = getattr(item.input, _BLOCKS[block])
     data = getattr(given, "pod_group_data", None) or getattr(given, "composite_pod_group_data", None)
     if not data:
-        return None  # the block came from the controller's defaults, not from the object
+        return None, _AS_REFUSED  # the block came from the controller's defaults, not from the object
     path = extend_path(item.path, given.path_elements)
     if given.path_elements[-1:] != [block]:
-        return path  # the block is spelled another way there (an annotation, say)
+        return path, _AS_REFUSED  # the block is spelled another way there (an annotation, say)
     inner = loc[at + 1 :]
     old_value, new_value = _value_at(_mapping_get(old, block), inner), _value_at(_mapping_get(new, block), inner)
-    for element in (*inner, *_changed_leaf(old_value, new_value)):
+    leaf = _changed_leaf(old_value, new_value)
+    for element in (*inner, *leaf):
         path = index_path(path, element) if isinstance(element, int) else extend_path(path, [element])
-    return path
+    value = _value_at(new_value, leaf) if leaf else _AS_REFUSED
+    return path, value if not isinstance(value, Mapping | list) else _AS_REFUSED
 
 
 def _holds_block(loc: tuple[str | int, ...], i: int) -> bool:
@@ -268,7 +283,9 @@ def _group_template(group: Mapping[str, Any]) -> str:
     return name if isinstance(name, str) else ""
 
 
-def _at_controller(err: FieldError, path: FieldPath | None, refused_by: str) -> FieldError:
-    """The compiled object's error, moved to the controller path that caused it and saying where it was refused."""
+def _at_controller(err: FieldError, path: FieldPath | None, refused_by: str, value: Any = _AS_REFUSED) -> FieldError:
+    """The compiled object's error, moved to the controller path that caused it and saying where it was refused;
+    ``value`` (the changed value at that path, as given) replaces the compiled object's bad value."""
     detail = f"{err.detail} (the {refused_by} refuses the update at {err.field})"
-    return FieldError(err.type, path if path is not None else err.field, err.bad_value, detail)
+    bad_value = err.bad_value if value is _AS_REFUSED else value
+    return FieldError(err.type, path if path is not None else err.field, bad_value, detail)

@@ -140,7 +140,7 @@ def test_diff_reports_what_the_apiserver_refuses(workload_file, tmp_path: Path):
     changed.write_text(WORKLOAD.replace("{gang: {minCount: %d}}", "{basic: {}}") % ())
     code, out, _ = run("diff", old, str(changed))
     assert code == 1
-    assert out.startswith('The Workload "wl" is invalid: \n* ')
+    assert out.startswith(f'{changed} (document 1) Workload/wl: The Workload "wl" is invalid: \n* ')
     assert "spec.podGroupTemplates[0].schedulingPolicy.gang: Invalid value: null: field cannot be cleared once set" in out
 
 
@@ -195,5 +195,5 @@ def test_validate_refuses_an_object_it_cannot_check(tmp_path: Path):
         2,
         "",
         f"error: {path} (document 1) ClusterQueue/c: no adapter for apiVersion 'kueue.x-k8s.io/v1beta1' kind "
-        "'ClusterQueue'; --allow-unknown skips such objects\n",
+        "'ClusterQueue'; --mapping FILE describes a custom resource, --allow-unknown skips such objects\n",
     )

@@ -99,7 +99,7 @@ def test_an_unknown_kind_is_refused_unless_allowed(files) -> None:
         "",
         (
             f"error: {config} (document 1) Settings/settings: no adapter for apiVersion 'example.com/v1' kind 'Settings'; "
-            "--allow-unknown skips such objects\n"
+            "--mapping FILE describes a custom resource, --allow-unknown skips such objects\n"
         ),
     )
     assert allowed == (

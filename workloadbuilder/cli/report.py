@@ -98,9 +98,9 @@ def render(
     if output in ("json", "yaml"):
         records = [v.as_dict() for v in verdicts]
         if output == "yaml":
-            import yaml
+            from workloadbuilder.cli.answer_dump import dumped
 
-            return yaml.safe_dump(records, sort_keys=False, default_flow_style=False, allow_unicode=True)
+            return dumped(records, "yaml")  # the answers' YAML writer: a control character is escaped, never raw
         return json.dumps(records, indent=2) + "\n"
     if output == "junit":
         return _junit(verdicts, profile)

@@ -72,9 +72,7 @@ def compile_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.writelines(f"Note: {notice.text}\n" for notice in policy.shown(notices))
             err.write("Note: nothing to compile: no object in the input has gang-scheduling content\n")
             return 0
-        raise UsageError(
-            "no object an adapter knows (Job, JobSet, LeaderWorkerSet, TrainJob, Volcano Job, or --mapping)"
-        )
+        raise UsageError(_nothing_to_compile(documents))
     objects: list[Any] = []
     for doc, plan in plans:
         with about(doc):
@@ -90,6 +88,27 @@ def compile_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     err.writelines(f"{_label(notice)}: {notice.text}\n" for notice in policy.shown(notices))
     out.write(_formatted(objects, args.output))
     return 0
+
+
+def _nothing_to_compile(documents: Sequence[Document]) -> str:
+    """Why ``compile`` found nothing to compile: each object no adapter knows, at its file and document, and
+    the command that helps with it (``migrate``, ``--mapping``, ``validate``)."""
+    unknown = [doc for doc in documents if not doc.has_no_scheduling_content]
+    said = first_few([f"{_no_adapter(doc)}{_compile_hint(doc)}" for doc in unknown], limit=2)
+    return f"{said}: compile reads {_COMPILED}"
+
+
+_COMPILED = "Job, JobSet, LeaderWorkerSet, TrainJob, Volcano Job, or a custom resource a --mapping FILE describes"
+"""The objects ``compile`` compiles."""
+
+
+def _compile_hint(doc: Document) -> str:
+    """What to run instead for an object ``compile`` does not compile."""
+    if is_foreign_pod_group(doc.data):
+        return " (another scheduler's gang: workloadbuilder migrate turns it into a native Workload and PodGroup)"
+    if doc.is_scheduling_object:
+        return " (already a scheduling object: workloadbuilder validate checks it, place places it)"
+    return " (a custom resource: --mapping FILE says where its gangs are)"
 
 
 def _attributed(doc: Document, documents: Sequence[Document], problem: PlanError) -> str:
@@ -143,7 +162,8 @@ def validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     unknown = [doc for doc in unclaimed if not has_schema(doc.data)]
     if unknown and not args.allow_unknown:
         raise UsageError(
-            first_few([_no_adapter(doc) for doc in unknown], limit=1) + "; --allow-unknown skips such objects"
+            first_few([_no_adapter(doc) for doc in unknown], limit=1)
+            + "; --mapping FILE describes a custom resource, --allow-unknown skips such objects"
         )
     if not verdicts:
         raise UsageError(f"{_sources(given)}: no object was checked: none is of a kind validate knows ({_KNOWN})")
@@ -175,24 +195,66 @@ def _strict_failure(failing: Sequence[tuple[Verdict, Notice]]) -> str:
 
 
 def diff_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """``workloadbuilder diff OLD NEW``: the errors an apiserver returns for the update; exit 1 when refused."""
+    """``workloadbuilder diff OLD NEW``: the errors an apiserver returns for the update; exit 1 when refused.
+
+    Each file holds the object compared and, beside it, the objects it is
+    planned with (a TrainJob's runtime): OLD's for the old version, NEW's
+    for the new one. Errors are reported per object, each at its file and
+    document (a runtime's own errors at the runtime's).
+    """
     gates = parse_gates(args.gates)
-    old, new = _single(args.old), _single(args.new)
+    old_documents = read_inputs([args.old], namespace=args.namespace)
+    new_documents = read_inputs([args.new], namespace=args.namespace)
+    old, new = _compared(args.old, old_documents), _compared(args.new, new_documents)
     if (old.kind, old.name) != (new.kind, new.name):
         raise UsageError(f"OLD is {old.kind} {old.name!r} but NEW is {new.kind} {new.name!r}: an update keeps both")
+    verdicts = {id(new): Verdict(new.source, new.number, new.kind, new.name, item=new.item)}
     if old.is_scheduling_object:
-        errors = check_update(old.data, new.data, gates)
+        verdicts[id(new)].errors = check_update(old.data, new.data, gates)
     else:
         if adapter_for(new.api_version, new.kind) is None:
-            raise UsageError(_no_adapter(new))
+            raise UsageError(_no_adapter(new) + "; --mapping FILE describes a custom resource")
+        related = [doc.data for doc in new_documents if doc is not new]
+        old_related = [doc.data for doc in old_documents if doc is not old]
         with about(new):
-            errors = ErrorList(finding.error for finding in update_findings(old.data, new.data, gates=gates))
-    verdict = Verdict(new.source, new.number, new.kind, new.name, errors)
-    if args.output == "json":
-        out.write(render([verdict], "json"))
+            findings = update_findings(old.data, new.data, related, gates, old_related)
+        by_name = {f"{doc.kind}/{doc.name}": doc for doc in reversed(new_documents)}  # the first of a name
+        for finding in findings:
+            home = by_name.get(finding.object, new)
+            if id(home) not in verdicts:
+                verdicts[id(home)] = Verdict(home.source, home.number, home.kind, home.name, item=home.item)
+            verdicts[id(home)].errors.append(finding.error)
+    return _report_update(list(verdicts.values()), new, args.output, out)
+
+
+def _report_update(verdicts: Sequence[Verdict], new: Document, output: str, out: TextIO) -> int:
+    """``diff``'s report: each refusing object's errors (text: at its ``file (document N) Kind/name``)."""
+    if output != "text":
+        out.write(render(verdicts, output))
+    elif any(verdict.errors for verdict in verdicts):
+        out.write("".join(f"{v.about()}: {v.kubectl()}" for v in verdicts if v.errors))
     else:
-        out.write(verdict.kubectl() or f'{new.kind} "{new.name}": the update would be accepted\n')
-    return 1 if errors else 0
+        out.write(f'{new.kind} "{new.name}": the update would be accepted\n')
+    return 1 if any(verdict.errors for verdict in verdicts) else 0
+
+
+def _compared(path: str, documents: Sequence[Document]) -> Document:
+    """The one object of a ``diff`` input that an update compares: a scheduling object or one an adapter plans.
+
+    The input's other documents are its related objects (a TrainJob's runtime).
+
+    Raises:
+        UsageError: no such object (and more than one document), or more than one.
+    """
+    compared = [doc for doc in documents if doc.is_scheduling_object or adapter_for(doc.api_version, doc.kind)]
+    if len(compared) == 1 or len(documents) == 1:
+        return compared[0] if compared else documents[0]
+    found = ", ".join(f"{doc.kind}/{doc.name}" for doc in (compared or documents)[:3])
+    more = "" if len(compared or documents) <= 3 else ", ..."
+    raise UsageError(
+        f"{path}: diff compares one object (given with the objects it uses, a TrainJob's runtime, say), "
+        f"found {len(compared) or len(documents)}: {found}{more}"
+    )
 
 
 def migrate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -511,13 +573,6 @@ def _merged(verdicts: Sequence[Verdict]) -> list[Verdict]:
         texts = {notice.text for notice in same.notices}
         same.notices = [*same.notices, *(notice for notice in verdict.notices if notice.text not in texts)]
     return list(merged.values())
-
-
-def _single(path: str) -> Document:
-    documents = read_inputs([path])
-    if len(documents) != 1:
-        raise UsageError(f"{path}: diff compares one object, found {len(documents)}")
-    return documents[0]
 
 
 def _formatted(objects: Sequence[Any], output: str) -> str:
