@@ -169,3 +169,11 @@ def test_bad_input_is_one_line_and_exit_2(apiserver, argv: list[str], message: s
 def test_namespace_flag_overrides_the_context(apiserver):
     code, out, err = run(apiserver, "healthy", "jobset/train", "-n", "other")
     assert (code, out, err) == (2, "", "error: jobsets.jobset.x-k8s.io \"train\" not found in namespace 'other'\n")
+
+
+@pytest.mark.parametrize(("scenario", "target", "code"), SCENARIOS.values(), ids=SCENARIOS.keys())
+def test_doctor_yaml_is_its_json(apiserver, scenario: str, target: str, code: int):
+    name = next(key for key, value in SCENARIOS.items() if value[0] == scenario)
+    got, out, err = run(apiserver, scenario, target, "-o", "yaml")
+    assert (got, err) == (code, "")
+    assert yaml.safe_load(out) == json.loads((DATA / f"{name}.json").read_text())
