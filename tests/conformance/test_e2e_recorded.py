@@ -24,6 +24,7 @@ E2E = Path(__file__).resolve().parents[1] / "e2e"
 DATA = Path(__file__).resolve().parents[1] / "data" / "e2e-recorded"
 sys.path.insert(0, str(E2E))
 
+import crd_sources  # noqa: E402
 import job_validation  # noqa: E402
 from apiserver_judge import differs, load_cases, ours  # noqa: E402
 from corpus_objects import our_object_verdict  # noqa: E402
@@ -91,3 +92,10 @@ def test_the_job_api_parts_only_where_listed() -> None:
         if how := differs(row["real"], mine, row["obj"]):
             parted[row["id"]] = how
     assert parted == _known("job-validation")
+
+
+def test_the_controller_objects_part_only_where_listed() -> None:
+    rows = _rows("controller-sources.jsonl")
+    assert rows
+    parted = {row["id"]: how for row in rows if (how := crd_sources.differs(row["real"], crd_sources.ours(row["obj"])))}
+    assert parted == _known("controller-sources")

@@ -46,6 +46,18 @@ def corpus_files() -> list[Path]:
     return sorted(set(files))
 
 
+def corpus_documents() -> list[tuple[str, dict[str, Any]]]:
+    """``(file below the repository, document)`` for every object of the corpus files, as written."""
+    found = []
+    for path in corpus_files():
+        try:
+            docs = list(yaml.safe_load_all(path.read_text(encoding="utf-8")))
+        except (yaml.YAMLError, UnicodeDecodeError):
+            continue
+        found += [(str(path.relative_to(ROOT)), doc) for doc in docs if isinstance(doc, dict) and doc.get("kind")]
+    return found
+
+
 def _with_uids(path: Path, scratch: Path) -> Path | None:
     """A copy of the file whose every object has a uid (derived from the file and its place), or None if not YAML."""
     try:

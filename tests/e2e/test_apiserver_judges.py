@@ -5,7 +5,9 @@ Two corpora, each sent with server-side dry-run and strict field validation:
 - the 433 recorded validation cases (``tests/data/apiserver-recorded/``): creates and updates of
   Workload, PodGroup and CompositePodGroup (``apiserver_judge``);
 - every object ``workloadbuilder compile`` makes from the golden corpus (``corpus_objects``);
-- Jobs whose ``spec.scheduling`` the Job API judges, created and updated (``job_validation``).
+- Jobs whose ``spec.scheduling`` the Job API judges, created and updated (``job_validation``);
+- the corpus's JobSets, LeaderWorkerSets, TrainJobs, runtimes and Volcano and coscheduling objects,
+  against CRDs made from the schemas the project ships (``crd_sources``).
 
 For each, ``validate`` must accept exactly what the apiserver accepts, with equal field errors,
 except where ``tests/data/e2e-recorded/differences.yaml`` names the case and why.
@@ -17,18 +19,21 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections import Counter
 from typing import Any
 
+import crd_sources
 import job_validation
 import pytest
 import yaml
 from apiserver_judge import RECORDED, differs, judge, load_cases, ours, prepare
-from corpus_objects import CORPUS_RECORDING, compiled_objects, judge_object, our_object_verdict
-from live_api import call
+from corpus_objects import CORPUS_RECORDING, compiled_objects, corpus_documents, judge_object, our_object_verdict
+from live_api import call, wait_for
 
 DIFFERENCES = RECORDED.parent / "differences.yaml"
 JOB_RECORDING = RECORDED.parent / "job-validation.jsonl"
+CRD_RECORDING = RECORDED.parent / "controller-sources.jsonl"
 RECORD = os.environ.get("WORKLOADBUILDER_E2E_RECORD") == "1"
 
 
@@ -118,3 +123,41 @@ def test_job_scheduling_validation(api_client: Any) -> None:
         _write(JOB_RECORDING, {"revision": "k8s.io/kubernetes v1.37.2 kube-apiserver", "jobs": len(rows)}, rows)
     print("apiserver agreement on Job spec.scheduling:", len(rows) - len(parted), "of", len(rows))
     assert parted == _known("job-validation")
+
+
+def test_controller_sources_against_the_shipped_schemas(api_client: Any) -> None:
+    for crd in crd_sources.crds():
+        status, body = call(api_client, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+        assert status in (201, 409), body.get("message")
+    served = crd_sources.kinds()
+    sources = [(path, doc) for path, doc in corpus_documents() if (doc.get("apiVersion"), doc.get("kind")) in served]
+    assert sources
+    prepare(api_client, [{"obj": doc} for _, doc in sources])
+    for crd in crd_sources.crds():  # a CRD serves once Established
+        name = crd["metadata"]["name"]
+        wait_for(f"CRD {name}", lambda n=name: _established(api_client, n), timeout=60)
+    time.sleep(2)  # discovery of a new CRD reaches the handlers a moment after Established
+    rows, parted = [], {}
+    for path, doc in sources:
+        real = crd_sources.judge_source(api_client, doc)
+        ident = f"{path}#{doc['kind']}/{(doc.get('metadata') or {}).get('name')}"
+        rows.append({"id": ident, "obj": doc, "real": real})
+        how = crd_sources.differs(real, crd_sources.ours(doc))
+        if how:
+            parted[ident] = how
+    if RECORD:
+        _write(CRD_RECORDING, {"revision": "k8s.io/kubernetes v1.37.2 kube-apiserver", "objects": len(rows)}, rows)
+    print(
+        "CRD (shipped schemas) agreement on the controller objects:",
+        len(rows) - len(parted),
+        "of",
+        len(rows),
+        Counter(parted.values()),
+    )
+    assert parted == _known("controller-sources")
+
+
+def _established(api_client: Any, name: str) -> bool:
+    status, body = call(api_client, "GET", f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}")
+    conditions = (body.get("status") or {}).get("conditions") or [] if status == 200 else []
+    return any(c["type"] == "Established" and c["status"] == "True" for c in conditions)
