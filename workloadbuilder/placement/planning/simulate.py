@@ -301,14 +301,18 @@ def simulate(
     classes = cluster.priority_classes.with_classes(extra)
     copies: list[_Copy] = []
     origins: list[int] = []  # per copy, the index of its workload in ``workloads``
+    resolved: set[tuple[int, PrioritySpec | None]] = set()  # (request id, priority) pairs that resolve
     for e, workload in enumerate(workloads):
         tie = rng.random()  # one draw per entry: its copies keep their order
         spec = _entry_priority(workload)
-        try:
-            # once under the user's own names, so that a refusal names their group
-            resolve_request(_with_priority(copy.deepcopy(workload.request), spec), classes)
-        except PriorityError as problem:
-            raise InvalidArgumentError(f"workloads[{e}] ({capped(workload.name)}): {problem}") from None
+        if (id(workload.request), spec) not in resolved:
+            try:
+                # once under the user's own names, so that a refusal names their group (and once per request
+                # and priority: entries that share both resolve alike)
+                resolve_request(_with_priority(copy.deepcopy(workload.request), spec), classes)
+            except PriorityError as problem:
+                raise InvalidArgumentError(f"workloads[{e}] ({capped(workload.name)}): {problem}") from None
+            resolved.add((id(workload.request), spec))
         for k in range(1, workload.count + 1):
             name = workload.name if workload.count == 1 else f"{workload.name}-{k}"
             request = _with_priority(copies_of(workload.request, k, 1, prefix=f"q{e}-"), spec)
