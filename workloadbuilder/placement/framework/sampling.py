@@ -26,6 +26,8 @@ stops, and keep others, so its start moves on by a little more.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import numpy.typing as npt
 
@@ -59,26 +61,30 @@ def heap_winner(scores: npt.NDArray[np.int64]) -> int:
     then ``Pop``): a highest score, and among equal ones the one heapify
     leaves on top. Heapify keeps a parent unless a child's subtree holds a
     strictly higher score, and prefers the left child unless the right is
-    strictly higher, so the root is the winner of this tournament, worked
-    out level by level from the leaves.
+    strictly higher, so the root is the first highest score met in a
+    pre-order walk of the heap's tree (the node, then its left subtree, then
+    its right).
     """
-    count = len(scores)
-    winner = np.arange(count, dtype=np.int64)
-    last_parent = count // 2 - 1
-    level_start = 1
-    while level_start * 2 - 1 <= last_parent:
-        level_start *= 2
-    start = level_start - 1  # the first index of the deepest level with a child
-    while start >= 0:
-        parents = np.arange(start, min(2 * start + 1, last_parent + 1), dtype=np.int64)
-        left = winner[2 * parents + 1]
-        right_index = 2 * parents + 2
-        has_right = right_index < count
-        right = winner[np.minimum(right_index, count - 1)]
-        best = np.where(has_right & (scores[right] > scores[left]), right, left)
-        winner[parents] = np.where(scores[parents] >= scores[best], parents, best)
-        start = (start - 1) // 2 if start else -1
-    return int(winner[0])
+    best = np.flatnonzero(scores == scores.max())
+    if len(best) == 1:
+        return int(best[0])
+    return int(best[np.argmin(_preorder_rank(len(scores))[best])])
+
+
+@functools.lru_cache(maxsize=64)
+def _preorder_rank(size: int) -> npt.NDArray[np.int64]:
+    """Each position's rank in a pre-order walk of the heap tree of ``size`` positions (children ``2i+1``, ``2i+2``)."""
+    rank = np.empty(size, dtype=np.int64)
+    stack, seen = [0], 0
+    while stack:
+        i = stack.pop()
+        rank[i] = seen
+        seen += 1
+        for child in (2 * i + 2, 2 * i + 1):  # the left child is walked first: pushed last
+            if child < size:
+                stack.append(child)
+    rank.flags.writeable = False
+    return rank
 
 
 class NodeSampling:
