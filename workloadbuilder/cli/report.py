@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from workloadbuilder._internal.gofmt import render_bad_value
+from workloadbuilder._internal.gofmt import go_escaped, render_bad_value
 from workloadbuilder.cli.messages import Notice
 from workloadbuilder.cli.positions import Positions
 from workloadbuilder.field import ErrorList, FieldError
@@ -206,7 +206,7 @@ def _escaped(char: str) -> str:
 def _tap(verdicts: Sequence[Verdict], profile: str) -> str:
     """TAP version 13: the plan, then ``ok``/``not ok`` per object (a skipped one ``# SKIP`` with its note), its
     errors and warnings in a YAML block, and the ``summary_line`` as the last comment."""
-    import yaml
+    from workloadbuilder.cli.answer_dump import dumped
 
     lines = ["TAP version 13", f"1..{len(verdicts)}"]
     for number, verdict in enumerate(verdicts, start=1):
@@ -222,15 +222,17 @@ def _tap(verdicts: Sequence[Verdict], profile: str) -> str:
         if verdict.checked and verdict.notices:
             block["warnings"] = [f"{_label(notice)}: {notice.text}" for notice in verdict.notices]
         if block:
-            text = yaml.safe_dump(block, sort_keys=False, default_flow_style=False, allow_unicode=True, width=1 << 16)
-            lines += ["  ---", *(f"  {row}" for row in text.splitlines()), "  ..."]
+            text = dumped(block, "yaml")  # a control character or line break escaped, never raw
+            lines += ["  ---", *(f"  {row}" for row in text.split("\n") if row), "  ..."]
     lines.append(f"# {summary_line(verdicts, profile)}")
     return "".join(f"{line}\n" for line in lines)
 
 
 def _tap_text(text: str) -> str:
-    """A test line's description: one line, with TAP's ``#`` (a directive) escaped as ``\\#``."""
-    return text.replace("\\", "\\\\").replace("#", "\\#").replace("\r", "\\r").replace("\n", "\\n")
+    """A test line's description: one line with no ``#`` (which starts a directive; TAP 13 has no escape for it),
+    so ``#`` is written ``\\x23``, a backslash doubled, a line feed ``\\n`` and every other character Go's
+    ``strconv.IsPrint`` refuses escaped as Go quotes it."""
+    return go_escaped(text.replace("\\", "\\\\").replace("#", "\\x23").replace("\n", "\\n"))
 
 
 def _label(notice: Notice) -> str:
