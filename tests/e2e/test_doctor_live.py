@@ -1,26 +1,35 @@
-"""``workloadbuilder doctor`` reads a real cluster: a pending Job gang, then a healthy one.
+"""``workloadbuilder doctor`` reads a real cluster: pending Job, JobSet and LeaderWorkerSet gangs, a healthy one.
 
 Two Nodes of 4 CPU (labelled for this test only, the Job's pods held to them
 by a ``nodeSelector``). A gang Job of 3 pods of 3 CPU cannot be placed: the
 real scheduler says FailedScheduling, and the doctor must find the gang
 ``unschedulable``, quote the scheduler's FitError as evidence and replay the
-same line with the placement engine. A gang of 2 such pods is bound, and
-the doctor calls it healthy (exit 0).
+same answer as ``place`` on the live state. A gang of 2 such pods is bound,
+and the doctor calls it healthy (exit 0). No JobSet or LeaderWorkerSet
+controller runs: for those the test plays the controller (the object against
+a CRD made from the shipped schemas, its compiled objects through
+``interop.apply``, the pods its plan assigns, stamped with their PodGroup).
 """
 
 from __future__ import annotations
 
+import copy
 import io
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from live_api import call, wait_for
 
+from workloadbuilder import interop
+from workloadbuilder.adapters.base import plan_object
 from workloadbuilder.cli.app import main
 from workloadbuilder.placement import Cluster, PlacementRequest, Pods, place
 
 LABEL = "e2e.workloadbuilder.io/case"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -68,14 +77,24 @@ def _doctor(control_plane: Any, target: str, namespace: str) -> tuple[int, dict[
 
 
 def _place_on_live_state(api_client: Any, namespace: str) -> str:
-    """``place`` on the live Nodes and pods for the namespace's one PodGroup: its text."""
+    """``place`` on the live Nodes and pods for the namespace's PodGroups that have pending pods: its text."""
     nodes = call(api_client, "GET", "/api/v1/nodes")[1]
     pods = call(api_client, "GET", "/api/v1/pods")[1]
-    groups = call(api_client, "GET", f"/apis/scheduling.k8s.io/v1beta1/namespaces/{namespace}/podgroups")[1]["items"]
-    group = {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", **groups[0]}
-    pending = [p for p in pods["items"] if p["metadata"]["namespace"] == namespace and not p["spec"].get("nodeName")]
-    template = {"spec": pending[0]["spec"]}
-    request = PlacementRequest.from_groups([group], {group["metadata"]["name"]: Pods(len(pending), template=template)})
+    base = f"/apis/scheduling.k8s.io/v1beta1/namespaces/{namespace}/podgroups"
+    live = [
+        {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", **g}
+        for g in call(api_client, "GET", base)[1]["items"]
+    ]
+    mine = [p for p in pods["items"] if p["metadata"]["namespace"] == namespace and not p["spec"].get("nodeName")]
+    wanted: dict[str, Any] = {}
+    for group in live:
+        name = group["metadata"]["name"]
+        pending = [p for p in mine if (p["spec"].get("schedulingGroup") or {}).get("podGroupName") == name]
+        if pending:
+            names = tuple(sorted(p["metadata"]["name"] for p in pending))
+            wanted[name] = Pods(len(pending), template={"spec": pending[0]["spec"]}, names=names)
+    groups = [g for g in live if g["metadata"]["name"] in wanted]
+    request = PlacementRequest.from_groups(groups, wanted)
     return place(request, Cluster.from_kubectl(nodes, pods), strategy="kube-scheduler").text
 
 
@@ -117,3 +136,72 @@ def test_a_bound_gang_is_healthy(control_plane: Any, api_client: Any, namespace:
     code, diagnosis = _doctor(control_plane, "job/fits", namespace)
     assert (code, diagnosis["problem"], diagnosis["healthy"]) == (0, "healthy", True)
     call(api_client, "DELETE", f"/api/v1/namespaces/{namespace}/pods", query=[("gracePeriodSeconds", "0")])
+
+
+CONTROLLER_SOURCES = {
+    "jobset": ROOT / "examples" / "jobset-training.yaml",
+    "lws": ROOT / "examples" / "gpu_cluster" / "lws-cpu-leader-gpu-workers.yaml",
+}
+"""The controller objects doctor reads live, with no controller running: the test plays the controller."""
+
+
+def _play_controller(api_client: Any, namespace: str, source: dict[str, Any]) -> dict[str, Any]:
+    """Create the object, the objects its adapter compiles (``interop.apply``) and the pods it says, stamped."""
+    import crd_sources
+
+    source = {**source, "metadata": {**source["metadata"], "namespace": namespace}}
+    status, stored = call(api_client, "POST", crd_sources.path_of(source), source)
+    assert status == 201, stored.get("message")
+    compiled = plan_object(stored).compile()
+    assert all(r.ok for r in interop.apply(compiled.objects(), api_client, dry_run=False))
+    made = 0
+    for assignment in compiled.pods:
+        template = copy.deepcopy(assignment.pod_template or {})
+        spec = template.get("spec") or {}
+        spec["schedulingGroup"] = {"podGroupName": assignment.pod_group}
+        spec["nodeSelector"] = {LABEL: "doctor"}
+        spec["terminationGracePeriodSeconds"] = 0
+        labels = {**((template.get("metadata") or {}).get("labels") or {}), **assignment.selector}
+        for _ in range(assignment.count):
+            made += 1
+            pod = {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {"name": f"pod-{made}", "labels": labels},
+                "spec": spec,
+            }
+            status, body = call(api_client, "POST", f"/api/v1/namespaces/{namespace}/pods", pod)
+            assert status == 201, body.get("message")
+    return dict(stored)
+
+
+@pytest.mark.parametrize("kind", list(CONTROLLER_SOURCES), ids=list(CONTROLLER_SOURCES))
+def test_a_pending_controller_gang_is_explained(
+    control_plane: Any, api_client: Any, namespace: str, doctor_nodes: Any, kind: str
+) -> None:
+    import crd_sources
+
+    for crd in crd_sources.crds():
+        call(api_client, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+    docs = [d for d in yaml.safe_load_all(CONTROLLER_SOURCES[kind].read_text()) if isinstance(d, dict)]
+    source = next(d for d in docs if d.get("kind") in ("JobSet", "LeaderWorkerSet"))
+    wait_for(
+        f"the {source['kind']} API",
+        lambda: (
+            call(api_client, "GET", crd_sources.path_of({**source, "metadata": {"namespace": namespace}}))[0] == 200
+        ),
+        timeout=60,
+    )
+    stored = _play_controller(api_client, namespace, source)
+
+    def failed() -> list[str]:
+        events = call(api_client, "GET", f"/api/v1/namespaces/{namespace}/events")[1]["items"]
+        return [e["message"] for e in events if e.get("reason") == "FailedScheduling"]
+
+    messages = wait_for("FailedScheduling for the gang", failed, timeout=90)
+    code, diagnosis = _doctor(control_plane, f"{kind}/{stored['metadata']['name']}", namespace)
+    print(json.dumps(diagnosis, indent=1), messages)
+    assert (code, diagnosis["problem"]) == (1, "unschedulable")
+    fit_error = next(line for line in diagnosis["evidence"] if line.startswith("FitError: "))
+    assert fit_error.removeprefix("FitError: ") in messages
+    assert diagnosis["replay"] == _place_on_live_state(api_client, namespace), diagnosis["replay"]
