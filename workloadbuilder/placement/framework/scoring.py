@@ -453,7 +453,7 @@ def preference_array(snap: Snapshot, shape: Shape, nodes: npt.NDArray[np.int64])
         most_affinity = int(affinity.max(initial=0))
         if most_affinity:
             out += 2 * (affinity * _MAX_SCORE // most_affinity)
-    if shape.constraints.images and snap.cluster.has_images:
+    if _lists_images(snap.cluster, shape.constraints):
         out += image_scores(snap.cluster, shape.constraints, nodes)
     return out
 
@@ -804,8 +804,9 @@ def _kth_largest(keys: npt.NDArray[np.int64], k: int) -> int | None:
 def prefers(snap: Snapshot, shape: Shape) -> bool:
     """Whether the preference scores can tell nodes apart (PreferNoSchedule taints, preferred terms, images)."""
     cluster = snap.cluster
-    return (
-        bool(shape.constraints.preferred)
-        or cluster.has_preferences
-        or bool(shape.constraints.images and cluster.has_images)
-    )
+    return bool(shape.constraints.preferred) or cluster.has_preferences or _lists_images(cluster, shape.constraints)
+
+
+def _lists_images(cluster: Cluster, pod: PodConstraints) -> bool:
+    """Whether some node lists one of the pod's images (else ImageLocality scores 0 on every node)."""
+    return cluster.has_images and any(cluster.images.get(name) is not None for name in pod.images)
