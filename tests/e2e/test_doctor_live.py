@@ -1,13 +1,13 @@
-"""``workloadbuilder doctor`` reads a real cluster: pending Job, JobSet and LeaderWorkerSet gangs, a healthy one.
+"""``workloadbuilder doctor`` reads a real cluster: pending Job, JobSet, LWS and TrainJob gangs, a healthy one.
 
 Two Nodes of 4 CPU (labelled for this test only, the Job's pods held to them
 by a ``nodeSelector``). A gang Job of 3 pods of 3 CPU cannot be placed: the
 real scheduler says FailedScheduling, and the doctor must find the gang
 ``unschedulable``, quote the scheduler's FitError as evidence and replay the
 same answer as ``place`` on the live state. A gang of 2 such pods is bound,
-and the doctor calls it healthy (exit 0). No JobSet or LeaderWorkerSet
-controller runs: for those the test plays the controller (the object against
-a CRD made from the shipped schemas, its compiled objects through
+and the doctor calls it healthy (exit 0). No JobSet, LeaderWorkerSet or
+Trainer controller runs: for those the test plays the controller (the object
+against a CRD made from the shipped schemas, its compiled objects through
 ``interop.apply``, the pods its plan assigns, stamped with their PodGroup).
 """
 
@@ -141,18 +141,27 @@ def test_a_bound_gang_is_healthy(control_plane: Any, api_client: Any, namespace:
 CONTROLLER_SOURCES = {
     "jobset": ROOT / "examples" / "jobset-training.yaml",
     "lws": ROOT / "examples" / "gpu_cluster" / "lws-cpu-leader-gpu-workers.yaml",
+    "trainjob": ROOT / "tests" / "data" / "upstream" / "trainer" / "02-runtime-patches.yaml",
 }
 """The controller objects doctor reads live, with no controller running: the test plays the controller."""
 
+RELATED = {"trainjob": ROOT / "tests" / "data" / "upstream" / "trainer-related" / "torch_distributed.yaml"}
+"""Objects created first, for real, and given to the plan as related (a TrainJob's runtime)."""
 
-def _play_controller(api_client: Any, namespace: str, source: dict[str, Any]) -> dict[str, Any]:
+TWEAKS: dict[str, Any] = {"trainjob": lambda doc: doc["spec"].setdefault("trainer", {}).update(numNodes=5)}
+"""Changes that make the gang too large for the two Nodes (the TrainJob's 2 nodes of 2 CPU would fit)."""
+
+
+def _play_controller(
+    api_client: Any, namespace: str, source: dict[str, Any], related: list[dict[str, Any]]
+) -> dict[str, Any]:
     """Create the object, the objects its adapter compiles (``interop.apply``) and the pods it says, stamped."""
     import crd_sources
 
     source = {**source, "metadata": {**source["metadata"], "namespace": namespace}}
     status, stored = call(api_client, "POST", crd_sources.path_of(source), source)
     assert status == 201, stored.get("message")
-    compiled = plan_object(stored).compile()
+    compiled = plan_object(stored, related).compile()
     assert all(r.ok for r in interop.apply(compiled.objects(), api_client, dry_run=False))
     made = 0
     for assignment in compiled.pods:
@@ -184,7 +193,19 @@ def test_a_pending_controller_gang_is_explained(
     for crd in crd_sources.crds():
         call(api_client, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
     docs = [d for d in yaml.safe_load_all(CONTROLLER_SOURCES[kind].read_text()) if isinstance(d, dict)]
-    source = next(d for d in docs if d.get("kind") in ("JobSet", "LeaderWorkerSet"))
+    source = copy.deepcopy(next(d for d in docs if d.get("kind") in ("JobSet", "LeaderWorkerSet", "TrainJob")))
+    if kind in TWEAKS:
+        TWEAKS[kind](source)
+    related = []
+    if kind in RELATED:
+        for doc in yaml.safe_load_all(RELATED[kind].read_text()):
+            if isinstance(doc, dict) and doc.get("kind"):
+                wait_for(
+                    f"the {doc['kind']} API", lambda d=doc: call(api_client, "GET", crd_sources.path_of(d))[0] == 200
+                )
+                status, stored_related = call(api_client, "POST", crd_sources.path_of(doc), doc)
+                assert status in (201, 409), stored_related.get("message")
+                related.append(doc if status == 409 else stored_related)
     wait_for(
         f"the {source['kind']} API",
         lambda: (
@@ -192,7 +213,7 @@ def test_a_pending_controller_gang_is_explained(
         ),
         timeout=60,
     )
-    stored = _play_controller(api_client, namespace, source)
+    stored = _play_controller(api_client, namespace, source, related)
 
     def failed() -> list[str]:
         events = call(api_client, "GET", f"/api/v1/namespaces/{namespace}/events")[1]["items"]
