@@ -258,17 +258,21 @@ JOBSET_RACK = "examples/manifests/jobset-topology-constrained.yaml"
         (
             f"{DIFF}/workload-rack.yaml",
             f"{DIFF}/workload-zone.yaml",
+            f"{DIFF}/workload-zone.yaml (document 1) Workload/topo-training-69ddf977d7: "
             'The Workload "topo-training-69ddf977d7" is invalid: spec.podGroupTemplates[1].schedulingConstraints: '
             "Invalid value: null: field is immutable\n",
         ),
         (
             JOBSET_RACK,
             f"{DIFF}/jobset-zone.yaml",
+            f"{DIFF}/jobset-zone.yaml (document 1) JobSet/topo-training: "
             'The JobSet "topo-training" is invalid: \n'
-            "* spec.scheduling.replicatedJobs[1].schedulingConstraints.topology[0].key: Invalid value: null: field is "
+            "* spec.scheduling.replicatedJobs[1].schedulingConstraints.topology[0].key: Invalid value: "
+            '"topology.kubernetes.io/zone": field is '
             "immutable (the Workload topo-training-69ddf977d7 refuses the update at "
             "spec.podGroupTemplates[1].schedulingConstraints)\n"
-            "* spec.scheduling.replicatedJobs[1].schedulingConstraints.topology[0].key: Invalid value: null: field is "
+            "* spec.scheduling.replicatedJobs[1].schedulingConstraints.topology[0].key: Invalid value: "
+            '"topology.kubernetes.io/zone": field is '
             "immutable (the PodGroup topo-training-69ddf977d7-workers-5f46865b65 refuses the update at "
             "spec.schedulingConstraints)\n",
         ),

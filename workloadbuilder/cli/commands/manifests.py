@@ -94,21 +94,17 @@ def _nothing_to_compile(documents: Sequence[Document]) -> str:
     """Why ``compile`` found nothing to compile: each object no adapter knows, at its file and document, and
     the command that helps with it (``migrate``, ``--mapping``, ``validate``)."""
     unknown = [doc for doc in documents if not doc.has_no_scheduling_content]
-    said = first_few([f"{_no_adapter(doc)}{_compile_hint(doc)}" for doc in unknown], limit=2)
-    return f"{said}: compile reads {_COMPILED}"
-
-
-_COMPILED = "Job, JobSet, LeaderWorkerSet, TrainJob, Volcano Job, or a custom resource a --mapping FILE describes"
-"""The objects ``compile`` compiles."""
+    said = first_few([f"{doc.about()} ({doc.api_version}): {_compile_hint(doc)}" for doc in unknown], limit=2)
+    return f"no object an adapter knows (Job, JobSet, LeaderWorkerSet, TrainJob, Volcano Job, or --mapping): {said}"
 
 
 def _compile_hint(doc: Document) -> str:
     """What to run instead for an object ``compile`` does not compile."""
     if is_foreign_pod_group(doc.data):
-        return " (another scheduler's gang: workloadbuilder migrate turns it into a native Workload and PodGroup)"
+        return "another scheduler's gang: workloadbuilder migrate turns it into a native Workload and PodGroup"
     if doc.is_scheduling_object:
-        return " (already a scheduling object: workloadbuilder validate checks it, place places it)"
-    return " (a custom resource: --mapping FILE says where its gangs are)"
+        return "already a scheduling object: workloadbuilder validate checks it, place places it"
+    return "a custom resource: --mapping FILE says where its gangs are"
 
 
 def _attributed(doc: Document, documents: Sequence[Document], problem: PlanError) -> str:
