@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from workloadbuilder.placement.cluster.arrays import IntArray, group_sums, plus
+from workloadbuilder.placement.cluster.arrays import INT64_SAFE, IntArray, group_sums, plus
 from workloadbuilder.placement.cluster.model import Domain, alloc_sums
 from workloadbuilder.placement.framework.claims import (
     CANNOT_ALLOCATE,
@@ -117,10 +117,18 @@ def _best_placement(snap: Snapshot, shape: Shape, candidates: list[Domain], plac
         return candidates[int(able[0])]
     scored = candidates if len(able) == len(candidates) else [candidates[k] for k in able.tolist()]
     placed = placed_in[able]
-    requested = [
-        np.asarray(column, dtype=object) + placed.astype(object) * q
-        for column, q in zip(snap.used_sums(scored), shape.score_request, strict=True)
-    ]
+    most = int(placed.max(initial=0))
+    requested = []
+    for column, q in zip(snap.used_sums(scored), shape.score_request, strict=True):
+        column = np.asarray(column)
+        if (
+            column.dtype != object
+            and len(column)
+            and max(abs(int(column.max())), abs(int(column.min()))) + most * q < (INT64_SAFE // 100)
+        ):
+            requested.append(column.astype(np.int64) + placed.astype(np.int64) * q)  # MostAllocated's x100 fits
+        else:
+            requested.append(column.astype(object) + placed.astype(object) * q)
     scores = placement_scores(placed, most_allocated_many(requested, alloc_sums(scored)))
     return scored[int(np.argmax(scores))]
 
