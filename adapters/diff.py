@@ -52,8 +52,8 @@ def update_findings(
     adapter = adapter_for(str(new_data.get("apiVersion", "")), str(new_data.get("kind", "")))
     if adapter is None:
         raise NoAdapterError(f"no adapter for apiVersion {new_data.get('apiVersion')!r} kind {new_data.get('kind')!r}")
-    before = related if old_related is None else old_related
-    old_plan, new_plan = adapter.plan(old_data, before), adapter.plan(new_data, related)
+    old_objects = related if old_related is None else old_related
+    old_plan, new_plan = adapter.plan(old_data, old_objects), adapter.plan(new_data, related)
     own_rules = getattr(adapter, "validate_update", None)
     findings = own_rules(old_data, new_data, related) if callable(own_rules) else new_plan.validate(old=old_plan)
     if findings:
