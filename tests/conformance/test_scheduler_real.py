@@ -1,6 +1,6 @@
 """Single pods placed by the real kube-scheduler 1.37.2 framework, replayed through the engine without Go.
 
-The instances (``tests/data/scheduler-real/single-pods.jsonl``) come from the
+The instances (``tests/data/scheduler-real/single-pods.jsonl.gz``) come from the
 project's seeded generator (``tools/reference/scheduler/generate.py``) run through
 the project's harness (``tools/reference/scheduler/main.go``), which runs the
 default in-tree plugin registry and the default v1 profile in process. Each
@@ -30,14 +30,13 @@ from __future__ import annotations
 import collections
 import functools
 import importlib.util
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT / "tests" / "data" / "scheduler-real" / "single-pods.jsonl"
+DATA = ROOT / "tests" / "data" / "scheduler-real" / "single-pods.jsonl.gz"
 _SPEC = importlib.util.spec_from_file_location(
     "scheduler_real_compare", ROOT / "tools" / "reference" / "scheduler" / "compare.py"
 )
@@ -45,9 +44,8 @@ assert _SPEC is not None and _SPEC.loader is not None
 compare = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(compare)
 
-_LINES = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]
-HEADER: dict[str, Any] = _LINES[0]["header"]
-CASES: dict[str, dict[str, Any]] = {case["id"]: case for case in _LINES[1:]}
+HEADER, _CASES = compare.load(DATA)
+CASES: dict[str, dict[str, Any]] = {case["id"]: case for case in _CASES}
 IDS = list(CASES)
 
 

@@ -1,6 +1,6 @@
 """How far the engine's single-pod choices agree with the real kube-scheduler's, per family.
 
-Reads ``tests/data/scheduler-real/single-pods.jsonl`` (the harness's output) and,
+Reads ``tests/data/scheduler-real/single-pods.jsonl.gz`` (the harness's output) and,
 for every instance, builds the engine's Cluster and a one-pod request as a user
 would, then counts per family:
 
@@ -22,6 +22,7 @@ Usage: ``python tools/reference/scheduler/compare.py [FILE]`` (no Go needed).
 from __future__ import annotations
 
 import collections
+import gzip
 import json
 import sys
 from pathlib import Path
@@ -33,13 +34,15 @@ from workloadbuilder.placement.framework.scoring import node_score, preference_s
 from workloadbuilder.placement.framework.snapshot import Snapshot, slots_of
 from workloadbuilder.placement.strategies.kube_scheduler import KubeScheduler
 
-DATA = Path(__file__).resolve().parents[3] / "tests" / "data" / "scheduler-real" / "single-pods.jsonl"
+DATA = Path(__file__).resolve().parents[3] / "tests" / "data" / "scheduler-real" / "single-pods.jsonl.gz"
 MODELLED = ("NodeResourcesFit", "NodeResourcesBalancedAllocation", "TaintToleration", "NodeAffinity", "ImageLocality")
 
 
 def load(path: Path = DATA) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The header and the instances of a recording."""
-    lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    opener: Any = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as stream:
+        lines = [json.loads(line) for line in stream if line.strip()]
     return lines[0]["header"], lines[1:]
 
 
