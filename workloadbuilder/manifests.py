@@ -25,6 +25,7 @@ from pydantic import BaseModel
 
 from workloadbuilder._internal import kinds, textread
 from workloadbuilder._internal.decode import decode, duplicate_field, errors_at, to_json_dict
+from workloadbuilder._internal.gofmt import go_escaped
 from workloadbuilder._internal.kinds import KubeObject
 from workloadbuilder._internal.textread import (
     TextError,
@@ -242,10 +243,34 @@ def to_yaml(objects: KubeObject | Iterable[KubeObject]) -> str:
 
 
 class _Dumper(yaml.SafeDumper):
-    """Block style, no aliases, strings that look like other types quoted."""
+    """Block style, no aliases, strings that look like other types quoted.
+
+    A string holding a character a terminal must not get raw (what Go's ``strconv.IsPrint`` refuses, the line feed
+    apart: ESC, NUL, U+0085, U+2028, U+202E, a lone surrogate) is written double-quoted with each such character
+    escaped (``"\\e"``, ``"\\N"``, ``"\\u202E"``), as the CLI's ``-o yaml`` of an answer does; YAML reads it back
+    the same, and the text stays what the CLI's output escaping leaves as it is.
+    """
 
     def ignore_aliases(self, data: Any) -> bool:
         return True
+
+    def analyze_scalar(self, scalar: str) -> Any:
+        if go_escaped(scalar) == scalar:
+            return super().analyze_scalar(scalar)
+        self.allow_unicode = False  # every character past ASCII then counts as special: double quotes
+        try:
+            return super().analyze_scalar(scalar)
+        finally:
+            self.allow_unicode = True
+
+    def write_double_quoted(self, text: str, split: bool = True) -> None:
+        if go_escaped(text) == text:
+            return super().write_double_quoted(text, split)
+        self.allow_unicode = False  # so escaped past ASCII too
+        try:
+            return super().write_double_quoted(text, split)
+        finally:
+            self.allow_unicode = True
 
 
 def _dump(data: dict[str, Any]) -> str:

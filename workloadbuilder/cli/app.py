@@ -23,10 +23,11 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from importlib import import_module
-from typing import Any, NamedTuple, NoReturn, TextIO
+from typing import Any, NamedTuple, NoReturn, TextIO, cast
 
 from workloadbuilder._internal.gofmt import capped
 from workloadbuilder.cli.errors import one_line
+from workloadbuilder.cli.terminal import EscapedStream
 from workloadbuilder.errors import WorkloadBuilderError
 from workloadbuilder.limits import MAX_MESSAGE_VALUE
 
@@ -36,8 +37,14 @@ _Options = Callable[[argparse.ArgumentParser], None]
 
 
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
-    """Run the command line; returns the exit code (``python -m workloadbuilder`` exits with it)."""
-    out, err = stdout or sys.stdout, stderr or sys.stderr
+    """Run the command line; returns the exit code (``python -m workloadbuilder`` exits with it).
+
+    Every line any command writes to ``stdout`` or ``stderr`` passes one rule (``cli.terminal``): a character a
+    terminal must not get raw (ESC, NUL, U+0085, U+2028, a lone surrogate, U+202E) is written escaped as Go's
+    ``strconv.Quote`` writes it.
+    """
+    out = cast(TextIO, EscapedStream(stdout or sys.stdout))
+    err = cast(TextIO, EscapedStream(stderr or sys.stderr))
     arguments = list(sys.argv[1:] if argv is None else argv)
     try:
         args = _parser(arguments, out).parse_args(arguments)

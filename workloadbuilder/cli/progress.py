@@ -4,7 +4,10 @@
 while a ``step`` runs, redrawn by a background thread, and erases it when
 the step ends. It draws nothing when the stream is not a terminal (a pipe, a
 file, a test's ``StringIO``), nor for a step shorter than ``delay``, so
-scripts and quick runs see byte-identical output.
+scripts and quick runs see byte-identical output. Its own control sequences
+(``\\r``, ``ESC [K``) go to the stream under the command's escaping
+(``terminal.raw_stream``); the label (a file name) is escaped as every other
+line is.
 """
 
 from __future__ import annotations
@@ -14,6 +17,9 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TextIO
+
+from workloadbuilder._internal.gofmt import go_escaped
+from workloadbuilder.cli.terminal import raw_stream
 
 __all__ = ["Progress"]
 
@@ -76,8 +82,8 @@ class Progress:
             ticker.join()
             with self._lock:
                 if self._drawn:
-                    self.stream.write(_ERASE)
-                    self.stream.flush()
+                    raw_stream(self.stream).write(_ERASE)
+                    raw_stream(self.stream).flush()
                 self._label = None
 
     def tick(self) -> None:
@@ -88,8 +94,9 @@ class Progress:
             elapsed = self.clock() - self._started
             spinner = _FRAMES[self._frame % len(_FRAMES)]
             self._frame += 1
-            self.stream.write(f"\r{spinner} {self._label} ({elapsed:.1f}s)\x1b[K")
-            self.stream.flush()
+            label = go_escaped(self._label).replace("\n", "\\n")  # a file name, on the spinner's one line
+            raw_stream(self.stream).write(f"\r{spinner} {label} ({elapsed:.1f}s)\x1b[K")
+            raw_stream(self.stream).flush()
             self._drawn = True
 
     def _run(self, stop: threading.Event) -> None:
