@@ -172,7 +172,8 @@ def _mounts(pod_spec: Mapping[str, Any], volume: str) -> bool:
     containers = pod_spec.get("containers")
     for container in containers if isinstance(containers, list) else []:
         mounts = container.get("volumeMounts") if isinstance(container, Mapping) else None
-        if any(isinstance(m, Mapping) and m.get("name") == volume for m in mounts or []):
+        listed = mounts if isinstance(mounts, list) else []  # another type is the schema check's error
+        if any(isinstance(m, Mapping) and m.get("name") == volume for m in listed):
             return True
     return False
 

@@ -226,14 +226,14 @@ def _name_errors(item: Mapping[str, Any], at: FieldPath, partial: bool) -> Error
 def _volume_errors(volumes: Any, path: FieldPath, partial: bool) -> ErrorList:
     """``ValidateVolumes``: each name a required DNS label, a repeat a ``Duplicate`` unless the volume had errors."""
     errors = ErrorList()
-    names: set[Any] = set()
+    names: set[str] = set()
     for i, volume in _items(volumes):
         at = path.index(i).child("name")
         own = _name_errors(volume, at, partial)
         name = volume.get("name")
         if not partial and isinstance(name, str) and name in names:
             own.append(duplicate(at, name))
-        if not own:
+        if not own and isinstance(name, str):
             names.add(name)
         errors.extend(own)
     return errors
@@ -244,11 +244,13 @@ def _container_errors(containers: Any, path: FieldPath, partial: bool) -> ErrorL
     errors = ErrorList()
     if not partial and isinstance(containers, list) and not containers:
         errors.append(required(path))
-    names: set[Any] = set()
+    names: set[str] = set()
     for i, container in _items(containers):
         errors.extend(_container_common(container, path.index(i), partial))
         name = container.get("name") or ""
-        if not partial and isinstance(name, str) and name in names:
+        if not isinstance(name, str):
+            continue  # a name of another type is the schema check's error, and no name to compare
+        if not partial and name in names:
             errors.append(duplicate(path.index(i).child("name"), name))
         names.add(name)
     if not partial:
@@ -281,7 +283,7 @@ def _init_container_errors(containers: Any, path: FieldPath, regular: list[Any],
         name = container.get("name") or ""
         if not partial and isinstance(name, str) and name in names:
             errors.append(duplicate(path.index(i).child("name"), name))
-        elif name:
+        elif name and isinstance(name, str):
             names.add(name)
         if not partial:
             errors.extend(_host_port_conflicts([(i, container)], path))

@@ -4,6 +4,7 @@ the rules at each adapter's own paths, and the upstream examples judged whole.""
 from __future__ import annotations
 
 import copy
+import json
 import random
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,9 @@ from upstream_verdicts import CASES, DATA
 from workloadbuilder.adapters import plan_object
 from workloadbuilder.adapters.pod_resources import canonical_quantity
 from workloadbuilder.adapters.pod_rules import pod_templates, template_errors
+from workloadbuilder.adapters.strict import schema_errors
+from workloadbuilder.errors import WorkloadBuilderError
+from workloadbuilder.field import FieldPath
 from workloadbuilder.placement.k8s.quantity import parse_nanos
 
 
@@ -274,3 +278,120 @@ def test_judging_never_changes_the_object() -> None:
 def test_the_recorded_answers_live_beside_the_harness() -> None:
     harness = Path(__file__).resolve().parents[2] / "tools" / "reference" / "podrules" / "main.go"
     assert "ValidatePodTemplateSpec" in harness.read_text()
+
+
+def full_pod(**spec: Any) -> dict[str, Any]:
+    """A pod template with an entry at every list the wrong-type table reaches."""
+    main = {
+        "name": "main",
+        "image": "busybox",
+        "ports": [{"name": "http", "containerPort": 80, "hostPort": 90}],
+        "env": [{"name": "A", "value": "1"}],
+        "volumeMounts": [{"name": "data", "mountPath": "/data"}],
+        "resources": {"requests": {"cpu": "1"}, "limits": {"cpu": "2"}},
+    }
+    init = {"name": "init", "image": "busybox", "env": [{"name": "B", "value": "2"}]}
+    return {"spec": {"containers": [main], "initContainers": [init], "volumes": [{"name": "data", "emptyDir": {}}],
+                     **spec}}  # fmt: skip
+
+
+def _with_template(obj: dict[str, Any], template: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """``obj`` with its only pod template replaced by ``template``, and that template's path."""
+    (found,) = pod_templates(obj)
+    holder: Any = obj
+    *parents, last = found.path.elements()
+    for step in parents:
+        holder = holder[step]
+    holder[last] = template
+    return obj, str(found.path)
+
+
+WRONG_TYPE_OBJECTS = {
+    "Job": lambda: _with_template(job(), full_pod(restartPolicy="Never")),
+    "JobSet": lambda: _with_template(jobset(), full_pod()),
+    "LeaderWorkerSet": lambda: _with_template(lws(), full_pod()),
+    "VolcanoJob": lambda: _with_template(volcano(), full_pod()),
+}
+WRONG_TYPE_PATHS = [  # (steps below the pod template's spec, the type the schema wants)
+    (("containers", 0, "name"), "string"),
+    (("initContainers", 0, "name"), "string"),
+    (("volumes", 0, "name"), "string"),
+    (("containers", 0, "ports", 0, "name"), "string"),
+    (("containers", 0, "ports", 0, "containerPort"), "integer"),
+    (("containers", 0, "ports", 0, "hostPort"), "integer"),
+    (("containers", 0, "ports", 0, "protocol"), "string"),
+    (("containers", 0, "env", 0, "name"), "string"),
+    (("initContainers", 0, "env", 0, "name"), "string"),
+    (("containers", 0, "volumeMounts", 0, "name"), "string"),
+    (("containers", 0, "env", 0), "object"),
+    (("containers", 0, "ports", 0), "object"),
+    (("containers", 0), "object"),
+    (("volumes", 0), "object"),
+    (("containers", 0, "resources"), "object"),
+    (("containers", 0, "resources", "requests"), "object"),
+    (("containers", 0, "volumeMounts"), "array"),
+    (("containers", 0, "ports"), "array"),
+    (("containers",), "array"),
+    (("serviceAccountName",), "string"),
+    (("restartPolicy",), "string"),
+]
+WRONG_VALUES = {  # a value of every JSON type but the one named
+    "string": [[0], {"a": 1}, 7, True, 1.5],
+    "integer": [[0], {"a": 1}, "80", True, 1.5],
+    "object": [[0], "x", 7, True],
+    "array": [{"a": 1}, "x", 7, True],
+}
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+@pytest.mark.parametrize("seed", range(6), ids=[f"seed-{s}" for s in range(6)])
+@pytest.mark.parametrize("kind", list(WRONG_TYPE_OBJECTS), ids=list(WRONG_TYPE_OBJECTS))
+def test_a_value_of_the_wrong_type_is_a_field_error_at_its_path(kind: str, seed: int) -> None:
+    """Seeded wrong types at every name, port, env entry and list of a pod template: a type error, never a crash."""
+    rng = random.Random(f"{kind}-{seed}")
+    for steps, wanted in WRONG_TYPE_PATHS:
+        obj, template_path = WRONG_TYPE_OBJECTS[kind]()
+        value = rng.choice(WRONG_VALUES[wanted])
+        holder: Any = obj
+        for step in (*FieldPath.parse(template_path).elements(), "spec", *steps[:-1]):
+            holder = holder[step]
+        holder[steps[-1]] = value
+        at = FieldPath.parse(template_path).child("spec")
+        for step in steps:
+            at = at.index(step) if isinstance(step, int) else at.child(step)
+        plan = plan_object(obj)
+        found = [str(f.error) for f in plan.validate()]
+        assert f"{at}: Invalid value: {_json(value)}: must be of type {wanted}" in found, (steps, value)
+        with pytest.raises(WorkloadBuilderError):
+            plan.compile()
+
+
+def test_a_jobsets_claimed_volume_beside_mounts_of_the_wrong_type() -> None:
+    obj = jobset()
+    obj["spec"]["volumeClaimPolicies"] = [{"templates": [{"metadata": {"name": "data"}, "spec": {}}]}]
+    container = obj["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]
+    container["volumeMounts"] = 7
+    found = [str(f.error) for f in plan_object(obj).validate()]
+    path = "spec.replicatedJobs[0].template.spec.template.spec.containers[0].volumeMounts"
+    assert f"{path}: Invalid value: 7: must be of type array" in found
+
+
+@pytest.mark.parametrize("value", [[0], {"a": 1}], ids=["list", "map"])
+def test_a_trainjob_patchs_container_name_of_the_wrong_type(value: Any) -> None:
+    """A patch's names are compared with nothing, so a name no string is only the schema's type error."""
+    patched = {"name": "node", "template": {"spec": {"template": {"spec": {"containers": [{"name": value}]}}}}}
+    patch = {"manager": "m", "trainingRuntimeSpec": {"template": {"spec": {"replicatedJobs": [patched]}}}}
+    train_job = {
+        "apiVersion": "trainer.kubeflow.org/v1alpha1",
+        "kind": "TrainJob",
+        "metadata": {"name": "t"},
+        "spec": {"runtimeRef": {"name": "r"}, "runtimePatches": [patch]},
+    }
+    assert texts(train_job) == []
+    path = "spec.runtimePatches[0].trainingRuntimeSpec.template.spec.replicatedJobs[0].template.spec.template.spec"
+    assert f"{path}.containers[0].name: Invalid value: {_json(value)}: must be of type string" in [
+        str(e) for e in schema_errors(train_job)
+    ]
