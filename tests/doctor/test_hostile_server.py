@@ -10,6 +10,7 @@ kubeconfig, and none may take more than a few seconds.
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import socket
@@ -673,3 +674,138 @@ def test_an_exec_plugin_may_give_a_client_certificate(tmp_path: Path):
     code, out, err, _ = run(kubeconfig, *FAST)
     assert (code, out) == (2, "")
     assert "KEYBODY1234" not in err and len(err.splitlines()) == 1
+
+
+HOSTILE = "a\x1b[2J\x00b\u0085c\u2028d\u202ee\udc80f é 日本"
+"""What a server may put in a message or a name: ESC, NUL, U+0085, U+2028, U+202E, a lone surrogate, letters."""
+
+HOSTILE_SHOWN = "a\\x1b[2J\\x00b c d\\u202ee\\ufffdf é 日本"
+"""``HOSTILE`` as doctor's lines show it: Go's ``strconv.Quote`` escapes, the letters as they are, and U+0085 and
+U+2028 as spaces (doctor puts a message on one line, its whitespace run together)."""
+
+HOSTILE_GANG = send(
+    200,
+    {
+        "items": [
+            {
+                "metadata": {"name": "pg", "namespace": NS},
+                "spec": {
+                    "workloadRef": {"workloadName": "wl", "templateName": "t"},
+                    "schedulingPolicy": {"gang": {"minCount": 2}},
+                },
+                "status": {
+                    "conditions": [
+                        {
+                            "type": "PodGroupScheduled",
+                            "status": "False",
+                            "reason": "Unschedulable",
+                            "message": f"the scheduler says {HOSTILE}",
+                        }
+                    ]
+                },
+            }
+        ]
+    },
+)
+
+
+def test_a_hostile_server_message_reaches_stderr_escaped(apiserver: _Server, tmp_path: Path):
+    server = f"http://127.0.0.1:{apiserver.server_port}"
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(kubeconfig_text(server))
+    apiserver.rules = {"jobs": status(403, f"forbidden: {HOSTILE}")}
+    assert run(kubeconfig)[:3] == (
+        2,
+        "",
+        f"error: GET {server}{JOB_PATH}: the apiserver refused (403 Forbidden) to read jobs.batch 'j' in namespace "
+        f"'ml': forbidden: {HOSTILE_SHOWN}\n",
+    )
+
+
+def test_a_hostile_message_in_the_report_is_escaped_in_text_and_exact_in_json(apiserver: _Server, tmp_path: Path):
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(kubeconfig_text(f"http://127.0.0.1:{apiserver.server_port}"))
+    apiserver.rules = {"workloads": WORKLOADS, "podgroups": HOSTILE_GANG, "pods": pending, "nodes": NODES}
+    code, text, err, _ = run(kubeconfig)
+    assert code in (0, 1) and err == ""
+    assert f"the scheduler says {HOSTILE_SHOWN}" in text
+    assert not {"\x1b", "\x00", "\u0085", "\u2028", "\u202e"} & set(text)
+    assert f"  - PodGroup pg: PodGroupScheduled=False (Unschedulable): the scheduler says {HOSTILE_SHOWN}\n" in text
+    code, out, err, _ = run(kubeconfig, "--output", "json")
+    assert code in (0, 1) and err == "" and out.isascii()  # the JSON encoder's own escapes, left as they are
+    assert "the scheduler says a\\u001b[2J\\u0000b" in out
+    said = "PodGroupScheduled=False (Unschedulable): the scheduler says a\x1b[2J\x00b c d\u202ee\udc80f é 日本"
+    assert said in _strings(json.loads(out))  # the data exact: the JSON escapes decode to the server's text
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _strings(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    return [value] if isinstance(value, str) else []
+
+
+def _jwt(claims: dict[str, Any]) -> str:
+    body = base64.urlsafe_b64encode(json.dumps(claims).encode()).decode().rstrip("=")
+    return f"eyJhbGciOiJub25lIn0.{body}.c2ln"
+
+
+LIVE_JWT = _jwt({"exp": 4_102_444_800})  # 2100-01-01
+DEAD_JWT = _jwt({"exp": 1_000_000_000})  # 2001
+
+# id -> (the user entry, the Authorization header sent, or the stderr line when nothing is sent)
+AUTH_PROVIDERS: dict[str, tuple[str, str]] = {
+    "gcp-stored-token": (
+        "{auth-provider: {name: gcp, config: {access-token: GCP-tok-1, expiry: '2100-01-01T00:00:00Z'}}}",
+        "Bearer GCP-tok-1",
+    ),
+    "gcp-without-expiry": ("{auth-provider: {name: gcp, config: {access-token: GCP-tok-2}}}", "Bearer GCP-tok-2"),
+    "oidc-live-id-token": (
+        f"{{auth-provider: {{name: oidc, config: {{id-token: {LIVE_JWT}}}}}}}",
+        f"Bearer {LIVE_JWT}",
+    ),
+    "oidc-not-a-jwt-falls-to-the-token": (
+        f"{{token: {TOKEN}, auth-provider: {{name: oidc, config: {{id-token: opaque}}}}}}",
+        f"Bearer {TOKEN}",
+    ),
+    "another-provider-is-ignored": (f"{{token: {TOKEN}, auth-provider: {{name: azure}}}}", f"Bearer {TOKEN}"),
+    "gcp-expired": (
+        "{auth-provider: {name: gcp, config: {access-token: GCP-old, expiry: '2001-01-01T00:00:00Z', "
+        "cmd-path: /bin/sleep, cmd-args: '60'}}}",
+        "error: kubeconfig {kubeconfig}: context 'x': user 'u': the auth-provider 'gcp': its access-token has expired, "
+        "and doctor runs no auth-provider plugin to refresh it (it would run a command or reach the network without a "
+        "bound): run kubectl once to refresh it, or use an exec credential plugin\n",
+    ),
+    "gcp-without-a-token": (
+        "{auth-provider: {name: gcp, config: {cmd-path: /bin/sleep, cmd-args: '60'}}}",
+        "error: kubeconfig {kubeconfig}: context 'x': user 'u': the auth-provider 'gcp': its access-token is not set, "
+        "and doctor runs no auth-provider plugin to refresh it (it would run a command or reach the network without a "
+        "bound): run kubectl once to refresh it, or use an exec credential plugin\n",
+    ),
+    "oidc-expired": (
+        f"{{auth-provider: {{name: oidc, config: {{id-token: {DEAD_JWT}, refresh-token: R, "
+        "idp-issuer-url: 'http://127.0.0.2:9'}}}",
+        "error: kubeconfig {kubeconfig}: context 'x': user 'u': the auth-provider 'oidc': its id-token has expired, "
+        "and doctor runs no auth-provider plugin to refresh it (it would run a command or reach the network without a "
+        "bound): run kubectl once to refresh it, or use an exec credential plugin\n",
+    ),
+    "provider-not-a-mapping": (
+        "{auth-provider: gcp}",
+        "error: kubeconfig {kubeconfig}: context 'x': user 'u': auth-provider is a string, not a mapping\n",
+    ),
+}
+
+
+@pytest.mark.parametrize(("user", "expected"), AUTH_PROVIDERS.values(), ids=AUTH_PROVIDERS.keys())
+def test_an_auth_provider_plugin_is_never_run(apiserver: _Server, tmp_path: Path, user: str, expected: str):
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(kubeconfig_text(f"http://127.0.0.1:{apiserver.server_port}", user=user))
+    code, out, err, took = run(kubeconfig)
+    assert took < 5
+    if expected.startswith("Bearer "):
+        assert code == 1 and err == ""
+        assert {auth for _, auth in apiserver.seen} == {expected}
+    else:
+        assert (code, out, err) == (2, "", expected.replace("{kubeconfig}", str(kubeconfig)))
+        assert apiserver.seen == []

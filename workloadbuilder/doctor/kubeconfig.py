@@ -14,8 +14,11 @@ relative to the kubeconfig that names it, as kubectl has it), and put in as
 data; and the exec credential plugin, when the client would run it, is run
 here with the time bound and an output bound (``credentials.run_plugin``),
 its token or certificate put in as data too. Only then does the kubernetes
-client's own loader build the ``Configuration`` (certificates, tokens,
-auth-provider plugins), never writing the file back. An ``Authorization``
+client's own loader build the ``Configuration`` (certificates, tokens),
+never writing the file back. No ``auth-provider`` plugin runs: the stored
+token of a ``gcp`` or ``oidc`` provider is used as the user's token, and one
+that is missing or expired (which the loader would refresh, unbounded) is
+refused. An ``Authorization``
 value with a control character is refused before anything is sent.
 
 Every failure is a ``KubeconfigError`` naming the file and the entry, never a
@@ -28,6 +31,7 @@ and an exec credential plugin's output is summarised, never shown.
 from __future__ import annotations
 
 import base64
+import datetime
 import json
 import logging
 import os
@@ -443,6 +447,75 @@ def _use_plugin(user: dict[str, Any], where: str, deadline: float, bound: str, r
     return True
 
 
+def _use_auth_provider(user: dict[str, Any], where: str, redact: Redactor) -> bool:
+    """Put the ``gcp`` or ``oidc`` auth-provider's stored token in as the user's token, and take the provider out.
+
+    The client's loader would refresh a missing or expired token itself (``gcloud`` or google-auth for ``gcp``; an
+    HTTP request to the OIDC issuer) with no time bound; doctor runs no auth-provider plugin: such a token is refused
+    with one line instead. As the loader: a provider of another name is ignored, and an ``oidc`` ``id-token`` that is
+    not a JWT counts as no provider (the user's own token or exec plugin is used).
+
+    Raises:
+        KubeconfigError: the provider is not a mapping, or its token is missing or expired (refreshing it is left to
+            kubectl).
+    """
+    provider = user.get("auth-provider")
+    if provider is None:
+        return False
+    if not isinstance(provider, dict):
+        raise KubeconfigError(f"{where}: auth-provider is {_type_name(provider)}, not a mapping")
+    name, config = provider.get("name"), provider.get("config")
+    if name not in ("gcp", "oidc"):
+        return False
+    config = config if isinstance(config, dict) else {}
+    key = "access-token" if name == "gcp" else "id-token"
+    token = config.get(key)
+    expired = _gcp_expired(config) if name == "gcp" else _jwt_expired(token)
+    if not isinstance(token, str) or not token or expired:
+        state = "has expired" if isinstance(token, str) and token else "is not set"
+        raise KubeconfigError(
+            f"{where}: the auth-provider {name!r}: its {key} {state}, and doctor runs no auth-provider plugin to "
+            "refresh it (it would run a command or reach the network without a bound): run kubectl once to refresh "
+            "it, or use an exec credential plugin"
+        )
+    del user["auth-provider"]
+    if expired is None:  # an oidc id-token that is not a JWT: the loader ignores the provider
+        return False
+    redact.add([token])
+    user["token"] = token
+    return True
+
+
+def _gcp_expired(config: dict[str, Any]) -> bool:
+    """Whether a gcp provider's ``expiry`` (RFC 3339) has passed; one that is not a time counts as passed."""
+    expiry = config.get("expiry")
+    if expiry is None:
+        return False
+    try:
+        when = datetime.datetime.fromisoformat(str(expiry))
+    except ValueError:
+        return True
+    when = when if when.tzinfo else when.replace(tzinfo=datetime.UTC)
+    return when <= datetime.datetime.now(datetime.UTC)
+
+
+def _jwt_expired(token: Any) -> bool | None:
+    """Whether an oidc ``id-token``'s ``exp`` has passed, as the client's loader reads it; ``None``: not a JWT."""
+    if not isinstance(token, str) or not token:
+        return False
+    parts = token.split(".")
+    if len(parts) != 3 or any(char in token for char in "=+/") or len(parts[1]) % 4 == 1:
+        return None
+    try:
+        claims = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)).decode("utf-8"))
+    except (ValueError, RecursionError):
+        return None
+    expire = claims.get("exp") if isinstance(claims, dict) else None
+    if isinstance(expire, bool) or not isinstance(expire, int | float):
+        return False
+    return bool(expire <= time.time())
+
+
 def load_context(
     kubeconfig: str | None = None,
     context: str | None = None,
@@ -490,7 +563,9 @@ def load_context(
         redact,
     )
     origin = "the token of tokenFile" if "tokenFile" in (user_entry.get("user") or {}) else "the token"
-    if _use_plugin(user_body, user_where, deadline, f"{timeout:g} s (--timeout)", redact):
+    if _use_auth_provider(user_body, user_where, redact):
+        origin = "the token of the auth-provider"
+    elif _use_plugin(user_body, user_where, deadline, f"{timeout:g} s (--timeout)", redact):
         origin = "the token the exec credential plugin printed"
     if user_name:
         merged.entries["users"][user_name] = ({**user_entry, "user": user_body}, user_file)
