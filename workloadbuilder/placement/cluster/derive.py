@@ -105,17 +105,23 @@ def add_running(cluster: Cluster, pods: Iterable[RunningPod], groups: Iterable[R
 
 
 def with_usage(
-    cluster: Cluster, used: list[list[int]], pods: Iterable[RunningPod], groups: Iterable[RunningGroup] = ()
+    cluster: Cluster,
+    used: list[list[int]],
+    pods: Iterable[RunningPod],
+    groups: Iterable[RunningGroup] = (),
+    *,
+    own: Iterable[RunningPod] | None = None,
 ) -> Cluster:
     """The cluster with ``pods`` (of ``groups``) running as well, their usage already added up in ``used``.
 
     ``used[r][i]`` is node ``i``'s whole usage of resource ``r``, the cluster's
     own pods included; the new cluster keeps the lists given, so the caller
-    must not change them afterwards.
+    must not change them afterwards. ``own`` are the cluster's own running
+    pods still there (default: all of them), for a caller that removed some.
     """
     return cluster.replace(
         used=used,
-        running_pods=[*cluster.running_pods, *pods],
+        running_pods=[*(cluster.running_pods if own is None else own), *pods],
         running_groups=[*cluster.running_groups.values(), *groups],
     )
 

@@ -475,7 +475,7 @@ class _Player:
         # the cluster's own running pods by (name, node name), and those an eviction removed
         self.base_pods = {(pod.name, cluster.names[pod.node]): pod for pod in cluster.running_pods}
         self.gone: set[tuple[str, str]] = set()
-        self.base_now = cluster  # the cluster without the gone pods; rebuilt when one goes
+        self.base_running = list(cluster.running_pods)  # the cluster's own running pods but the gone ones
         self.cached: Cluster | None = None
         ok = cluster.schedulable
         self.free = [
@@ -547,7 +547,8 @@ class _Player:
         if self.cached is None:
             pods = [pod for c in self.running.values() for pod in c.pods]
             groups = [group for c in self.running.values() for group in c.groups]
-            self.cached = with_usage(self.base_now, [list(column) for column in self.used], pods, groups)
+            used = [list(column) for column in self.used]
+            self.cached = with_usage(self.base, used, pods, groups, own=self.base_running)
         return self.cached
 
     def _hold(self, priority: int, requests: tuple[int, ...], sign: int) -> None:
@@ -677,8 +678,7 @@ class _Player:
         self._move(pod, -1)
         self.session.take({pod.node: pod.requests}, -1)
         names = self.base.names
-        kept = [pod for pod in self.base.running_pods if (pod.name, names[pod.node]) not in self.gone]
-        self.base_now = self.base.replace(running_pods=kept)
+        self.base_running = [p for p in self.base_running if (p.name, names[p.node]) != key]
 
     def _evict(self, j: int) -> None:
         victim = self.copies[j]
