@@ -5,7 +5,9 @@
 //
 // Input: JSON lines on stdin. A line whose object has "header" is copied to
 // the output with the scheduler's revision and gates added. A line with
-// "groups" is a pod-group instance, run through a whole scheduler (groups.go).
+// "groups" is a pod-group instance, run through a whole scheduler (groups.go);
+// a line with "queue" is a queue of workloads played out in simulated time
+// through a whole scheduler (queues.go).
 // Every other line is a single-pod instance: {"id": ..., "family": ..., "nodes": [v1.Node...],
 // "pods": [v1.Pod... with spec.nodeName], "pod": v1.Pod}. The instance is
 // written back with a "result" object added.
@@ -104,6 +106,17 @@ func main() {
 			header["profile"] = "default v1 KubeSchedulerConfiguration profile, in-tree registry"
 			header["runs"] = *runs
 			raw["header"], _ = json.Marshal(header)
+			writeLine(out, raw)
+			continue
+		}
+		if _, ok := raw["queue"]; ok {
+			var qinst queueInstance
+			if err := json.Unmarshal(line, &qinst); err != nil {
+				fmt.Fprintln(os.Stderr, "bad queue instance:", err)
+				os.Exit(2)
+			}
+			res := placeQueue(&qinst, *runs)
+			raw["result"], _ = json.Marshal(res)
 			writeLine(out, raw)
 			continue
 		}
