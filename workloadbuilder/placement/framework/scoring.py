@@ -275,7 +275,14 @@ def _scores_after(
         return None
     least: npt.NDArray[np.float64] | None = None
     weights: IntArray | int = 0
-    with_pod: list[npt.NDArray[np.float64]] = []
+    balancing = any(shape.requests.get(name, 0) > 0 for name, _ in SCORE_RESOURCES)  # else BalancedAllocation skips
+    # With one count, or a column of consecutive counts, the fraction with the pod at count k is the one
+    # without it at k + 1: each resource's fractions are computed once, for one more row.
+    chained = isinstance(landed, int) or (
+        landed.ndim == 2 and landed.shape[1] == 1 and bool((np.diff(landed[:, 0]) == 1).all())
+    )
+    fractions: list[npt.NDArray[np.float64]] = []  # chained: per resource, a row per count and one more
+    with_pod: list[npt.NDArray[np.float64]] = []  # not chained: per resource, with the pod and without it
     without_pod: list[npt.NDArray[np.float64]] = []
     everywhere = inputs.offered  # every node offers both: no masks needed
     for c, ((alloc_floats, used_floats), r, (low, high), (alloc_low, alloc_high), grain, request, unset) in enumerate(
@@ -322,19 +329,31 @@ def _scores_after(
             free_share = np.where(offered, free_share, 0)
         least = free_share if least is None else np.add(least, free_share, out=least)
         weights = weights + offered
+        if not balancing:
+            continue
         # BalancedAllocation's fractions of actual requests, capped at 1
-        without = given / divisor
-        with_pod.append(np.minimum((given + shape.vector[r]) / divisor, 1.0))
-        without_pod.append(np.minimum(without, 1.0, out=without))
+        if chained:
+            rows = given.reshape(-1, given.shape[-1])  # one row per count (one row for a single count)
+            extended = np.concatenate((rows, rows[-1:] + shape.vector[r]))
+            extended /= divisor
+            fractions.append(np.minimum(extended, 1.0, out=extended))
+        else:
+            without = given / divisor
+            with_pod.append(np.minimum((given + shape.vector[r]) / divisor, 1.0))
+            without_pod.append(np.minimum(without, 1.0, out=without))
     assert least is not None
     if everywhere:
         least *= 0.5
         fit = least.astype(np.int64)  # least is a whole number of 0 or more: this is least // 2
     else:
         fit = np.where(weights > 0, least // np.maximum(weights, 1), 0).astype(np.int64)
-    if not any(shape.requests.get(name, 0) > 0 for name, _ in SCORE_RESOURCES):
+    if not balancing:
         return fit  # BalancedAllocation skips pods that request neither CPU nor memory
-    change = _balances(with_pod) - _balances(without_pod)
+    if chained:
+        balances = _balances(fractions)
+        change = (balances[1:] - balances[:-1]).reshape(fit.shape)
+    else:
+        change = _balances(with_pod) - _balances(without_pod)
     change += _MAX_SCORE // 2
     change //= 2
     change += _MAX_SCORE // 2
