@@ -16,6 +16,8 @@ from fuzz_helpers import CASES, FUZZ, ROOT, assert_contract, dump_documents, hos
 from hypothesis import given
 from hypothesis import strategies as st
 
+from workloadbuilder._internal.gofmt import go_escaped
+
 GENERATE = "zones=1,blocks=1,racks=2,hosts=4"
 CLUSTER = {
     "nodes": [
@@ -95,3 +97,32 @@ def test_the_cluster_seed_places(tmp_path: Path) -> None:
     job = ROOT / "tests" / "data" / "adapters" / "job" / "root-seed-8-workers.in.yaml"
     code, _, err = run_cli("place", str(job), "--cluster", str(path))
     assert (code, [line for line in err.splitlines() if line.startswith("error")]) == (0, [])
+
+
+_TERMINAL_HOSTILE = st.text(
+    alphabet=st.sampled_from(["\x1b", "\x00", "\x07", "\r", "\t", "\x7f", "\u0085", "\u2028", "\u202e", "\ud800"])
+    | st.sampled_from(["a", "-", "[", "2", "J", "é", "日", "\n"]),
+    min_size=1,
+    max_size=12,
+)
+"""Text a server, a name or a file name may carry: control characters, bidi overrides, a lone surrogate, letters."""
+
+
+@pytest.mark.parametrize(("command", "extra"), COMMANDS, ids=[" ".join((c, *e)) for c, e in COMMANDS])
+@FUZZ
+@given(docs=mutated_documents(), text=_TERMINAL_HOSTILE)
+def test_no_command_prints_a_character_a_terminal_must_not_get(
+    tmp_path: Path, command: str, extra: tuple[str, ...], docs: list[dict[str, Any]], text: str
+) -> None:
+    """Issue 38: with the text as an object's name and in the file's name, every line is already escaped."""
+    metadata = docs[0].get("metadata") if isinstance(docs[0], dict) else None
+    if isinstance(metadata, dict):
+        metadata["name"] = text
+    safe_name = "".join(ch for ch in text if ch not in "\x00\ud800/")
+    path = tmp_path / f"in{safe_name}.yaml"
+    path.write_text(dump_documents(docs), encoding="utf-8")
+    CASES[f"cli {command} (terminal)"] += 1
+    code, out, err = run_cli(command, str(path), *extra)
+    assert_contract(code, out, err)
+    assert go_escaped(out) == out, out
+    assert go_escaped(err) == err, err
