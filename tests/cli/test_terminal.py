@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -178,3 +181,35 @@ def test_an_escaped_stream_counts_what_it_was_given():
     stream = EscapedStream(raw)
     assert stream.write("é\x00\n") == 3
     assert raw.getvalue() == "é\\x00\n"
+
+
+def test_a_file_name_that_is_not_utf8_is_printed_not_an_encoding_error(files: Path):
+    """A byte past UTF-8 in a file name is a lone surrogate to Python: a real stdout would fail to encode it."""
+    name = os.fsdecode(b"train\xff.yaml")
+    (files / name).write_text(JOB.format(name="train", note="plain"))
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "workloadbuilder",
+            "place",
+            name,
+            os.fsdecode(b"gone\xfe.yaml"),
+            "--cluster",
+            "cluster.yaml",
+        ],
+        capture_output=True,
+        timeout=60,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (
+        2,
+        b"",
+        b"error: gone\\ufffd.yaml: no such file or directory\n",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "workloadbuilder", "place", name, "--cluster", "cluster.yaml"],
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 0 and b"Job ml/train (train\\ufffd.yaml, document 1): placed\n" in done.stdout
