@@ -220,18 +220,21 @@ def scheduling_ignored(job: Mapping[str, Any]) -> ErrorList:
 
 def _gang_within_parallelism(scheduling: Mapping[str, Any] | None, parallelism: int | None) -> ErrorList:
     min_count = at(scheduling, ("schedulingPolicy", "gang", "minCount"))
-    if not is_int(min_count) or min_count <= (1 if parallelism is None else parallelism):
+    effective = 1 if parallelism is None else parallelism  # the apiserver's default parallelism
+    if not is_int(min_count) or min_count <= effective:
         return ErrorList()
     path = SCHEDULING_PATH.child("schedulingPolicy", "gang", "minCount")
-    return ErrorList([invalid(path, min_count, "must be less than or equal to parallelism")])
+    return ErrorList([invalid(path, min_count, f"must not be greater than parallelism ({effective})")])
 
 
 def _variant_frozen(path: FieldPath, new: Any, old: Any) -> ErrorList:
     before, after = _variant(old), _variant(new)
     if before is None or after is None or before == after:
         return ErrorList()
-    detail = f"may not change from {before} to {after}: only gang.minCount may change"
-    return ErrorList([invalid(path, after, detail)])
+    detail = (
+        "the basic/gang policy variant is immutable after creation; only schedulingPolicy.gang.minCount may be updated"
+    )
+    return ErrorList([invalid(path, None, detail)])
 
 
 def _variant(policy: Any) -> str | None:

@@ -249,20 +249,20 @@ def mutate(the_job: dict[str, Any], change: Callable[[dict[str, Any]], None]) ->
         (
             job(gang(5)),
             [
-                "spec.scheduling.schedulingPolicy.gang.minCount: Invalid value: 5: must be less than or equal to parallelism"
+                "spec.scheduling.schedulingPolicy.gang.minCount: Invalid value: 5: must not be greater than parallelism (4)"
             ],
         ),
         (job(gang(4)), []),
         (
             job(gang(2), parallelism=None),
             [
-                "spec.scheduling.schedulingPolicy.gang.minCount: Invalid value: 2: must be less than or equal to parallelism"
+                "spec.scheduling.schedulingPolicy.gang.minCount: Invalid value: 2: must not be greater than parallelism (1)"
             ],
         ),
         (
             job(gang(1), parallelism=0),
             [
-                "spec.scheduling.schedulingPolicy.gang.minCount: Invalid value: 1: must be less than or equal to parallelism"
+                "spec.scheduling.schedulingPolicy.gang.minCount: Invalid value: 1: must not be greater than parallelism (0)"
             ],
         ),
         (
@@ -282,7 +282,9 @@ def mutate(the_job: dict[str, Any], change: Callable[[dict[str, Any]], None]) ->
             ["spec.scheduling.resourceClaims: Too many: 5: must have at most 4 items"],
         ),
         (
-            job(gang(resourceClaims=[{"name": "c", "resourceClaimName": "x"}, {"name": "c", "resourceClaimName": "y"}])),
+            job(
+                gang(resourceClaims=[{"name": "c", "resourceClaimName": "x"}, {"name": "c", "resourceClaimName": "y"}])
+            ),
             ['spec.scheduling.resourceClaims[1]: Duplicate value: {"name":"c","resourceClaimName":"y"}'],
         ),
         (
@@ -360,14 +362,16 @@ def set_in(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
             BASE,
             mutate(BASE, set_in("spec.scheduling.schedulingPolicy", {"basic": {}})),
             [
-                'spec.scheduling.schedulingPolicy: Invalid value: "basic": may not change from gang to basic: only gang.minCount may change'
+                "spec.scheduling.schedulingPolicy: Invalid value: null: the basic/gang policy variant is immutable after creation;"
+                " only schedulingPolicy.gang.minCount may be updated"
             ],
         ),
         (
             mutate(BASE, set_in("spec.scheduling.schedulingPolicy", {"basic": {}})),
             BASE,
             [
-                'spec.scheduling.schedulingPolicy: Invalid value: "gang": may not change from basic to gang: only gang.minCount may change'
+                "spec.scheduling.schedulingPolicy: Invalid value: null: the basic/gang policy variant is immutable after creation;"
+                " only schedulingPolicy.gang.minCount may be updated"
             ],
         ),
         (
@@ -403,7 +407,7 @@ def set_in(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
             BASE,
             mutate(BASE, set_in("spec.scheduling.schedulingPolicy.gang.minCount", 9)),
             [
-                "spec.scheduling.schedulingPolicy.gang.minCount: Invalid value: 9: must be less than or equal to parallelism"
+                "spec.scheduling.schedulingPolicy.gang.minCount: Invalid value: 9: must not be greater than parallelism (4)"
             ],
         ),
         (
@@ -561,7 +565,6 @@ def test_registered_for_batch_v1_job():
     assert [root.name for root in plan.roots] == ["processor-pgt-0"]
 
 
-
 @pytest.mark.parametrize(
     ("the_job", "expected"),
     [
@@ -583,7 +586,10 @@ def test_registered_for_batch_v1_job():
         ),
         (
             {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "a", "uid": "u", "ownerReferences": "x"}},
-            ['Job/a: metadata.ownerReferences: Invalid value: "x": must be of type array', "Job/a: spec: Required value"],
+            [
+                'Job/a: metadata.ownerReferences: Invalid value: "x": must be of type array',
+                "Job/a: spec: Required value",
+            ],
         ),
     ],
     ids=["spec-not-an-object", "name-not-a-string", "metadata-not-an-object", "owner-references-not-a-list"],
