@@ -188,12 +188,15 @@ def test_an_empty_input_is_one_line(tmp_path: Path, command: str):
     assert run(command, str(path)) == (2, "", f"error: {path}: no object in the input\n")
 
 
-def test_validate_refuses_an_object_it_cannot_check(tmp_path: Path):
+def test_validate_refuses_an_input_of_objects_it_cannot_check(tmp_path: Path):
+    """An object of a kind no adapter knows is skipped with its warning; with nothing else, nothing was checked."""
     path = tmp_path / "cq.yaml"
     path.write_text("apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: c}\n")
     assert run("validate", str(path)) == (
         2,
         "",
-        f"error: {path} (document 1) ClusterQueue/c: no adapter for apiVersion 'kueue.x-k8s.io/v1beta1' kind "
-        "'ClusterQueue'; --mapping FILE describes a custom resource, --allow-unknown skips such objects\n",
+        f"Warning: {path} (document 1) ClusterQueue/c: no adapter for apiVersion 'kueue.x-k8s.io/v1beta1' kind "
+        "'ClusterQueue'; skipped (--mapping FILE describes a custom resource)\n"
+        f"error: {path}: no object was checked: none is of a kind validate knows (Job, JobSet, LeaderWorkerSet, "
+        "TrainJob, Volcano Job, a --mapping custom resource, Workload, PodGroup, CompositePodGroup)\n",
     )

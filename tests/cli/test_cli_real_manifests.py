@@ -95,15 +95,16 @@ def test_only_builtin_kinds_is_exit_0(tmp_path, command, extra, last):
     assert (out + err).endswith(last or "Service (v1) has no gang-scheduling content; skipped\n")
 
 
-def test_an_unknown_custom_kind_still_needs_allow_unknown(tmp_path):
+def test_an_unknown_custom_kind_beside_a_job_is_skipped_with_a_warning(tmp_path):
     path = write(
         tmp_path,
         "cq.yaml",
         JOB,
         {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ClusterQueue", "metadata": {"name": "q"}},
     )
-    assert run("validate", path)[0] == 2
-    assert run("validate", "--allow-unknown", path)[0] == 0
+    assert run("validate", path)[0] == 0
+    assert run("validate", "--allow-unknown", path) == run("validate", path)  # the flag is kept for old scripts
+    assert run("validate", "--strict", "-W", "no-uid", path)[0] == 1
 
 
 NOT_SERVED = (

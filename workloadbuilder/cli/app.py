@@ -152,7 +152,9 @@ def _validate_options(sub: argparse.ArgumentParser) -> None:
     _output(sub, "text", "json", "yaml", "github", "junit", "tap")
     sub.add_argument("--strict", action="store_true", help="a warning fails validation (exit 1) as an error does")
     sub.add_argument(
-        "--allow-unknown", action="store_true", help="skip objects no adapter knows instead of refusing them"
+        "--allow-unknown",
+        action="store_true",
+        help="kept for old scripts: an object no adapter knows is always skipped, with an unknown-kind warning",
     )
     sub.add_argument(
         "--skip",

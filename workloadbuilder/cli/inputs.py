@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,8 +22,10 @@ from workloadbuilder import manifests
 from workloadbuilder._internal import kinds
 from workloadbuilder._internal.gofmt import capped
 from workloadbuilder._internal.textread import TextError, decode_utf8, read_bytes, read_stream
-from workloadbuilder.adapters.base import planned_name
+from workloadbuilder.adapters.base import adapter_for, planned_name
+from workloadbuilder.adapters.strict import has_schema
 from workloadbuilder.cli.errors import UsageError, one_line
+from workloadbuilder.cli.messages import Notice
 from workloadbuilder.errors import WorkloadBuilderError
 from workloadbuilder.validation.gates import GATES, FeatureGates
 
@@ -37,7 +39,10 @@ __all__ = [
     "parse_gates",
     "read_inputs",
     "refuse_not_served",
+    "skip_notices",
     "skipped_note",
+    "unknown_kinds",
+    "unknown_note",
 ]
 
 STDIN = "-"
@@ -156,6 +161,11 @@ class Document:
             if _has(self.data, "spec", "schedulingGroup"):
                 return False  # a member of a PodGroup
         return bool(slash or self.api_version) and (group, self.kind) in NO_SCHEDULING_CONTENT
+
+    @property
+    def is_pod(self) -> bool:
+        """Whether this is a ``v1`` Pod."""
+        return self.kind == "Pod" and self.api_version == "v1"
 
     def where(self) -> str:
         """``file (document N)`` (``file (document N, item M)`` in a list), for messages."""
@@ -307,6 +317,56 @@ def refuse_not_served(documents: Sequence[Document]) -> None:
 def skipped_note(doc: Document) -> str:
     """The note for a document of ``NO_SCHEDULING_CONTENT``: what it is, and that it was skipped."""
     return f"{doc.about()}: {doc.kind} ({doc.api_version}) has no gang-scheduling content; skipped"
+
+
+def unknown_kinds(documents: Sequence[Document], used: Collection[str] = ()) -> list[Document]:
+    """The documents no command reads, in input order: every command skips each with ``unknown_note``.
+
+    A document is of an unknown kind when no adapter plans it (``--mapping``
+    registers one), it is no Workload, PodGroup or CompositePodGroup, no
+    built-in kind without gang-scheduling content (those get ``skipped_note``),
+    no object with a bundled schema (a runtime, another scheduler's PodGroup),
+    no Pod (one that joins a PodGroup is read with it) and not the
+    ``Kind/name`` of an object a plan read (``used``).
+    """
+    return [
+        doc
+        for doc in documents
+        if adapter_for(doc.api_version, doc.kind) is None
+        and not doc.is_scheduling_object
+        and not doc.has_no_scheduling_content
+        and not has_schema(doc.data)
+        and not doc.is_pod
+        and f"{doc.kind}/{doc.name}" not in used
+    ]
+
+
+def unknown_note(doc: Document) -> str:
+    """The warning for a document of an unknown kind (``unknown_kinds``): what it is, that it was skipped, what helps.
+
+    Every command says these words of such a document, and goes on with the others.
+    """
+    return (
+        f"{doc.about()}: no adapter for apiVersion {doc.api_version!r} kind {doc.kind!r}; skipped "
+        "(--mapping FILE describes a custom resource)"
+    )
+
+
+def skip_notices(documents: Sequence[Document], used: Collection[str] = (), read: Collection[str] = ()) -> list[Notice]:
+    """What a command says of each document it skips, in input order: a note or an ``unknown-kind`` warning.
+
+    A built-in object with no gang-scheduling content gets ``skipped_note``
+    (unless its kind is in ``read``: ``place`` reads PriorityClasses), one
+    of an unknown kind (``unknown_kinds``, with ``used``) ``unknown_note``.
+    """
+    unknown = {id(doc) for doc in unknown_kinds(documents, used)}
+    notices = []
+    for doc in documents:
+        if doc.has_no_scheduling_content and doc.kind not in read:
+            notices.append(Notice("skipped", skipped_note(doc)))
+        elif id(doc) in unknown:
+            notices.append(Notice("unknown-kind", unknown_note(doc)))
+    return notices
 
 
 def _read(path: str) -> tuple[str, str]:

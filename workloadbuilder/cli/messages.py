@@ -26,7 +26,7 @@ __all__ = ["WARNING_KINDS", "Notice", "WarningPolicy", "plan_notices"]
 WARNING_KINDS = {
     "uid": "an object without metadata.uid (a manifest never created): the names are not the controller's",
     "lossy": "an adapter mapped something with loss (an annotation it cannot express, say)",
-    "unknown-kind": "an object no adapter knows, skipped by --allow-unknown",
+    "unknown-kind": "an object of a kind no adapter knows and no --mapping describes: skipped by every command",
     "unused": "an object nothing in the input uses (a runtime without its TrainJob): only its fields were checked",
     "skipped": "a built-in kind with no gang-scheduling content (a Service, RBAC, ...): skipped, a note that never fails",
 }

@@ -20,7 +20,7 @@ from workloadbuilder.adapters.documents import (
     read_documents,
 )
 from workloadbuilder.cli.errors import UsageError
-from workloadbuilder.cli.inputs import Document, skipped_note
+from workloadbuilder.cli.inputs import Document, skip_notices
 from workloadbuilder.placement import DeviceRequest, PlacementRequest
 from workloadbuilder.placement.k8s.priorities import PriorityClass
 
@@ -64,9 +64,13 @@ def placement_inputs(
             nothing to place at all.
         NothingToPlace: only built-in objects with no gang-scheduling content
             (a Service, RBAC), each skipped with a note.
+
+    An object of a kind no adapter knows (``unknown_kinds``: a Kueue
+    ClusterQueue beside its Job) is skipped with a warning, as every command
+    skips it.
     """
-    skipped = [doc for doc in documents if doc.has_no_scheduling_content and doc.kind not in _READ_BY_PLACE]
-    err.writelines(f"Note: {skipped_note(doc)}\n" for doc in skipped)
+    for notice in skip_notices(documents, read=_READ_BY_PLACE):
+        err.write(f"{'Note' if notice.kind == 'skipped' else 'Warning'}: {notice.text}\n")
     if all(doc.has_no_scheduling_content for doc in documents):
         raise NothingToPlace("nothing to place: no object in the input has gang-scheduling content")
     try:

@@ -24,14 +24,24 @@ from workloadbuilder._internal.gofmt import capped, go_quote, render_bad_value
 from workloadbuilder.adapters import Plan, adapter_for
 from workloadbuilder.adapters.base import PlanError, planned_name
 from workloadbuilder.adapters.diff import update_findings
-from workloadbuilder.adapters.pod_rules import template_errors
+from workloadbuilder.adapters.pod_rules import pod_spec_errors, template_errors
 from workloadbuilder.adapters.strict import has_schema, schema_errors
 from workloadbuilder.cli.errors import UsageError
-from workloadbuilder.cli.inputs import Document, about, checks_for, parse_gates, read_inputs, skipped_note
+from workloadbuilder.cli.inputs import (
+    Document,
+    about,
+    checks_for,
+    parse_gates,
+    read_inputs,
+    skip_notices,
+    skipped_note,
+    unknown_kinds,
+    unknown_note,
+)
 from workloadbuilder.cli.messages import Notice, WarningPolicy, plan_notices
 from workloadbuilder.cli.positions import Positions
 from workloadbuilder.cli.report import Verdict, render
-from workloadbuilder.field import ErrorList, ErrorType, FieldError, FieldPath, first_few
+from workloadbuilder.field import ErrorList, ErrorType, FieldError, FieldPath, first_few, type_invalid
 from workloadbuilder.migration.gangs import (
     GangMigration,
     check_kueue_pod,
@@ -66,12 +76,13 @@ def compile_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     gates = parse_gates(args.gates)
     policy = WarningPolicy.parse(args.warning_options, args.quiet)
     plans = list(_each_plan(documents))
-    notices: list[Notice] = [Notice("skipped", skipped_note(doc)) for doc in documents if doc.has_no_scheduling_content]
+    notices = skip_notices(documents, {ref for _, plan in plans for ref in plan.uses})
     if not plans:
-        if len(notices) == len(documents):  # only Services, RBAC and the like: nothing to do, and nothing wrong
+        if all(doc.has_no_scheduling_content for doc in documents):  # only Services, RBAC and the like: nothing wrong
             err.writelines(f"Note: {notice.text}\n" for notice in policy.shown(notices))
             err.write("Note: nothing to compile: no object in the input has gang-scheduling content\n")
             return 0
+        err.writelines(f"{_label(notice)}: {notice.text}\n" for notice in policy.shown(notices))
         raise UsageError(_nothing_to_compile(documents))
     objects: list[Any] = []
     for doc, plan in plans:
@@ -122,9 +133,10 @@ def _label(notice: Notice) -> str:
 def validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``workloadbuilder validate``: the apiserver's verdict on every object; exit 1 when any is invalid.
 
-    An object no adapter knows is refused (exit 2) unless ``--allow-unknown``
-    skips it; an input in which nothing was checked is refused too, so a CI
-    job cannot pass on a directory of the wrong files.
+    An object of a kind no adapter knows is skipped with an ``unknown-kind``
+    warning, as every command skips it (``--strict`` fails on the warning);
+    an input in which nothing was checked is refused (exit 2), so a CI job
+    cannot pass on a directory of the wrong files.
     """
     given = read_inputs(args.files, args.recursive, args.namespace, served_only=False)
     gates = parse_gates(args.gates)
@@ -155,16 +167,12 @@ def validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     verdicts.extend(_skipped_verdict(doc, by) for doc in given if (by := _skipped_by(doc, skip)) is not None)
     unclaimed = [doc for doc in unclaimed if not doc.has_no_scheduling_content]
     verdicts.extend(_schema_verdict(doc) for doc in unclaimed if has_schema(doc.data))
-    unknown = [doc for doc in unclaimed if not has_schema(doc.data)]
-    if unknown and not args.allow_unknown:
-        raise UsageError(
-            first_few([_no_adapter(doc) for doc in unknown], limit=1)
-            + "; --mapping FILE describes a custom resource, --allow-unknown skips such objects"
-        )
+    verdicts.extend(_member_pod_verdict(doc) for doc in unclaimed if doc.is_pod)
+    unknown = [(doc, Notice("unknown-kind", unknown_note(doc))) for doc in unknown_kinds(unclaimed, used)]
     if not verdicts:
+        err.writelines(f"Warning: {notice.text}\n" for notice in policy.shown(n for _, n in unknown))
         raise UsageError(f"{_sources(given)}: no object was checked: none is of a kind validate knows ({_KNOWN})")
-    for doc in unknown:
-        notice = Notice("unknown-kind", f"{_no_adapter(doc)}; not checked")
+    for doc, notice in unknown:
         verdicts.append(
             Verdict(doc.source, doc.number, doc.kind or "object", doc.name, ErrorList(), [notice], False, doc.item)
         )
@@ -424,6 +432,24 @@ def _schema_verdict(doc: Document) -> Verdict:
     errors = schema_errors(doc.data)
     errors.extend(template_errors(doc.data))  # a runtime's webhook and its pods' rules apply whoever uses it
     return Verdict(doc.source, doc.number, doc.kind, doc.name, errors, [note], item=doc.item)
+
+
+def _member_pod_verdict(doc: Document) -> Verdict:
+    """A Pod that joins a PodGroup (``spec.schedulingGroup``): its group reference and its spec, as the apiserver
+    judges a pod's spec."""
+    errors = ErrorList()
+    spec = doc.data.get("spec")
+    if not isinstance(spec, Mapping):
+        errors.append(type_invalid(FieldPath("spec"), spec, "must be of type object"))
+        return Verdict(doc.source, doc.number, doc.kind, doc.name, errors, item=doc.item)
+    group = spec.get("schedulingGroup")
+    at = FieldPath("spec", "schedulingGroup")
+    if not isinstance(group, Mapping):
+        errors.append(type_invalid(at, group, "must be of type object"))
+    elif not isinstance(group.get("podGroupName"), str | None):
+        errors.append(type_invalid(at.child("podGroupName"), group.get("podGroupName"), "must be of type string"))
+    errors.extend(pod_spec_errors(spec, FieldPath("spec")))
+    return Verdict(doc.source, doc.number, doc.kind, doc.name, errors, item=doc.item)
 
 
 def _skipped_verdict(doc: Document, by: str = "") -> Verdict:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -29,7 +29,7 @@ from workloadbuilder._internal.gofmt import render_bad_value
 from workloadbuilder.cli.clusters import load_cluster
 from workloadbuilder.cli.deadline import Deadline
 from workloadbuilder.cli.errors import UsageError
-from workloadbuilder.cli.inputs import Document, read_inputs
+from workloadbuilder.cli.inputs import Document, read_inputs, unknown_kinds
 from workloadbuilder.cli.options import add_cluster_options, add_output_option, check_output, dump_answer, parse_claims
 from workloadbuilder.cli.placement_inputs import merge_requests, placement_inputs
 from workloadbuilder.cli.progress import Progress
@@ -262,9 +262,7 @@ def read_queue(
             documents = [Document(f"{where}.object", 1, dict(entry["object"]))]
             request = to_request(documents)
         read.append((i, entry, request, documents))
-    names = [
-        next((d.name for d in documents if d.kind != "PriorityClass" and d.name), "workload") for *_, documents in read
-    ]
+    names = [_workload_name(documents) for *_, documents in read]
     workloads = [
         _workload(f"{path}: workloads[{i}]", name if names.count(name) == 1 else f"{name}-{i}", entry, request)
         for (i, entry, request, _), name in zip(read, names, strict=True)
@@ -274,6 +272,17 @@ def read_queue(
     classes = read_priority_classes(objects, "priorityClasses", errors)
     errors.raise_if_any()
     return workloads, classes
+
+
+def _workload_name(documents: Sequence[Document]) -> str:
+    """A queue entry's name: its first placed object's (not a PriorityClass, a skipped object or an unknown kind's)."""
+    unknown = {id(doc) for doc in unknown_kinds(documents)}
+    placed = (
+        doc
+        for doc in documents
+        if doc.kind != "PriorityClass" and not doc.has_no_scheduling_content and id(doc) not in unknown and doc.name
+    )
+    return next((doc.name for doc in placed), "workload")
 
 
 def _workload(where: str, name: str, entry: Mapping[str, Any], request: PlacementRequest) -> QueueEntry:

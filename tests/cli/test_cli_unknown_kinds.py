@@ -1,0 +1,178 @@
+"""One rule for objects no adapter knows (issue 33, item 10): Kueue's queues beside a Job, in all six commands.
+
+Each of ``validate``, ``compile``, ``place``, ``explain``, ``capacity`` and
+``simulate`` skips such an object with the same warning on standard error
+and goes on with the others; with nothing else in the input, each exits 2.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from workloadbuilder.cli.app import main
+
+QUEUES = """\
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: team}
+spec: {namespaceSelector: {}}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: team, namespace: ml}
+spec: {clusterQueue: team}
+"""
+
+JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+  namespace: ml
+  uid: 6a1e3f0c-2b7d-4c55-9f3e-0d8a4b2c1e77
+  labels: {kueue.x-k8s.io/queue-name: team}
+spec:
+  parallelism: 2
+  completions: 2
+  scheduling: {schedulingPolicy: {gang: {}}}
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: example.com/train:1
+        resources: {requests: {cpu: "4"}}
+"""
+
+SKIPPED = "skipped (--mapping FILE describes a custom resource)"
+CLUSTER = ["--generate", "zones=1,blocks=1,racks=1,hosts=2,gpus=0"]
+COMMANDS = {
+    "validate": ["validate"],
+    "compile": ["compile", "-o", "name"],
+    "place": ["place", *CLUSTER],
+    "explain": ["explain", *CLUSTER],
+    "capacity": ["capacity", *CLUSTER],
+}
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def warnings(path: str) -> str:
+    api = "apiVersion 'kueue.x-k8s.io/v1beta1'"
+    return (
+        f"Warning: {path} (document 1) ClusterQueue/team: no adapter for {api} kind 'ClusterQueue'; {SKIPPED}\n"
+        f"Warning: {path} (document 2) LocalQueue/team: no adapter for {api} kind 'LocalQueue'; {SKIPPED}\n"
+    )
+
+
+@pytest.fixture
+def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    Path("queues.yaml").write_text(QUEUES + "---\n" + JOB)
+    Path("only-queues.yaml").write_text(QUEUES)
+    Path("queue.yaml").write_text("workloads:\n- file: queues.yaml\n  arrival: 0\n  duration: 60\n")
+    return tmp_path
+
+
+@pytest.mark.parametrize("command", list(COMMANDS), ids=list(COMMANDS))
+def test_each_command_skips_the_queues_with_the_same_warning_and_does_the_job(here: Path, command: str) -> None:
+    """The same two warnings; ``validate`` prints its warnings in its report, the others on standard error."""
+    code, out, err = run(*COMMANDS[command], "queues.yaml")
+    said = out.split('Job "train" is valid')[0] if command == "validate" else err
+    assert (code, said) == (0, warnings("queues.yaml"))
+    assert out
+
+
+def test_validate_judges_the_job_and_counts_the_queues_skipped(here: Path) -> None:
+    assert run("validate", "--summary", "queues.yaml") == (
+        0,
+        warnings("queues.yaml")
+        + 'Job "train" is valid\n3 objects: 1 valid, 0 invalid, 2 skipped (Kubernetes 1.37, feature gates: all)\n',
+        "",
+    )
+
+
+def test_compile_prints_only_the_jobs_objects(here: Path) -> None:
+    assert run("compile", "-o", "name", "queues.yaml")[1] == (
+        "workload.scheduling.k8s.io/train-6f7665b597\n"
+        "podgroup.scheduling.k8s.io/train-6f7665b597-train-pgt-0-7957f74b94\n"
+        "job.batch/train\n"
+    )
+
+
+def test_place_places_the_job_alone(here: Path) -> None:
+    out = run("place", *CLUSTER, "queues.yaml")[1]
+    assert "Job ml/train (queues.yaml, document 3): placed\n" in out
+    assert out.endswith("feasible (kube-scheduler): 1 of 1 object placed\nverdict: placeable\n")
+
+
+def test_simulate_warns_of_the_queues_and_names_the_workload_by_its_job(here: Path) -> None:
+    code, out, err = run("simulate", "queue.yaml", *CLUSTER)
+    assert (code, err) == (0, warnings("queues.yaml"))
+    assert out.splitlines()[1:] == [
+        "queue: queue.yaml, 1 copy, tie-break seed 0",
+        "train: arrived 0s, started 0s, ended 60s (waited 0s)",
+        "makespan: 60s",
+    ]
+
+
+def test_the_allow_unknown_flag_is_kept_and_changes_nothing(here: Path) -> None:
+    assert run("validate", "--allow-unknown", "queues.yaml") == run("validate", "queues.yaml")
+
+
+def test_strict_validate_fails_on_the_warning_unless_it_is_hidden(here: Path) -> None:
+    code, _, err = run("validate", "--strict", "queues.yaml")
+    assert (code, err.splitlines()[0]) == (
+        1,
+        "error: queues.yaml (document 1) ClusterQueue/team: --strict: its unknown-kind warning fails the run "
+        "(and 1 more warning: unknown-kind); -W no-unknown-kind hides it",
+    )
+    assert run("validate", "--strict", "-W", "no-unknown-kind", "queues.yaml") == (0, 'Job "train" is valid\n', "")
+    assert run("compile", "-q", "-o", "name", "queues.yaml")[2] == ""
+
+
+NOTHING_LEFT = {
+    "validate": "only-queues.yaml: no object was checked: none is of a kind validate knows (Job, JobSet, "
+    "LeaderWorkerSet, TrainJob, Volcano Job, a --mapping custom resource, Workload, PodGroup, CompositePodGroup)",
+    "compile": "no object an adapter knows (Job, JobSet, LeaderWorkerSet, TrainJob, Volcano Job, or --mapping): "
+    "only-queues.yaml (document 1) ClusterQueue/team (kueue.x-k8s.io/v1beta1): a custom resource: --mapping FILE "
+    "says where its gangs are; only-queues.yaml (document 2) LocalQueue/team (kueue.x-k8s.io/v1beta1): a custom "
+    "resource: --mapping FILE says where its gangs are",
+    "place": "nothing to place: give a controller object (Job, JobSet, LeaderWorkerSet, TrainJob, Volcano Job, or "
+    "one --mapping describes), or PodGroups with the Pods that name them",
+}
+NOTHING_LEFT["explain"] = NOTHING_LEFT["capacity"] = NOTHING_LEFT["place"]
+
+
+@pytest.mark.parametrize("command", list(COMMANDS), ids=list(COMMANDS))
+def test_with_only_the_queues_each_command_warns_then_exits_2(here: Path, command: str) -> None:
+    assert run(*COMMANDS[command], "only-queues.yaml") == (
+        2,
+        "",
+        warnings("only-queues.yaml") + f"error: {NOTHING_LEFT[command]}\n",
+    )
+
+
+def test_with_only_the_queues_simulate_warns_then_exits_2(here: Path) -> None:
+    Path("queue.yaml").write_text("workloads:\n- file: only-queues.yaml\n  arrival: 0\n  duration: 60\n")
+    assert run("simulate", "queue.yaml", *CLUSTER) == (
+        2,
+        "",
+        warnings("only-queues.yaml") + f"error: {NOTHING_LEFT['place']}\n",
+    )
+
+
+def test_a_pod_that_joins_a_pod_group_is_no_unknown_kind(here: Path) -> None:
+    pod = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+        "spec: {schedulingGroup: {podGroupName: g}, containers: [{name: main, image: busybox}]}\n"
+    )
+    Path("pod.yaml").write_text(pod)
+    assert run("validate", "pod.yaml") == (0, 'Pod "p" is valid\n', "")
