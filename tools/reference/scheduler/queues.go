@@ -690,7 +690,7 @@ func (d *driver) quiet(deadline time.Time) {
 	for time.Now().Before(deadline) {
 		activity := d.activity()
 		active, _, _, _ := d.queueCounts()
-		if activity != seen || len(d.sched.Cache.Dump().AssumedPods) > 0 || active > 0 {
+		if activity != seen || len(d.sched.Cache.Dump().AssumedPods) > 0 || active > 0 || d.halfBound() {
 			seen, last = activity, time.Now()
 			if active > 0 {
 				return
@@ -701,6 +701,29 @@ func (d *driver) quiet(deadline time.Time) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// halfBound says whether some workload has some of its pods bound and
+// others not: the binding goroutines of a gang are not all done yet.
+func (d *driver) halfBound() bool {
+	d.rec.mu.Lock()
+	bound := map[string]bool{}
+	for _, b := range d.rec.bindings {
+		bound[b.Pod] = true
+	}
+	d.rec.mu.Unlock()
+	for _, w := range d.workloads {
+		n := 0
+		for _, p := range w.pods {
+			if bound[p] {
+				n++
+			}
+		}
+		if n > 0 && n < len(w.pods) {
+			return true
+		}
+	}
+	return false
 }
 
 // flushBackoff steps the scheduler's clock past the longest backoff (10 s
