@@ -186,6 +186,10 @@ def read_documents(
             target = _pod_group_of(doc)
             if target is not None and target not in planned:
                 offered.setdefault(target, []).append(_Member(doc.where, doc.name, doc.data.get("spec") or {}))
+        elif (_group_of(doc), doc.kind) in _REPLICATED:
+            target = _pod_group_of(doc, ("spec", "template", "spec"))
+            if target is not None and target not in planned:
+                offered.setdefault(target, []).extend(_replicas(doc))
     out.inputs += _runtime_inputs(docs, planned, offered, claims or {})
     if not out.inputs:
         raise DocumentError(
@@ -221,19 +225,55 @@ def _priority_class(doc: _Doc) -> PriorityClass:
     return record
 
 
-def _pod_group_of(doc: _Doc) -> str | None:
-    """The PodGroup a Pod document names in ``spec.schedulingGroup.podGroupName`` (``None``: none)."""
+_REPLICATED = frozenset(
+    {("", "ReplicationController"), *(("apps", k) for k in ("Deployment", "ReplicaSet", "StatefulSet"))}
+)
+"""Built-in controllers of a counted number of pods (``spec.replicas``), which may join a native PodGroup."""
+
+
+def _group_of(doc: _Doc) -> str:
+    return doc.api_version.rpartition("/")[0]
+
+
+def _pod_group_of(doc: _Doc, spec_at: Sequence[str] = ("spec",)) -> str | None:
+    """The PodGroup a Pod (or a controller's pod template, at ``spec_at``) names in
+    ``schedulingGroup.podGroupName`` of its pod spec (``None``: none)."""
     value: Any = doc.data
     path = None
-    for name, kind in (("spec", Mapping), ("schedulingGroup", Mapping), ("podGroupName", str)):
+    for name in spec_at:
+        value = value.get(name)
+        path = FieldPath(name) if path is None else path.child(name)
+        if value is None:
+            return None
+        if not isinstance(value, Mapping):
+            raise DocumentError(
+                f"{doc.where}: {doc.kind} {doc.name!r}: {type_invalid(path, value, 'must be of type object')}"
+            )
+    for name, kind in (("schedulingGroup", Mapping), ("podGroupName", str)):
         value = value.get(name)
         path = FieldPath(name) if path is None else path.child(name)
         if value is None:
             return None
         if not isinstance(value, kind):
             detail = "must be of type object" if kind is Mapping else "must be of type string"
-            raise DocumentError(f"{doc.where}: Pod {doc.name!r}: {type_invalid(path, value, detail)}")
+            raise DocumentError(f"{doc.where}: {doc.kind} {doc.name!r}: {type_invalid(path, value, detail)}")
     return str(value)
+
+
+def _replicas(doc: _Doc) -> list[_Member]:
+    """The pods a ReplicaSet, Deployment, StatefulSet or ReplicationController makes: ``spec.replicas`` (default 1)
+    of its pod template, each named ``<name>-<i>``."""
+    spec = doc.data["spec"]
+    count = spec.get("replicas", 1)
+    if count is None:
+        count = 1
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        detail = "must be of type integer" if not isinstance(count, int) or isinstance(count, bool) else "must be >= 0"
+        raise DocumentError(
+            f"{doc.where}: {doc.kind} {doc.name!r}: {type_invalid(FieldPath('spec', 'replicas'), count, detail)}"
+        )
+    pod_spec = spec["template"]["spec"]
+    return [_Member(doc.where, f"{doc.name}-{i}", pod_spec) for i in range(count)]
 
 
 def _compile(doc: _Doc, docs: Sequence[_Doc], related: Sequence[Mapping[str, Any]]) -> Any:

@@ -57,10 +57,18 @@ from workloadbuilder.adapters.pod_resources import resource_requirements_errors
 from workloadbuilder.adapters.reading import at as value_at
 from workloadbuilder.adapters.trainer_pods import ancestor_container_errors
 from workloadbuilder.adapters.volcano_rules import io_errors
-from workloadbuilder.field import not_supported
+from workloadbuilder.field import not_supported, type_invalid
 from workloadbuilder.validation.formats import CHARACTERS, is_dns1123_label, is_dns1123_subdomain
 
-__all__ = ["KUBERNETES_REVISION", "Restart", "PodTemplate", "pod_templates", "pod_spec_errors", "template_errors"]
+__all__ = [
+    "KUBERNETES_REVISION",
+    "Restart",
+    "PodTemplate",
+    "pod_templates",
+    "pod_spec_errors",
+    "pod_spec_type_errors",
+    "template_errors",
+]
 
 KUBERNETES_REVISION = "v1.37.2"
 """The k8s.io/kubernetes release whose pod validation this module follows."""
@@ -204,6 +212,54 @@ def pod_spec_errors(spec: Mapping[str, Any], path: FieldPath, partial: bool = Fa
         value = spec.get(key)
         if isinstance(value, str) and value:
             errors.extend(invalid(path.child(key), value, message) for message in is_dns1123_label(value, CHARACTERS))
+    return errors
+
+
+_TYPED: dict[
+    str, dict[str, type]
+] = {  # the fields pod_spec_errors reads, by the type the schema gives them, for objects with no bundled schema
+    "containers": {"name": str, "ports": list, "env": list},
+    "initContainers": {"name": str, "ports": list, "env": list},
+    "volumes": {"name": str},
+}
+_ENTRY_TYPED: dict[str, dict[str, type]] = {
+    "ports": {"name": str, "containerPort": int, "hostPort": int, "protocol": str},
+    "env": {"name": str},
+}
+_TYPE_NAMES = {str: "string", int: "integer", list: "array"}
+
+
+def pod_spec_type_errors(spec: Mapping[str, Any], path: FieldPath) -> ErrorList:
+    """A type error (the schema's words) at each field ``pod_spec_errors`` reads that holds another type.
+
+    For a pod spec no bundled schema covers (a Pod's, a ReplicaSet's): the
+    lists of containers, init containers and volumes, their names, ports and
+    env entries.
+    """
+    errors = ErrorList()
+    for key, fields in _TYPED.items():
+        listed = spec.get(key)
+        if listed is not None and not isinstance(listed, list):
+            errors.append(type_invalid(path.child(key), listed, "must be of type array"))
+            continue
+        for i, item in enumerate(listed or []):
+            errors.extend(_typed(item, path.child(key).index(i), fields))
+    return errors
+
+
+def _typed(item: Any, at: FieldPath, fields: Mapping[str, type]) -> ErrorList:
+    if not isinstance(item, Mapping):
+        return ErrorList([type_invalid(at, item, "must be of type object")])
+    errors = ErrorList()
+    for name, wanted in fields.items():
+        value = item.get(name)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, wanted):
+            errors.append(type_invalid(at.child(name), value, f"must be of type {_TYPE_NAMES[wanted]}"))
+        elif isinstance(value, list):
+            for j, entry in enumerate(value):
+                errors.extend(_typed(entry, at.child(name).index(j), _ENTRY_TYPED[name]))
     return errors
 
 

@@ -176,3 +176,92 @@ def test_a_pod_that_joins_a_pod_group_is_no_unknown_kind(here: Path) -> None:
     )
     Path("pod.yaml").write_text(pod)
     assert run("validate", "pod.yaml") == (0, 'Pod "p" is valid\n', "")
+
+
+# -- issue 33 item 8: what migrate writes passes validate; a ReplicaSet that joins a native PodGroup is checked
+
+COSCHEDULED = """\
+apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata: {name: nginx, namespace: default}
+spec: {minMember: 3}
+---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: nginx, namespace: default}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: nginx}}
+  template:
+    metadata:
+      labels: {app: nginx, scheduling.x-k8s.io/pod-group: nginx}
+    spec:
+      schedulerName: scheduler-plugins-scheduler
+      containers:
+      - {name: nginx, image: nginx, resources: {requests: {cpu: "1"}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: solo, namespace: default, labels: {scheduling.x-k8s.io/pod-group: nginx}}
+spec:
+  containers: [{name: main, image: busybox}]
+"""
+
+
+def test_what_migrate_writes_passes_validate_and_place_counts_the_replicas(here: Path) -> None:
+    Path("cosched.yaml").write_text(COSCHEDULED)
+    code, migrated, _ = run("migrate", "cosched.yaml")
+    assert code == 0
+    Path("migrated.yaml").write_text(migrated)
+    assert run("validate", "migrated.yaml") == (
+        0,
+        'Workload "nginx" is valid\nPodGroup "nginx" is valid\nReplicaSet "nginx" is valid\nPod "solo" is valid\n',
+        "",
+    )
+    out = run("place", *CLUSTER, "migrated.yaml")[1]
+    assert "    placed 3 of 3 pods in the cluster, on 2 nodes: node-00000 x2, node-00001\n" in out
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (
+            lambda rs: rs["spec"]["template"]["spec"]["containers"][0].update(name="Bad_Name"),
+            'spec.template.spec.containers[0].name: Invalid value: "Bad_Name": a lowercase RFC 1123 label',
+        ),
+        (
+            lambda rs: rs["spec"]["template"]["spec"]["containers"][0].update(name=[0]),
+            "spec.template.spec.containers[0].name: Invalid value: [0]: must be of type string",
+        ),
+        (
+            lambda rs: rs["spec"]["template"]["spec"]["schedulingGroup"].update(podGroupName=7),
+            "spec.template.spec.schedulingGroup.podGroupName: Invalid value: 7: must be of type string",
+        ),
+    ],
+    ids=["container-name", "name-of-another-type", "group-name-of-another-type"],
+)
+def test_a_replicaset_that_joins_a_pod_group_is_checked_at_its_own_paths(here: Path, change, said: str) -> None:
+    import yaml
+
+    replica_set = {
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
+        "metadata": {"name": "rs"},
+        "spec": {"replicas": 2, "template": {"spec": {
+            "schedulingGroup": {"podGroupName": "g"}, "containers": [{"name": "main", "image": "busybox"}]}}},
+    }  # fmt: skip
+    change(replica_set)
+    Path("rs.yaml").write_text(yaml.safe_dump(replica_set))
+    code, out, _ = run("validate", "rs.yaml")
+    assert code == 1 and said in out, out
+
+
+def test_a_pods_port_of_the_wrong_type_is_a_type_error_at_its_path(here: Path) -> None:
+    Path("pod.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  schedulingGroup: {podGroupName: g}\n"
+        "  containers: [{name: main, image: busybox, ports: [{containerPort: '80'}], env: [{name: [A]}]}]\n"
+    )
+    code, out, _ = run("validate", "pod.yaml")
+    assert code == 1
+    assert 'spec.containers[0].ports[0].containerPort: Invalid value: "80": must be of type integer' in out
+    assert 'spec.containers[0].env[0].name: Invalid value: ["A"]: must be of type string' in out

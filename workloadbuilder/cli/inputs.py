@@ -154,18 +154,23 @@ class Document:
     def has_no_scheduling_content(self) -> bool:
         """Whether this is a built-in kind of ``NO_SCHEDULING_CONTENT`` (a Service, a ConfigMap, RBAC, ...)."""
         group, slash, _ = self.api_version.rpartition("/")
-        if self.kind == "Pod" and not group:
-            spec = self.data.get("spec") if isinstance(self.data, dict) else None
-            if spec is not None and not isinstance(spec, dict):
-                return False  # malformed: the pod reader says so, rather than skipping it
-            if _has(self.data, "spec", "schedulingGroup"):
-                return False  # a member of a PodGroup
+        path = self.pod_spec_path
+        if path is not None and (_malformed(self.data, path) or _has(self.data, *path, "schedulingGroup")):
+            return False  # a member of a PodGroup, or malformed: its reader says so, rather than skipping it
         return bool(slash or self.api_version) and (group, self.kind) in NO_SCHEDULING_CONTENT
 
     @property
-    def is_pod(self) -> bool:
-        """Whether this is a ``v1`` Pod."""
-        return self.kind == "Pod" and self.api_version == "v1"
+    def pod_spec_path(self) -> tuple[str, ...] | None:
+        """Where the pod spec is in a Pod, or in a built-in controller whose pods may join a PodGroup (``None``: no
+        such kind).
+
+        Such an object that sets ``spec.schedulingGroup`` there is checked with
+        the pod rules (``validate``); without it, it is a built-in kind with no
+        gang-scheduling content.
+        """
+        if not self.api_version:
+            return None
+        return _POD_SPECS.get((self.api_version.rpartition("/")[0], self.kind))
 
     def where(self) -> str:
         """``file (document N)`` (``file (document N, item M)`` in a list), for messages."""
@@ -326,7 +331,8 @@ def unknown_kinds(documents: Sequence[Document], used: Collection[str] = ()) -> 
     registers one), it is no Workload, PodGroup or CompositePodGroup, no
     built-in kind without gang-scheduling content (those get ``skipped_note``),
     no object with a bundled schema (a runtime, another scheduler's PodGroup),
-    no Pod (one that joins a PodGroup is read with it) and not the
+    no Pod or built-in controller of pods (one whose pods join a PodGroup is
+    checked with it) and not the
     ``Kind/name`` of an object a plan read (``used``).
     """
     return [
@@ -336,7 +342,7 @@ def unknown_kinds(documents: Sequence[Document], used: Collection[str] = ()) -> 
         and not doc.is_scheduling_object
         and not doc.has_no_scheduling_content
         and not has_schema(doc.data)
-        and not doc.is_pod
+        and doc.pod_spec_path is None
         and f"{doc.kind}/{doc.name}" not in used
     ]
 
@@ -403,6 +409,27 @@ def _in_namespace(doc: Document, namespace: str | None) -> Document:
             f"{namespace!r} (--namespace): leave the flag out, or pass --namespace={current}"
         )
     return doc
+
+
+_TEMPLATE = ("spec", "template", "spec")
+_POD_SPECS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("", "Pod"): ("spec",),
+    ("", "ReplicationController"): _TEMPLATE,
+    **{("apps", kind): _TEMPLATE for kind in ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet")},
+    ("batch", "CronJob"): ("spec", "jobTemplate", "spec", "template", "spec"),
+}
+"""Where the pod spec is, by ``(group, kind)``, in the built-in objects whose pods may join a native PodGroup."""
+
+
+def _malformed(data: Any, keys: Sequence[str]) -> bool:
+    """Whether a value on the way to ``keys`` is there but no mapping."""
+    for key in keys:
+        data = data.get(key) if isinstance(data, dict) else None
+        if data is None:
+            return False
+        if not isinstance(data, dict):
+            return True
+    return False
 
 
 def _has(data: Any, *keys: str) -> bool:

@@ -24,7 +24,7 @@ from workloadbuilder._internal.gofmt import capped, go_quote, render_bad_value
 from workloadbuilder.adapters import Plan, adapter_for
 from workloadbuilder.adapters.base import PlanError, planned_name
 from workloadbuilder.adapters.diff import update_findings
-from workloadbuilder.adapters.pod_rules import pod_spec_errors, template_errors
+from workloadbuilder.adapters.pod_rules import pod_spec_errors, pod_spec_type_errors, template_errors
 from workloadbuilder.adapters.strict import has_schema, schema_errors
 from workloadbuilder.cli.errors import UsageError
 from workloadbuilder.cli.inputs import (
@@ -167,7 +167,7 @@ def validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     verdicts.extend(_skipped_verdict(doc, by) for doc in given if (by := _skipped_by(doc, skip)) is not None)
     unclaimed = [doc for doc in unclaimed if not doc.has_no_scheduling_content]
     verdicts.extend(_schema_verdict(doc) for doc in unclaimed if has_schema(doc.data))
-    verdicts.extend(_member_pod_verdict(doc) for doc in unclaimed if doc.is_pod)
+    verdicts.extend(_member_verdict(doc) for doc in unclaimed if doc.pod_spec_path is not None)
     unknown = [(doc, Notice("unknown-kind", unknown_note(doc))) for doc in unknown_kinds(unclaimed, used)]
     if not verdicts:
         err.writelines(f"Warning: {notice.text}\n" for notice in policy.shown(n for _, n in unknown))
@@ -434,21 +434,27 @@ def _schema_verdict(doc: Document) -> Verdict:
     return Verdict(doc.source, doc.number, doc.kind, doc.name, errors, [note], item=doc.item)
 
 
-def _member_pod_verdict(doc: Document) -> Verdict:
-    """A Pod that joins a PodGroup (``spec.schedulingGroup``): its group reference and its spec, as the apiserver
-    judges a pod's spec."""
+def _member_verdict(doc: Document) -> Verdict:
+    """A Pod, or a built-in controller's pod template, that joins a PodGroup (``schedulingGroup`` in the pod spec):
+    its group reference and its pod spec, as the apiserver judges a pod's spec, at the object's own paths."""
     errors = ErrorList()
-    spec = doc.data.get("spec")
-    if not isinstance(spec, Mapping):
-        errors.append(type_invalid(FieldPath("spec"), spec, "must be of type object"))
-        return Verdict(doc.source, doc.number, doc.kind, doc.name, errors, item=doc.item)
+    spec: Any = doc.data
+    path: FieldPath | None = None
+    for key in doc.pod_spec_path or ():
+        path = FieldPath(key) if path is None else path.child(key)
+        spec = spec.get(key)
+        if not isinstance(spec, Mapping):
+            errors.append(type_invalid(path, spec, "must be of type object"))
+            return Verdict(doc.source, doc.number, doc.kind, doc.name, errors, item=doc.item)
+    assert path is not None
     group = spec.get("schedulingGroup")
-    at = FieldPath("spec", "schedulingGroup")
+    at = path.child("schedulingGroup")
     if not isinstance(group, Mapping):
         errors.append(type_invalid(at, group, "must be of type object"))
     elif not isinstance(group.get("podGroupName"), str | None):
         errors.append(type_invalid(at.child("podGroupName"), group.get("podGroupName"), "must be of type string"))
-    errors.extend(pod_spec_errors(spec, FieldPath("spec")))
+    errors.extend(pod_spec_type_errors(spec, path))  # no bundled schema says these: a Pod's kinds have none
+    errors.extend(pod_spec_errors(spec, path))
     return Verdict(doc.source, doc.number, doc.kind, doc.name, errors, item=doc.item)
 
 
