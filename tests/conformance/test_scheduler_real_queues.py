@@ -11,7 +11,8 @@ scheduler breaks ties at random), every distinct outcome kept.
 
 For each instance and each compared answer (``starts``: every workload's
 start; ``order``: the order the workloads started in; see
-``compare_queues.py``) ``simulate`` must give the answer of one of the
+``compare_queues.py``) ``simulate(..., score_all_nodes=False)``, every pod
+placed as kube-scheduler's cycle places it, must give the answer of one of the
 recorded outcomes, except where ``queues-known-differences.json`` lists the
 instance and answer as one it does not get right. Those are not asserted;
 the summary test prints how many of them agree now, so that the list can

@@ -136,6 +136,8 @@ def cycles(
     timeout: float = DEFAULT_TIMEOUT,
     priority_classes: Iterable[PriorityClass | Mapping[str, Any]] = (),
     stop: Callable[[int, Cycle], bool] | None = None,
+    *,
+    score_all_nodes: bool = True,
 ) -> list[Cycle]:
     """``place``'s scheduling cycles with neither explanations nor an answer, for callers that place many times.
 
@@ -144,6 +146,8 @@ def cycles(
     ``place``: where a root lands and what it evicts are ``place``'s. The
     cycles come back in queue order. ``stop(position, cycle)``, called after
     each cycle with its position in queue order, ends the run when true.
+    ``score_all_nodes`` is ``place``'s (node sampling starts at index 0 in
+    each call).
 
     Raises ``place``'s errors, for the same arguments.
     """
@@ -153,7 +157,7 @@ def cycles(
     with quiet_gc():
         cluster = cluster.with_slots(slot for pod in request.pod_constraints() for slot in slots_of(pod))
         snap = Snapshot(cluster)
-        runner = _Runner(snap, strategy, timeout)
+        runner = _Runner(snap, strategy, timeout, None if score_all_nodes else NodeSampling())
         gone: set[str] = set()
         for position, root in enumerate(queue_order(request.roots)):
             report = _cycle(snap, runner, root, preempt, gone, explain=False)
@@ -181,13 +185,24 @@ class Session:
     lists them instead.
     """
 
-    def __init__(self, cluster: Cluster, strategy: str = "kube-scheduler", slots: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        cluster: Cluster,
+        strategy: str = "kube-scheduler",
+        slots: Iterable[str] = (),
+        *,
+        score_all_nodes: bool = True,
+    ) -> None:
         if strategy not in STRATEGIES:
             raise InvalidArgumentError(f"unknown strategy {capped(strategy)!r}: use one of {', '.join(STRATEGIES)}")
         self.cluster = cluster.with_slots(slots)  # the cluster under the snapshot; its node indexes are the session's
         self.snap = Snapshot(self.cluster)  # every assumption since the session began (its undo log only grows)
         self.strategy = strategy
-        self._kube = _Runner(self.snap, "kube-scheduler", DEFAULT_TIMEOUT)  # one scheduler, its shapes kept
+        # ``place``'s ``score_all_nodes=False``: one sampling state (its rotating start) for the whole session
+        self.sampling = None if score_all_nodes else NodeSampling()
+        self._kube = _Runner(
+            self.snap, "kube-scheduler", DEFAULT_TIMEOUT, self.sampling
+        )  # one scheduler, its shapes kept
 
     def mark(self) -> int:
         """A point to ``revert`` to: what runs now."""
@@ -215,7 +230,11 @@ class Session:
         ``timeout`` bounds the complete strategy's search in this cycle.
         """
         with quiet_gc():
-            runner = self._kube if self.strategy == "kube-scheduler" else _Runner(self.snap, self.strategy, timeout)
+            runner = (
+                self._kube
+                if self.strategy == "kube-scheduler"
+                else _Runner(self.snap, self.strategy, timeout, self.sampling)
+            )
             if not admissible(root):
                 return Cycle(root, Outcome(False))
             report = runner.attempt(root)

@@ -7,8 +7,10 @@ through a whole scheduler in simulated time (``queues.go``), and its
 every instance the engine is given what a user would give ``simulate``: the
 instance's objects as one ``Cluster.from_kubectl`` list and one
 ``QueueEntry(name, PlacementRequest.from_groups(groups, pods), arrival,
-duration)`` per queue entry (``simulate``'s defaults: the ``kube-scheduler``
-strategy, seed 0). Per instance, against each recorded outcome:
+duration)`` per queue entry (the ``kube-scheduler`` strategy, seed 0, and
+``score_all_nodes=False``: every pod placed as kube-scheduler's cycle places it;
+``--score-all-nodes`` compares ``simulate``'s default instead). Per instance,
+against each recorded outcome:
 
 * ``starts``: every workload's start (the one that ran to its end; never
   started: ``None``) equals the recorded one;
@@ -18,7 +20,7 @@ strategy, seed 0). Per instance, against each recorded outcome:
 * ``all``: both, against one outcome.
 
 An instance agrees on a column when some recorded outcome agrees. Usage:
-``python tools/reference/scheduler/compare_queues.py [FILE] [--show=ID] [--known]`` (no Go needed):
+``python tools/reference/scheduler/compare_queues.py [FILE] [--show=ID] [--known] [--score-all-nodes]`` (no Go needed):
 ``--show`` prints the first workloads whose start differs, ``--known`` the
 instances and columns that differ, as ``queues-known-differences.json`` lists them.
 """
@@ -37,6 +39,8 @@ from workloadbuilder.placement.planning.simulate import QueueEntry, Simulation, 
 
 DATA = Path(__file__).resolve().parents[3] / "tests" / "data" / "scheduler-real" / "queues.jsonl.gz"
 COLUMNS = ("starts", "order", "all")
+SCORE_ALL_NODES = False
+"""``simulate(score_all_nodes=...)`` for the engine's answers (``--score-all-nodes`` sets it)."""
 
 
 def read_lines(path: Path) -> list[dict[str, Any]]:
@@ -70,7 +74,7 @@ def queue_of(instance: dict[str, Any]) -> list[QueueEntry]:
 
 def engine_run(instance: dict[str, Any]) -> Simulation:
     """``simulate`` over the instance, as it is."""
-    return simulate(queue_of(instance), cluster_of(instance))
+    return simulate(queue_of(instance), cluster_of(instance), score_all_nodes=SCORE_ALL_NODES)
 
 
 def summary_of_simulation(instance: dict[str, Any], played: Simulation) -> dict[str, Any]:
@@ -129,6 +133,8 @@ def show(case: dict[str, Any]) -> None:
 
 
 def main(argv: list[str]) -> None:
+    global SCORE_ALL_NODES
+    SCORE_ALL_NODES = "--score-all-nodes" in argv
     shown = [a.split("=", 1)[1] for a in argv if a.startswith("--show=")]
     paths = [a for a in argv if not a.startswith("--")]
     header, cases = load(Path(paths[0]) if paths else DATA)

@@ -333,7 +333,7 @@ def _scores_after(
             continue
         # BalancedAllocation's fractions of actual requests, capped at 1
         if chained:
-            rows = given.reshape(-1, given.shape[-1])  # one row per count (one row for a single count)
+            rows = given if given.ndim == 2 else given[None, :]  # one row per count (one row for a single count)
             extended = np.concatenate((rows, rows[-1:] + shape.vector[r]))
             extended /= divisor
             fractions.append(np.minimum(extended, 1.0, out=extended))
@@ -351,7 +351,9 @@ def _scores_after(
         return fit  # BalancedAllocation skips pods that request neither CPU nor memory
     if chained:
         balances = _balances(fractions)
-        change = (balances[1:] - balances[:-1]).reshape(fit.shape)
+        change = balances[1:] - balances[:-1]
+        if fit.ndim == 1:
+            change = change[0]
     else:
         change = _balances(with_pod) - _balances(without_pod)
     change += _MAX_SCORE // 2

@@ -273,6 +273,7 @@ def simulate(
     strategy: str = "kube-scheduler",
     priority_classes: Iterable[PriorityClass] = (),
     timeout: float | None = None,
+    score_all_nodes: bool = True,
 ) -> Simulation:
     """Play ``workloads`` out on ``cluster`` (not changed), deterministically for a given ``seed``.
 
@@ -280,6 +281,9 @@ def simulate(
     ``timeout`` bounds the whole simulation in seconds of wall clock (``None``:
     no bound): the complete strategy's searches share it, and once it is
     reached the play stops, with every copy not yet ended undecided.
+    ``score_all_nodes`` is ``place``'s: ``False`` places every pod as
+    kube-scheduler's cycle does (node sampling, the heap's choice among
+    equal nodes), one sampling state for the whole play.
 
     Every bound is checked before anything is placed: arrivals and durations
     are finite numbers from 0 to ``limits.MAX_SECONDS``, and the queue makes at
@@ -294,6 +298,8 @@ def simulate(
     """
     started = time.monotonic()
     _check_arguments(workloads, cluster, seed, strategy, timeout)
+    if not isinstance(score_all_nodes, bool):
+        raise TypeError(f"simulate(): score_all_nodes must be a bool, not {type(score_all_nodes).__name__}")
     rng = random.Random(seed)
     extra = tuple(priority_classes)
     if not all(isinstance(c, PriorityClass) for c in extra):
@@ -324,7 +330,7 @@ def simulate(
             copies.append(_Copy(run, request, priority, workload.duration, tie, len(copies), shape, reads))
             origins.append(e)
     deadline = None if timeout is None else started + timeout
-    played = _Player(cluster, copies, strategy, extra, deadline, timeout).play()
+    played = _Player(cluster, copies, strategy, extra, deadline, timeout, score_all_nodes).play()
     _explain_never_placed(played, workloads, origins, cluster, strategy, extra, deadline)
     return replace(played, seed=seed)
 
@@ -441,8 +447,10 @@ class _Player:
         classes: tuple[PriorityClass, ...],
         deadline: float | None = None,
         timeout: float | None = None,
+        score_all_nodes: bool = True,
     ) -> None:
         self.base = cluster
+        self.score_all_nodes = score_all_nodes  # ``place``'s, for every cycle of the play
         self.deadline = deadline
         self.timeout = timeout
         self.stopped: float | None = None
@@ -485,7 +493,7 @@ class _Player:
         self.held: dict[int, list[int]] = {}  # priority -> what running pods of that priority request
         # the cluster as the play goes on, for the copies whose filters read no running pod: its snapshot holds
         # what ``used`` holds beyond the cluster's own usage (running copies, less the evicted pods of the cluster)
-        self.session = Session(cluster, strategy)
+        self.session = Session(cluster, strategy, score_all_nodes=score_all_nodes)
         self.units = RunningUnits(cluster)  # what runs on the session's cluster, as preemption's candidates
         for pod in cluster.running_pods:
             self._hold(pod.priority, pod.requests, +1)
@@ -665,6 +673,7 @@ class _Player:
                 preempt=True,
                 timeout=timeout,
                 priority_classes=self.classes,
+                score_all_nodes=self.score_all_nodes,
             )
         position = {id(root): k for k, root in enumerate(c.request.roots)}
         return sorted(tried, key=lambda cycle: position[id(cycle.root)])
