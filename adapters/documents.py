@@ -190,6 +190,13 @@ def read_documents(
             target = _pod_group_of(doc, ("spec", "template", "spec"))
             if target is not None and target not in planned:
                 offered.setdefault(target, []).extend(_replicas(doc))
+        elif (_group_of(doc), doc.kind) in _UNCOUNTED:
+            target = _pod_group_of(doc, _UNCOUNTED[(_group_of(doc), doc.kind)])
+            if target is not None:
+                out.warnings.append(
+                    f"{doc.where}: {doc.kind} {doc.name!r}: its pods join PodGroup {target!r}, but how many it makes "
+                    f"depends on {'the nodes' if doc.kind == 'DaemonSet' else 'its schedule'}; not placed"
+                )
     out.inputs += _runtime_inputs(docs, planned, offered, claims or {})
     if not out.inputs:
         raise DocumentError(
@@ -229,6 +236,13 @@ _REPLICATED = frozenset(
     {("", "ReplicationController"), *(("apps", k) for k in ("Deployment", "ReplicaSet", "StatefulSet"))}
 )
 """Built-in controllers of a counted number of pods (``spec.replicas``), which may join a native PodGroup."""
+
+
+_UNCOUNTED = {
+    ("apps", "DaemonSet"): ("spec", "template", "spec"),
+    ("batch", "CronJob"): ("spec", "jobTemplate", "spec", "template", "spec"),
+}
+"""Built-in controllers whose pods may join a native PodGroup, in a number no manifest says."""
 
 
 def _group_of(doc: _Doc) -> str:

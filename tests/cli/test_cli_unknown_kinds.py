@@ -265,3 +265,24 @@ def test_a_pods_port_of_the_wrong_type_is_a_type_error_at_its_path(here: Path) -
     assert code == 1
     assert 'spec.containers[0].ports[0].containerPort: Invalid value: "80": must be of type integer' in out
     assert 'spec.containers[0].env[0].name: Invalid value: ["A"]: must be of type string' in out
+
+
+def test_a_daemonset_that_joins_a_pod_group_is_checked_and_said_not_placed(here: Path) -> None:
+    group = "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g, namespace: default}\n"
+    group += "spec: {schedulingPolicy: {gang: {minCount: 1}}}\n"
+    pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\n"
+    pod += "spec: {schedulingGroup: {podGroupName: g}, containers: [{name: main, image: busybox}]}\n"
+    daemons = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent, namespace: default}\n"
+    daemons += "spec: {template: {spec: {schedulingGroup: {podGroupName: g}, containers: [{name: main, image: b}]}}}\n"
+    Path("ds.yaml").write_text("---\n".join([group, pod, daemons]))
+    assert run("validate", "ds.yaml") == (
+        0,
+        'PodGroup "g" is valid\nPod "p" is valid\nDaemonSet "agent" is valid\n',
+        "",
+    )
+    code, _, err = run("place", *CLUSTER, "ds.yaml")
+    assert (code, err) == (
+        0,
+        "Warning: ds.yaml (document 3): DaemonSet 'agent': its pods join PodGroup 'g', but how many it makes depends "
+        "on the nodes; not placed\n",
+    )
