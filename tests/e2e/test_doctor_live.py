@@ -113,7 +113,7 @@ def test_a_pending_gang_is_explained(control_plane: Any, api_client: Any, namesp
         events = call(api_client, "GET", f"/api/v1/namespaces/{namespace}/events")[1]["items"]
         return [e["message"] for e in events if e.get("reason") == "FailedScheduling"]
 
-    messages = wait_for("FailedScheduling for the gang", failed, timeout=90)
+    messages = wait_for("FailedScheduling for the gang", failed, timeout=300)  # the scheduler backs off a gang
     code, diagnosis = _doctor(control_plane, "job/too-wide", namespace)
     assert code == 1
     assert diagnosis["problem"] == "unschedulable"
@@ -219,7 +219,7 @@ def test_a_pending_controller_gang_is_explained(
         events = call(api_client, "GET", f"/api/v1/namespaces/{namespace}/events")[1]["items"]
         return [e["message"] for e in events if e.get("reason") == "FailedScheduling"]
 
-    messages = wait_for("FailedScheduling for the gang", failed, timeout=90)
+    messages = wait_for("FailedScheduling for the gang", failed, timeout=300)  # the scheduler backs off a gang
     code, diagnosis = _doctor(control_plane, f"{kind}/{stored['metadata']['name']}", namespace)
     print(json.dumps(diagnosis, indent=1), messages)
     assert (code, diagnosis["problem"]) == (1, "unschedulable")
