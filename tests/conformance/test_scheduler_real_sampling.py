@@ -15,22 +15,15 @@ from __future__ import annotations
 
 import collections
 import functools
-import importlib.util
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from scheduler_harness import RECORDINGS, script
 
-ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT / "tests" / "data" / "scheduler-real" / "sampling.jsonl.gz"
-KNOWN = ROOT / "tests" / "data" / "scheduler-real" / "sampling-known-differences.json"
-_SPEC = importlib.util.spec_from_file_location(
-    "scheduler_real_compare_sampling", ROOT / "tools" / "reference" / "scheduler" / "compare_groups.py"
-)
-assert _SPEC is not None and _SPEC.loader is not None
-compare = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(compare)
+DATA = RECORDINGS / "sampling.jsonl.gz"
+KNOWN = RECORDINGS / "sampling-known-differences.json"
+compare = script("compare_groups")
 
 HEADER, _CASES = compare.load(DATA)
 CASES: dict[str, dict[str, Any]] = {case["id"]: case for case in _CASES}
