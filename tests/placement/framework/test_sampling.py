@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from placement_helpers import checked, node, pod_group, request, where
 
+from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.placement import Cluster, Pods, place
 from workloadbuilder.placement.framework.sampling import NodeSampling, heap_winner, nodes_to_find
 
@@ -79,8 +80,12 @@ def test_the_scheduling_order_interleaves_zones_by_name() -> None:
 
 
 def test_a_percentage_outside_0_to_100_is_refused() -> None:
-    with pytest.raises(ValueError, match="percentageOfNodesToScore must be an integer from 0 to 100, not 101"):
+    with pytest.raises(
+        InvalidArgumentError, match="percentageOfNodesToScore must be an integer from 0 to 100, not 101"
+    ):
         NodeSampling(101)
+    with pytest.raises(TypeError, match="NodeSampling\\(\\): percentage must be an int, not float"):
+        NodeSampling(2.5)  # type: ignore[arg-type]
 
 
 def test_with_sampling_each_pod_looks_further_on() -> None:

@@ -31,6 +31,7 @@ import functools
 import numpy as np
 import numpy.typing as npt
 
+from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.placement.framework.scoring import node_scores, preference_array, prefers
 from workloadbuilder.placement.framework.snapshot import Shape, Snapshot
 from workloadbuilder.placement.framework.spread import SpreadTracker
@@ -93,11 +94,17 @@ class NodeSampling:
     ``percentage`` is the profile's ``percentageOfNodesToScore`` (0:
     adaptive, the default). A new scheduler starts at index 0; the real
     one's start depends on every pod it scheduled before.
+
+    Raises:
+        TypeError: ``percentage`` is not an int.
+        InvalidArgumentError: it is not from 0 to 100.
     """
 
     def __init__(self, percentage: int = 0) -> None:
-        if isinstance(percentage, bool) or not isinstance(percentage, int) or not 0 <= percentage <= 100:
-            raise ValueError(f"percentageOfNodesToScore must be an integer from 0 to 100, not {percentage!r}")
+        if isinstance(percentage, bool) or not isinstance(percentage, int):
+            raise TypeError(f"NodeSampling(): percentage must be an int, not {type(percentage).__name__}")
+        if not 0 <= percentage <= 100:
+            raise InvalidArgumentError(f"percentageOfNodesToScore must be an integer from 0 to 100, not {percentage!r}")
         self.percentage = percentage
         self.start = 0  # ``nextStartNodeIndex``: where the next pod's search starts in the node order
 
