@@ -176,9 +176,7 @@ def test_unknown_fields_are_forbidden_at_their_path(cls: type[BaseModel], data: 
 
 
 def test_unknown_field_without_a_base_path_reports_at_its_own_path():
-    assert decode_errors(LEAF_POLICY, {"gang": {"bogus": 1}}, None) == [
-        "gang.bogus: unknown field"
-    ]
+    assert decode_errors(LEAF_POLICY, {"gang": {"bogus": 1}}, None) == ["gang.bogus: unknown field"]
 
 
 def test_unknown_field_below_an_indexed_base_path():
@@ -525,9 +523,7 @@ def test_a_foreign_model_is_re_read_from_its_json_form(cls: type[BaseModel], val
 
 def test_a_foreign_model_with_fields_the_target_lacks_is_rejected():
     composite = COMPOSITE_POLICY(gang=WorkloadCompositePodGroupGangSchedulingPolicy(min_group_count=2))
-    assert decode_errors(LEAF_POLICY, composite) == [
-        "spec.scheduling.gang.minGroupCount: unknown field"
-    ]
+    assert decode_errors(LEAF_POLICY, composite) == ["spec.scheduling.gang.minGroupCount: unknown field"]
 
 
 # --- a whole Workload ---

@@ -419,7 +419,6 @@ def test_bad_mapping_is_refused_when_loaded(
     assert [(error["loc"], error["msg"]) for error in raised.value.errors()] == [(loc, message)]
 
 
-
 @pytest.mark.parametrize(
     ("path", "value", "sizes"),
     [

@@ -424,4 +424,3 @@ def test_registered_for_jobset_v1alpha2() -> None:
     assert isinstance(adapter_for("jobset.x-k8s.io/v1alpha2", "JobSet"), JobSetAdapter)
     plan = plan_object(manifest(GROUPED))
     assert [root.name for root in plan.roots] == ["launcher-worker"]
-

@@ -317,4 +317,3 @@ def test_subgroup_membership_follows_lws(
 
 def test_registered_for_leaderworkerset_v1() -> None:
     assert isinstance(adapter_for("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"), LeaderWorkerSetAdapter)
-

@@ -266,4 +266,3 @@ def test_registered_for_trainjob_v1alpha1() -> None:
     assert isinstance(adapter_for("trainer.kubeflow.org/v1alpha1", "TrainJob"), TrainJobAdapter)
     plan = plan_object(train_job(MULTI_NODE), [runtime(TORCH)])
     assert [root.name for root in plan.roots] == ["trainer"]
-

@@ -94,18 +94,24 @@ def test_pods_are_assigned_by_volcano_labels():
     [
         (
             job(minAvailable=6),
-            ["spec.minAvailable: Invalid value: 6: job 'minAvailable' should not be greater than total replicas in tasks"],
+            [
+                "spec.minAvailable: Invalid value: 6: job 'minAvailable' should not be greater than total replicas in tasks"
+            ],
         ),
         (
             with_task(job(), 0, minAvailable=3),
-            ["spec.tasks[0].minAvailable: Invalid value: 3: 'minAvailable' is greater than 'replicas' in task: a, job: v"],
+            [
+                "spec.tasks[0].minAvailable: Invalid value: 3: 'minAvailable' is greater than 'replicas' in task: a, job: v"
+            ],
         ),
         (job(minAvailable=-1), ["spec.minAvailable: Invalid value: -1: must be greater than or equal to 0"]),
         (with_task(job(), 1, name="a"), ['spec.tasks[1].name: Invalid value: "a": duplicated task name a']),
         (with_task(job(), 0, name=None), []),
         (job(tasks=[]), ["spec.tasks: Required value: No task specified in job spec"]),
         (
-            job(policies=[{"event": "PodFailed", "action": "RestartJob"}, {"event": "PodFailed", "action": "AbortJob"}]),
+            job(
+                policies=[{"event": "PodFailed", "action": "RestartJob"}, {"event": "PodFailed", "action": "AbortJob"}]
+            ),
             ['spec.policies[1].event: Invalid value: "PodFailed": duplicate event PodFailed  across different policy'],
         ),
         (

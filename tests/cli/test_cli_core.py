@@ -141,7 +141,9 @@ def test_diff_reports_what_the_apiserver_refuses(workload_file, tmp_path: Path):
     code, out, _ = run("diff", old, str(changed))
     assert code == 1
     assert out.startswith(f'{changed} (document 1) Workload/wl: The Workload "wl" is invalid: \n* ')
-    assert "spec.podGroupTemplates[0].schedulingPolicy.gang: Invalid value: null: field cannot be cleared once set" in out
+    assert (
+        "spec.podGroupTemplates[0].schedulingPolicy.gang: Invalid value: null: field cannot be cleared once set" in out
+    )
 
 
 def test_diff_accepts_a_min_count_change(workload_file):

@@ -77,16 +77,22 @@ def _mode(d: dict[str, Any] | None) -> DisruptionMode | None:
 
 
 def _claim(c: dict[str, Any]) -> ResourceClaim:
-    return ResourceClaim(name=c.get("name", ""), resource_claim_name=c.get("resource_claim_name"),
-                            resource_claim_template_name=c.get("resource_claim_template_name"))
+    return ResourceClaim(
+        name=c.get("name", ""),
+        resource_claim_name=c.get("resource_claim_name"),
+        resource_claim_template_name=c.get("resource_claim_template_name"),
+    )
 
 
 def _config(c: dict[str, Any] | None) -> wb.SchedulingConfig | None:
     if c is None:
         return None
-    config = wb.SchedulingConfig(policy=_policy(c.get("policy")), constraints=_constraints(c.get("constraints")),
-                                 disruption_mode=_mode(c.get("disruption_mode")),
-                                 priority_class_name=c.get("priority_class_name", "") or "")
+    config = wb.SchedulingConfig(
+        policy=_policy(c.get("policy")),
+        constraints=_constraints(c.get("constraints")),
+        disruption_mode=_mode(c.get("disruption_mode")),
+        priority_class_name=c.get("priority_class_name", "") or "",
+    )
     if c.get("resource_claims") is not None:
         config.resource_claims = [_claim(rc) for rc in c["resource_claims"]]
     return config
@@ -130,9 +136,19 @@ def _callback(op: dict[str, Any] | None, marks: dict[str, int]) -> Callable[[wb.
     def append_resource_claim(cfg: wb.SchedulingConfig) -> None:
         cfg.resource_claims.append(_claim(arg))
 
-    ops = {f.__name__: f for f in (set_gang_min_count_if_unset, multiply_gang_min_count, mark, set_policy,
-                                   set_disruption_mode, set_constraints, set_priority_class_name,
-                                   append_resource_claim)}
+    ops = {
+        f.__name__: f
+        for f in (
+            set_gang_min_count_if_unset,
+            multiply_gang_min_count,
+            mark,
+            set_policy,
+            set_disruption_mode,
+            set_constraints,
+            set_priority_class_name,
+            append_resource_claim,
+        )
+    }
     return ops[name]
 
 

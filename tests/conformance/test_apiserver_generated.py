@@ -95,17 +95,30 @@ API_VERSIONS: dict[str, tuple[str, str] | None] = {
 }
 
 SPECS = {
-    "Workload": ("scheduling.k8s.io/v1beta1",
-                 {"podGroupTemplates": [{"name": "workers", "schedulingPolicy": {"gang": {"minCount": 4}}}]}),
-    "PodGroup": ("scheduling.k8s.io/v1beta1",
-                 {"schedulingPolicy": {"gang": {"minCount": 4}},
-                  "workloadRef": {"templateName": "workers", "workloadName": "train"}}),
-    "CompositePodGroup": ("scheduling.k8s.io/v1alpha3",
-                          {"schedulingPolicy": {"gang": {"minGroupCount": 2}},
-                           "workloadRef": {"templateName": "replica", "workloadName": "lws"}}),
+    "Workload": (
+        "scheduling.k8s.io/v1beta1",
+        {"podGroupTemplates": [{"name": "workers", "schedulingPolicy": {"gang": {"minCount": 4}}}]},
+    ),
+    "PodGroup": (
+        "scheduling.k8s.io/v1beta1",
+        {
+            "schedulingPolicy": {"gang": {"minCount": 4}},
+            "workloadRef": {"templateName": "workers", "workloadName": "train"},
+        },
+    ),
+    "CompositePodGroup": (
+        "scheduling.k8s.io/v1alpha3",
+        {
+            "schedulingPolicy": {"gang": {"minGroupCount": 2}},
+            "workloadRef": {"templateName": "replica", "workloadName": "lws"},
+        },
+    ),
 }
-VALIDATORS = {"Workload": validate_workload, "PodGroup": validate_pod_group,
-              "CompositePodGroup": validate_composite_pod_group}
+VALIDATORS = {
+    "Workload": validate_workload,
+    "PodGroup": validate_pod_group,
+    "CompositePodGroup": validate_composite_pod_group,
+}
 
 
 def _quote(text: str) -> str:
@@ -150,8 +163,9 @@ def _owner_errors(refs: list[dict[str, Any]]) -> list[str]:
         if ref["apiVersion"] == "":
             out.append(f"{at}.apiVersion: Required value: must not be empty")
         elif parsed is None or parsed[1] == "":
-            out.append(f"{at}.apiVersion: Invalid value: {_quote(ref['apiVersion'])}: must be <group>/<version> or "
-                       "<version>")
+            out.append(
+                f"{at}.apiVersion: Invalid value: {_quote(ref['apiVersion'])}: must be <group>/<version> or <version>"
+            )
         out += [f"{at}.{key}: Required value: must not be empty" for key in ("kind", "name", "uid") if not ref[key]]
         group, version = parsed or ("", "")
         if (group, version, ref["kind"]) == ("", "v1", "Event"):
@@ -160,8 +174,10 @@ def _owner_errors(refs: list[dict[str, Any]]) -> list[str]:
             current = f"{ref['kind']}/{ref['name']}"
             if first:
                 listed = "[" + ",".join(_owner_json(r) for r in refs) + "]"
-                out.append(f'{path}: Invalid value: {listed}: Only one reference can have Controller set to true. '
-                           f'Found "true" in references for {first} and {current}')
+                out.append(
+                    f"{path}: Invalid value: {listed}: Only one reference can have Controller set to true. "
+                    f'Found "true" in references for {first} and {current}'
+                )
             else:
                 first = current
     return out
@@ -174,14 +190,20 @@ def _finalizer_errors(finalizers: list[str]) -> tuple[list[str], list[str]]:
     if "orphan" in finalizers and "foregroundDeletion" in finalizers:
         shown = json.dumps(finalizers, separators=(",", ":"))
         listed.append(f"{at}: Invalid value: {shown}: finalizer orphan and foregroundDeletion cannot be both set")
-    indexed = [f"{at}[{i}]: Invalid value: {_quote(f)}: name is neither a standard finalizer name nor is it fully "
-               "qualified" for i, f in enumerate(finalizers) if FINALIZERS[f][1]]
+    indexed = [
+        f"{at}[{i}]: Invalid value: {_quote(f)}: name is neither a standard finalizer name nor is it fully qualified"
+        for i, f in enumerate(finalizers)
+        if FINALIZERS[f][1]
+    ]
     return listed, indexed
 
 
 def _shared_errors(namespace: str | None, generation: int | None, refs: list[dict[str, Any]]) -> list[str]:
-    out = [f"metadata.namespace: Invalid value: {_quote(namespace)}: {msg}" for msg in NAMESPACES[namespace]] \
-        if namespace else []
+    out = (
+        [f"metadata.namespace: Invalid value: {_quote(namespace)}: {msg}" for msg in NAMESPACES[namespace]]
+        if namespace
+        else []
+    )
     if (generation or 0) < 0:
         out.append(f"metadata.generation: Invalid value: {generation}: must be greater than or equal to 0")
     return out + _owner_errors(refs)
@@ -216,8 +238,10 @@ def _create_expected(meta: dict[str, Any]) -> list[str]:
     out: list[str] = []
     name, generate_name = meta.get("name"), meta.get("generateName")
     if generate_name:
-        out += [f"metadata.generateName: Invalid value: {_quote(generate_name)}: {msg}"
-                for msg in GENERATE_NAMES[generate_name][0]]
+        out += [
+            f"metadata.generateName: Invalid value: {_quote(generate_name)}: {msg}"
+            for msg in GENERATE_NAMES[generate_name][0]
+        ]
     if name:
         out += [f"metadata.name: Invalid value: {_quote(name)}: {msg}" for msg in NAMES[name][0]]
     elif generate_name:
@@ -237,8 +261,10 @@ def _update_expected(meta: dict[str, Any], old: dict[str, Any]) -> list[str]:
     name, generate_name = meta.get("name") or "", meta.get("generateName")
     namespace = meta.get("namespace") or old.get("namespace")
     if generate_name:
-        out += [f"metadata.generateName: Invalid value: {_quote(generate_name)}: {msg}"
-                for msg in GENERATE_NAMES[generate_name][2]]
+        out += [
+            f"metadata.generateName: Invalid value: {_quote(generate_name)}: {msg}"
+            for msg in GENERATE_NAMES[generate_name][2]
+        ]
     if not name:
         out.append("metadata.name: Required value: name or generateName is required")
     else:
@@ -287,8 +313,12 @@ STATUSES = {"True": None, "False": None, "Unknown": None, "": "Required value", 
 
 
 def _condition(rng: random.Random) -> dict[str, Any]:
-    condition: dict[str, Any] = {"type": rng.choice(CONDITION_TYPES), "status": rng.choice(list(STATUSES)),
-                                 "reason": rng.choice(["Scheduled", "Scheduled", ""]), "message": "m"}
+    condition: dict[str, Any] = {
+        "type": rng.choice(CONDITION_TYPES),
+        "status": rng.choice(list(STATUSES)),
+        "reason": rng.choice(["Scheduled", "Scheduled", ""]),
+        "message": "m",
+    }
     if rng.random() < 0.8:
         condition["lastTransitionTime"] = "2026-07-01T00:00:00Z"
     if rng.random() < 0.3:
@@ -337,7 +367,16 @@ def test_generators_reach_every_rule() -> None:
     texts = set()
     for seed in SEEDS:
         texts.update(_create_expected(_pick_meta(random.Random(f"create-{seed}"))))
-    wanted = ["ownerReferences[0].apiVersion: Required", "must be <group>/<version>", "Kind=Event",
-              "Only one reference", "neither a standard finalizer", "cannot be both set", "metadata.name: Invalid value"
-              ': "Gen-b2c4d"', "253 characters", "63 characters", "must not contain dots"]
+    wanted = [
+        "ownerReferences[0].apiVersion: Required",
+        "must be <group>/<version>",
+        "Kind=Event",
+        "Only one reference",
+        "neither a standard finalizer",
+        "cannot be both set",
+        'metadata.name: Invalid value: "Gen-b2c4d"',
+        "253 characters",
+        "63 characters",
+        "must not contain dots",
+    ]
     assert [w for w in wanted if not any(w in t for t in texts)] == []

@@ -41,7 +41,20 @@ def test_case_files_hold_every_recorded_case() -> None:
 
 def test_every_family_of_the_issue_is_covered() -> None:
     families = {case["family"] for case in AGREED + REPRODUCERS}
-    wanted = {"meta.ownerReferences", "meta.finalizers", "upd.meta.finalizers", "meta.generateName",
-              "upd.meta.namespace", "upd.meta.generation", "ratchet.meta.name", "ratchet.meta.generation",
-              "status", "wl.depth", "tmpl.comp.children", "grp.workloadRef", "double", "upd.meta.resourceVersion"}
+    wanted = {
+        "meta.ownerReferences",
+        "meta.finalizers",
+        "upd.meta.finalizers",
+        "meta.generateName",
+        "upd.meta.namespace",
+        "upd.meta.generation",
+        "ratchet.meta.name",
+        "ratchet.meta.generation",
+        "status",
+        "wl.depth",
+        "tmpl.comp.children",
+        "grp.workloadRef",
+        "double",
+        "upd.meta.resourceVersion",
+    }
     assert wanted <= families

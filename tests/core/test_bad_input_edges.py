@@ -64,7 +64,9 @@ GROUPS = "must be less than or equal to 10000 (workloadbuilder plans at most 100
     ],
     ids=["job-parallelism", "job-completions", "jobset-replicas", "lws-replicas", "lws-size"],
 )
-def test_a_count_beyond_its_bound_is_an_error_at_its_path(adapter: Any, obj: dict[str, Any], path: str, bound: str) -> None:
+def test_a_count_beyond_its_bound_is_an_error_at_its_path(
+    adapter: Any, obj: dict[str, Any], path: str, bound: str
+) -> None:
     findings = adapter.plan(obj).validate()
     assert [str(f.error.field) for f in findings] == [path]
     assert str(findings[0].error).endswith(bound)

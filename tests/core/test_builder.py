@@ -137,7 +137,9 @@ def wl_options(**extra: Any) -> BuildOptions:
     return BuildOptions(name="wl", namespace="ns", owner=job_owner(), **extra)
 
 
-def expected_workload(spec: dict[str, Any], owner: dict[str, Any] = TABLE_OWNER, group: str = "batch") -> dict[str, Any]:
+def expected_workload(
+    spec: dict[str, Any], owner: dict[str, Any] = TABLE_OWNER, group: str = "batch"
+) -> dict[str, Any]:
     """The full Workload dict the builder should emit for ``spec`` (controllerRef added)."""
     return {
         "apiVersion": "scheduling.k8s.io/v1beta1",
@@ -233,7 +235,9 @@ BUILD_CASES = [
             ),
         ),
         TABLE_OWNER,
-        expected_workload(one_leaf({"name": "disruption-job", "schedulingPolicy": BASIC, "disruptionMode": {"all": {}}})),
+        expected_workload(
+            one_leaf({"name": "disruption-job", "schedulingPolicy": BASIC, "disruptionMode": {"all": {}}})
+        ),
         id="disruption mode all",
     ),
     pytest.param(
@@ -611,7 +615,9 @@ def _checks_counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     calls: list[str] = []
     for name in ("tree_error", "undecodable_tree_errors"):
         real = getattr(compile_module, name)
-        monkeypatch.setattr(compile_module, name, lambda root, _real=real, _name=name: calls.append(_name) or _real(root))
+        monkeypatch.setattr(
+            compile_module, name, lambda root, _real=real, _name=name: calls.append(_name) or _real(root)
+        )
     return calls
 
 
@@ -689,8 +695,14 @@ def test_builder_build_workload_errors_cache_nothing(builder: Builder, message: 
 # --- TestBuilderNewPodGroup ---
 
 
-def expected_pod_group(name: str, template: str, spec: dict[str, Any], owners: list[dict[str, Any]] | None = None,
-                       workload: str = "wl", namespace: str = "ns") -> dict[str, Any]:
+def expected_pod_group(
+    name: str,
+    template: str,
+    spec: dict[str, Any],
+    owners: list[dict[str, Any]] | None = None,
+    workload: str = "wl",
+    namespace: str = "ns",
+) -> dict[str, Any]:
     metadata: dict[str, Any] = {"name": name, "namespace": namespace}
     if owners:
         metadata["ownerReferences"] = owners
@@ -702,8 +714,9 @@ def expected_pod_group(name: str, template: str, spec: dict[str, Any], owners: l
     }
 
 
-def expected_composite_pod_group(name: str, template: str, spec: dict[str, Any],
-                                 owners: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def expected_composite_pod_group(
+    name: str, template: str, spec: dict[str, Any], owners: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     metadata: dict[str, Any] = {"name": name, "namespace": "ns"}
     if owners:
         metadata["ownerReferences"] = owners
@@ -916,14 +929,20 @@ def test_existing_workload_errors_on_unknown_template() -> None:
 def test_owner_given_as_dict() -> None:
     builder = Builder(gang_workload_item(), BuildOptions(name="wl", namespace="ns", owner=dict(JOB_OWNER)))
 
-    assert to_dict(builder.build_workload()) == expected_workload(one_leaf({"name": "pgt-0", **GANG_3}), owner=JOB_OWNER)
-    assert to_dict(builder.new_pod_group("pg", "pgt-0")) == expected_pod_group("pg", "pgt-0", GANG_3, owners=[JOB_OWNER])
+    assert to_dict(builder.build_workload()) == expected_workload(
+        one_leaf({"name": "pgt-0", **GANG_3}), owner=JOB_OWNER
+    )
+    assert to_dict(builder.new_pod_group("pg", "pgt-0")) == expected_pod_group(
+        "pg", "pgt-0", GANG_3, owners=[JOB_OWNER]
+    )
 
 
 def test_options_given_as_dict() -> None:
     builder = Builder(gang_workload_item(), {"name": "wl", "namespace": "ns", "owner": dict(JOB_OWNER)})
 
-    assert to_dict(builder.build_workload()) == expected_workload(one_leaf({"name": "pgt-0", **GANG_3}), owner=JOB_OWNER)
+    assert to_dict(builder.build_workload()) == expected_workload(
+        one_leaf({"name": "pgt-0", **GANG_3}), owner=JOB_OWNER
+    )
 
 
 def test_existing_workload_given_as_dict() -> None:
@@ -931,7 +950,9 @@ def test_existing_workload_given_as_dict() -> None:
     builder = Builder.from_existing_workload(workload, BuildOptions(owner=job_owner()))
 
     assert to_dict(builder.new_pod_group("pg", "pgt-0")) == to_dict(
-        Builder.from_existing_workload(existing_workload(), BuildOptions(owner=job_owner())).new_pod_group("pg", "pgt-0")
+        Builder.from_existing_workload(existing_workload(), BuildOptions(owner=job_owner())).new_pod_group(
+            "pg", "pgt-0"
+        )
     )
 
 
@@ -940,7 +961,9 @@ def test_build_refuses_undecodable_input() -> None:
         "job",
         path=SCHEDULING_PATH,
         input=WorkloadInput(
-            policy=PolicyInput(pod_group_data={"gang": {"minCount": "4"}, "extra": 1}, path_elements=["schedulingPolicy"])
+            policy=PolicyInput(
+                pod_group_data={"gang": {"minCount": "4"}, "extra": 1}, path_elements=["schedulingPolicy"]
+            )
         ),
     )
 
@@ -950,13 +973,15 @@ def test_build_refuses_undecodable_input() -> None:
     message = str(caught.value)
     assert message.startswith("invalid input: ")
     assert message == (
-        "invalid input: [spec.scheduling.schedulingPolicy.gang.minCount: Invalid value: \"4\": must be of type integer, "
+        'invalid input: [spec.scheduling.schedulingPolicy.gang.minCount: Invalid value: "4": must be of type integer, '
         "spec.scheduling.schedulingPolicy.extra: unknown field]"
     )
 
 
 def test_owner_api_version_with_two_slashes_fails() -> None:
-    options = BuildOptions(name="wl", namespace="ns", owner={"apiVersion": "a/b/c", "kind": "K", "name": "n", "uid": "u"})
+    options = BuildOptions(
+        name="wl", namespace="ns", owner={"apiVersion": "a/b/c", "kind": "K", "name": "n", "uid": "u"}
+    )
 
     with pytest.raises(BuildError) as caught:
         Builder(gang_workload_item(), options).build_workload()

@@ -94,6 +94,10 @@ def test_every_output_block_follows_python() -> None:
 
 
 def test_the_pages_with_code_are_found() -> None:
-    assert {"README.md", "docs/quickstart.md", "docs/placement.md", "docs/validation.md", "docs/adapters/job.md"} <= set(
-        PAGES
-    )
+    assert {
+        "README.md",
+        "docs/quickstart.md",
+        "docs/placement.md",
+        "docs/validation.md",
+        "docs/adapters/job.md",
+    } <= set(PAGES)

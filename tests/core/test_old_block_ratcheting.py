@@ -43,10 +43,18 @@ SCHEDULING = FieldPath("spec", "scheduling")
 CASES: list[tuple[str, Any, Any, list[str]]] = [
     ("unknown-field-in-old-ratchets", {"gang": {"minCount": 0}}, {"gang": {"minCount": 0}, "extra": 1}, []),
     ("unknown-nested-field-in-old-ratchets", {"gang": {"minCount": 0}}, {"gang": {"minCount": 0, "x": 1}}, []),
-    ("changed-value-still-checked", {"gang": {"minCount": -1}}, {"gang": {"minCount": 0}, "extra": 1},
-     [f"{MIN_COUNT}: Invalid value: -1: must be greater than or equal to 1"]),
-    ("wrong-type-in-old-checks-as-created", {"gang": {"minCount": 0}}, {"gang": {"minCount": "0"}},
-     [f"{MIN_COUNT}: Invalid value: 0: must be greater than or equal to 1"]),
+    (
+        "changed-value-still-checked",
+        {"gang": {"minCount": -1}},
+        {"gang": {"minCount": 0}, "extra": 1},
+        [f"{MIN_COUNT}: Invalid value: -1: must be greater than or equal to 1"],
+    ),
+    (
+        "wrong-type-in-old-checks-as-created",
+        {"gang": {"minCount": 0}},
+        {"gang": {"minCount": "0"}},
+        [f"{MIN_COUNT}: Invalid value: 0: must be greater than or equal to 1"],
+    ),
 ]
 
 

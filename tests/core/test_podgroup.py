@@ -89,7 +89,12 @@ def test_new_pod_group_materializes_every_field() -> None:
     The kubernetes client requires an owner ``uid``, which the Go fixture leaves out; uids are added.
     """
     controller = {"apiVersion": "batch/v1", "kind": "Job", "name": "job", "uid": "job-uid", "controller": True}
-    workload_owner = {"apiVersion": "scheduling.k8s.io/v1alpha3", "kind": "Workload", "name": "job-abc", "uid": "wl-uid"}
+    workload_owner = {
+        "apiVersion": "scheduling.k8s.io/v1alpha3",
+        "kind": "Workload",
+        "name": "job-abc",
+        "uid": "wl-uid",
+    }
     workload = gang_workload()
 
     pod_group = new_pod_group(workload, first_leaf(workload), "job-abc-workers-xyz", owners(controller, workload_owner))
@@ -133,7 +138,9 @@ def test_new_pod_group_does_not_alias_the_template() -> None:
 # --- TestNewCompositePodGroup ---
 
 
-def expected_composite(name: str, template: str, spec: dict[str, Any], owner_refs: list[dict[str, Any]]) -> dict[str, Any]:
+def expected_composite(
+    name: str, template: str, spec: dict[str, Any], owner_refs: list[dict[str, Any]]
+) -> dict[str, Any]:
     metadata: dict[str, Any] = {"name": name, "namespace": "training"}
     if owner_refs:
         metadata["ownerReferences"] = owner_refs

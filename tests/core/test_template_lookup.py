@@ -28,22 +28,48 @@ def _composite(name: str, *leaves: dict[str, Any], composites: list[dict[str, An
 
 
 NOT_FOUND: list[tuple[str, dict[str, Any], str, str]] = [
-    ("leaf-repeats-listed", {"podGroupTemplates": [_leaf("t"), _leaf("t")]}, "leaf",
-     'podGroupTemplate "x" not found in workload "wl" (have [t t])'),
-    ("leaf-list-is-the-top-level-one", {"podGroupTemplates": [_leaf("b")],
-                                        "compositePodGroupTemplates": [_composite("c", _leaf("a"), _leaf("b"))]},
-     "leaf", 'podGroupTemplate "x" not found in workload "wl" (have [b])'),
+    (
+        "leaf-repeats-listed",
+        {"podGroupTemplates": [_leaf("t"), _leaf("t")]},
+        "leaf",
+        'podGroupTemplate "x" not found in workload "wl" (have [t t])',
+    ),
+    (
+        "leaf-list-is-the-top-level-one",
+        {"podGroupTemplates": [_leaf("b")], "compositePodGroupTemplates": [_composite("c", _leaf("a"), _leaf("b"))]},
+        "leaf",
+        'podGroupTemplate "x" not found in workload "wl" (have [b])',
+    ),
     # issue 25: Go's list is its top-level templates; a nested leaf of the same name is not listed again.
-    ("leaf-top-and-nested-of-one-name", {"podGroupTemplates": [_leaf("t")],
-                                         "compositePodGroupTemplates": [_composite("c", _leaf("t"))]},
-     "leaf", 'podGroupTemplate "x" not found in workload "wl" (have [t])'),
-    ("leaf-only-nested-lists-none", {"compositePodGroupTemplates": [_composite("c", _leaf("a"))]},
-     "leaf", 'podGroupTemplate "x" not found in workload "wl" (have [])'),
-    ("composite-repeats-listed-pre-order", {"compositePodGroupTemplates": [
-        _composite("c", _leaf("a"), composites=[_composite("c", _leaf("b"))]), _composite("d", _leaf("e"))]},
-     "composite", 'compositePodGroupTemplate "x" not found in workload "wl" (have [c c d])'),
-    ("no-templates", {"podGroupTemplates": []}, "composite",
-     'compositePodGroupTemplate "x" not found in workload "wl" (have [])'),
+    (
+        "leaf-top-and-nested-of-one-name",
+        {"podGroupTemplates": [_leaf("t")], "compositePodGroupTemplates": [_composite("c", _leaf("t"))]},
+        "leaf",
+        'podGroupTemplate "x" not found in workload "wl" (have [t])',
+    ),
+    (
+        "leaf-only-nested-lists-none",
+        {"compositePodGroupTemplates": [_composite("c", _leaf("a"))]},
+        "leaf",
+        'podGroupTemplate "x" not found in workload "wl" (have [])',
+    ),
+    (
+        "composite-repeats-listed-pre-order",
+        {
+            "compositePodGroupTemplates": [
+                _composite("c", _leaf("a"), composites=[_composite("c", _leaf("b"))]),
+                _composite("d", _leaf("e")),
+            ]
+        },
+        "composite",
+        'compositePodGroupTemplate "x" not found in workload "wl" (have [c c d])',
+    ),
+    (
+        "no-templates",
+        {"podGroupTemplates": []},
+        "composite",
+        'compositePodGroupTemplate "x" not found in workload "wl" (have [])',
+    ),
 ]
 
 
@@ -57,11 +83,27 @@ def test_not_found_lists_every_template(spec: dict[str, Any], which: str, messag
 
 
 FOUND: list[tuple[str, dict[str, Any], str, int]] = [
-    ("top-level-wins-over-nested", {"podGroupTemplates": [_leaf("t", priority=1)],
-                                    "compositePodGroupTemplates": [_composite("c", _leaf("t", priority=2))]}, "t", 1),
+    (
+        "top-level-wins-over-nested",
+        {
+            "podGroupTemplates": [_leaf("t", priority=1)],
+            "compositePodGroupTemplates": [_composite("c", _leaf("t", priority=2))],
+        },
+        "t",
+        1,
+    ),
     ("last-top-level-repeat-wins", {"podGroupTemplates": [_leaf("t", priority=1), _leaf("t", priority=2)]}, "t", 2),
-    ("last-nested-repeat-wins", {"compositePodGroupTemplates": [_composite("c", _leaf("t", priority=1)),
-                                                               _composite("d", _leaf("t", priority=2))]}, "t", 2),
+    (
+        "last-nested-repeat-wins",
+        {
+            "compositePodGroupTemplates": [
+                _composite("c", _leaf("t", priority=1)),
+                _composite("d", _leaf("t", priority=2)),
+            ]
+        },
+        "t",
+        2,
+    ),
 ]
 
 
@@ -79,10 +121,16 @@ def test_last_composite_repeat_wins() -> None:
 EMPTY: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
     ("empty-claims-left-out", {"resourceClaims": []}, {"schedulingPolicy": BASIC}),
     ("empty-priority-class-left-out", {"priorityClassName": ""}, {"schedulingPolicy": BASIC}),
-    ("empty-topology-leaves-empty-constraints", {"schedulingConstraints": {"topology": []}},
-     {"schedulingPolicy": BASIC, "schedulingConstraints": {}}),
-    ("claims-kept", {"resourceClaims": [{"name": "c", "resourceClaimName": "r"}]},
-     {"schedulingPolicy": BASIC, "resourceClaims": [{"name": "c", "resourceClaimName": "r"}]}),
+    (
+        "empty-topology-leaves-empty-constraints",
+        {"schedulingConstraints": {"topology": []}},
+        {"schedulingPolicy": BASIC, "schedulingConstraints": {}},
+    ),
+    (
+        "claims-kept",
+        {"resourceClaims": [{"name": "c", "resourceClaimName": "r"}]},
+        {"schedulingPolicy": BASIC, "resourceClaims": [{"name": "c", "resourceClaimName": "r"}]},
+    ),
 ]
 
 
@@ -95,5 +143,8 @@ def test_empty_template_fields_are_left_out_of_pod_groups(fields: dict[str, Any]
 def test_empty_fields_are_left_out_of_composite_pod_groups() -> None:
     template = {**_composite("c", _leaf("t")), "priorityClassName": "", "schedulingConstraints": {"topology": []}}
     group = to_dict(_builder({"compositePodGroupTemplates": [template]}).new_composite_pod_group("g", "c"))
-    assert group["spec"] == {"schedulingPolicy": BASIC, "schedulingConstraints": {},
-                             "workloadRef": {"workloadName": "wl", "templateName": "c"}}
+    assert group["spec"] == {
+        "schedulingPolicy": BASIC,
+        "schedulingConstraints": {},
+        "workloadRef": {"workloadName": "wl", "templateName": "c"},
+    }

@@ -63,7 +63,12 @@ def _kueue_pod(count: str) -> str:
 
 def _volcano(metadata: Any, min_member: int) -> str:
     return json.dumps(
-        {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup", "metadata": metadata, "spec": {"minMember": min_member}}
+        {
+            "apiVersion": "scheduling.volcano.sh/v1beta1",
+            "kind": "PodGroup",
+            "metadata": metadata,
+            "spec": {"minMember": min_member},
+        }
     )
 
 
@@ -165,7 +170,7 @@ FINDINGS = [
         {"p.yaml": _kueue_pod("\u00b2")},
         ["migrate", "p.yaml"],
         2,
-        'error: p.yaml (document 1) Pod/p1: metadata.annotations[kueue.x-k8s.io/pod-group-total-count]: Invalid value:'
+        "error: p.yaml (document 1) Pod/p1: metadata.annotations[kueue.x-k8s.io/pod-group-total-count]: Invalid value:"
         ' "²": must be a number of pods',
         id="F11-migrate-kueue-superscript",
     ),
@@ -230,7 +235,11 @@ def test_F7_render_to_a_fifo_is_refused_before_the_work(tmp_path: Path, monkeypa
     os.mkfifo(tmp_path / "fifo.svg")
     monkeypatch.chdir(tmp_path)
     got, out, err = run_cli("place", "job.yaml", "--cluster", "c.yaml", "--render", "fifo.svg", "--force")
-    assert (got, out, err) == (2, "", "error: --render: fifo.svg is not a regular file; give a file's name or a new path\n")
+    assert (got, out, err) == (
+        2,
+        "",
+        "error: --render: fifo.svg is not a regular file; give a file's name or a new path\n",
+    )
 
 
 def test_F8_a_symlink_loop_is_read_once(tmp_path: Path) -> None:
@@ -258,7 +267,11 @@ def test_F9_stdin_with_no_end_is_refused_past_the_input_cap(monkeypatch: pytest.
     monkeypatch.setattr(textread, "MAX_INPUT_BYTES", 1 << 20)  # the cap is read when the input is
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(_Zeros())))
     got, out, err = run_cli("validate", "-")
-    assert (got, out, err) == (2, "", "error: <stdin>: the input is larger than 1048576 bytes, the most workloadbuilder reads\n")
+    assert (got, out, err) == (
+        2,
+        "",
+        "error: <stdin>: the input is larger than 1048576 bytes, the most workloadbuilder reads\n",
+    )
 
 
 def test_F9_a_file_past_the_cap_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -127,7 +127,9 @@ def test_the_answers_own_preemption_report_gives_the_tier_placing_again_gives(
     inst: dict[str, Any], strategy: str, preempt: bool
 ) -> None:
     """One root: the tier read from the answer's preemption report is the one ``place(preempt=True)`` again gives."""
-    cl = Cluster.from_yaml({"nodes": inst["nodes"], "running": inst["running"], "podDisruptionBudgets": inst["budgets"]})
+    cl = Cluster.from_yaml(
+        {"nodes": inst["nodes"], "running": inst["running"], "podDisruptionBudgets": inst["budgets"]}
+    )
     req = gang_request([pod_group("w", inst["gang"], priority=PREEMPTOR)], {"w": (inst["gang"], {GPU: "1"})})
     answer = place(req, cl, strategy, preempt=preempt)
     read = verdict(req, cl, answer)

@@ -416,7 +416,11 @@ TREE_CASES: list[tuple[str, dict[str, Any], list[str]]] = [
     ),
     (
         "one-priority-everywhere-is-fine",
-        composite_workload(composite("c", leaf("a", priority=7), composites=[composite("d", leaf("b", priority=7), priority=7)], priority=7)),
+        composite_workload(
+            composite(
+                "c", leaf("a", priority=7), composites=[composite("d", leaf("b", priority=7), priority=7)], priority=7
+            )
+        ),
         [],
     ),
     (
@@ -435,7 +439,10 @@ TREE_CASES: list[tuple[str, dict[str, Any], list[str]]] = [
         [
             f"{C0}: Invalid value: ["
             + internal_composite(
-                "l2", composites="[" + internal_composite("l3", composites="[" + internal_composite("l4", INTERNAL_LEAF_L5) + "]") + "]"
+                "l2",
+                composites="["
+                + internal_composite("l3", composites="[" + internal_composite("l4", INTERNAL_LEAF_L5) + "]")
+                + "]",
             )
             + f"]: {DEPTH}"
         ],
@@ -447,7 +454,9 @@ TREE_CASES: list[tuple[str, dict[str, Any], list[str]]] = [
         ),
         [
             f"{C0}: Invalid value: ["
-            + internal_composite("l2", composites="[" + internal_composite("l3", composites="[" + internal_composite("l4") + "]") + "]")
+            + internal_composite(
+                "l2", composites="[" + internal_composite("l3", composites="[" + internal_composite("l4") + "]") + "]"
+            )
             + f"]: {DEPTH}",
             f'{C0}.compositePodGroupTemplates[0].compositePodGroupTemplates[0].compositePodGroupTemplates[0]: Invalid value: "l4": {NO_CHILD}',
         ],

@@ -375,9 +375,7 @@ RESOURCES_WITHOUT_SCORED = {
 }
 
 
-@pytest.mark.parametrize(
-    ("resources", "shown"), RESOURCES_WITHOUT_SCORED.values(), ids=RESOURCES_WITHOUT_SCORED.keys()
-)
+@pytest.mark.parametrize(("resources", "shown"), RESOURCES_WITHOUT_SCORED.values(), ids=RESOURCES_WITHOUT_SCORED.keys())
 def test_a_cluster_whose_resources_miss_cpu_or_memory_is_refused_by_name(resources, shown) -> None:
     columns = [[0] for _ in resources]
     with pytest.raises(InvalidArgumentError) as caught:

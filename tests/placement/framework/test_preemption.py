@@ -154,9 +154,7 @@ def test_the_reprieve_checks_every_pod_set_of_a_mixed_group(strategy: str) -> No
         node("n1", 2),
         running=[{"name": "run", "priority": 0, "disruptionMode": "all", "pods": [_pod("run-0", "n1", 1)]}],
     )
-    req = request(
-        [pod_group("g", 3, priority=5)], {"g": [(1, {"nvidia.com/gpu": "0"}), (3, {"nvidia.com/gpu": "1"})]}
-    )
+    req = request([pod_group("g", 3, priority=5)], {"g": [(1, {"nvidia.com/gpu": "0"}), (3, {"nvidia.com/gpu": "1"})]})
     answer = checked(req, cl, place(req, cl, strategy, preempt=True))
     assert (answer.feasible, where(answer), [victim.name for victim in answer.victims]) == (
         True,

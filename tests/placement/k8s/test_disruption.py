@@ -89,15 +89,19 @@ def test_another_namespace_is_never_covered() -> None:
         (
             _pdb({"selector": {"matchExpressions": [{"key": "k", "operator": "Near"}]}}),
             [
-                ('pdbs[0].spec.selector.matchExpressions[0].operator: Unsupported value: "Near": supported values: '
-                '"In", "NotIn", "Exists", "DoesNotExist"')
+                (
+                    'pdbs[0].spec.selector.matchExpressions[0].operator: Unsupported value: "Near": supported values: '
+                    '"In", "NotIn", "Exists", "DoesNotExist"'
+                )
             ],
         ),
         (
             _pdb({"selector": APP, "minAvailable": "half"}),
             [
-                ('pdbs[0].spec.minAvailable: Invalid value: "half": must be a non-negative integer or a percentage '
-                "such as '50%'")
+                (
+                    'pdbs[0].spec.minAvailable: Invalid value: "half": must be a non-negative integer or a percentage '
+                    "such as '50%'"
+                )
             ],
         ),
         (

@@ -120,13 +120,17 @@ def test_priority_classes_by_name():
     ]
     result = simulate(queue, _two_nodes(), priority_classes=[PriorityClass("batch", 100)])
     assert _runs(result) == [("base", 0, 20, 120, 20, 1), ("batch", 10, 10, 20, 0, 0)]
-    with pytest.raises(InvalidArgumentError, match=r'workloads\[1\] \(batch\): .* no PriorityClass with name batch'):
+    with pytest.raises(InvalidArgumentError, match=r"workloads\[1\] \(batch\): .* no PriorityClass with name batch"):
         simulate(queue, _two_nodes())
 
 
 @pytest.mark.parametrize(
     "workload",
-    [QueueEntry("w", _gang(1, 1), -1, 10), QueueEntry("w", _gang(1, 1), 0, -5), QueueEntry("w", _gang(1, 1), 0, 1, count=0)],
+    [
+        QueueEntry("w", _gang(1, 1), -1, 10),
+        QueueEntry("w", _gang(1, 1), 0, -5),
+        QueueEntry("w", _gang(1, 1), 0, 1, count=0),
+    ],
     ids=["negative-arrival", "negative-duration", "count-zero"],
 )
 def test_bad_entries(workload):

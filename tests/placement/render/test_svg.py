@@ -324,7 +324,9 @@ def test_the_drawing_is_deterministic_and_html_wraps_it():
     standalone = svg.split("\n", 1)[1]
     assert ' style="max-width:' in standalone.split("\n", 1)[0]  # alone, the SVG stops growing at 1.5x
     # inline, it takes the page's width: the same drawing without that cap
-    assert inline is not None and inline.group(0) + "\n" == re.sub(r' style="max-width:[0-9]+px"', "", standalone, count=1)
+    assert inline is not None and inline.group(0) + "\n" == re.sub(
+        r' style="max-width:[0-9]+px"', "", standalone, count=1
+    )
     assert '<pre class="answer">feasible (kube-scheduler)\n- <code>cpg-root</code>: placed 10 pods' in page
     assert page.count("feasible (kube-scheduler)") == 3  # the tab title, the legend's first line, the answer
     assert "<h1>" not in page and "`" not in page
