@@ -62,8 +62,9 @@ _EMPTY_STRUCT_MEMBERS = frozenset({"basic", "single", "all"})
 def is_int(value: object) -> TypeGuard[int]:
     """Whether ``value`` is a JSON integer: an ``int`` and not a ``bool`` (Python's ``True`` is an ``int``).
 
-    >>> [is_int(v) for v in (3, -1, True, 3.0, "3", None)]
-    [True, True, False, False, False, False]
+    Examples:
+        >>> [is_int(v) for v in (3, -1, True, 3.0, "3", None)]
+        [True, True, False, False, False, False]
     """
     return isinstance(value, int) and not isinstance(value, bool)
 

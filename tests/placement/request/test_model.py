@@ -248,7 +248,6 @@ def test_a_cycle_is_reported() -> None:
 
 
 def test_from_plan_reads_groups_and_pod_templates() -> None:
-    pytest.importorskip("adapters.base")
     from workloadbuilder.adapters.base import Plan, PodAssignment
 
     source = {
