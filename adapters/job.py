@@ -61,7 +61,7 @@ from workloadbuilder.adapters.kit import (
     required,
     walk,
 )
-from workloadbuilder.adapters.pod_rules import template_errors
+from workloadbuilder.adapters.pod_rules import pod_template_errors
 from workloadbuilder.adapters.reading import Identity, at, identity_of, workloads_in
 from workloadbuilder.adapters.strict import with_schema_errors
 from workloadbuilder.runtime.delegation import GROUP_TEMPLATE_NAME_ANNOTATION, delegated_pod_group, delegation_of
@@ -166,7 +166,7 @@ class JobAdapter:
                     "makes the Workload and the PodGroup, the Job controller makes neither"
                 )
                 warnings.append(forbidden(FieldPath("metadata", "ownerReferences").index(owner_index), detail))
-        errors.extend(template_errors(job))
+        errors.extend(pod_template_errors(job))
         plan.errors = [Finding(ident.ref, err) for err in with_schema_errors(job, errors)] + plan.errors
         plan.warnings = [Finding(ident.ref, err) for err in warnings] + plan.warnings
         return plan

@@ -51,7 +51,7 @@ from workloadbuilder.adapters.jobset_levels import Dialect, plan_scheduling
 from workloadbuilder.adapters.jobset_pods import render_job_pod_template
 from workloadbuilder.adapters.kit import MAX_TEMPLATES, forbidden, go_quote, invalid, is_int, too_many
 from workloadbuilder.adapters.own_groups import Member, OwnGroups, bring_your_own, named_pod_group
-from workloadbuilder.adapters.pod_rules import template_errors
+from workloadbuilder.adapters.pod_rules import pod_template_errors
 from workloadbuilder.adapters.reading import Identity, at, identity_of
 from workloadbuilder.adapters.replicated_jobs import (
     JOBSET_NAME_LABEL,
@@ -141,7 +141,7 @@ class JobSetAdapter:
             instances=layout.instances,
             errors=[
                 Finding(ident.ref, err)
-                for err in with_schema_errors(jobset, ErrorList([*errors, *template_errors(jobset)]))
+                for err in with_schema_errors(jobset, ErrorList([*errors, *pod_template_errors(jobset)]))
             ],
             warnings=[Finding(ident.ref, err) for err in warnings],
             uses=own.uses,

@@ -41,7 +41,7 @@ from workloadbuilder.adapters.kit import OMIT_VALUE, forbidden, invalid
 from workloadbuilder.adapters.lws_levels import SCHEDULING, SUBGROUP_SIZE, Levels, Shape, read_shape
 from workloadbuilder.adapters.lws_pods import render_pod_template
 from workloadbuilder.adapters.own_groups import Member, OwnGroups, bring_your_own, named_pod_group
-from workloadbuilder.adapters.pod_rules import template_errors
+from workloadbuilder.adapters.pod_rules import pod_template_errors
 from workloadbuilder.adapters.reading import at, identity_of
 from workloadbuilder.adapters.strict import with_schema_errors
 
@@ -130,7 +130,8 @@ class LeaderWorkerSetAdapter:
             options=plan_options(ident),
             instances=instances,
             errors=[
-                Finding(ident.ref, err) for err in with_schema_errors(lws, ErrorList([*errors, *template_errors(lws)]))
+                Finding(ident.ref, err)
+                for err in with_schema_errors(lws, ErrorList([*errors, *pod_template_errors(lws)]))
             ],
             warnings=[Finding(ident.ref, err) for err in warnings],
             uses=own.uses if own is not None else [],

@@ -37,16 +37,17 @@ the apiserver defaults (a port's protocol, a pod's restart policy) is judged
 only as given. A value of the wrong type is left to the schema check
 (``adapters.strict``). A TrainJob's ``runtimePatches`` are pieces merged into
 the runtime's pods: their names and env names are judged, not what a whole
-pod needs. Beside the pod rules, ``template_errors`` runs the controllers'
-own webhook rules on pod templates: Volcano's ``validateIO``
-(``adapters.volcano_rules``) and Trainer's required container per step
-(``adapters.trainer_pods``).
+pod needs. Beside the pod rules, ``pod_template_errors`` runs the rules a
+controller's own webhook adds, which the adapter owning that controller
+passes in (Volcano's ``validateIO``, Trainer's required container per step):
+this module knows no controller package. ``adapters.template_rules`` runs
+every controller's rules, for an object whatever its kind.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,19 +56,18 @@ from workloadbuilder.adapters.defaults import defaulted
 from workloadbuilder.adapters.kit import duplicate, go_quote, invalid, required
 from workloadbuilder.adapters.pod_resources import resource_requirements_errors
 from workloadbuilder.adapters.reading import at as value_at
-from workloadbuilder.adapters.trainer_pods import ancestor_container_errors
-from workloadbuilder.adapters.volcano_rules import io_errors
 from workloadbuilder.field import not_supported, type_invalid
 from workloadbuilder.validation.formats import CHARACTERS, is_dns1123_label, is_dns1123_subdomain
 
 __all__ = [
     "KUBERNETES_REVISION",
     "Restart",
+    "ControllerRule",
     "PodTemplate",
     "pod_templates",
     "pod_spec_errors",
     "pod_spec_type_errors",
-    "template_errors",
+    "pod_template_errors",
 ]
 
 KUBERNETES_REVISION = "v1.37.2"
@@ -151,14 +151,21 @@ def pod_templates(obj: Mapping[str, Any]) -> list[PodTemplate]:
     return []
 
 
-def template_errors(obj: Mapping[str, Any]) -> ErrorList:
-    """Every pod rule an object's pod templates break, then its controller's webhook rules on them, in order.
+ControllerRule = Callable[[Mapping[str, Any]], ErrorList]
+"""A controller webhook's own rule: the errors it finds in an object (after its defaults), none for another kind."""
+
+
+def pod_template_errors(obj: Mapping[str, Any], controller_rules: Sequence[ControllerRule] = ()) -> ErrorList:
+    """Every pod rule an object's pod templates break, then each of ``controller_rules``, in order.
+
+    The rules are given the object as the controller's defaulting webhook
+    leaves it, the same object the pod rules judge.
 
     Examples:
         >>> job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "a"}, "spec": {"template": {
         ...     "spec": {"serviceAccountName": "$K8S_SA_NAME", "restartPolicy": "Never",
         ...              "containers": [{"name": "main", "image": "busybox"}]}}}}
-        >>> for error in template_errors(job):
+        >>> for error in pod_template_errors(job):
         ...     print(str(error)[:92])
         spec.template.spec.serviceAccountName: Invalid value: "$K8S_SA_NAME": a lowercase RFC 1123 s
     """
@@ -170,8 +177,8 @@ def template_errors(obj: Mapping[str, Any]) -> ErrorList:
             errors.extend(pod_spec_errors(spec, template.path.child("spec"), template.partial))
             errors.extend(_controller_restart(seen, spec, template))
     errors.extend(_trainer_env(seen))
-    errors.extend(io_errors(seen))
-    errors.extend(ancestor_container_errors(seen))
+    for rule in controller_rules:
+        errors.extend(rule(seen))
     return errors
 
 

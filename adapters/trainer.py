@@ -54,7 +54,7 @@ from workloadbuilder.adapters.common import (
 )
 from workloadbuilder.adapters.jobset_levels import Dialect, plan_scheduling
 from workloadbuilder.adapters.kit import MAX_PODS, OMIT_VALUE, ErrorType, forbidden, invalid, required
-from workloadbuilder.adapters.pod_rules import template_errors
+from workloadbuilder.adapters.pod_rules import pod_template_errors
 from workloadbuilder.adapters.reading import PODS_BOUND, at, identity_of, read_int
 from workloadbuilder.adapters.replicated_jobs import (
     Group,
@@ -65,7 +65,7 @@ from workloadbuilder.adapters.replicated_jobs import (
     read_replicated_jobs,
 )
 from workloadbuilder.adapters.strict import with_schema_errors
-from workloadbuilder.adapters.trainer_pods import render_pod_template, resources_target
+from workloadbuilder.adapters.trainer_pods import ancestor_container_errors, render_pod_template, resources_target
 from workloadbuilder.placement.k8s.resources import read_quantity
 
 __all__ = ["ANCESTOR_LABEL", "DESIGN", "TrainJobAdapter", "TrainJobPlan"]
@@ -137,7 +137,8 @@ class TrainJobAdapter:
         plan = TrainJobPlan(source=job, roots=[], options=plan_options(ident))
         if runtime is None:
             plan.errors = [
-                Finding(ident.ref, err) for err in with_schema_errors(job, ErrorList([*errors, *template_errors(job)]))
+                Finding(ident.ref, err)
+                for err in with_schema_errors(job, ErrorList([*errors, *pod_template_errors(job)]))
             ]
             return plan
         runtime_ref = f"{runtime.get('kind')}/{at(runtime, ('metadata', 'name'))}"
@@ -162,8 +163,8 @@ class TrainJobAdapter:
         runtime_warnings.extend(scheduler_warnings(runtime, templates))
         plan.roots, plan.instances, plan.runtime_ref = layout.roots, layout.instances, runtime_ref
         plan.uses = [runtime_ref]
-        errors.extend(template_errors(job))
-        runtime_errors.extend(template_errors(runtime))
+        errors.extend(pod_template_errors(job))
+        runtime_errors.extend(pod_template_errors(runtime, [ancestor_container_errors]))
         errors, runtime_errors = with_schema_errors(job, errors), with_schema_errors(runtime, runtime_errors)
         plan.errors = [Finding(ident.ref, e) for e in errors] + [Finding(runtime_ref, e) for e in runtime_errors]
         plan.warnings = [Finding(ident.ref, w) for w in warnings] + [Finding(runtime_ref, w) for w in runtime_warnings]

@@ -45,11 +45,11 @@ from workloadbuilder.adapters.common import (
 )
 from workloadbuilder.adapters.defaults import defaulted
 from workloadbuilder.adapters.kit import OMIT_VALUE, invalid, required
-from workloadbuilder.adapters.pod_rules import template_errors
+from workloadbuilder.adapters.pod_rules import pod_template_errors
 from workloadbuilder.adapters.reading import Identity, at, identity_of, member_name, read_int
 from workloadbuilder.adapters.strict import with_schema_errors
 from workloadbuilder.adapters.volcano_pods import render_pod_template
-from workloadbuilder.adapters.volcano_rules import policy_errors
+from workloadbuilder.adapters.volcano_rules import io_errors, policy_errors
 
 __all__ = ["DESIGN", "JOB_NAME_LABEL", "TASK_SPEC_LABEL", "VolcanoJobAdapter"]
 
@@ -134,7 +134,8 @@ class VolcanoJobAdapter:
             options=plan_options(ident),
             instances=instances,
             errors=[
-                Finding(ident.ref, err) for err in with_schema_errors(job, ErrorList([*errors, *template_errors(job)]))
+                Finding(ident.ref, err)
+                for err in with_schema_errors(job, ErrorList([*errors, *pod_template_errors(job, [io_errors])]))
             ],
             warnings=[Finding(ident.ref, err) for err in warnings],
         )

@@ -15,8 +15,9 @@ from upstream_verdicts import CASES, DATA
 
 from workloadbuilder.adapters import plan_object
 from workloadbuilder.adapters.pod_resources import canonical_quantity
-from workloadbuilder.adapters.pod_rules import pod_templates, template_errors
+from workloadbuilder.adapters.pod_rules import pod_templates
 from workloadbuilder.adapters.strict import schema_errors
+from workloadbuilder.adapters.template_rules import template_errors
 from workloadbuilder.errors import WorkloadBuilderError
 from workloadbuilder.field import FieldPath
 from workloadbuilder.placement.k8s.quantity import parse_nanos
