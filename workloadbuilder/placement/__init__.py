@@ -17,8 +17,9 @@ tree; see docs/placement.md.
 """
 
 from workloadbuilder.placement.answer import ClaimPlacement, GroupPlacement, Placement, PodList, PodPlacement, Victim
-from workloadbuilder.placement.cluster.model import Cluster, Domain
+from workloadbuilder.placement.cluster.model import Cluster
 from workloadbuilder.placement.cluster.records import DevicePool, RunningGroup, RunningPod
+from workloadbuilder.placement.cluster.topology import Domain
 from workloadbuilder.placement.engine import STRATEGIES, place
 from workloadbuilder.placement.k8s.constraints import PodConstraints, Taint, Toleration
 from workloadbuilder.placement.k8s.priorities import PriorityClass, PriorityError

@@ -31,7 +31,8 @@ from workloadbuilder.placement.answer import (
     RootExplanation,
     Victim,
 )
-from workloadbuilder.placement.cluster.model import Cluster, Domain
+from workloadbuilder.placement.cluster.model import Cluster
+from workloadbuilder.placement.cluster.topology import Domain
 from workloadbuilder.placement.explain.preemption import report as preemption_report
 from workloadbuilder.placement.explain.root import RootReport, explain_root
 from workloadbuilder.placement.explain.stages import unusable_reasons, usable_mask

@@ -162,6 +162,6 @@ def test_equal_taint_lists_that_are_distinct_tuples_share_a_class() -> None:
     ]
     nodes.append({"name": "n3", "labels": {}, "allocatable": {"cpu": 1000}, "schedulable": False})
     cluster = Cluster.build(nodes)
-    codes, classes = cluster._constraint_classes()
+    codes, classes = cluster.eligibility.constraint_classes()
     assert codes.tolist() == [0, 0, 0, 1]
     assert classes == [((Taint("gpu", "1", "NoSchedule"),), False), ((), True)]

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from placement_helpers import COLUMNAR_SETTINGS
 
-from workloadbuilder.placement.cluster.model import Domain
+from workloadbuilder.placement.cluster.topology import Domain
 from workloadbuilder.placement.explain.levels import _seen
 from workloadbuilder.placement.framework.outcome import GroupTrace
 from workloadbuilder.placement.request.model import GroupRequest

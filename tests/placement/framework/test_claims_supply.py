@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from placement_helpers import COLUMNAR_SETTINGS, RACK, checked, cluster, node, pod_group, request
 
 from workloadbuilder.placement import Cluster, PlacementRequest, place
-from workloadbuilder.placement.cluster.model import Domain
+from workloadbuilder.placement.cluster.topology import Domain
 from workloadbuilder.placement.framework.claims import supplied_within
 from workloadbuilder.placement.framework.snapshot import Snapshot
 from workloadbuilder.placement.request.model import GroupRequest

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from workloadbuilder.placement.cluster.model import Domain
+from workloadbuilder.placement.cluster.topology import Domain
 from workloadbuilder.placement.framework.outcome import CandidateTrace, GroupResult, GroupTrace, Outcome
 from workloadbuilder.placement.request.model import GroupRequest
 

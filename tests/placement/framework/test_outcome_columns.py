@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from workloadbuilder.placement.cluster.model import Domain
+from workloadbuilder.placement.cluster.topology import Domain
 from workloadbuilder.placement.framework.outcome import GroupTrace
 from workloadbuilder.placement.request.model import GroupRequest
 

@@ -16,7 +16,8 @@ import pytest
 from placement_helpers import BLOCK, RACK, cluster, composite, node, pod_group, request
 
 from workloadbuilder.errors import MissingDependencyError
-from workloadbuilder.placement.cluster.model import Cluster, Domain
+from workloadbuilder.placement.cluster.model import Cluster
+from workloadbuilder.placement.cluster.topology import Domain
 from workloadbuilder.placement.framework.snapshot import Snapshot
 from workloadbuilder.placement.request.model import PlacementRequest
 from workloadbuilder.placement.strategies.kube_scheduler import KubeScheduler

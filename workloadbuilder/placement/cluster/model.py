@@ -8,12 +8,12 @@ after construction, so one model answers many queries. Per-query state
 Storage is a structure of arrays: one list per resource, indexed by node,
 every amount an integer number of millis (see ``quantity``), with numpy
 columns of them for the vectorized passes (``arrays`` keeps them exact).
-Nodes whose free capacity is identical share one *free vector*. Topology
-domains are indexed per label key on first use: the key's domains form a
-``DomainSet`` that knows every node's domain and each domain's summed
-allocatable and usage, so a figure for every rack is one pass; domains of a
-key that nest inside the domains of another key (rack inside block) are
-found without scanning nodes again.
+Nodes whose free capacity is identical share one *free vector*.
+
+``Cluster`` is the façade of three parts: this module's storage and free
+capacity, ``cluster.topology`` (the domains of each topology key, indexed on
+first use) and ``cluster.eligibility`` (the pod-and-node filters' verdicts,
+decided per class of nodes); its methods answer for all three.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import functools
 import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -33,7 +32,8 @@ from workloadbuilder._internal.collector import quiet_gc
 from workloadbuilder._internal.gofmt import capped
 from workloadbuilder.errors import InvalidArgumentError
 from workloadbuilder.placement.cluster import generate, readers
-from workloadbuilder.placement.cluster.arrays import IntArray, exact, exact_sum, gcd_of, group_sums
+from workloadbuilder.placement.cluster.arrays import IntArray, exact, exact_sum, gcd_of
+from workloadbuilder.placement.cluster.eligibility import Eligibility
 from workloadbuilder.placement.cluster.images import ImageIndex
 from workloadbuilder.placement.cluster.records import (
     ClusterParts,
@@ -42,15 +42,9 @@ from workloadbuilder.placement.cluster.records import (
     RunningGroup,
     RunningPod,
 )
-from workloadbuilder.placement.filters import (
-    Rejection,
-    interpodaffinity,
-    nodeaffinity,
-    nodeunschedulable,
-    static_rejection,
-    tainttoleration,
-)
-from workloadbuilder.placement.k8s.constraints import AffinityTerm, HostPort, NodeSelectorTerm, PodConstraints, Taint
+from workloadbuilder.placement.cluster.topology import Domain, Topology
+from workloadbuilder.placement.filters import Rejection
+from workloadbuilder.placement.k8s.constraints import HostPort, NodeSelectorTerm, PodConstraints, Taint
 from workloadbuilder.placement.k8s.disruption import DisruptionBudget
 from workloadbuilder.placement.k8s.priorities import PriorityClass, PriorityClasses
 from workloadbuilder.placement.k8s.resources import POD_MILLIS
@@ -62,9 +56,6 @@ __all__ = [
     "Cluster",
     "DevicePool",
     "DisruptionBudget",
-    "Domain",
-    "DomainSet",
-    "alloc_sums",
     "PriorityClass",
     "RunningGroup",
     "RunningPod",
@@ -101,149 +92,6 @@ def _zone_key(labels: Mapping[str, str]) -> str:
 def is_slot(resource: str) -> bool:
     """Whether ``resource`` is one of the one-slot stand-ins (host ports, per-node anti-affinity)."""
     return resource.startswith(SLOT_PREFIXES)
-
-
-class Domain:
-    """One topology domain: the nodes whose label ``key`` has ``value`` (or every node, for the root).
-
-    Every domain belongs to one ``DomainSet`` (the domains of its key, a
-    partition of a parent, or the root alone) at ``position``: per-domain
-    figures of a whole set (how many pods of a shape fit, the scored
-    resources given out) are computed for all its domains in one pass.
-    """
-
-    __slots__ = ("_array", "family", "key", "label", "nodes", "position", "uid", "value")
-
-    def __init__(self, key: str | None, value: str | None, nodes: list[int], uid: int) -> None:
-        self.key = key
-        self.value = value
-        self.nodes = nodes
-        self.uid = uid
-        self.label = "the cluster" if key is None else f"{key}={value}"
-        self.family: DomainSet | None = None
-        self.position = 0
-        self._array: npt.NDArray[np.int64] | None = None
-
-    @property
-    def node_array(self) -> npt.NDArray[np.int64]:
-        """``nodes`` as an array."""
-        if self._array is None:
-            self._array = np.asarray(self.nodes, dtype=np.int64)
-        return self._array
-
-    @property
-    def alloc_sum(self) -> tuple[int, ...]:
-        """The scored resources' allocatable, added over the domain's nodes."""
-        assert self.family is not None
-        return self.family.alloc_sums[self.position]
-
-    @property
-    def used_sum(self) -> tuple[int, ...]:
-        """The scored resources running pods take, added over the domain's nodes."""
-        assert self.family is not None
-        return self.family.used_sums[self.position]
-
-    def __repr__(self) -> str:
-        return f"Domain({self.label}, {len(self.nodes)} nodes)"
-
-
-class DomainSet:
-    """Disjoint domains, each node's position among them (``codes``; -1: in none), and per-domain sums.
-
-    ``alloc_columns`` / ``used_columns`` hold, per scored resource, the
-    domains' summed allocatable and used amounts as exact arrays
-    (``arrays.exact``); ``alloc_sums`` / ``used_sums`` are the same per
-    domain as tuples of Python integers. ``complete`` says whether every
-    node of the cluster is in one of the domains, and ``runs`` (when the
-    nodes come domain by domain, in order) where each domain's nodes start.
-    """
-
-    __slots__ = (
-        "_every",
-        "_members",
-        "alloc_columns",
-        "alloc_sums",
-        "codes",
-        "complete",
-        "domains",
-        "runs",
-        "uid",
-        "used_columns",
-        "used_sums",
-    )
-
-    def __init__(self, cluster: Cluster, domains: list[Domain], uid: int) -> None:
-        # Made once per partition of a cluster (a topology key, or a key within a parent domain) and never
-        # changed after: every attribute is set here but ``_members``, filled on first use.
-        self.uid = uid  # unique within the cluster, a cache key
-        self.domains = domains  # the domains, in value order; each learns its family and position here
-        self._every = np.arange(len(domains), dtype=np.int64)  # the positions of all domains, 0..n-1
-        # the nodes of all domains one domain after another, and where each starts: made on first ``members``
-        self._members: tuple[npt.NDArray[np.int64], list[int]] | None = None
-        codes = np.full(len(cluster.names), -1, dtype=np.int64)
-        for position, domain in enumerate(domains):
-            domain.family = self
-            domain.position = position
-            codes[domain.node_array] = position
-        self.codes = codes
-        self.complete = bool((codes >= 0).all())  # every node is in one of the domains
-        in_turn = self.complete and len(codes) > 0 and bool((np.diff(codes) >= 0).all())
-        self.runs = np.flatnonzero(np.diff(codes, prepend=-1)) if in_turn else None
-        count = len(domains)
-        self.alloc_columns = [group_sums(codes, cluster.allocatable_array(r), count) for r in cluster.score_index]
-        self.used_columns = [group_sums(codes, cluster.used_array(r), count) for r in cluster.score_index]
-        self.alloc_sums = list(zip(*(column.tolist() for column in self.alloc_columns), strict=True))
-        self.used_sums = list(zip(*(column.tolist() for column in self.used_columns), strict=True))
-
-    def positions(self, domains: Sequence[Domain]) -> npt.NDArray[np.int64] | None:
-        """Where each of ``domains`` is in this set (``None``: one of them is not in it)."""
-        if self._is_every(domains):
-            return self._every
-        positions = []
-        for domain in domains:
-            if domain.family is not self:
-                return None
-            positions.append(domain.position)
-        return np.asarray(positions, dtype=np.int64)
-
-    def members(self, domains: Sequence[Domain]) -> tuple[npt.NDArray[np.int64], list[int]]:
-        """The nodes of ``domains``, one domain after the other, and where each domain's nodes start (and end)."""
-        if self._is_every(domains):
-            if self._members is None:
-                self._members = self._concatenate(self.domains)
-            return self._members
-        return self._concatenate(domains)
-
-    def _is_every(self, domains: Sequence[Domain]) -> bool:
-        """Whether ``domains`` are this set's domains, all of them in order."""
-        return len(domains) == len(self.domains) and list(domains) == self.domains
-
-    @staticmethod
-    def _concatenate(domains: Sequence[Domain]) -> tuple[npt.NDArray[np.int64], list[int]]:
-        offsets = [0]
-        for domain in domains:
-            offsets.append(offsets[-1] + len(domain.nodes))
-        return np.concatenate([domain.node_array for domain in domains]), offsets
-
-    def __len__(self) -> int:
-        return len(self.domains)
-
-
-def alloc_sums(domains: Sequence[Domain]) -> list[IntArray]:
-    """The summed allocatable of each of ``domains`` (one ``DomainSet``), one exact array per scored resource."""
-    family = domains[0].family
-    assert family is not None
-    positions = family.positions(domains)
-    assert positions is not None, "the domains belong to one DomainSet"
-    return [column[positions] for column in family.alloc_columns]
-
-
-@dataclass
-class _KeyIndex:
-    values: list[str | None]
-    domains: dict[str, Domain]
-    family: DomainSet
-    nested_in: dict[str, dict[str, list[Domain]] | None] = field(default_factory=dict)
 
 
 class Cluster:
@@ -316,7 +164,6 @@ class Cluster:
             )
         # the columns of the resources LeastAllocated scores (cpu, memory), in SCORE_RESOURCES order
         self.score_index = tuple(self.resource_index[name] for name, _ in SCORE_RESOURCES)
-        self._uids = itertools.count()  # the next uid of a Domain or DomainSet made for this cluster
         # every distinct free vector (allocatable - used per resource), in order of first use; filled once below
         self.vectors: list[tuple[int, ...]] = []
         self._free_columns: list[IntArray] | None = None  # ``vectors`` column by column, made on first use
@@ -330,23 +177,11 @@ class Cluster:
         self.vector_index = np.asarray(self.vector_of, dtype=np.int64)  # ``vector_of`` as an array
         self.vector_per_node = bool((self.vector_index == np.arange(len(self.vector_of))).all())
         """Whether node ``i``'s free vector is vector ``i`` (every node's free capacity differs)."""
-        self.root = Domain(None, None, list(range(len(names))), next(self._uids))  # the whole cluster, one domain
-        DomainSet(self, [self.root], next(self._uids))
-        self._keys: dict[str, _KeyIndex] = {}  # topology key -> each node's value and the key's domains
-        self._partitions: dict[tuple[int, str], list[Domain]] = {}  # (parent domain uid, key) -> its parts
-        self._restricted = any(self.taints) or not all(self.schedulable)  # some node may turn a pod away
+        self.topology = Topology(self)  # the topology keys' domains, indexed as queries first name a key
+        self.root = self.topology.root  # the whole cluster, one domain
+        self.eligibility = Eligibility(self, self.topology)  # the filters' verdicts, kept per kind of pod
         # whether some node has a PreferNoSchedule taint (TaintToleration then scores)
         self.has_preferences = any(t.effect == "PreferNoSchedule" for taints in self.taints for t in taints)
-        self._allowed: dict[PodConstraints, list[bool] | None] = {}  # pod -> the nodes its filters pass (None: all)
-        self._allowed_masks: dict[PodConstraints, npt.NDArray[np.bool_] | None] = {}  # pod -> its filters' verdicts
-        # each node's class of equal (taints, cordon) and the classes' (taints, cordoned), made on first use
-        self._classes: tuple[npt.NDArray[np.int64], list[tuple[tuple[Taint, ...], bool]]] | None = None
-        # label key -> each node's value code (-1: unlabelled), the values by code and the codes by value
-        self._label_index: dict[str, tuple[npt.NDArray[np.int64], list[str], dict[str, int]]] = {}
-        # (pod selecting no nodes, class of ``_classes``) -> the rejection every node of the class gives the pod
-        self._rejections: dict[tuple[PodConstraints, int], Rejection | None] = {}
-        # pod -> for each (anti-)affinity term, the topology values its matching running pods occupy
-        self._affinity_domains: dict[PodConstraints, tuple[list[frozenset[str]], list[frozenset[str]]]] = {}
         self._covers: dict[tuple[str, int], bool] = {}  # (pool name, Domain uid) -> every node reaches the pool
 
     @functools.cached_property
@@ -575,233 +410,37 @@ class Cluster:
         """A synthetic zone → block → rack → host cluster; see ``generate.generate``."""
         return cls.from_parts(generate.generate_parts(nodes, seed=seed, **shape))
 
-    # -- filters -------------------------------------------------------------
+    # -- filters (``cluster.eligibility``) --------------------------------------
 
     def allowed(self, pod: PodConstraints) -> list[bool] | None:
-        """Which nodes pass the pod-and-node filters for ``pod`` (``None``: every node does).
-
-        ``allowed_mask(pod)`` as a list, made once per kind of pod.
-        """
-        if pod not in self._allowed:
-            mask = self.allowed_mask(pod)
-            self._allowed[pod] = None if mask is None else mask.tolist()
-        return self._allowed[pod]
+        """Which nodes pass the pod-and-node filters for ``pod`` (``None``: every node does); see ``Eligibility``."""
+        return self.eligibility.allowed(pod)
 
     def allowed_mask(self, pod: PodConstraints) -> npt.NDArray[np.bool_] | None:
-        """Which nodes pass the pod-and-node filters for ``pod``, as a boolean array (``None``: every node does).
-
-        Computed once per kind of pod, with no Python pass over the nodes:
-        the cordon and taint filters are decided once per class of nodes
-        with equal taints and cordon, each node selector pair and affinity
-        requirement once per distinct value of its label, and the verdicts
-        reach the nodes by indexing with each node's class or value code.
-        The verdict is the conjunction of the filters, as ``rejection`` and
-        ``pod_affinity_reason`` find them node by node.
-        """
-        if pod in self._allowed_masks:
-            return self._allowed_masks[pod]
-        mask: npt.NDArray[np.bool_] | None = None
-        if self._restricted:
-            codes, classes = self._constraint_classes()
-            verdicts = np.fromiter(
-                (
-                    nodeunschedulable.check(cordoned, pod.tolerations) is None
-                    and tainttoleration.check(taints, pod.tolerations) is None
-                    for taints, cordoned in classes
-                ),
-                dtype=np.bool_,
-                count=len(classes),
-            )
-            if not verdicts.all():
-                mask = verdicts[codes]
-        if pod.selects_nodes:
-            selected = self._selected(pod)
-            mask = selected if mask is None else mask & selected
-        if mask is not None and mask.all():
-            mask = None
-        self._allowed_masks[pod] = mask
-        return mask
-
-    def _constraint_classes(self) -> tuple[npt.NDArray[np.int64], list[tuple[tuple[Taint, ...], bool]]]:
-        """Each node's class of equal taints and cordon, and each class's ``(taints, cordoned)``; made once.
-
-        Readers share one tuple among nodes with equal taint lists, so the
-        nodes are grouped by the tuple's identity (without a Python loop over
-        them) and the distinct tuples then by value: equal lists that are
-        distinct tuples land in one class.
-        """
-        if self._classes is None:
-            identities = list(map(id, self.taints))
-            by_value: dict[tuple[Taint, ...], int] = {}  # a taint list -> its code, in order of first use
-            code_of = {
-                identity: by_value.setdefault(taints, len(by_value))
-                for identity, taints in dict(zip(identities, self.taints, strict=True)).items()
-            }
-            if len(by_value) == 1:  # one taint list on every node (often): no codes to look up
-                codes = np.zeros(len(identities), dtype=np.int64)
-            else:
-                codes = np.fromiter(map(code_of.__getitem__, identities), dtype=np.int64, count=len(identities))
-            lists = list(by_value)
-            if all(self.schedulable):
-                self._classes = (codes, [(taints, False) for taints in lists])
-            else:
-                keys = codes * 2 + ~np.asarray(self.schedulable, dtype=np.bool_)
-                distinct, inverse = np.unique(keys, return_inverse=True)
-                classes = [(lists[key // 2], bool(key % 2)) for key in distinct.tolist()]
-                self._classes = (inverse.astype(np.int64).reshape(-1), classes)
-        return self._classes
+        """The same as a boolean array, computed once per kind of pod; see ``Eligibility.allowed_mask``."""
+        return self.eligibility.allowed_mask(pod)
 
     def taint_classes(self) -> tuple[npt.NDArray[np.int64], list[tuple[Taint, ...]]]:
         """Each node's class of equal taints (and cordon), and each class's taints: inputs read once per class."""
-        codes, classes = self._constraint_classes()
-        return codes, [taints for taints, _ in classes]
+        return self.eligibility.taint_classes()
 
     def term_mask(self, term: NodeSelectorTerm) -> npt.NDArray[np.bool_]:
         """The nodes a node selector term matches (decided once per distinct label value), as ``nodeaffinity`` does."""
-        return self._term_mask(term)
-
-    def _label_codes(self, key: str) -> tuple[npt.NDArray[np.int64], list[str], dict[str, int]]:
-        """Each node's code for its value of label ``key`` (-1: no such label), the values by code, codes by value.
-
-        A topology key already indexed lends its domains' positions; other
-        keys are read once and kept.
-        """
-        known = self._label_index.get(key)
-        if known is None:
-            index = self._keys.get(key)
-            if index is not None:
-                values = list(index.domains)
-                known = (index.family.codes, values, {value: code for code, value in enumerate(values)})
-            else:
-                code_of: dict[str, int] = {}
-                codes = [
-                    -1 if (value := labels.get(key)) is None else code_of.setdefault(value, len(code_of))
-                    for labels in self.labels
-                ]
-                known = (np.asarray(codes, dtype=np.int64), list(code_of), code_of)
-            self._label_index[key] = known
-        return known
-
-    def _value_mask(self, key: str, wanted: Iterable[str]) -> npt.NDArray[np.bool_]:
-        """The nodes whose label ``key`` is one of ``wanted`` (nodes without the label are not)."""
-        codes, values, code_of = self._label_codes(key)
-        verdicts = np.zeros(len(values) + 1, dtype=np.bool_)  # the last entry is read by code -1
-        for value in wanted:
-            code = code_of.get(value)
-            if code is not None:
-                verdicts[code] = True
-        return verdicts[codes]
-
-    def _named(self, name: str) -> npt.NDArray[np.bool_]:
-        """The nodes called ``name``."""
-        if len(self.node_index) == len(self.names):
-            mask = np.zeros(len(self.names), dtype=np.bool_)
-            i = self.node_index.get(name)
-            if i is not None:
-                mask[i] = True
-            return mask
-        return np.asarray([node == name for node in self.names], dtype=np.bool_)
-
-    def _selected(self, pod: PodConstraints) -> npt.NDArray[np.bool_]:
-        """The nodes NodeName, NodeAffinity, InterPodAffinity and the spread keys let ``pod`` use."""
-        mask = np.ones(len(self.names), dtype=np.bool_)
-        if pod.node_name:
-            mask &= self._named(pod.node_name)
-        for key, value in pod.node_selector:
-            mask &= self._value_mask(key, (value,))
-        if pod.affinity is not None:
-            matched = np.zeros(len(self.names), dtype=np.bool_)
-            for term in pod.affinity:
-                matched |= self._term_mask(term)
-            mask &= matched
-        if pod.pod_affinity or pod.pod_anti_affinity:
-            affinity_domains, anti_domains = self._pod_affinity_domains(pod)
-            if pod.pod_affinity:
-                present = np.ones(len(self.names), dtype=np.bool_)
-                for wanted, domains in zip(pod.pod_affinity, affinity_domains, strict=True):
-                    mask &= self._label_codes(wanted.topology_key)[0] >= 0
-                    present &= self._value_mask(wanted.topology_key, domains)
-                if not interpodaffinity.first_of_series(pod, affinity_domains):
-                    mask &= present
-            for avoided, domains in zip(pod.pod_anti_affinity, anti_domains, strict=True):
-                mask &= ~self._value_mask(avoided.topology_key, domains)
-        for constraint in pod.spread:
-            mask &= self._label_codes(constraint.topology_key)[0] >= 0
-        return mask
-
-    def _term_mask(self, term: NodeSelectorTerm) -> npt.NDArray[np.bool_]:
-        """The nodes a required node affinity term matches, as ``nodeaffinity`` decides it for one node."""
-        if not term.expressions and not term.fields:
-            return np.zeros(len(self.names), dtype=np.bool_)
-        mask = np.ones(len(self.names), dtype=np.bool_)
-        for requirement in term.expressions:
-            codes, values, _ = self._label_codes(requirement.key)
-            mask &= np.asarray(nodeaffinity.value_verdicts(requirement, values), dtype=np.bool_)[codes]
-        for requirement in term.fields:
-            if requirement.key != "metadata.name" or requirement.operator not in ("In", "NotIn"):
-                return np.zeros(len(self.names), dtype=np.bool_)
-            if len(requirement.values) != 1:
-                return np.zeros(len(self.names), dtype=np.bool_)
-            named = self._named(requirement.values[0])
-            mask &= named if requirement.operator == "In" else ~named
-        return mask
-
-    def _pod_affinity_domains(self, pod: PodConstraints) -> tuple[list[frozenset[str]], list[frozenset[str]]]:
-        """Per (anti-)affinity term of ``pod``, the topology values its matching running pods occupy; kept."""
-        domains = self._affinity_domains.get(pod)
-        if domains is None:
-            domains = self._affinity_domains[pod] = (
-                [self._term_domains(term) for term in pod.pod_affinity],
-                [self._term_domains(term) for term in pod.pod_anti_affinity],
-            )
-        return domains
+        return self.eligibility.term_mask(term)
 
     def pod_affinity_reason(self, pod: PodConstraints, i: int) -> str | None:
         """InterPodAffinity's reason to reject node ``i`` for ``pod``, counting running pods (``None``: it passes)."""
-        if not pod.pod_affinity and not pod.pod_anti_affinity:
-            return None
-        domains = self._pod_affinity_domains(pod)
-        return interpodaffinity.check(pod, self.labels[i], domains[0], domains[1])
-
-    def _term_domains(self, term: AffinityTerm) -> frozenset[str]:
-        """The values of the term's topology key where a running pod the term matches runs."""
-        values = set()
-        for running in self.running_pods:
-            value = self.labels[running.node].get(term.topology_key)
-            if value is not None and term.matches(running.namespace, running.labels):
-                values.add(value)
-        return frozenset(values)
+        return self.eligibility.pod_affinity_reason(pod, i)
 
     def rejection(self, pod: PodConstraints, i: int) -> Rejection | None:
-        """The first pod-and-node filter that rejects node ``i`` for ``pod``, with its reasons.
-
-        For a pod that selects no nodes by name or label, only the node's
-        taints and cordon matter: the answer is kept per class of nodes.
-        """
-        if pod.selects_nodes:
-            return static_rejection(pod, self.names[i], self.labels[i], self.taints[i], not self.schedulable[i])
-        key = (pod, int(self._constraint_classes()[0][i]))
-        if key not in self._rejections:
-            self._rejections[key] = static_rejection(pod, self.names[i], {}, self.taints[i], not self.schedulable[i])
-        return self._rejections[key]
+        """The first pod-and-node filter that rejects node ``i`` for ``pod``, with its reasons."""
+        return self.eligibility.rejection(pod, i)
 
     def class_rejections(
         self, pod: PodConstraints, nodes: npt.NDArray[np.int64]
     ) -> list[tuple[Rejection | None, npt.NDArray[np.int64]]]:
-        """``nodes`` by the rejection each gives ``pod``, for a pod that selects no nodes by name or label.
-
-        Such a pod is turned away by taints and cordons alone, so the nodes
-        of one class of ``_constraint_classes`` share one answer: each class
-        among ``nodes`` is one entry, its rejection and its nodes (in order).
-        """
-        if pod.selects_nodes:
-            raise ValueError("class_rejections: the pod selects nodes by name or label; ask rejection node by node")
-        if len(nodes) == 0:
-            return []
-        codes = self._constraint_classes()[0][nodes]
-        order = np.argsort(codes, kind="stable")
-        starts = np.unique(codes[order], return_index=True)[1]
-        return [(self.rejection(pod, int(group[0])), group) for group in np.split(nodes[order], starts[1:])]
+        """``nodes`` by the rejection each gives a pod that selects no nodes; see ``Eligibility.class_rejections``."""
+        return self.eligibility.class_rejections(pod, nodes)
 
     def __len__(self) -> int:
         return len(self.names)
@@ -919,72 +558,19 @@ class Cluster:
         """Node ``i``'s free capacity per resource, negative where it is over-committed."""
         return self.vectors[self.vector_of[i]]
 
-    # -- topology ------------------------------------------------------------
-
-    def _key(self, key: str) -> _KeyIndex:
-        index = self._keys.get(key)
-        if index is None:
-            values = [labels.get(key) for labels in self.labels]
-            members: dict[str, list[int]] = {}
-            for i, value in enumerate(values):
-                if value is not None:
-                    members.setdefault(value, []).append(i)
-            domains = {value: Domain(key, value, members[value], next(self._uids)) for value in sorted(members)}
-            family = DomainSet(self, list(domains.values()), next(self._uids))
-            index = self._keys[key] = _KeyIndex(values, domains, family)
-        return index
+    # -- topology (``cluster.topology``) ------------------------------------------
 
     def domains(self, key: str) -> dict[str, Domain]:
         """Every domain of a topology key, by label value in string order; nodes without the label are in none."""
-        return self._key(key).domains
+        return self.topology.domains(key)
 
     def label_values(self, key: str) -> list[str | None]:
         """Each node's value of ``key`` (``None`` where the label is missing)."""
-        return self._key(key).values
+        return self.topology.label_values(key)
 
     def subdomains(self, parent: Domain, key: str) -> list[Domain]:
-        """The domains of ``key`` inside ``parent``, in label-value order, as kube-scheduler partitions a placement.
-
-        When every ``key`` domain lies inside one ``parent.key`` domain (racks
-        in blocks), the answer is read from the index; otherwise ``parent``'s
-        nodes are partitioned afresh.
-        """
-        if parent.key is None:
-            return list(self.domains(key).values())
-        if parent.key == key:
-            return [parent]
-        child = self._key(key)
-        if parent.key not in child.nested_in:
-            child.nested_in[parent.key] = self._nesting(child, parent.key)
-        nested = child.nested_in[parent.key]
-        if nested is not None and self.domains(parent.key).get(parent.value or "") is parent:
-            return nested.get(parent.value or "", [])
-        return self._partition(parent, key)
-
-    def _nesting(self, child: _KeyIndex, parent_key: str) -> dict[str, list[Domain]] | None:
-        parent_values = self.label_values(parent_key)
-        by_parent: dict[str, list[Domain]] = {}
-        for domain in child.domains.values():
-            owners = {parent_values[i] for i in domain.nodes}
-            if len(owners) != 1 or None in owners:
-                return None
-            by_parent.setdefault(owners.pop(), []).append(domain)  # type: ignore[arg-type]
-        return by_parent
-
-    def _partition(self, parent: Domain, key: str) -> list[Domain]:
-        cached = self._partitions.get((parent.uid, key))
-        if cached is not None:
-            return cached
-        values = self.label_values(key)
-        members: dict[str, list[int]] = {}
-        for i in parent.nodes:
-            value = values[i]
-            if value is not None:
-                members.setdefault(value, []).append(i)
-        parts = [Domain(key, value, members[value], next(self._uids)) for value in sorted(members)]
-        DomainSet(self, parts, next(self._uids))
-        self._partitions[(parent.uid, key)] = parts
-        return parts
+        """The domains of ``key`` inside ``parent``, in label-value order; see ``Topology.subdomains``."""
+        return self.topology.subdomains(parent, key)
 
     # -- device pools --------------------------------------------------------
 

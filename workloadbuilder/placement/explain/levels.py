@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from workloadbuilder.placement.cluster.model import Cluster, Domain
+from workloadbuilder.placement.cluster.model import Cluster
+from workloadbuilder.placement.cluster.topology import Domain
 from workloadbuilder.placement.explain.exclusions import EXCLUSION_DOMAINS, exclusions
 from workloadbuilder.placement.explain.wording import count_of, names_of, pin_text, short_key
 from workloadbuilder.placement.framework.claims import ClaimPin, pins

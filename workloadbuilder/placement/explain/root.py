@@ -44,7 +44,8 @@ from typing import Any
 import numpy as np
 
 from workloadbuilder.placement.answer import RootExplanation
-from workloadbuilder.placement.cluster.model import Domain, is_slot
+from workloadbuilder.placement.cluster.model import is_slot
+from workloadbuilder.placement.cluster.topology import Domain
 from workloadbuilder.placement.explain.fiterror import fit_error
 from workloadbuilder.placement.explain.interplay import interplay
 from workloadbuilder.placement.explain.levels import every_trace, levels, pins_at

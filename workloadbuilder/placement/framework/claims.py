@@ -22,8 +22,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from workloadbuilder.placement.cluster.model import Cluster, Domain
+from workloadbuilder.placement.cluster.model import Cluster
 from workloadbuilder.placement.cluster.records import DevicePool
+from workloadbuilder.placement.cluster.topology import Domain
 from workloadbuilder.placement.framework.outcome import Devices
 from workloadbuilder.placement.framework.snapshot import Allocation, Shape, Snapshot
 from workloadbuilder.placement.request.model import ClaimRef

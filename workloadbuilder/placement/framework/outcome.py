@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from workloadbuilder.placement.cluster.model import Domain
+from workloadbuilder.placement.cluster.topology import Domain
 from workloadbuilder.placement.framework.snapshot import Allocation
 from workloadbuilder.placement.request.model import GroupRequest
 

@@ -34,14 +34,8 @@ from workloadbuilder.placement.cluster.arrays import (
     group_sums,
     headroom,
 )
-from workloadbuilder.placement.cluster.model import (
-    ANTI_AFFINITY_PREFIX,
-    SCORE_RESOURCES,
-    Cluster,
-    Domain,
-    DomainSet,
-    host_port_resource,
-)
+from workloadbuilder.placement.cluster.model import ANTI_AFFINITY_PREFIX, SCORE_RESOURCES, Cluster, host_port_resource
+from workloadbuilder.placement.cluster.topology import Domain, DomainSet
 from workloadbuilder.placement.filters import interpodaffinity
 from workloadbuilder.placement.filters.noderesources import is_scheduled_resource
 from workloadbuilder.placement.k8s.constraints import NO_CONSTRAINTS, PodConstraints

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from workloadbuilder.placement.cluster.model import Domain
+from workloadbuilder.placement.cluster.topology import Domain
 from workloadbuilder.placement.framework.claims import allocate, domain_supply, reaching, supplied_within
 from workloadbuilder.placement.framework.outcome import GroupResult, GroupTrace, Outcome
 from workloadbuilder.placement.framework.sampling import NodeSampling

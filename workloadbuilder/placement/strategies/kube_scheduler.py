@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from workloadbuilder.placement.cluster.arrays import INT64_SAFE, IntArray, group_sums, plus
-from workloadbuilder.placement.cluster.model import Domain, alloc_sums
+from workloadbuilder.placement.cluster.topology import Domain, alloc_sums
 from workloadbuilder.placement.framework.claims import (
     CANNOT_ALLOCATE,
     allocate,

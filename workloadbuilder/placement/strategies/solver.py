@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workloadbuilder.errors import MissingDependencyError
-from workloadbuilder.placement.cluster.model import Domain
 from workloadbuilder.placement.cluster.records import DevicePool
+from workloadbuilder.placement.cluster.topology import Domain
 from workloadbuilder.placement.framework.claims import devices_free, pools_within
 from workloadbuilder.placement.framework.snapshot import Shape, Snapshot
 from workloadbuilder.placement.request.model import ClaimRef, GroupRequest
