@@ -147,7 +147,7 @@ def pod(
 
 
 def ours(record: Mapping[str, Any]) -> dict[str, Any]:
-    """What ``place`` says on the recorded state: the gang's nodes, the victims, or the FitError lines."""
+    """What ``place`` says on the recorded state: the gang's nodes, the victims, or its FailedScheduling messages."""
     policies = [
         {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": k}, "value": v}
         for k, v in PRIORITY_CLASSES.items()
@@ -182,8 +182,8 @@ def compare(record: Mapping[str, Any]) -> list[str]:
         found.append(f"nodes: scheduler {sorted(record['bound'])}, place {mine['bound']}")
     if sorted(record.get("victims", [])) != mine["victims"]:
         found.append(f"nodes: victims: scheduler {sorted(record.get('victims', []))}, place {mine['victims']}")
-    if not record["bound"]:
+    if not record["bound"]:  # every message the pods' FailedScheduling events carry, and no other
         real = sorted(set(record["failedScheduling"]))
-        if not set(mine["fitErrors"]) & set(real):
-            found.append(f"FitError: scheduler {real}, explain {mine['fitErrors']}")
+        if sorted(set(mine["fitErrors"])) != real:
+            found.append(f"FitError: scheduler {real}, explain {sorted(set(mine['fitErrors']))}")
     return found

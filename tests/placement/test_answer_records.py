@@ -26,5 +26,13 @@ def test_a_failing_root_reads_by_attribute() -> None:
     (root,) = place(req, cl).explained
     assert root.feasible is False
     assert root.quorum == (QuorumEntry("pg", "PodGroup", 2, 2, "pods", True),)
-    assert root.fit_errors == (FitErrorLine("pg", "pg-0", "0/1 nodes are available: 1 Insufficient nvidia.com/gpu."),)
+    assert root.fit_errors == (
+        FitErrorLine("pg", "pg-0", "0/1 nodes are available: 1 Insufficient nvidia.com/gpu."),
+        FitErrorLine(
+            "pg",
+            "pg-1",
+            "pod group is unschedulable, 0/1 placements are available, "
+            "first placement status: minCount (2) cannot be satisfied: 0 scheduled, 1 remaining",
+        ),
+    )
     assert root.levels[0].text == "`pg`: the cluster fits 0 of 2 pods"

@@ -42,6 +42,7 @@ from workloadbuilder.errors import MissingDependencyError
 from workloadbuilder.placement.answer import Placement
 from workloadbuilder.placement.cluster.model import Cluster
 from workloadbuilder.placement.engine import place
+from workloadbuilder.placement.explain.podgroup import UNSCHEDULABLE
 from workloadbuilder.placement.explain.wording import short_key
 from workloadbuilder.placement.k8s.priorities import PriorityClass
 from workloadbuilder.placement.k8s.quantity import format_millis
@@ -268,7 +269,8 @@ def _cause(request: PlacementRequest, empty: Cluster, answer: Placement) -> str:
     ``answer`` is the placement on ``empty`` with the original answer's
     strategy, so a complete answer's cause is the complete strategy's; the
     reasons are the failing roots' explanation lines but their first (which
-    only says the root is not placed) and the preemption line.
+    only says the root is not placed), the preemption line and the pod-group
+    messages of kube-scheduler's events (its levels line says the same).
     """
     for group in request.groups:
         if group.topology_key and all(group.topology_key not in labels for labels in empty.labels):
@@ -289,6 +291,11 @@ def _cause(request: PlacementRequest, empty: Cluster, answer: Placement) -> str:
         preemption = root.preemption["text"] if root.preemption is not None else None
         # the node-by-node counts of a level's best domains detail its line; the cause keeps the line
         detail = {f"`{level.group}`: {domain.text}" for level in root.levels for domain in level.exclusions}
+        detail |= {
+            f"`{entry.group}` pod `{entry.pod}`: {entry.message}"
+            for entry in root.fit_errors
+            if entry.message.startswith(UNSCHEDULABLE)
+        }
         reasons += [line for line in root.text[1:] if line != preemption and line not in detail]
     cause = "even with no pod running: " + "; ".join(reasons or lines)
     if len(failing) > _ROOTS_EXPLAINED:  # one line: thousands of roots would make it megabytes long

@@ -91,9 +91,13 @@ def test_complete_says_no_placement_exists() -> None:
 def test_a_large_gang_on_a_generated_cluster() -> None:
     cl = Cluster.generate(256, seed=3)
     req = request([pod_group("workers", 150, key=RACK_KEY)], {"workers": (150, {"nvidia.com/gpu": "1", "cpu": "4"})})
-    assert checked(req, cl, place(req, cl)).text.splitlines()[2] == (
-        "- `workers`: rack rack-00-0-14 fits 128 of 150 pods; 0 of 16 racks fit 150"
-    )
+    lines = checked(req, cl, place(req, cl)).text.splitlines()
+    assert "- `workers`: rack rack-00-0-14 fits 128 of 150 pods; 0 of 16 racks fit 150" in lines
+    # kube-scheduler's events come from its first placement, one rack of 16 nodes, after the 111 pods it took
+    assert lines[1:3] == [
+        "- `workers` cannot be placed",
+        "- `workers` pod `workers-111`: 0/16 nodes are available: 1 Insufficient cpu, 16 Insufficient nvidia.com/gpu.",
+    ]
 
 
 def test_a_resource_no_node_has() -> None:
@@ -103,8 +107,10 @@ def test_a_resource_no_node_has() -> None:
     assert root["resources"] == [
         {"group": "fpga", "resource": "example.com/fpga", "nodes": 2, "of": 2, "passed": 2, "pod": None}
     ]
-    assert root["text"][1:4] == [
+    assert root["text"][1:5] == [
         "`fpga` pod `fpga-0`: 0/2 nodes are available: 2 Insufficient example.com/fpga.",
+        "`fpga` pod `fpga-1`: pod group is unschedulable, 0/1 placements are available, "
+        "first placement status: minCount (2) cannot be satisfied: 0 scheduled, 1 remaining",
         "`fpga`: the cluster fits 0 of 2 pods",
         "`fpga`: example.com/fpga rules out the most nodes (2 of 2 lack room for one pod)",
     ]
@@ -139,8 +145,8 @@ def test_groups_that_fit_alone_but_not_after_their_siblings() -> None:
     )
     lines = place(req, cl).text.splitlines()
     assert (
-        lines[3]
-        == "- `workers-1`: rack rack-A2 fits 7 of 7 pods on its own, 0 once `workers-0` took its share; 1 of 2 racks fit 7"
+        lines[3] == "- `workers-1`: rack rack-A2 fits 7 of 7 pods on its own, 0 once `workers-0` took its share; "
+        "1 of 2 racks fit 7"
     )
 
 

@@ -267,6 +267,22 @@ def _roots(sizes: dict[str, int], key: str | None) -> PlacementRequest:
     )
 
 
+def _events(fit: str, untried: str, placements: int, need: int, scheduled: int) -> list[str]:
+    """kube-scheduler's FailedScheduling messages for ``b``: the FitError of its first pod that does not fit, the
+    pod-group message of its first pod never tried, and the one its pods that fit get (the prefix twice, then
+    the preemption verdict)."""
+    status = (
+        f"pod group is unschedulable, 0/{placements} placements are available, first placement status: "
+        f"minCount ({need}) cannot be satisfied: {scheduled} scheduled, {need - scheduled - 1} remaining"
+    )
+    return [
+        fit,
+        f"`b` pod `{untried}`: {status}",
+        f"`b` pod `b-0`: pod group is unschedulable, {status}, "
+        "pod group preemption: No preemption victims found for incoming preemptor",
+    ]
+
+
 TWO_RACKS = cluster(node("n1", 8, rack="r1"), node("n2", 8, rack="r2"))
 
 # id -> (request, strategy, the last root's lines, its placedBefore, its interplay roots)
@@ -276,6 +292,7 @@ ROOTS: dict[str, tuple[PlacementRequest, str, list[str], list[str], list[str]]] 
         "kube-scheduler",
         [
             "`b` cannot be placed",
+            *_events("`b` pod `b-2`: 0/1 nodes are available: 1 Insufficient nvidia.com/gpu.", "b-3", 2, 6, 2),
             "`b`: rack r1 fits 2 of 6 pods; 0 of 2 racks fit 6",
             "`a` was placed first and took the room `b` needs: "
             "without it, `b` fits in rack r1, where `a` placed 6 pods",
@@ -289,6 +306,7 @@ ROOTS: dict[str, tuple[PlacementRequest, str, list[str], list[str], list[str]]] 
         "kube-scheduler",
         [
             "`b` cannot be placed",
+            *_events("`b` pod `b-4`: 0/2 nodes are available: 2 Insufficient nvidia.com/gpu.", "b-5", 1, 12, 4),
             "`b`: the cluster fits 4 of 12 pods",
             "`b`: nvidia.com/gpu rules out the most nodes (1 of 2 lack room for one pod)",
             "`a`, `c` were placed first and took the room `b` needs: without them, `b` fits on the nodes where "
@@ -304,6 +322,7 @@ ROOTS: dict[str, tuple[PlacementRequest, str, list[str], list[str], list[str]]] 
         "complete",
         [
             "`b` cannot be placed",
+            *_events("`b` pod `b-4`: 0/2 nodes are available: 2 Insufficient nvidia.com/gpu.", "b-5", 1, 12, 4),
             "`b`: the cluster fits 4 of 12 pods",
             "`b`: nvidia.com/gpu rules out the most nodes (1 of 2 lack room for one pod)",
             "`a`, `c` were placed first and took the room `b` needs: without them, `b` fits on the nodes where "
@@ -319,6 +338,7 @@ ROOTS: dict[str, tuple[PlacementRequest, str, list[str], list[str], list[str]]] 
         "kube-scheduler",
         [
             "`b` cannot be placed",
+            *_events("`b` pod `b-10`: 0/2 nodes are available: 2 Insufficient nvidia.com/gpu.", "b-11", 1, 20, 10),
             "`b`: the cluster fits 10 of 20 pods",
             NO_PREEMPTION,
         ],

@@ -126,6 +126,8 @@ def test_no_resource_is_blamed_when_filters_turn_every_node_away() -> None:
         "`sel` cannot be placed",
         "`sel` pod `sel-0`: 0/50 nodes are available: 12 node(s) were unschedulable, "
         "34 node(s) had untolerated taint(s), 4 node(s) didn't match Pod's node affinity/selector.",
+        "`sel` pod `sel-1`: pod group is unschedulable, 0/1 placements are available, "
+        "first placement status: minCount (3) cannot be satisfied: 0 scheduled, 2 remaining",
         "`sel`: the cluster fits 0 of 3 pods",
         "`sel`: 12 of 50 nodes are cordoned",
         "`sel`: 34 of 50 nodes have a taint its pods do not tolerate: nvidia.com/gpu=present:NoSchedule on 34 nodes",

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
+import numpy.typing as npt
 
 from workloadbuilder.placement.cluster.model import HOST_PORT_PREFIX, is_slot
 from workloadbuilder.placement.filters import interpodaffinity, nodeaffinity, nodeports, noderesources
@@ -48,8 +49,13 @@ def node_reasons(snap: Snapshot, shape: Shape, i: int) -> tuple[str, ...]:
     return () if reason is None else (reason,)
 
 
-def fit_error(snap: Snapshot, shape: Shape) -> str | None:
+def fit_error(snap: Snapshot, shape: Shape, placement: npt.NDArray[np.int64] | None = None) -> str | None:
     """The FitError message for one pod of ``shape`` on the snapshot now, or ``None`` when some node takes it.
+
+    ``placement`` (node indexes: one topology domain's) narrows the nodes, as
+    kube-scheduler's placement does for a gang with a topology constraint:
+    its FitError counts the placement's nodes (``0/4`` for a rack of 4), not
+    the cluster's.
 
     ``node_reasons`` of every node, in columns where that gives the same:
     nodes the pod-and-node filters reject are read one by one (once per
@@ -60,13 +66,18 @@ def fit_error(snap: Snapshot, shape: Shape) -> str | None:
     """
     cluster = snap.cluster
     counts: Counter[str] = Counter()
+    within = np.ones(len(cluster), dtype=np.bool_)
+    if placement is not None:
+        within = np.zeros(len(cluster), dtype=np.bool_)
+        within[placement] = True
+    total = int(within.sum())
     kept = nodeaffinity.prefilter(shape.constraints)
     if kept is not None and not kept:
-        return NO_NODE_AVAILABLE.format(len(cluster)) + f": {nodeaffinity.CONFLICT_REASON}."
-    inside = np.ones(len(cluster), dtype=np.bool_)
+        return NO_NODE_AVAILABLE.format(total) + f": {nodeaffinity.CONFLICT_REASON}."
+    inside = within
     if kept is not None:
-        inside = np.array([name in kept for name in cluster.names], dtype=np.bool_)
-        counts[nodeaffinity.PREFILTERED_REASON] = int((~inside).sum())
+        inside = within & np.array([name in kept for name in cluster.names], dtype=np.bool_)
+        counts[nodeaffinity.PREFILTERED_REASON] = int((within & ~inside).sum())
     nodes = cluster.root.node_array  # every node, in order
     allowed = inside if shape.allowed_mask is None else inside & shape.allowed_mask
     passing = nodes if allowed.all() else nodes[allowed]  # every node: the root's array, read without copies
@@ -104,7 +115,7 @@ def fit_error(snap: Snapshot, shape: Shape) -> str | None:
             return None
         counts.update(reasons)
     counts = +counts  # no reason counted for no node
-    message = NO_NODE_AVAILABLE.format(len(snap.cluster)) + ":"
+    message = NO_NODE_AVAILABLE.format(total) + ":"
     histogram = sorted(f"{count} {reason}" for reason, count in counts.items())
     if histogram:
         message += " " + ", ".join(histogram) + "."

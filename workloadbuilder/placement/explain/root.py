@@ -46,6 +46,7 @@ import numpy as np
 from workloadbuilder.placement.answer import RootExplanation
 from workloadbuilder.placement.cluster.model import is_slot
 from workloadbuilder.placement.cluster.topology import Domain
+from workloadbuilder.placement.explain import podgroup
 from workloadbuilder.placement.explain.fiterror import fit_error
 from workloadbuilder.placement.explain.interplay import interplay
 from workloadbuilder.placement.explain.levels import every_trace, levels, pins_at
@@ -166,7 +167,17 @@ def proof_text(placed_before: Sequence[str]) -> str:
 
 
 def _fit_errors(root: GroupRequest, snap: Snapshot, kube: KubeScheduler) -> list[dict[str, str]]:
-    """kube-scheduler's FitError line for every pod shape of the root that no node can take now."""
+    """kube-scheduler's FailedScheduling messages for the root's pods.
+
+    For a gang PodGroup root of one pod shape, the messages its placement
+    cycle writes (``podgroup`` module: the first placement's FitError and
+    the pod-group messages); otherwise the FitError line for every pod shape
+    that no node can take now.
+    """
+    if admissible(root) and podgroup.modelled(root):
+        return [
+            {"group": root.name, "pod": pod, "message": m} for pod, m in podgroup.failed_scheduling(root, snap, kube)
+        ]
     out = []
     for group in root.walk():
         if not group.is_leaf:
