@@ -10,12 +10,12 @@ assumptions already made in the snapshot.
 
 from __future__ import annotations
 
-import heapq
 from collections import Counter
 from typing import Any
 
 import numpy as np
 import pytest
+from columnar_cases import GI, amounts, assumed, clusters, reference_assign, shapes
 from hypothesis import given
 from hypothesis import strategies as st
 from placement_helpers import COLUMNAR_SETTINGS
@@ -23,92 +23,21 @@ from placement_helpers import COLUMNAR_SETTINGS
 from workloadbuilder.placement import Cluster, DevicePool
 from workloadbuilder.placement.cluster.arrays import exact, exact_sum, group_sums, plus
 from workloadbuilder.placement.explain.fiterror import fit_error, node_reasons
+from workloadbuilder.placement.framework.assign import assign_pods
 from workloadbuilder.placement.framework.claims import covers, domain_supply, first_fit_all
 from workloadbuilder.placement.framework.scoring import (
-    _best_positions,
     _exact_free_share,
     _free_share,
-    _score_inputs,
-    _scores_after,
-    assign_pods,
     most_allocated,
     most_allocated_many,
     node_score,
     node_scores,
-    preference_scores,
+    score_inputs,
+    scores_after,
 )
 from workloadbuilder.placement.framework.snapshot import Snapshot
-from workloadbuilder.placement.k8s.constraints import NO_CONSTRAINTS, PodConstraints, Taint, Toleration
+from workloadbuilder.placement.k8s.constraints import NO_CONSTRAINTS, PodConstraints, Toleration
 from workloadbuilder.placement.request.model import ClaimRef, DeviceRequest
-
-GI = 1024**3 * 1000
-HUGE = 2**70
-
-amounts = st.one_of(st.integers(0, 64_000), st.sampled_from([0, 100, 250, 999, 1000, 64_000]))
-memory = st.one_of(st.integers(0, 8).map(lambda k: k * GI), st.integers(0, 512 * GI))
-
-
-@st.composite
-def clusters(draw: Any, huge: bool = False) -> Cluster:
-    """2-40 nodes in racks, with random allocatable and used (sometimes more than allocatable), cordons and taints."""
-    count = draw(st.integers(2, 40))
-    nodes = []
-    for i in range(count):
-        cpu, mem = draw(amounts), draw(memory)
-        if huge and draw(st.booleans()):
-            mem = draw(st.integers(2**62, HUGE))
-        nodes.append(
-            {
-                "name": f"n{i:02d}",
-                "labels": {"rack": f"r{draw(st.integers(0, 4))}", "block": f"b{draw(st.integers(0, 1))}"},
-                "allocatable": {"cpu": cpu, "memory": mem, "pods": draw(st.integers(0, 8)) * 1000},
-                "used": {"cpu": draw(st.integers(0, cpu + 2000)), "memory": draw(st.integers(0, mem + GI))},
-                "schedulable": draw(st.integers(0, 9)) > 0,
-                "taints": (Taint("spot", "true", draw(st.sampled_from(["PreferNoSchedule", "NoSchedule"]))),)
-                if draw(st.integers(0, 4)) == 0
-                else (),
-            }
-        )
-    # running pods whose containers leave CPU or memory unset: NodeResourcesFit counts their defaults
-    running = [
-        {"name": f"p{k}", "node": f"n{draw(st.integers(0, count - 1)):02d}", "requests": {}, "unset": unset}
-        for k, unset in enumerate(
-            draw(st.lists(st.sampled_from([(100, 0), (0, 200 * GI // 1024), (300, 0)]), max_size=4))
-        )
-    ]
-    return Cluster.build(nodes, running_pods=running)
-
-
-shapes = st.fixed_dictionaries(
-    {"cpu": st.sampled_from([0, 100, 250, 1000, 3000]), "memory": st.sampled_from([0, GI // 4, GI, 3 * GI])}
-)
-
-
-def assumed(cluster: Cluster, shape_requests: dict[str, int], picks: list[int]) -> Snapshot:
-    """A snapshot with one pod of the shape already assumed on each picked node."""
-    snap = Snapshot(cluster)
-    shape = snap.shape(shape_requests)
-    for i in picks:
-        snap.add(i % len(cluster), shape.vector)
-    return snap
-
-
-def reference_assign(snap: Snapshot, requests: dict[str, int], nodes: list[int], count: int) -> list[int]:
-    """One heap of every fitting node, re-scored after each pod: the rule as kube-scheduler states it."""
-    shape = snap.shape(requests)
-    fitting = [i for i in nodes if snap.node_fit(shape, i) > 0]
-    prefers = snap.cluster.has_preferences
-    extra = preference_scores(snap, shape, fitting) if prefers else dict.fromkeys(fitting, 0)
-    heap = [(-node_score(snap, i, shape) - extra[i], i) for i in fitting]
-    heapq.heapify(heap)
-    placed: list[int] = []
-    while heap and len(placed) < count:
-        _, i = heapq.heappop(heap)
-        snap.add(i, shape.vector)
-        placed.append(i)
-        if snap.node_fit(shape, i) > 0:
-            heapq.heappush(heap, (-node_score(snap, i, shape) - extra[i], i))
-    return placed
 
 
 @COLUMNAR_SETTINGS
@@ -209,33 +138,12 @@ def test_free_share_at_whole_percents(alloc: int, requested: int, share: int) ->
     assert _free_share(lambda: (r, a), r / a, False, clip=True).tolist() == [share]
 
 
-TEN_NODES = Cluster.from_yaml({"nodes": [{"name": f"n{i}", "allocatable": {"cpu": 1}} for i in range(10)]})
-
-
-@COLUMNAR_SETTINGS
-@given(
-    st.lists(st.tuples(st.integers(0, 3), st.integers(0, 9)), min_size=1, max_size=10, unique_by=lambda e: e[1]),
-    st.booleans(),
-    st.data(),
-)
-def test_best_positions_are_the_highest_scores_then_the_lowest_nodes(
-    entries: list[tuple[int, int]], whole: bool, data: st.DataObject
-) -> None:
-    if whole:  # every node, as the cluster's own node array
-        entries = [(data.draw(st.integers(0, 3)), i) for i in range(10)]
-    scores = np.array([score for score, _ in entries], dtype=np.int64)
-    nodes = TEN_NODES.root.node_array if whole else np.array([node for _, node in entries], dtype=np.int64)
-    count = data.draw(st.integers(1, len(entries)))
-    ranked = sorted(range(len(entries)), key=lambda p: (-entries[p][0], entries[p][1]))
-    assert _best_positions(scores, nodes, count, TEN_NODES).tolist() == sorted(ranked[:count])
-
-
 UNIT = 1024 * 1000  # one KiB in millis: what every amount of a real node's memory is a multiple of
 
 
 @st.composite
 def grained_clusters(draw: Any) -> Cluster:
-    """Nodes whose memory (past 2**42 millis) is in whole KiB, with a pod of 1Gi using exactly a whole percent or a KiB off."""
+    """Nodes whose memory (past 2**42 millis) is in whole KiB; a pod of 1Gi uses a whole percent or a KiB off."""
     nodes = []
     for i in range(draw(st.integers(1, 12))):
         alloc = draw(st.integers(2**42 // UNIT // 100, 2**52 // UNIT // 100)) * 100 * UNIT
@@ -267,22 +175,6 @@ def test_scores_of_whole_kib_memory_equal_node_score(
     assert assign_pods(snap, shape, nodes, count) == reference_assign(slow, requests, nodes, count)
 
 
-def test_assign_pods_falls_back_to_the_heap_when_later_pods_pass_2_to_the_53() -> None:
-    """The first scores are exact in floats, the second pod's are not: the best nodes go to the heap, as they are."""
-    big, pod = 2**53 - 1000, 2**50
-    nodes = [
-        {"name": "full", "allocatable": {"cpu": 8000, "memory": big, "pods": 8000}, "used": {"memory": big - pod}},
-        {"name": "a", "allocatable": {"cpu": 8000, "memory": big, "pods": 8000}},
-        {"name": "b", "allocatable": {"cpu": 8000, "memory": big, "pods": 8000}},
-    ]
-    cluster = Cluster.build(nodes)
-    requests = {"cpu": 100, "memory": pod}
-    fast, slow = Snapshot(cluster), Snapshot(cluster)
-    placed = assign_pods(fast, fast.shape(requests), cluster.root.node_array, 2)
-    assert placed == reference_assign(slow, requests, [0, 1, 2], 2)
-    assert len(placed) == 2
-
-
 def test_scores_of_picked_nodes_read_their_own_integers_near_whole_percents() -> None:
     """Fine-grained memory past 2**42 millis, a pod of 1% of it: the estimates sit on whole percents, in integers."""
     alloc = 100 * 2**43
@@ -294,9 +186,9 @@ def test_scores_of_picked_nodes_read_their_own_integers_near_whole_percents() ->
     snap = Snapshot(cluster)
     shape = snap.shape({"cpu": 250, "memory": alloc // 100})
     order = np.array([4, 1, 2])
-    picked = _score_inputs(snap, cluster.root.node_array).take(order)
+    picked = score_inputs(snap, cluster.root.node_array).take(order)
     for landed in (0, 1, 2):
-        scores = _scores_after(shape, picked, landed)
+        scores = scores_after(shape, picked, landed)
         assert scores is not None
         expected = []
         for i in order.tolist():
@@ -330,17 +222,6 @@ def test_fits_at_some_nodes_equal_node_fits_now(
     fits = snap.fits_at(snap.shape(requests), nodes).tolist()  # before any pass over every node
     assert fits == snap.node_fits_now(snap.shape(requests), nodes).tolist()
     assert fits == [snap.node_fit(snap.shape(requests), i) for i in nodes.tolist()]
-
-
-@COLUMNAR_SETTINGS
-@given(clusters(), shapes, st.lists(st.integers(0, 100), max_size=6), st.integers(1, 60))
-def test_assign_pods_equals_one_heap_of_every_node(
-    cluster: Cluster, requests: dict[str, int], picks: list[int], count: int
-) -> None:
-    fast, slow = assumed(cluster, requests, picks), assumed(cluster, requests, picks)
-    nodes = list(range(len(cluster)))
-    assert assign_pods(fast, fast.shape(requests), nodes, count) == reference_assign(slow, requests, nodes, count)
-    assert [fast.free(i) for i in nodes] == [slow.free(i) for i in nodes]
 
 
 @COLUMNAR_SETTINGS

@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workloadbuilder.placement.explain.fiterror import fit_error
-from workloadbuilder.placement.framework.scoring import assign_pods
+from workloadbuilder.placement.framework.assign import assign_pods
 from workloadbuilder.placement.framework.preemption import candidates_below
 from workloadbuilder.placement.framework.snapshot import Snapshot
 from workloadbuilder.placement.k8s.priorities import PREEMPT_NEVER

@@ -29,10 +29,10 @@ import numpy as np
 import numpy.typing as npt
 
 from workloadbuilder.placement.cluster.topology import Domain
+from workloadbuilder.placement.framework.assign import assign_pods
 from workloadbuilder.placement.framework.claims import allocate, domain_supply, reaching, supplied_within
 from workloadbuilder.placement.framework.outcome import GroupResult, GroupTrace, Outcome
 from workloadbuilder.placement.framework.sampling import NodeSampling
-from workloadbuilder.placement.framework.scoring import assign_pods
 from workloadbuilder.placement.framework.snapshot import Shape, Snapshot
 from workloadbuilder.placement.request.model import ClaimRef, GroupRequest
 from workloadbuilder.placement.strategies.kube_scheduler import KubeScheduler

@@ -39,6 +39,7 @@ import numpy.typing as npt
 
 from workloadbuilder.placement.cluster.arrays import INT64_SAFE, IntArray, group_sums, plus
 from workloadbuilder.placement.cluster.topology import Domain, alloc_sums
+from workloadbuilder.placement.framework.assign import assign_pods
 from workloadbuilder.placement.framework.claims import (
     CANNOT_ALLOCATE,
     allocate,
@@ -51,7 +52,6 @@ from workloadbuilder.placement.framework.claims import (
 from workloadbuilder.placement.framework.outcome import CandidateTrace, GroupResult, GroupTrace, Outcome
 from workloadbuilder.placement.framework.sampling import NodeSampling
 from workloadbuilder.placement.framework.scoring import (
-    assign_pods,
     key_node,
     most_allocated,
     most_allocated_many,
