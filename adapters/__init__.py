@@ -2,10 +2,13 @@
 
 ``adapters.base`` holds the contract every adapter implements and the
 registry that picks one by a manifest's ``apiVersion`` and ``kind``. Each
-adapter lives in its own module and imports only ``workloadbuilder``.
+bundled adapter is a package of its own (``adapters.job``, ``adapters.jobset``,
+``adapters.lws``, ``adapters.trainer``, ``adapters.volcano``, ``adapters.crd``)
+whose ``__init__`` exports its public names; what several of them use is in
+the private ``adapters._shared``.
 
 The bundled adapters are loaded when first needed: the registry imports an
-adapter's module the first time a manifest of its kind is read, and the
+adapter's package the first time a manifest of its kind is read, and the
 names below that live in an adapter's module (``JobSetAdapter``,
 ``CRDMapping``, ...) are imported on first use (PEP 562), so reading a Job
 does not load the JobSet, LWS, Trainer, Volcano and CRD adapters.
@@ -35,29 +38,29 @@ from workloadbuilder.adapters.base import (
 )
 
 if TYPE_CHECKING:
-    from workloadbuilder.adapters.crd import CRDAdapter, register_mapping
-    from workloadbuilder.adapters.crd_mapping import BlockPaths, CRDMapping, GroupMapping, PodsMapping
-    from workloadbuilder.adapters.job import JobAdapter, JobMode, management_mode
-    from workloadbuilder.adapters.jobset import JobSetAdapter
-    from workloadbuilder.adapters.lws import LeaderWorkerSetAdapter
-    from workloadbuilder.adapters.trainer import TrainJobAdapter, TrainJobPlan
-    from workloadbuilder.adapters.volcano import VolcanoJobAdapter
+    from workloadbuilder.adapters.crd.adapter import CRDAdapter, register_mapping
+    from workloadbuilder.adapters.crd.mapping import BlockPaths, CRDMapping, GroupMapping, PodsMapping
+    from workloadbuilder.adapters.job.adapter import JobAdapter, JobMode, management_mode
+    from workloadbuilder.adapters.jobset.adapter import JobSetAdapter
+    from workloadbuilder.adapters.lws.adapter import LeaderWorkerSetAdapter
+    from workloadbuilder.adapters.trainer.adapter import TrainJobAdapter, TrainJobPlan
+    from workloadbuilder.adapters.volcano.adapter import VolcanoJobAdapter
 
 _LAZY: dict[str, str] = {
-    "BlockPaths": "workloadbuilder.adapters.crd_mapping",
-    "CRDAdapter": "workloadbuilder.adapters.crd",
-    "CRDMapping": "workloadbuilder.adapters.crd_mapping",
-    "GroupMapping": "workloadbuilder.adapters.crd_mapping",
-    "JobAdapter": "workloadbuilder.adapters.job",
-    "JobMode": "workloadbuilder.adapters.job",
-    "JobSetAdapter": "workloadbuilder.adapters.jobset",
-    "LeaderWorkerSetAdapter": "workloadbuilder.adapters.lws",
-    "PodsMapping": "workloadbuilder.adapters.crd_mapping",
-    "TrainJobAdapter": "workloadbuilder.adapters.trainer",
-    "TrainJobPlan": "workloadbuilder.adapters.trainer",
-    "VolcanoJobAdapter": "workloadbuilder.adapters.volcano",
-    "management_mode": "workloadbuilder.adapters.job",
-    "register_mapping": "workloadbuilder.adapters.crd",
+    "BlockPaths": "workloadbuilder.adapters.crd.mapping",
+    "CRDAdapter": "workloadbuilder.adapters.crd.adapter",
+    "CRDMapping": "workloadbuilder.adapters.crd.mapping",
+    "GroupMapping": "workloadbuilder.adapters.crd.mapping",
+    "JobAdapter": "workloadbuilder.adapters.job.adapter",
+    "JobMode": "workloadbuilder.adapters.job.adapter",
+    "JobSetAdapter": "workloadbuilder.adapters.jobset.adapter",
+    "LeaderWorkerSetAdapter": "workloadbuilder.adapters.lws.adapter",
+    "PodsMapping": "workloadbuilder.adapters.crd.mapping",
+    "TrainJobAdapter": "workloadbuilder.adapters.trainer.adapter",
+    "TrainJobPlan": "workloadbuilder.adapters.trainer.adapter",
+    "VolcanoJobAdapter": "workloadbuilder.adapters.volcano.adapter",
+    "management_mode": "workloadbuilder.adapters.job.adapter",
+    "register_mapping": "workloadbuilder.adapters.crd.adapter",
 }
 """The public names defined in an adapter's own module, with that module: imported on first use."""
 

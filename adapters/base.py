@@ -356,11 +356,11 @@ class Registry:
 
 
 BUNDLED: dict[tuple[str, str], str] = {
-    ("batch/v1", "Job"): "workloadbuilder.adapters.job",
-    ("jobset.x-k8s.io/v1alpha2", "JobSet"): "workloadbuilder.adapters.jobset",
-    ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"): "workloadbuilder.adapters.lws",
-    ("trainer.kubeflow.org/v1alpha1", "TrainJob"): "workloadbuilder.adapters.trainer",
-    ("batch.volcano.sh/v1alpha1", "Job"): "workloadbuilder.adapters.volcano",
+    ("batch/v1", "Job"): "workloadbuilder.adapters.job.adapter",
+    ("jobset.x-k8s.io/v1alpha2", "JobSet"): "workloadbuilder.adapters.jobset.adapter",
+    ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"): "workloadbuilder.adapters.lws.adapter",
+    ("trainer.kubeflow.org/v1alpha1", "TrainJob"): "workloadbuilder.adapters.trainer.adapter",
+    ("batch.volcano.sh/v1alpha1", "Job"): "workloadbuilder.adapters.volcano.adapter",
 }
 """The adapters that come with the library, by ``apiVersion`` and ``kind``: the module whose ``ADAPTER`` it is."""
 

@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from workloadbuilder import ErrorList
-from workloadbuilder.adapters.pod_rules import pod_template_errors
-from workloadbuilder.adapters.trainer_pods import ancestor_container_errors
-from workloadbuilder.adapters.volcano_rules import io_errors
+from workloadbuilder.adapters._shared.pod_rules import pod_template_errors
+from workloadbuilder.adapters.trainer.pods import ancestor_container_errors
+from workloadbuilder.adapters.volcano.rules import io_errors
 
 __all__ = ["template_errors"]
 

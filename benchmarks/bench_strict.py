@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 from workloadbuilder.adapters import PlanError, plan_object
-from workloadbuilder.adapters.strict import has_schema, schema_errors
+from workloadbuilder.adapters._shared.strict import has_schema, schema_errors
 
 UPSTREAM = Path(__file__).resolve().parent.parent / "tests" / "data" / "upstream"
 

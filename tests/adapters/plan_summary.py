@@ -10,7 +10,7 @@ from typing import Any
 from workloadbuilder import FieldPath, WorkloadItem
 from workloadbuilder._internal.objpath import elements_of
 from workloadbuilder.adapters.base import Compiled, Plan
-from workloadbuilder.adapters.reading import at
+from workloadbuilder.adapters._shared.reading import at
 from workloadbuilder.resolve import resolve_config
 from workloadbuilder.validation.objects import validate_composite_pod_group, validate_pod_group, validate_workload
 

@@ -15,7 +15,7 @@ from plan_summary import golden_documents
 from workloadbuilder import FieldPath, to_dict
 from workloadbuilder.adapters import PlanError, adapter_for, plan_object, scoped_registry
 from workloadbuilder.adapters.crd import CRDAdapter, register_mapping
-from workloadbuilder.adapters.crd_mapping import CRDMapping, GroupMapping, PodsMapping
+from workloadbuilder.adapters.crd.mapping import CRDMapping, GroupMapping, PodsMapping
 from workloadbuilder.runtime.naming import workload_name
 from workloadbuilder.testing import assert_golden
 

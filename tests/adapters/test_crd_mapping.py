@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from workloadbuilder.adapters.crd_mapping import find_all
+from workloadbuilder.adapters.crd.mapping import find_all
 
 ROLES = {"spec": {"roles": [{"name": "a"}, {"name": "b"}]}}
 

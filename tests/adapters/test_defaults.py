@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from workloadbuilder.adapters.defaults import defaulted
-from workloadbuilder.adapters.strict import schema_errors
+from workloadbuilder.adapters._shared.defaults import defaulted
+from workloadbuilder.adapters._shared.strict import schema_errors
 
 POD = {"spec": {"containers": [{"name": "c", "image": "busybox"}]}}
 

@@ -14,9 +14,9 @@ import yaml
 from upstream_verdicts import CASES, DATA
 
 from workloadbuilder.adapters import plan_object
-from workloadbuilder.adapters.pod_resources import canonical_quantity
-from workloadbuilder.adapters.pod_rules import pod_templates
-from workloadbuilder.adapters.strict import schema_errors
+from workloadbuilder.adapters._shared.pod_resources import canonical_quantity
+from workloadbuilder.adapters._shared.pod_rules import pod_templates
+from workloadbuilder.adapters._shared.strict import schema_errors
 from workloadbuilder.adapters.template_rules import template_errors
 from workloadbuilder.errors import WorkloadBuilderError
 from workloadbuilder.field import FieldPath

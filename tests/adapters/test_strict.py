@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from workloadbuilder.adapters import plan_object
-from workloadbuilder.adapters.strict import KINDS, schema_errors
+from workloadbuilder.adapters._shared.strict import KINDS, schema_errors
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "upstream"

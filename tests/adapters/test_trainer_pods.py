@@ -1,4 +1,4 @@
-"""A TrainJob's pods as Kubeflow Trainer renders them (``adapters.trainer_pods``, kubeflow/trainer 8c0f5059).
+"""A TrainJob's pods as Kubeflow Trainer renders them (``adapters.trainer.pods``, kubeflow/trainer 8c0f5059).
 
 The expectations are worked out by hand from Trainer's rules (``newRuntimeInfo`` merges
 ``resourcesPerNode`` into the trainer step's ``node`` container, ``MergeResourceRequirements``
@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from workloadbuilder.adapters.trainer import TrainJobAdapter
-from workloadbuilder.adapters.trainer_pods import merge_resources
+from workloadbuilder.adapters.trainer.pods import merge_resources
 
 UPSTREAM = Path(__file__).resolve().parents[1] / "data" / "upstream" / "trainer"
 TORCH = UPSTREAM / "manifests" / "base" / "runtimes" / "torch_distributed.yaml"

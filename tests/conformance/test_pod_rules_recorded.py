@@ -2,7 +2,7 @@
 
 The cases (``tests/data/pod-rules-recorded/templates.jsonl``) were made by the seeded generator
 ``tools/reference/podrules/generate.py`` and judged by ``tools/reference/podrules`` (k8s.io/kubernetes v1.37.2
-``ValidatePodTemplateSpec`` on the v1-defaulted template); ``adapters.pod_rules.pod_spec_errors`` must give the
+``ValidatePodTemplateSpec`` on the v1-defaulted template); ``adapters._shared.pod_rules.pod_spec_errors`` must give the
 same ``Error()`` strings.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from workloadbuilder import FieldPath
-from workloadbuilder.adapters.pod_rules import KUBERNETES_REVISION, pod_spec_errors
+from workloadbuilder.adapters._shared.pod_rules import KUBERNETES_REVISION, pod_spec_errors
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "pod-rules-recorded" / "templates.jsonl"
 LINES = [json.loads(line) for line in DATA.read_text().splitlines()]

@@ -1,14 +1,14 @@
 """The controllers' objects of the golden corpus judged by CRDs made from the schemas the project ships.
 
 ``adapters/schemas/fields.json`` is the reduced field tree the strict checks
-read (``adapters.strict``). ``crds()`` turns each controller kind of it into a
+read (``adapters._shared.strict``). ``crds()`` turns each controller kind of it into a
 CustomResourceDefinition (structural schema: objects, arrays, maps, the
 scalar types, ``int-or-string``, ``any`` kept as is, the required fields),
 and every JobSet, LeaderWorkerSet, TrainJob, runtime, Volcano Job and
 PodGroup of the corpus is sent with ``dryRun=All&fieldValidation=Strict``.
 The apiserver then decides what a CRD decides (unknown fields, types,
 required fields); what the controllers' webhooks decide is not judged here.
-Ours: ``adapters.strict.schema_errors``, which checks the object with the
+Ours: ``adapters._shared.strict.schema_errors``, which checks the object with the
 webhook's defaults applied, as the real controller's apiserver would see it.
 """
 
@@ -22,7 +22,7 @@ from typing import Any
 from kubernetes.client import ApiClient
 from live_api import STRICT_DRY_RUN, answer, call
 
-from workloadbuilder.adapters.strict import schema_errors
+from workloadbuilder.adapters._shared.strict import schema_errors
 
 SCALARS = {"string": {"type": "string"}, "integer": {"type": "integer"}, "boolean": {"type": "boolean"}}
 CLUSTER_SCOPED = {"ClusterTrainingRuntime"}

@@ -1,6 +1,6 @@
 """The Job API's validation of ``spec.scheduling`` by the real apiserver, beside the Job adapter's.
 
-``adapters.job_api`` writes the hand-written rules of the Job API (a gang
+``adapters.job.api`` writes the hand-written rules of the Job API (a gang
 no larger than ``parallelism``, the policy frozen on update) with messages of
 its own, the upstream source not having been available: here the real
 apiserver says what it answers. A create case is one dry-run ``POST`` of the

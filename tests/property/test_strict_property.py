@@ -11,7 +11,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from workloadbuilder.adapters.strict import has_schema, schema_errors
+from workloadbuilder.adapters._shared.strict import has_schema, schema_errors
 from workloadbuilder.field import FieldPath, extend_path, index_path
 
 UPSTREAM = Path(__file__).resolve().parents[1] / "data" / "upstream"

@@ -22,8 +22,8 @@ from workloadbuilder import manifests
 from workloadbuilder._internal import kinds
 from workloadbuilder._internal.gofmt import capped
 from workloadbuilder._internal.textread import TextError, decode_utf8, read_bytes, read_stream
+from workloadbuilder.adapters._shared.strict import has_schema
 from workloadbuilder.adapters.base import adapter_for, planned_name
-from workloadbuilder.adapters.strict import has_schema
 from workloadbuilder.cli.errors import UsageError, one_line
 from workloadbuilder.cli.messages import Notice
 from workloadbuilder.errors import WorkloadBuilderError

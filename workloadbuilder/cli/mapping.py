@@ -7,7 +7,7 @@ from pathlib import Path
 import pydantic
 import yaml
 
-from workloadbuilder.adapters.crd import register_mapping
+from workloadbuilder.adapters.crd.adapter import register_mapping
 from workloadbuilder.cli.errors import UsageError, one_line
 
 __all__ = ["register_mapping_file"]

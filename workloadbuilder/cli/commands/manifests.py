@@ -22,10 +22,10 @@ from workloadbuilder import (
 from workloadbuilder._internal import kinds
 from workloadbuilder._internal.gofmt import capped, go_quote, render_bad_value
 from workloadbuilder.adapters import Plan, adapter_for
+from workloadbuilder.adapters._shared.pod_rules import pod_spec_errors, pod_spec_type_errors
+from workloadbuilder.adapters._shared.strict import has_schema, schema_errors
 from workloadbuilder.adapters.base import PlanError, planned_name
 from workloadbuilder.adapters.diff import update_findings
-from workloadbuilder.adapters.pod_rules import pod_spec_errors, pod_spec_type_errors
-from workloadbuilder.adapters.strict import has_schema, schema_errors
 from workloadbuilder.adapters.template_rules import template_errors
 from workloadbuilder.cli.errors import UsageError
 from workloadbuilder.cli.inputs import (

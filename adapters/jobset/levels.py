@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workloadbuilder import ErrorList, FieldPath, WorkloadInput, WorkloadItem
-from workloadbuilder.adapters.common import (
+from workloadbuilder.adapters._shared.blocks import (
     BLOCKS,
     CLAIMS,
     block_input,
@@ -38,8 +38,8 @@ from workloadbuilder.adapters.common import (
     unknown_keys,
     without_count,
 )
+from workloadbuilder.adapters.jobset.replicated_jobs import Group, Layout, ReplicatedJob, Sequencing
 from workloadbuilder.adapters.kit import duplicate, forbidden, go_quote, invalid, is_int, required, type_invalid
-from workloadbuilder.adapters.replicated_jobs import Group, Layout, ReplicatedJob, Sequencing
 from workloadbuilder.resolve import resolve_config
 
 __all__ = ["Dialect", "plan_scheduling"]

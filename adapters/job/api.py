@@ -32,7 +32,8 @@ from workloadbuilder import (
     WorkloadInput,
     WorkloadItem,
 )
-from workloadbuilder.adapters.common import ALLOWED_DISRUPTION_MODES, ALLOWED_POLICIES, block_input
+from workloadbuilder.adapters._shared.blocks import ALLOWED_DISRUPTION_MODES, ALLOWED_POLICIES, block_input
+from workloadbuilder.adapters._shared.reading import PODS_BOUND, at, read_int
 from workloadbuilder.adapters.kit import (
     IMMUTABLE,
     MAX_PODS,
@@ -51,7 +52,6 @@ from workloadbuilder.adapters.kit import (
     unique_names,
     unknown_field,
 )
-from workloadbuilder.adapters.reading import PODS_BOUND, at, read_int
 from workloadbuilder.resolve import fill_gang_count
 from workloadbuilder.types import BasicSchedulingPolicy, SchedulingPolicy
 

@@ -19,17 +19,10 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from workloadbuilder.adapters.reading import at
+from workloadbuilder.adapters._shared.job_labels import job_labels
+from workloadbuilder.adapters._shared.reading import at
 
-__all__ = ["job_labels", "render_pod_template"]
-
-
-def job_labels(name: str, uid: str | None) -> dict[str, str]:
-    """The labels the apiserver gives a Job's pod template (``generateSelector``)."""
-    labels = {"batch.kubernetes.io/job-name": name, "job-name": name}
-    if uid:
-        labels = {"batch.kubernetes.io/controller-uid": uid, "controller-uid": uid, **labels}
-    return labels
+__all__ = ["render_pod_template"]
 
 
 def render_pod_template(job: Mapping[str, Any]) -> Mapping[str, Any] | None:

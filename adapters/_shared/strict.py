@@ -14,7 +14,7 @@ reported, each at its full path:
 
 A ``null`` value counts as unset, as the apiserver reads it. The object
 checked is the one the apiserver checks: with its controller's webhook
-defaults (``adapters.defaults``), so a JobSet rule without a name is no
+defaults (``adapters._shared.defaults``), so a JobSet rule without a name is no
 ``Required value``.
 """
 
@@ -27,7 +27,7 @@ from importlib import resources
 from typing import Any
 
 from workloadbuilder import ErrorList, FieldPath
-from workloadbuilder.adapters.defaults import defaulted
+from workloadbuilder.adapters._shared.defaults import defaulted
 from workloadbuilder.adapters.kit import extend_path, index_path, key_path, required, type_invalid, unknown_field
 
 __all__ = ["KINDS", "has_schema", "schema_errors", "with_schema_errors"]

@@ -19,10 +19,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from workloadbuilder import ErrorList, FieldPath
+from workloadbuilder.adapters._shared.blocks import lossy
+from workloadbuilder.adapters._shared.reading import at
 from workloadbuilder.adapters.base import PodAssignment, as_dict
-from workloadbuilder.adapters.common import lossy
 from workloadbuilder.adapters.kit import forbidden, go_quote, required
-from workloadbuilder.adapters.reading import at
 
 __all__ = ["Member", "OwnGroups", "bring_your_own", "named_pod_group"]
 

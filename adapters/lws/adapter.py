@@ -28,8 +28,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from workloadbuilder import ErrorList, FieldPath, Hierarchy, WorkloadItem
-from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict
-from workloadbuilder.adapters.common import (
+from workloadbuilder.adapters._shared.blocks import (
     is_gang,
     kueue_topology,
     kueue_warnings,
@@ -37,13 +36,14 @@ from workloadbuilder.adapters.common import (
     plan_options,
     scheduler_warnings,
 )
+from workloadbuilder.adapters._shared.own_groups import Member, OwnGroups, bring_your_own, named_pod_group
+from workloadbuilder.adapters._shared.pod_rules import pod_template_errors
+from workloadbuilder.adapters._shared.reading import at, identity_of
+from workloadbuilder.adapters._shared.strict import with_schema_errors
+from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict
 from workloadbuilder.adapters.kit import OMIT_VALUE, forbidden, invalid
-from workloadbuilder.adapters.lws_levels import SCHEDULING, SUBGROUP_SIZE, Levels, Shape, read_shape
-from workloadbuilder.adapters.lws_pods import render_pod_template
-from workloadbuilder.adapters.own_groups import Member, OwnGroups, bring_your_own, named_pod_group
-from workloadbuilder.adapters.pod_rules import pod_template_errors
-from workloadbuilder.adapters.reading import at, identity_of
-from workloadbuilder.adapters.strict import with_schema_errors
+from workloadbuilder.adapters.lws.levels import SCHEDULING, SUBGROUP_SIZE, Levels, Shape, read_shape
+from workloadbuilder.adapters.lws.pods import render_pod_template
 
 __all__ = [
     "DESIGN",
@@ -87,7 +87,7 @@ class LeaderWorkerSetAdapter:
         A LeaderWorkerSet without ``spec.scheduling`` is planned as
         ``spec.scheduling: {}``: one gang of ``size`` pods per group; unless
         its pod templates name a PodGroup (bring your own,
-        ``adapters.own_groups``): then it makes no group, and its pods join
+        ``adapters._shared.own_groups``): then it makes no group, and its pods join
         the named one.
         """
         lws = as_dict(obj)
@@ -282,7 +282,7 @@ def _assignment(
     """The LWS pod webhook stamps each pod made from the leader or the worker template.
 
     The pod's template is the one the LWS controller and webhooks render
-    (``adapters.lws_pods``), for its group when the assignment is one group's.
+    (``adapters.lws.pods``), for its group when the assignment is one group's.
     """
     source = shape.leader_template if worker == 0 else shape.worker_template
     group = selector.get(GROUP_INDEX_LABEL)

@@ -5,7 +5,7 @@
 ``spec.scheduling`` (the whole LWS, ``replica``, ``replica.leader`` /
 ``replica.worker``) and builds the trees: phase 1 lowers the one active
 level to flat PodGroups, phase 2 builds the CompositePodGroup tree. Every
-problem is an error at the LWS's own path; ``adapters.lws`` adds the
+problem is an error at the LWS's own path; ``adapters.lws.adapter`` adds the
 checks across levels and the pod assignments.
 """
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workloadbuilder import ErrorList, FieldPath, WorkloadItem
-from workloadbuilder.adapters.common import (
+from workloadbuilder.adapters._shared.blocks import (
     BLOCKS,
     CLAIMS,
     basic_config,
@@ -28,6 +28,7 @@ from workloadbuilder.adapters.common import (
     mapping_at,
     unknown_keys,
 )
+from workloadbuilder.adapters._shared.reading import GROUPS_BOUND, PODS_BOUND, at, read_int
 from workloadbuilder.adapters.kit import (
     MAX_PODS,
     MAX_RUNTIME_GROUPS,
@@ -38,7 +39,6 @@ from workloadbuilder.adapters.kit import (
     read_field,
     unknown_field,
 )
-from workloadbuilder.adapters.reading import GROUPS_BOUND, PODS_BOUND, at, read_int
 from workloadbuilder.resolve import resolve_config
 
 __all__ = ["REPLICA", "SCHEDULING", "SUBGROUP_SIZE", "TEMPLATE", "Levels", "Shape", "read_shape"]

@@ -5,8 +5,8 @@ template, gang-scheduled by Volcano through one Volcano PodGroup whose
 ``minMember`` is the Job's ``minAvailable``. Volcano's webhook defaults a
 task's ``minAvailable`` to its ``replicas`` and the Job's (when unset or
 ``0``) to the sum of the tasks', names a task without a name ``default<i>``
-(``adapters.defaults``), and refuses what its admission rules refuse
-(``adapters.volcano_rules``, in Volcano's words). No upstream design maps a Volcano Job to the Workload API; this one
+(``adapters._shared.defaults``), and refuses what its admission rules refuse
+(``adapters.volcano.rules``, in Volcano's words). No upstream design maps a Volcano Job to the Workload API; this one
 is ours (docs/adapters/volcano.md):
 
 * by default, one PodGroup over every task's pods, a gang of the Job's
@@ -31,8 +31,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from workloadbuilder import ErrorList, FieldPath, Hierarchy, WorkloadItem
-from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict
-from workloadbuilder.adapters.common import (
+from workloadbuilder.adapters._shared.blocks import (
     basic_config,
     fill_gang,
     gang_config,
@@ -43,13 +42,14 @@ from workloadbuilder.adapters.common import (
     safe_template_name,
     scheduler_warnings,
 )
-from workloadbuilder.adapters.defaults import defaulted
+from workloadbuilder.adapters._shared.defaults import defaulted
+from workloadbuilder.adapters._shared.pod_rules import pod_template_errors
+from workloadbuilder.adapters._shared.reading import Identity, at, identity_of, member_name, read_int
+from workloadbuilder.adapters._shared.strict import with_schema_errors
+from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict
 from workloadbuilder.adapters.kit import OMIT_VALUE, invalid, required
-from workloadbuilder.adapters.pod_rules import pod_template_errors
-from workloadbuilder.adapters.reading import Identity, at, identity_of, member_name, read_int
-from workloadbuilder.adapters.strict import with_schema_errors
-from workloadbuilder.adapters.volcano_pods import render_pod_template
-from workloadbuilder.adapters.volcano_rules import io_errors, policy_errors
+from workloadbuilder.adapters.volcano.pods import render_pod_template
+from workloadbuilder.adapters.volcano.rules import io_errors, policy_errors
 
 __all__ = ["DESIGN", "JOB_NAME_LABEL", "TASK_SPEC_LABEL", "VolcanoJobAdapter"]
 
@@ -314,7 +314,7 @@ def _assignments(
 ) -> list[PodAssignment]:
     """Each task's pods, by Volcano's labels, to the one PodGroup or to their task's.
 
-    Their template is the one Volcano's controller renders (``adapters.volcano_pods``).
+    Their template is the one Volcano's controller renders (``adapters.volcano.pods``).
     """
     out: list[PodAssignment] = []
     groups = {group.template_name: group for group in hierarchy.pod_groups()}

@@ -31,8 +31,8 @@ from workloadbuilder import (
     WorkloadInput,
     WorkloadItem,
 )
+from workloadbuilder.adapters._shared.reading import Identity, at
 from workloadbuilder.adapters.kit import ErrorType, type_invalid, unknown_field
-from workloadbuilder.adapters.reading import Identity, at
 from workloadbuilder.resolve import fill_gang_count, resolve_config
 from workloadbuilder.runtime.naming import template_name, workload_name
 from workloadbuilder.types import (

@@ -47,8 +47,8 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-from workloadbuilder.adapters.defaults import defaulted
-from workloadbuilder.adapters.reading import at
+from workloadbuilder.adapters._shared.defaults import defaulted
+from workloadbuilder.adapters._shared.reading import at
 
 __all__ = ["GROUP_KEY", "LWS_REVISION", "render_pod_template", "subgroup_index"]
 

@@ -24,7 +24,7 @@ What the ML plugins add on top (the ``PET_*`` and OpenMPI variables, the
 MPI SSH and hostfile volumes, Flux's installer init container and wrapped
 command, torchtune's extra arguments) is not rendered: none of it changes
 what a pod requests. ``numProcPerNode`` only feeds those variables, so it
-is a ``lossy`` warning (``trainer.py``), as is a ``resourcesPerNode`` that
+is a ``lossy`` warning (``adapters.trainer.adapter``), as is a ``resourcesPerNode`` that
 Trainer drops because no container would receive it.
 """
 
@@ -35,8 +35,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from workloadbuilder import ErrorList, FieldPath
+from workloadbuilder.adapters._shared.reading import at
 from workloadbuilder.adapters.kit import OMIT_VALUE, invalid
-from workloadbuilder.adapters.reading import at
 
 __all__ = [
     "NODE_CONTAINER",

@@ -6,7 +6,7 @@ revision ``tests/data/upstream/volcano`` holds, and its unit tests
 the mutate webhook's ``TestCreatePatchExecution``, the svc plugin's tests):
 
 * the mutate webhook (``pkg/webhooks/admission/jobs/mutate/mutate_job.go``,
-  ``adapters.defaults``): queue ``default``, tasks named ``default<i>``,
+  ``adapters._shared.defaults``): queue ``default``, tasks named ``default<i>``,
   ``dnsPolicy: ClusterFirstWithHostNet`` for a host-network task without
   one, the ``svc`` plugin for tensorflow, mpi, pytorch and ray;
 * ``createJobPod`` (``pkg/controllers/job/job_controller_util.go``): the
@@ -40,8 +40,8 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from workloadbuilder.adapters.defaults import defaulted
-from workloadbuilder.adapters.reading import at
+from workloadbuilder.adapters._shared.defaults import defaulted
+from workloadbuilder.adapters._shared.reading import at
 
 __all__ = ["VOLCANO_REVISION", "render_pod_template"]
 

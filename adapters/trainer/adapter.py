@@ -19,7 +19,7 @@ the ``launcher``, or the launcher as one of them with ``runLauncherAsNode``.
 
 The pods each group places are the runtime's pod templates with the
 TrainJob's trainer laid over them as Trainer renders its JobSet
-(``adapters.trainer_pods``, kubeflow/trainer 8c0f5059): ``resourcesPerNode``
+(``adapters.trainer.pods``, kubeflow/trainer 8c0f5059): ``resourcesPerNode``
 merged into the trainer step's ``node`` container, ``image``, ``command``,
 ``args`` and ``env`` overlaid; ``numProcPerNode`` is a ``lossy`` warning.
 
@@ -38,8 +38,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from workloadbuilder import ErrorList, FieldError, FieldPath, WorkloadItem
-from workloadbuilder.adapters.base import Finding, Plan, as_dict
-from workloadbuilder.adapters.common import (
+from workloadbuilder.adapters._shared.blocks import (
     basic_config,
     fill_gang,
     gang_config,
@@ -52,11 +51,12 @@ from workloadbuilder.adapters.common import (
     safe_template_name,
     scheduler_warnings,
 )
-from workloadbuilder.adapters.jobset_levels import Dialect, plan_scheduling
-from workloadbuilder.adapters.kit import MAX_PODS, OMIT_VALUE, ErrorType, forbidden, invalid, required
-from workloadbuilder.adapters.pod_rules import pod_template_errors
-from workloadbuilder.adapters.reading import PODS_BOUND, at, identity_of, read_int
-from workloadbuilder.adapters.replicated_jobs import (
+from workloadbuilder.adapters._shared.pod_rules import pod_template_errors
+from workloadbuilder.adapters._shared.reading import PODS_BOUND, at, identity_of, read_int
+from workloadbuilder.adapters._shared.strict import with_schema_errors
+from workloadbuilder.adapters.base import Finding, Plan, as_dict
+from workloadbuilder.adapters.jobset.levels import Dialect, plan_scheduling
+from workloadbuilder.adapters.jobset.replicated_jobs import (
     Group,
     Layout,
     ReplicatedJob,
@@ -64,8 +64,8 @@ from workloadbuilder.adapters.replicated_jobs import (
     assignments,
     read_replicated_jobs,
 )
-from workloadbuilder.adapters.strict import with_schema_errors
-from workloadbuilder.adapters.trainer_pods import ancestor_container_errors, render_pod_template, resources_target
+from workloadbuilder.adapters.kit import MAX_PODS, OMIT_VALUE, ErrorType, forbidden, invalid, required
+from workloadbuilder.adapters.trainer.pods import ancestor_container_errors, render_pod_template, resources_target
 from workloadbuilder.placement.k8s.resources import read_quantity
 
 __all__ = ["ANCESTOR_LABEL", "DESIGN", "TrainJobAdapter", "TrainJobPlan"]

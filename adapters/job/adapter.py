@@ -16,7 +16,7 @@ on the Job's management mode (``management_mode``):
   managed** (a controller owner, no annotation): nothing.
 
 In every mode the Job API's validation of ``spec.scheduling`` applies
-(``adapters.job_api``); ``plan(job, old=previous)`` adds its update rules
+(``adapters.job.api``); ``plan(job, old=previous)`` adds its update rules
 and ``validate_update`` runs all of them. docs/adapters/job.md has the
 details and the differences from the controller.
 """
@@ -39,9 +39,12 @@ from workloadbuilder import (
     Hierarchy,
     RuntimeGroup,
 )
+from workloadbuilder.adapters._shared.blocks import kueue_topology, kueue_warnings, plan_options
+from workloadbuilder.adapters._shared.pod_rules import pod_template_errors
+from workloadbuilder.adapters._shared.reading import Identity, at, identity_of, workloads_in
+from workloadbuilder.adapters._shared.strict import with_schema_errors
 from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict, job_pod_count
-from workloadbuilder.adapters.common import kueue_topology, kueue_warnings, plan_options
-from workloadbuilder.adapters.job_api import (
+from workloadbuilder.adapters.job.api import (
     SCHEDULING_PATH,
     scheduling_ignored,
     scheduling_of,
@@ -49,7 +52,7 @@ from workloadbuilder.adapters.job_api import (
     validate_job_scheduling,
     workload_item_for_job,
 )
-from workloadbuilder.adapters.job_pods import render_pod_template
+from workloadbuilder.adapters.job.pods import render_pod_template
 from workloadbuilder.adapters.kit import (
     ErrorType,
     TemplateIndex,
@@ -61,9 +64,6 @@ from workloadbuilder.adapters.kit import (
     required,
     walk,
 )
-from workloadbuilder.adapters.pod_rules import pod_template_errors
-from workloadbuilder.adapters.reading import Identity, at, identity_of, workloads_in
-from workloadbuilder.adapters.strict import with_schema_errors
 from workloadbuilder.runtime.delegation import GROUP_TEMPLATE_NAME_ANNOTATION, delegated_pod_group, delegation_of
 from workloadbuilder.runtime.hierarchy import materialize
 from workloadbuilder.runtime.naming import job_template_name, pod_group_name

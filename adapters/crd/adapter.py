@@ -1,6 +1,6 @@
 """Any custom resource, by a declarative mapping: ``CRDAdapter(CRDMapping)`` plans it like a built-in adapter.
 
-The mapping (``adapters.crd_mapping``) says where the resource keeps each
+The mapping (``adapters.crd.mapping``) says where the resource keeps each
 group's building blocks and counts; the adapter reads them with every
 node's path set to where they live, so the builder's errors, and the
 adapter's own, come back at the resource's paths
@@ -37,9 +37,10 @@ from workloadbuilder import (
     WorkloadInput,
     WorkloadItem,
 )
+from workloadbuilder.adapters._shared.blocks import plan_options
+from workloadbuilder.adapters._shared.reading import Identity, at, identity_of, read_int
 from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict, register
-from workloadbuilder.adapters.common import plan_options
-from workloadbuilder.adapters.crd_mapping import CRDMapping, GroupMapping, find_all, place, placeholders, static_prefix
+from workloadbuilder.adapters.crd.mapping import CRDMapping, GroupMapping, find_all, place, placeholders, static_prefix
 from workloadbuilder.adapters.kit import (
     INT32_MAX,
     MAX_PODS,
@@ -56,7 +57,6 @@ from workloadbuilder.adapters.kit import (
     to_json_dict,
     type_invalid,
 )
-from workloadbuilder.adapters.reading import Identity, at, identity_of, read_int
 from workloadbuilder.resolve import fill_gang_count, resolve_config
 from workloadbuilder.runtime.delegation import stamp_pod_template
 from workloadbuilder.runtime.naming import workload_name

@@ -6,7 +6,7 @@ pods, some starting only after others (``dependsOn``, ``InOrder`` startup).
 This module reads them with Kubernetes' defaults, says which of them can
 never share a gang, records which leaf template each one's pods go to
 (``Group``, ``Layout``) and turns that into pod assignments by the labels
-JobSet puts on every pod. ``adapters.jobset_levels`` plans KEP-969's
+JobSet puts on every pod. ``adapters.jobset.levels`` plans KEP-969's
 ``spec.scheduling`` over them; the JobSet and Trainer adapters plan their
 derived defaults with the same pieces.
 """
@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workloadbuilder import ErrorList, FieldPath, Hierarchy, WorkloadItem
+from workloadbuilder.adapters._shared.reading import GROUPS_BOUND, PODS_BOUND, at, member_name, read_int
 from workloadbuilder.adapters.base import PodAssignment, job_pod_count
 from workloadbuilder.adapters.kit import INT32_MAX, MAX_PODS, MAX_RUNTIME_GROUPS, go_quote, read_field, type_invalid
-from workloadbuilder.adapters.reading import GROUPS_BOUND, PODS_BOUND, at, member_name, read_int
 
 __all__ = [
     "JOBSET_NAME_LABEL",

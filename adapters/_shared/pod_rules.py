@@ -27,15 +27,15 @@ StatefulSet's pods restart ``Always``), for the fields authors get wrong:
   host IP) taken twice among the containers, or within one init container;
 * env var names: required, printable ASCII without ``=`` (the relaxed rule,
   locked on since 1.34);
-* ``resources``: ``adapters.pod_resources``;
+* ``resources``: ``adapters._shared.pod_resources``;
 * ``restartPolicy``: one of the three, then what the controller kind allows.
 
 The object judged is the one the apiserver receives after the controller's
-defaulting webhook (``adapters.defaults``): a JobSet's Jobs restart
+defaulting webhook (``adapters._shared.defaults``): a JobSet's Jobs restart
 ``OnFailure`` unless told otherwise, a Trainer runtime's JobSet too. A field
 the apiserver defaults (a port's protocol, a pod's restart policy) is judged
 only as given. A value of the wrong type is left to the schema check
-(``adapters.strict``). A TrainJob's ``runtimePatches`` are pieces merged into
+(``adapters._shared.strict``). A TrainJob's ``runtimePatches`` are pieces merged into
 the runtime's pods: their names and env names are judged, not what a whole
 pod needs. Beside the pod rules, ``pod_template_errors`` runs the rules a
 controller's own webhook adds, which the adapter owning that controller
@@ -52,10 +52,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from workloadbuilder import ErrorList, FieldPath
-from workloadbuilder.adapters.defaults import defaulted
+from workloadbuilder.adapters._shared.defaults import defaulted
+from workloadbuilder.adapters._shared.pod_resources import resource_requirements_errors
+from workloadbuilder.adapters._shared.reading import at as value_at
 from workloadbuilder.adapters.kit import duplicate, go_quote, invalid, required
-from workloadbuilder.adapters.pod_resources import resource_requirements_errors
-from workloadbuilder.adapters.reading import at as value_at
 from workloadbuilder.field import not_supported, type_invalid
 from workloadbuilder.validation.formats import CHARACTERS, is_dns1123_label, is_dns1123_subdomain
 

@@ -30,8 +30,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from workloadbuilder import ErrorList, FieldPath, Hierarchy, WorkloadItem
-from workloadbuilder.adapters.base import Finding, Plan, as_dict
-from workloadbuilder.adapters.common import (
+from workloadbuilder.adapters._shared.blocks import (
     BLOCKS,
     CLAIMS,
     basic_config,
@@ -47,13 +46,14 @@ from workloadbuilder.adapters.common import (
     safe_template_name,
     unknown_keys,
 )
-from workloadbuilder.adapters.jobset_levels import Dialect, plan_scheduling
-from workloadbuilder.adapters.jobset_pods import render_job_pod_template
-from workloadbuilder.adapters.kit import MAX_TEMPLATES, forbidden, go_quote, invalid, is_int, too_many
-from workloadbuilder.adapters.own_groups import Member, OwnGroups, bring_your_own, named_pod_group
-from workloadbuilder.adapters.pod_rules import pod_template_errors
-from workloadbuilder.adapters.reading import Identity, at, identity_of
-from workloadbuilder.adapters.replicated_jobs import (
+from workloadbuilder.adapters._shared.own_groups import Member, OwnGroups, bring_your_own, named_pod_group
+from workloadbuilder.adapters._shared.pod_rules import pod_template_errors
+from workloadbuilder.adapters._shared.reading import Identity, at, identity_of
+from workloadbuilder.adapters._shared.strict import with_schema_errors
+from workloadbuilder.adapters.base import Finding, Plan, as_dict
+from workloadbuilder.adapters.jobset.levels import Dialect, plan_scheduling
+from workloadbuilder.adapters.jobset.pods import render_job_pod_template
+from workloadbuilder.adapters.jobset.replicated_jobs import (
     JOBSET_NAME_LABEL,
     REPLICATED_JOB_NAME_LABEL,
     Group,
@@ -63,7 +63,7 @@ from workloadbuilder.adapters.replicated_jobs import (
     assignments,
     read_replicated_jobs,
 )
-from workloadbuilder.adapters.strict import with_schema_errors
+from workloadbuilder.adapters.kit import MAX_TEMPLATES, forbidden, go_quote, invalid, is_int, too_many
 from workloadbuilder.runtime.delegation import delegate
 
 __all__ = ["DESIGN", "EXCLUSIVE_TOPOLOGY_ANNOTATION", "JobSetAdapter"]
@@ -104,7 +104,7 @@ class JobSetAdapter:
         Without ``spec.scheduling``, a ReplicatedJob whose pod template names
         a PodGroup (``spec.schedulingGroup.podGroupName``) gets no group of
         its own: its pods join that PodGroup, checked against it when it is
-        in ``related`` (``adapters.own_groups``).
+        in ``related`` (``adapters._shared.own_groups``).
 
         Returns:
             The plan: its errors at the JobSet's own paths, warnings for
@@ -294,7 +294,7 @@ def _exclusive_topology(jobset: Mapping[str, Any], rjobs: list[ReplicatedJob]) -
 
 
 def _rendered(jobset: Mapping[str, Any], rj: ReplicatedJob, job: int | None) -> Mapping[str, Any] | None:
-    """The pods' template as the JobSet controller and its webhooks make it (``adapters.jobset_pods``)."""
+    """The pods' template as the JobSet controller and its webhooks make it (``adapters.jobset.pods``)."""
     return render_job_pod_template(jobset, rj.index, job)
 
 

@@ -5,7 +5,7 @@ revision ``tests/data/upstream/jobset`` holds, and its unit tests
 (``TestConstructJobsFromTemplate``, ``TestGlobalJobIndex``,
 ``TestGroupJobIndex``, the pod webhook's tests):
 
-* the JobSet webhook's ``Default`` (``adapters.defaults``): a pod template
+* the JobSet webhook's ``Default`` (``adapters._shared.defaults``): a pod template
   without ``restartPolicy`` gets ``OnFailure``, the child Jobs are
   ``Indexed`` and DNS hostnames are on;
 * ``constructJob`` and ``labelAndAnnotateObject``
@@ -50,9 +50,9 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-from workloadbuilder.adapters.defaults import defaulted
-from workloadbuilder.adapters.job_pods import job_labels
-from workloadbuilder.adapters.reading import at
+from workloadbuilder.adapters._shared.defaults import defaulted
+from workloadbuilder.adapters._shared.job_labels import job_labels
+from workloadbuilder.adapters._shared.reading import at
 
 __all__ = [
     "EXCLUSIVE_KEY",
