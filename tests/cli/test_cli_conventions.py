@@ -58,32 +58,32 @@ def job(tmp_path: Path):
 # Exit codes: our own bug is 3, whatever the exception; only the library's refusals are bad input.
 
 BUGS = [
-    ("compile", ["compile", "JOB"], "workloadbuilder.cli.commands.manifests.read_inputs", ValueError("bad value")),
-    ("validate", ["validate", "JOB"], "workloadbuilder.cli.commands.manifests.read_inputs", KeyError("spec")),
-    ("diff", ["diff", "JOB", "JOB"], "workloadbuilder.cli.commands.manifests.read_inputs", LookupError("lost")),
-    ("migrate", ["migrate", "JOB"], "workloadbuilder.cli.commands.manifests.read_inputs", TypeError("not a str")),
+    ("compile", ["compile", "JOB"], "workloadbuilder.cli.run_manifests.read_inputs", ValueError("bad value")),
+    ("validate", ["validate", "JOB"], "workloadbuilder.cli.run_manifests.read_inputs", KeyError("spec")),
+    ("diff", ["diff", "JOB", "JOB"], "workloadbuilder.cli.run_manifests.read_inputs", LookupError("lost")),
+    ("migrate", ["migrate", "JOB"], "workloadbuilder.cli.run_manifests.read_inputs", TypeError("not a str")),
     (
         "place",
         ["place", "JOB", "--generate", "zones=1"],
-        "workloadbuilder.cli.commands.place.read_inputs",
+        "workloadbuilder.cli.run_placement.read_inputs",
         KeyError("x"),
     ),
     (
         "explain",
         ["explain", "JOB", "--generate", "zones=1"],
-        "workloadbuilder.cli.commands.place.read_inputs",
+        "workloadbuilder.cli.run_placement.read_inputs",
         IndexError("i"),
     ),
     (
         "capacity",
         ["capacity", "JOB", "--generate", "zones=1"],
-        "workloadbuilder.cli.commands.planning.read_inputs",
+        "workloadbuilder.cli.run_planning.read_inputs",
         KeyError("c"),
     ),
     (
         "simulate",
         ["simulate", "JOB", "--generate", "zones=1"],
-        "workloadbuilder.cli.commands.planning.read_queue",
+        "workloadbuilder.cli.run_planning.read_queue",
         KeyError("q"),
     ),
 ]
@@ -104,7 +104,7 @@ def test_debug_prints_the_traceback_of_a_bug(job, monkeypatch) -> None:
     def broken(*_: object, **__: object) -> None:
         raise KeyError("spec")
 
-    monkeypatch.setattr("workloadbuilder.cli.commands.manifests.read_inputs", broken)
+    monkeypatch.setattr("workloadbuilder.cli.run_manifests.read_inputs", broken)
     code, _, err = run("validate", "--debug", str(job()))
     assert code == 3
     assert err.startswith("Traceback (most recent call last):\n") and err.endswith(

@@ -8,8 +8,9 @@ import junitparser
 import pytest
 from tap.parser import Parser
 
-from workloadbuilder.cli.messages import Notice
-from workloadbuilder.cli.report import Verdict, render, summary_line
+from workloadbuilder.adapters.document_reports import ObjectReport
+from workloadbuilder.adapters.sourced import Notice
+from workloadbuilder.cli.report import render, summary_line
 from workloadbuilder.field import ErrorList, ErrorType, FieldError, FieldPath
 
 PROFILE = "Kubernetes 1.37, feature gates: all"
@@ -22,7 +23,7 @@ def hostile(rng: random.Random) -> str:
     return "".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 12)))
 
 
-def verdicts(seed: int) -> list[Verdict]:
+def verdicts(seed: int) -> list[ObjectReport]:
     """A seeded mix of valid, invalid, skipped and warned-about objects with hostile names and values."""
     rng = random.Random(seed)
     made = []
@@ -36,7 +37,7 @@ def verdicts(seed: int) -> list[Verdict]:
                 errors.append(FieldError(ErrorType.INVALID, FieldPath("metadata", "name"), hostile(rng), hostile(rng)))
         if state in ("skipped", "warned"):
             notices.append(Notice("skipped" if state == "skipped" else "lossy", f"{source}: {hostile(rng)}"))
-        made.append(Verdict(source, number, "PodGroup", name, errors, notices, checked=state != "skipped"))
+        made.append(ObjectReport(source, number, "PodGroup", name, errors, notices, checked=state != "skipped"))
     return made
 
 
@@ -71,13 +72,13 @@ def test_tap_parses_back_to_one_test_per_object(seed: int) -> None:
 
 
 def test_the_summary_says_one_object_and_many_objects() -> None:
-    one = [Verdict("a.yaml", 1, "Job", "j")]
+    one = [ObjectReport("a.yaml", 1, "Job", "j")]
     assert summary_line(one, PROFILE) == "1 object: 1 valid, 0 invalid, 0 skipped (Kubernetes 1.37, feature gates: all)"
     assert summary_line([], "") == "0 objects: 0 valid, 0 invalid, 0 skipped"
 
 
 def test_a_tap_description_has_no_hash_nor_line_break() -> None:
-    verdict = Verdict("a#b\\.yaml", 1, "Job", "j\nk\u2028", checked=False, notices=[Notice("skipped", "x # y")])
+    verdict = ObjectReport("a#b\\.yaml", 1, "Job", "j\nk\u2028", checked=False, notices=[Notice("skipped", "x # y")])
     line = render([verdict], "tap").splitlines()[2]
     assert line == r"ok 1 - a\x23b\\.yaml (document 1) Job/j\nk\u2028 # SKIP x \x23 y"
     [test] = [parsed for parsed in Parser().parse_text(line) if parsed.category == "test"]

@@ -11,9 +11,11 @@ The only code that touches argv, stdout and exit codes. Exit codes:
 * 3: a bug of ours: any other exception; one line, and ``--debug`` shows
   the traceback.
 
-Start-up is kept to about a bare Python start: this module imports only
-the standard library's ``argparse``, only the chosen command's options are
-defined, and a command's modules are imported when it runs.
+Every command is a module of ``cli.commands`` in one shape (``HELP``,
+``add_options``, ``run``), imported here by name. Start-up is kept to about
+a bare Python start: those modules import only ``argparse`` and
+``cli.flags``, only the chosen command's options are defined, and the
+command's work is imported when it runs.
 """
 
 from __future__ import annotations
@@ -22,18 +24,17 @@ import argparse
 import re
 import sys
 from collections.abc import Callable, Sequence
-from importlib import import_module
 from typing import Any, NamedTuple, NoReturn, TextIO, cast
 
 from workloadbuilder._internal.gofmt import capped
+from workloadbuilder.cli.commands import capacity, diff, doctor, explain, migrate, place, simulate, validate
+from workloadbuilder.cli.commands import compile as compile_
 from workloadbuilder.cli.errors import one_line
 from workloadbuilder.cli.terminal import EscapedStream
 from workloadbuilder.errors import WorkloadBuilderError
 from workloadbuilder.limits import MAX_MESSAGE_VALUE
 
-__all__ = ["COMMANDS", "main"]
-
-_Options = Callable[[argparse.ArgumentParser], None]
+__all__ = ["COMMANDS", "Command", "main"]
 
 
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
@@ -85,8 +86,7 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             name = getattr(args, "input_name", "FILE")
             raise UsageError(f"workloadbuilder {args.command}: give the input as {name} or -f {name} (- reads stdin)")
         args.files = expand_paths(paths, getattr(args, "recursive", False))
-    module, _, function = COMMANDS[args.command].run.partition(":")
-    run: Callable[[argparse.Namespace, TextIO, TextIO], int] = getattr(import_module(module), function)
+    run = COMMANDS[args.command].run
     from workloadbuilder.adapters import scoped_registry
 
     with scoped_registry():  # a --mapping is this run's alone, whatever other threads run
@@ -98,181 +98,23 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 class Command(NamedTuple):
-    """A subcommand: its one-line help, what runs it (``module:function``) and how its options are defined."""
+    """A subcommand, as its module (``cli.commands.*``) exports it: its one-line help, its options, what runs it."""
 
     help: str
-    run: str
-    options: _Options
-
-
-def _files(sub: argparse.ArgumentParser) -> None:
-    from workloadbuilder.cli.flags import add_files
-
-    add_files(sub)
-
-
-def _mapping(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("--mapping", metavar="FILE", help="a CRD mapping file, for custom resources")
-
-
-def _gates(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument(
-        "--gates",
-        help="the Kubernetes 1.37 feature gates the checks run with: all (default), defaults (1.37 as shipped), "
-        "or Gate=true,Gate=false over all",
-    )
-
-
-def _warnings(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument(
-        "-W",
-        dest="warning_options",
-        action="append",
-        default=[],
-        metavar="WHAT",
-        help="ignore (no warning), error (warnings fail), or no-KIND to silence one kind: no-uid, no-lossy, no-unused, "
-        "no-unknown-kind",
-    )
-    sub.add_argument("-q", "--quiet", action="store_true", help="print no warning")
-
-
-def _compile_options(sub: argparse.ArgumentParser) -> None:
-    _files(sub)
-    _mapping(sub)
-    _gates(sub)
-    _warnings(sub)
-    _output(sub, "yaml", "json", "name")
-
-
-def _validate_options(sub: argparse.ArgumentParser) -> None:
-    _files(sub)
-    _mapping(sub)
-    _gates(sub)
-    _warnings(sub)
-    _output(sub, "text", "json", "yaml", "github", "junit", "tap")
-    sub.add_argument("--strict", action="store_true", help="a warning fails validation (exit 1) as an error does")
-    sub.add_argument(
-        "--allow-unknown",
-        action="store_true",
-        help="kept for old scripts: an object no adapter knows is always skipped, with an unknown-kind warning",
-    )
-    sub.add_argument(
-        "--skip",
-        action="append",
-        default=[],
-        metavar="KIND[,KIND]",
-        help="kinds not to check (Kind, or apiVersion/Kind such as example.com/v1/Settings); repeatable",
-    )
-    sub.add_argument(
-        "--summary",
-        action="store_true",
-        help="end with N objects: V valid, I invalid, S skipped (with -o text or github; junit and tap always count)",
-    )
-
-
-def _placement_options(render: bool) -> _Options:
-    def options(sub: argparse.ArgumentParser) -> None:
-        from workloadbuilder.cli.commands.place import add_options
-
-        _files(sub)
-        _mapping(sub)
-        add_options(sub, render=render)
-
-    return options
-
-
-def _capacity_options(sub: argparse.ArgumentParser) -> None:
-    from workloadbuilder.cli.commands.planning import add_capacity_options
-    from workloadbuilder.cli.flags import add_files
-
-    add_files(sub, what="a manifest (YAML or JSON), a directory, or - for stdin; together one unit")
-    add_capacity_options(sub)
-    _mapping(sub)
-
-
-def _simulate_options(sub: argparse.ArgumentParser) -> None:
-    from workloadbuilder.cli.commands.planning import add_simulate_options
-    from workloadbuilder.cli.flags import add_files
-
-    add_files(sub, "QUEUE", "the queue file (YAML or JSON); -n and -R apply to the workload files it names")
-    add_simulate_options(sub)
-    _mapping(sub)
-
-
-def _doctor_options(sub: argparse.ArgumentParser) -> None:
-    from workloadbuilder.cli.commands.doctor import add_options
-
-    add_options(sub)
-
-
-def _diff_options(sub: argparse.ArgumentParser) -> None:
-    from workloadbuilder.cli.flags import add_namespace
-
-    sub.add_argument("old", metavar="OLD", help="the object as it is (a TrainJob may come with its runtime)")
-    sub.add_argument("new", metavar="NEW", help="the object as it would be (likewise)")
-    add_namespace(sub)
-    _mapping(sub)
-    _gates(sub)
-    _output(sub, "text", "json", "yaml")
-
-
-def _migrate_options(sub: argparse.ArgumentParser) -> None:
-    _files(sub)
-    _output(sub, "yaml", "json")
-
-
-def _output(sub: argparse.ArgumentParser, *outputs: str) -> None:
-    from workloadbuilder.cli.flags import add_output
-
-    add_output(sub, outputs)
+    add_options: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace, TextIO, TextIO], int]
 
 
 COMMANDS: dict[str, Command] = {
-    "compile": Command(
-        "print the Workload, its runtime groups and the stamped input",
-        "workloadbuilder.cli.commands.manifests:compile_command",
-        _compile_options,
-    ),
-    "validate": Command(
-        "report errors as a Kubernetes 1.37 apiserver would, with the --gates named (exit 1 when invalid)",
-        "workloadbuilder.cli.commands.manifests:validate_command",
-        _validate_options,
-    ),
-    "place": Command(
-        "where each group lands on a cluster, or why not (exit 1 unless the verdict is placeable)",
-        "workloadbuilder.cli.commands.place:place_command",
-        _placement_options(render=True),
-    ),
-    "explain": Command(
-        "only why (or where): the placement's explanation, level by level",
-        "workloadbuilder.cli.commands.place:explain_command",
-        _placement_options(render=False),
-    ),
-    "capacity": Command(
-        "how many copies of the input fit, per domain, and what to add",
-        "workloadbuilder.cli.commands.planning:capacity_command",
-        _capacity_options,
-    ),
-    "simulate": Command(
-        "a queue of workloads played out over time on a cluster",
-        "workloadbuilder.cli.commands.planning:simulate_command",
-        _simulate_options,
-    ),
-    "doctor": Command(
-        "why a live gang is pending: reason, evidence, next step",
-        "workloadbuilder.cli.commands.doctor:doctor_command",
-        _doctor_options,
-    ),
-    "diff": Command(
-        "the errors an apiserver would return for updating OLD to NEW",
-        "workloadbuilder.cli.commands.manifests:diff_command",
-        _diff_options,
-    ),
-    "migrate": Command(
-        "rewrite v1alpha1/v1alpha2 manifests for 1.37, with a report",
-        "workloadbuilder.cli.commands.manifests:migrate_command",
-        _migrate_options,
-    ),
+    "compile": Command(compile_.HELP, compile_.add_options, compile_.run),
+    "validate": Command(validate.HELP, validate.add_options, validate.run),
+    "place": Command(place.HELP, place.add_options, place.run),
+    "explain": Command(explain.HELP, explain.add_options, explain.run),
+    "capacity": Command(capacity.HELP, capacity.add_options, capacity.run),
+    "simulate": Command(simulate.HELP, simulate.add_options, simulate.run),
+    "doctor": Command(doctor.HELP, doctor.add_options, doctor.run),
+    "diff": Command(diff.HELP, diff.add_options, diff.run),
+    "migrate": Command(migrate.HELP, migrate.add_options, migrate.run),
 }
 """Every subcommand, in the order ``--help`` lists them."""
 
@@ -351,5 +193,5 @@ def _parser(argv: Sequence[str], out: TextIO) -> _Parser:
         sub = commands.add_parser(name, help=command.help, description=command.help, out=out)
         sub.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show a traceback on failure")
         if name == chosen:
-            command.options(sub)
+            command.add_options(sub)
     return parser

@@ -1,4 +1,4 @@
-"""The options the commands share, each declared once: kubectl's inputs (``-f``, ``-R``, ``-n``) and ``-o``.
+"""The options the commands share, each declared once: kubectl's inputs (``-f``, ``-R``, ``-n``), ``-o`` and the rest.
 
 Every command that reads objects takes them as ``kubectl apply`` does and
 every command that prints a result takes ``-o/--output``; the commands add
@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-__all__ = ["add_files", "add_namespace", "add_output"]
+__all__ = ["add_files", "add_gates", "add_mapping", "add_namespace", "add_output", "add_warnings"]
 
 
 def add_files(
@@ -48,3 +48,32 @@ def add_output(sub: argparse.ArgumentParser, outputs: Sequence[str], default: st
     sub.add_argument(
         "-o", "--output", choices=list(outputs), default=chosen, metavar="|".join(outputs), help=f"one of {listed}"
     )
+
+
+def add_mapping(sub: argparse.ArgumentParser) -> None:
+    """``--mapping FILE``: a CRD mapping file, registered for this run alone before the command runs (``main``)."""
+    sub.add_argument("--mapping", metavar="FILE", help="a CRD mapping file, for custom resources")
+
+
+def add_gates(sub: argparse.ArgumentParser) -> None:
+    """``--gates``: the feature gates the apiserver's checks run with (``inputs.parse_gates`` reads it)."""
+    sub.add_argument(
+        "--gates",
+        help="the Kubernetes 1.37 feature gates the checks run with: all (default), defaults (1.37 as shipped), "
+        "or Gate=true,Gate=false over all",
+    )
+
+
+def add_warnings(sub: argparse.ArgumentParser) -> None:
+    """``-W WHAT`` (repeatable) and ``-q/--quiet``: which warnings are shown, and whether they fail
+    (``messages.WarningPolicy`` reads them)."""
+    sub.add_argument(
+        "-W",
+        dest="warning_options",
+        action="append",
+        default=[],
+        metavar="WHAT",
+        help="ignore (no warning), error (warnings fail), or no-KIND to silence one kind: no-uid, no-lossy, no-unused, "
+        "no-unknown-kind",
+    )
+    sub.add_argument("-q", "--quiet", action="store_true", help="print no warning")

@@ -22,15 +22,19 @@ from workloadbuilder import manifests
 from workloadbuilder._internal import kinds
 from workloadbuilder._internal.gofmt import capped
 from workloadbuilder._internal.textread import TextError, decode_utf8, read_bytes, read_stream
-from workloadbuilder.adapters._shared.strict import has_schema
-from workloadbuilder.adapters.base import adapter_for, planned_name
+from workloadbuilder.adapters.sourced import (
+    DocumentRefusedError,
+    Notice,
+    SourcedDocument,
+    skipped_note,
+    unknown_kinds,
+    unknown_note,
+)
 from workloadbuilder.cli.errors import UsageError, one_line
-from workloadbuilder.cli.messages import Notice
 from workloadbuilder.errors import WorkloadBuilderError
 from workloadbuilder.validation.gates import GATES, FeatureGates
 
 __all__ = [
-    "NO_SCHEDULING_CONTENT",
     "Document",
     "UsageError",
     "about",
@@ -40,9 +44,6 @@ __all__ = [
     "read_inputs",
     "refuse_not_served",
     "skip_notices",
-    "skipped_note",
-    "unknown_kinds",
-    "unknown_note",
 ]
 
 STDIN = "-"
@@ -55,132 +56,12 @@ CLUSTER_SCOPED = frozenset({"ClusterTrainingRuntime", "Namespace", "Node", "Prio
 """Kinds that have no namespace, so ``--namespace`` does not apply to them."""
 
 
-NO_SCHEDULING_CONTENT: frozenset[tuple[str, str]] = frozenset(
-    [
-        ("", kind)
-        for kind in (
-            "ConfigMap",
-            "Secret",
-            "Service",
-            "ServiceAccount",
-            "PersistentVolumeClaim",
-            "PersistentVolume",
-            "Namespace",
-            "Node",
-            "Event",
-            "Endpoints",
-            "LimitRange",
-            "ResourceQuota",
-            "Pod",
-            "PodTemplate",
-            "ReplicationController",
-        )
-    ]
-    + [("apps", kind) for kind in ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ControllerRevision")]
-    + [("batch", "CronJob"), ("autoscaling", "HorizontalPodAutoscaler"), ("policy", "PodDisruptionBudget")]
-    + [("networking.k8s.io", kind) for kind in ("NetworkPolicy", "Ingress", "IngressClass")]
-    + [("rbac.authorization.k8s.io", kind) for kind in ("Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding")]
-    + [("scheduling.k8s.io", "PriorityClass"), ("node.k8s.io", "RuntimeClass"), ("storage.k8s.io", "StorageClass")]
-    + [("resource.k8s.io", kind) for kind in ("ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice")]
-    + [("storage.k8s.io", kind) for kind in ("CSIDriver", "CSINode", "VolumeAttachment")]
-    + [("discovery.k8s.io", "EndpointSlice"), ("events.k8s.io", "Event")]
-    + [("apiextensions.k8s.io", "CustomResourceDefinition"), ("coordination.k8s.io", "Lease")]
-    + [
-        ("admissionregistration.k8s.io", kind)
-        for kind in (
-            "MutatingWebhookConfiguration",
-            "ValidatingWebhookConfiguration",
-            "ValidatingAdmissionPolicy",
-            "ValidatingAdmissionPolicyBinding",
-            "MutatingAdmissionPolicy",
-            "MutatingAdmissionPolicyBinding",
-        )
-    ]
-)
-"""Built-in ``(group, kind)`` pairs with no gang-scheduling content: skipped with a note, never refused.
-
-Pods and the workload controllers here (Deployment, StatefulSet, CronJob, ...)
-make pods, but no Workload or PodGroup; a Pod that names a PodGroup
-(``spec.schedulingGroup``) is not skipped: ``place`` reads it with that group.
-"""
-
-
 @dataclass(frozen=True)
-class Document:
-    """One parsed document and where it came from.
+class Document(SourcedDocument):
+    """One parsed document, where it came from (``SourcedDocument``), and its file's text."""
 
-    Attributes:
-        source: the file name (``<stdin>`` for standard input).
-        number: the document's number in its file, from 1.
-        data: the parsed document.
-        text: the whole file's text (for positions of fields).
-    """
-
-    source: str
-    number: int
-    data: Any
-    item: int | None = None
-    """The object's position in its document's ``List`` (from 1), if the document is a list."""
     text: str = ""
     """The whole file's text (for positions of fields)."""
-
-    @property
-    def kind(self) -> str:
-        """The document's ``kind`` ("" when it has none)."""
-        return str(self.data.get("kind", "")) if isinstance(self.data, dict) else ""
-
-    @property
-    def api_version(self) -> str:
-        """The document's ``apiVersion`` ("" when it has none)."""
-        return str(self.data.get("apiVersion", "")) if isinstance(self.data, dict) else ""
-
-    @property
-    def name(self) -> str:
-        """The document's ``metadata.name`` ("" when it has none).
-
-        An object with only ``generateName`` is named as its plan names it
-        (``planned_name``: the prefix and a placeholder suffix), in messages
-        as in the compiled objects.
-        """
-        metadata = self.data.get("metadata") if isinstance(self.data, dict) else None
-        return str(planned_name(metadata)[0] or "") if isinstance(metadata, dict) else ""
-
-    @property
-    def is_scheduling_object(self) -> bool:
-        """Whether this is a Workload, PodGroup or CompositePodGroup (of a served or removed version)."""
-        return self.api_version.startswith(kinds.GROUP + "/") and self.kind in kinds.PREFERRED_VERSION
-
-    @property
-    def has_no_scheduling_content(self) -> bool:
-        """Whether this is a built-in kind of ``NO_SCHEDULING_CONTENT`` (a Service, a ConfigMap, RBAC, ...)."""
-        group, slash, _ = self.api_version.rpartition("/")
-        path = self.pod_spec_path
-        if path is not None and (_malformed(self.data, path) or _has(self.data, *path, "schedulingGroup")):
-            return False  # a member of a PodGroup, or malformed: its reader says so, rather than skipping it
-        return bool(slash or self.api_version) and (group, self.kind) in NO_SCHEDULING_CONTENT
-
-    @property
-    def pod_spec_path(self) -> tuple[str, ...] | None:
-        """Where the pod spec is in a Pod, or in a built-in controller whose pods may join a PodGroup (``None``: no
-        such kind).
-
-        Such an object that sets ``spec.schedulingGroup`` there is checked with
-        the pod rules (``validate``); without it, it is a built-in kind with no
-        gang-scheduling content.
-        """
-        if not self.api_version:
-            return None
-        return _POD_SPECS.get((self.api_version.rpartition("/")[0], self.kind))
-
-    def where(self) -> str:
-        """``file (document N)`` (``file (document N, item M)`` in a list), for messages."""
-        inside = "" if self.item is None else f", item {self.item}"
-        return f"{self.source} (document {self.number}{inside})"
-
-    def about(self) -> str:
-        """``file (document N) Kind/name``: the document and the object it holds, for messages about it."""
-        what = f"{self.kind or 'object'}/{self.name}" if self.name else self.kind or "object"
-        return f"{self.where()} {what}"
 
 
 @contextmanager
@@ -192,7 +73,7 @@ def about(doc: Document) -> Iterator[None]:
     """
     try:
         yield
-    except UsageError:
+    except (UsageError, DocumentRefusedError):  # already named after its document
         raise
     except WorkloadBuilderError as problem:
         raise UsageError(f"{doc.about()}: {one_line(problem)}") from problem
@@ -319,45 +200,6 @@ def refuse_not_served(documents: Sequence[Document]) -> None:
             raise UsageError(f'{doc.about()}: The {doc.kind} "{doc.name}" is invalid: {wrong[0]}')
 
 
-def skipped_note(doc: Document) -> str:
-    """The note for a document of ``NO_SCHEDULING_CONTENT``: what it is, and that it was skipped."""
-    return f"{doc.about()}: {doc.kind} ({doc.api_version}) has no gang-scheduling content; skipped"
-
-
-def unknown_kinds(documents: Sequence[Document], used: Collection[str] = ()) -> list[Document]:
-    """The documents no command reads, in input order: every command skips each with ``unknown_note``.
-
-    A document is of an unknown kind when no adapter plans it (``--mapping``
-    registers one), it is no Workload, PodGroup or CompositePodGroup, no
-    built-in kind without gang-scheduling content (those get ``skipped_note``),
-    no object with a bundled schema (a runtime, another scheduler's PodGroup),
-    no Pod or built-in controller of pods (one whose pods join a PodGroup is
-    checked with it) and not the
-    ``Kind/name`` of an object a plan read (``used``).
-    """
-    return [
-        doc
-        for doc in documents
-        if adapter_for(doc.api_version, doc.kind) is None
-        and not doc.is_scheduling_object
-        and not doc.has_no_scheduling_content
-        and not has_schema(doc.data)
-        and doc.pod_spec_path is None
-        and f"{doc.kind}/{doc.name}" not in used
-    ]
-
-
-def unknown_note(doc: Document) -> str:
-    """The warning for a document of an unknown kind (``unknown_kinds``): what it is, that it was skipped, what helps.
-
-    Every command says these words of such a document, and goes on with the others.
-    """
-    return (
-        f"{doc.about()}: no adapter for apiVersion {doc.api_version!r} kind {doc.kind!r}; skipped "
-        "(--mapping FILE describes a custom resource)"
-    )
-
-
 def skip_notices(documents: Sequence[Document], used: Collection[str] = (), read: Collection[str] = ()) -> list[Notice]:
     """What a command says of each document it skips, in input order: a note or an ``unknown-kind`` warning.
 
@@ -409,35 +251,6 @@ def _in_namespace(doc: Document, namespace: str | None) -> Document:
             f"{namespace!r} (--namespace): leave the flag out, or pass --namespace={current}"
         )
     return doc
-
-
-_TEMPLATE = ("spec", "template", "spec")
-_POD_SPECS: dict[tuple[str, str], tuple[str, ...]] = {
-    ("", "Pod"): ("spec",),
-    ("", "ReplicationController"): _TEMPLATE,
-    **{("apps", kind): _TEMPLATE for kind in ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet")},
-    ("batch", "CronJob"): ("spec", "jobTemplate", "spec", "template", "spec"),
-}
-"""Where the pod spec is, by ``(group, kind)``, in the built-in objects whose pods may join a native PodGroup."""
-
-
-def _malformed(data: Any, keys: Sequence[str]) -> bool:
-    """Whether a value on the way to ``keys`` is there but no mapping."""
-    for key in keys:
-        data = data.get(key) if isinstance(data, dict) else None
-        if data is None:
-            return False
-        if not isinstance(data, dict):
-            return True
-    return False
-
-
-def _has(data: Any, *keys: str) -> bool:
-    for key in keys:
-        if not isinstance(data, dict) or data.get(key) is None:
-            return False
-        data = data[key]
-    return True
 
 
 def _json_type(data: Any) -> str:

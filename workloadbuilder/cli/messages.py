@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 from workloadbuilder.cli.errors import UsageError
 
 if TYPE_CHECKING:
-    from workloadbuilder.adapters import Finding
+    from workloadbuilder.adapters.sourced import Notice
 
-__all__ = ["WARNING_KINDS", "Notice", "WarningPolicy", "plan_notices"]
+__all__ = ["WARNING_KINDS", "WarningPolicy"]
 
 
 WARNING_KINDS = {
@@ -31,15 +31,6 @@ WARNING_KINDS = {
     "skipped": "a built-in kind with no gang-scheduling content (a Service, RBAC, ...): skipped, a note that never fails",
 }
 """The kind of every warning the commands print, by its stable id (``-W no-<id>`` silences one)."""
-
-
-@dataclass(frozen=True)
-class Notice:
-    """One warning: its kind (a key of ``WARNING_KINDS``), its text, and the field it is about (``()``: the object)."""
-
-    kind: str
-    text: str
-    loc: tuple[str | int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -76,34 +67,3 @@ class WarningPolicy:
     def shown(self, notices: Iterable[Notice]) -> list[Notice]:
         """The notices not silenced, each text once, in order."""
         return list({n.text: n for n in notices if n.kind not in self.silenced}.values())
-
-
-def plan_notices(where: str, findings: Iterable[Finding], object_ref: str) -> list[Notice]:
-    """An adapter's warnings about one planned object, in words a user can act on.
-
-    ``where`` is ``file (document N)``, ``object_ref`` the planned object's
-    ``Kind/name``. A missing uid on the object itself becomes one plain
-    ``uid`` notice; the warning that the Workload does not exist yet (a root
-    Job's PodGroups are then owned by the Job alone) is left out: offline, no
-    Workload ever exists, and the object's own uid is all a manifest can
-    carry. Every other warning is ``lossy``.
-    """
-    about = f"{where} {object_ref}"
-    notices = []
-    for finding in findings:
-        mine = finding.object == object_ref
-        if str(finding.error.field) == "metadata.uid":
-            if mine:
-                notices.append(Notice("uid", _no_uid(about, *object_ref.split("/", 1)), ("metadata",)))
-            continue
-        text = f"{about}: {finding.error if mine else finding}"
-        notices.append(Notice("lossy", text, finding.error.loc() if mine else ()))
-    return notices
-
-
-def _no_uid(about: str, kind: str, name: str) -> str:
-    return (
-        f"{about}: no metadata.uid (the object was never created), so the Workload and group names are not the "
-        f"ones the controller will use; for those, run on the object as the cluster returns it "
-        f"(kubectl get {kind.lower()} {name} -o yaml); -W no-uid hides this warning"
-    )

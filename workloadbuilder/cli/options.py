@@ -1,4 +1,4 @@
-"""The options every placing command shares: which cluster to place on, and ``--claim``."""
+"""The options every placing command shares: which cluster to place on, ``--claim``, ``--strategy`` and ``-o``."""
 
 from __future__ import annotations
 
@@ -11,9 +11,20 @@ from workloadbuilder.cli.answer_dump import dumped
 from workloadbuilder.cli.deadline import Deadline
 from workloadbuilder.cli.errors import UsageError
 from workloadbuilder.cli.flags import add_output
+from workloadbuilder.placement import DEFAULT_TIMEOUT, STRATEGIES
 from workloadbuilder.placement.request.model import DeviceRequest
 
-__all__ = ["ANSWER_OUTPUTS", "add_cluster_options", "add_output_option", "check_output", "dump_answer", "parse_claims"]
+__all__ = [
+    "ANSWER_OUTPUTS",
+    "add_cluster_options",
+    "add_output_option",
+    "add_placing_options",
+    "add_planning_options",
+    "add_strategy_option",
+    "check_output",
+    "dump_answer",
+    "parse_claims",
+]
 
 ANSWER_OUTPUTS = ("text", "json", "yaml")
 """What ``-o/--output`` of place, explain, capacity and simulate takes."""
@@ -22,6 +33,50 @@ ANSWER_OUTPUTS = ("text", "json", "yaml")
 def add_output_option(sub: argparse.ArgumentParser) -> None:
     """``-o/--output text|json|yaml`` (``ANSWER_OUTPUTS``), as every command declares it (``flags.add_output``)."""
     add_output(sub, ANSWER_OUTPUTS)
+
+
+def add_strategy_option(sub: argparse.ArgumentParser) -> None:
+    """``--strategy``: one of the placement strategies (``kube-scheduler``, the default, or ``complete``)."""
+    sub.add_argument(
+        "--strategy", default="kube-scheduler", help=" or ".join(STRATEGIES) + " (default: kube-scheduler)"
+    )
+
+
+def add_placing_options(sub: argparse.ArgumentParser, render: bool) -> None:
+    """The cluster, strategy and output options of ``place`` and ``explain`` (``--render`` for place)."""
+    add_cluster_options(sub)
+    add_strategy_option(sub)
+    sub.add_argument("--preempt", action="store_true", help="evict lower-priority work when that is what it takes")
+    sub.add_argument(
+        "--timeout",
+        type=float,
+        metavar="SECONDS",
+        help="wall-clock bound of the whole command, reading and writing included (default: none, and"
+        f" {DEFAULT_TIMEOUT:g} s for the complete strategy's searches); what the searches leave open is undecided",
+    )
+    add_output_option(sub)
+    if render:
+        sub.add_argument(
+            "--render", metavar="FILE", help="draw the placement: FILE.svg, or FILE.html with the SVG inline"
+        )
+        sub.add_argument("--force", action="store_true", help="let --render overwrite an existing file")
+
+
+def add_planning_options(sub: argparse.ArgumentParser, timeout: float) -> None:
+    """What ``capacity`` and ``simulate`` share after their own options: ``--timeout`` (default ``timeout``
+    seconds), ``--render FILE.svg``, ``--force``, ``--strategy`` and ``-o``."""
+    sub.add_argument(
+        "--timeout",
+        type=float,
+        default=timeout,
+        metavar="SECONDS",
+        help=f"wall-clock bound of the whole command, the complete strategy's searches included (default: {timeout:g});"
+        " what it leaves open is reported as undecided",
+    )
+    sub.add_argument("--render", metavar="FILE.svg", help="draw the answer as an SVG chart")
+    sub.add_argument("--force", action="store_true", help="let --render replace an existing file")
+    add_strategy_option(sub)
+    add_output_option(sub)
 
 
 def check_output(output: str) -> None:

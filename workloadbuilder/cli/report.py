@@ -12,82 +12,24 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-from workloadbuilder._internal.gofmt import go_escaped, render_bad_value
-from workloadbuilder.cli.messages import Notice
+from workloadbuilder._internal.gofmt import go_escaped
+from workloadbuilder.adapters.document_reports import ObjectReport
+from workloadbuilder.adapters.sourced import Notice
 from workloadbuilder.cli.positions import Positions
-from workloadbuilder.field import ErrorList, FieldError
 
-__all__ = ["Verdict", "render", "summary_line"]
-
-
-@dataclass
-class Verdict:
-    """The result of validating one object; ``checked`` is false for an object no adapter reads."""
-
-    source: str
-    document: int
-    kind: str
-    name: str
-    errors: ErrorList = field(default_factory=ErrorList)
-    notices: list[Notice] = field(default_factory=list)
-    checked: bool = True
-    item: int | None = None
-    """The object's position in its document's ``List`` (from 1), if the document is a list."""
-
-    def about(self) -> str:
-        """``file (document N) Kind/name`` (``file (document N, item M) ...`` in a list), for messages about it."""
-        return f"{self.source} ({self.document_place()}) {self.kind}/{self.name}"
-
-    def document_place(self) -> str:
-        """``document N`` (``document N, item M`` in a list)."""
-        return f"document {self.document}" + ("" if self.item is None else f", item {self.item}")
-
-    def kubectl(self) -> str:
-        """kubectl's message for a rejected object (``MultilineError`` layout), or ``""`` when valid."""
-        if not self.errors:
-            return ""
-        prefix = f'The {self.kind} "{self.name}" is invalid: '
-        texts = list(dict.fromkeys(str(err) for err in self.errors))
-        if len(texts) == 1:
-            return prefix + texts[0] + "\n"
-        return prefix + "\n" + "".join(f"* {text}\n" for text in texts)
-
-    def as_dict(self) -> dict[str, Any]:
-        """A JSON-ready record: where the object is, and each error with its ``loc``."""
-        return {
-            "source": self.source,
-            "document": self.document,
-            "kind": self.kind,
-            "name": self.name,
-            "valid": not self.errors,
-            "checked": self.checked,
-            "errors": [_error_dict(err) for err in self.errors],
-            "warnings": [notice.text for notice in self.notices],
-        }
-
-
-def _error_dict(err: FieldError) -> dict[str, Any]:
-    return {
-        "type": err.type.value,
-        "field": err.field,
-        "loc": list(err.loc()),
-        "detail": err.detail,
-        "badValue": render_bad_value(err.bad_value),
-        "message": str(err),
-    }
+__all__ = ["render", "summary_line"]
 
 
 def render(
-    verdicts: Sequence[Verdict],
+    reports: Sequence[ObjectReport],
     output: str,
     positions: Mapping[str, Positions] | None = None,
     profile: str = "",
     summary: bool = False,
 ) -> str:
-    """All verdicts in one of the formats ``text``, ``json``, ``yaml``, ``github``, ``junit`` or ``tap``.
+    """All reports in one of the formats ``text``, ``json``, ``yaml``, ``github``, ``junit`` or ``tap``.
 
     ``positions`` (by source) gives GitHub annotations the line and column
     of each offending field; without it they name only the file. ``profile``
@@ -96,91 +38,91 @@ def render(
     end with the ``summary_line`` when ``summary`` is asked for.
     """
     if output in ("json", "yaml"):
-        records = [v.as_dict() for v in verdicts]
+        records = [v.as_dict() for v in reports]
         if output == "yaml":
             from workloadbuilder.cli.answer_dump import dumped
 
             return dumped(records, "yaml")  # the answers' YAML writer: a control character is escaped, never raw
         return json.dumps(records, indent=2) + "\n"
     if output == "junit":
-        return _junit(verdicts, profile)
+        return _junit(reports, profile)
     if output == "tap":
-        return _tap(verdicts, profile)
+        return _tap(reports, profile)
     if output == "github":
-        lines = [line + "\n" for verdict in verdicts for line in _annotations(verdict, positions or {})]
+        lines = [line + "\n" for report in reports for line in _annotations(report, positions or {})]
         if summary:
-            lines.append(f"::notice title=workloadbuilder validate::{_gh_data(summary_line(verdicts, profile))}\n")
+            lines.append(f"::notice title=workloadbuilder validate::{_gh_data(summary_line(reports, profile))}\n")
         return "".join(lines)
     out: list[str] = []
-    for verdict in verdicts:
-        out.extend(f"{_label(notice)}: {notice.text}\n" for notice in verdict.notices)
-        if verdict.checked:
-            message = verdict.kubectl()
-            out.append(f"{verdict.about()}: {message}" if message else f'{verdict.kind} "{verdict.name}" is valid\n')
+    for report in reports:
+        out.extend(f"{_label(notice)}: {notice.text}\n" for notice in report.notices)
+        if report.checked:
+            message = report.kubectl()
+            out.append(f"{report.about()}: {message}" if message else f'{report.kind} "{report.name}" is valid\n')
     if summary:
-        out.append(summary_line(verdicts, profile) + "\n")
+        out.append(summary_line(reports, profile) + "\n")
     return "".join(out)
 
 
-def summary_line(verdicts: Sequence[Verdict], profile: str) -> str:
+def summary_line(reports: Sequence[ObjectReport], profile: str) -> str:
     """kubeconform's count: ``N objects: V valid, I invalid, S skipped (profile)``; not checked is skipped."""
-    valid = sum(1 for v in verdicts if v.checked and not v.errors)
-    invalid = sum(1 for v in verdicts if v.checked and v.errors)
-    skipped = len(verdicts) - valid - invalid
-    count = f"{len(verdicts)} object{'' if len(verdicts) == 1 else 's'}"
+    valid = sum(1 for v in reports if v.checked and not v.errors)
+    invalid = sum(1 for v in reports if v.checked and v.errors)
+    skipped = len(reports) - valid - invalid
+    count = f"{len(reports)} object{'' if len(reports) == 1 else 's'}"
     return f"{count}: {valid} valid, {invalid} invalid, {skipped} skipped" + (f" ({profile})" if profile else "")
 
 
-def _junit(verdicts: Sequence[Verdict], profile: str) -> str:
+def _junit(reports: Sequence[ObjectReport], profile: str) -> str:
     """JUnit XML: a ``testsuite`` per file, a ``testcase`` per object (``failure`` when invalid, ``skipped``
     when not checked, warnings as its ``system-out``); the profile in each suite's ``properties``."""
     from xml.etree import ElementTree as ET
 
     root = ET.Element("testsuites", name=_xml(f"workloadbuilder validate ({profile})" if profile else "validate"))
-    _counts(root, verdicts)
-    for source in dict.fromkeys(v.source for v in verdicts):
-        mine = [v for v in verdicts if v.source == source]
+    _counts(root, reports)
+    for source in dict.fromkeys(v.source for v in reports):
+        mine = [v for v in reports if v.source == source]
         suite = ET.SubElement(root, "testsuite", name=_xml(source))
         _counts(suite, mine)
         if profile:
             properties = ET.SubElement(suite, "properties")
             for name, value in _profile_properties(profile):
                 ET.SubElement(properties, "property", name=name, value=_xml(value))
-        for verdict in mine:
+        for report in mine:
             case = ET.SubElement(
                 suite,
                 "testcase",
-                name=_xml(f"{verdict.kind}/{verdict.name} ({verdict.document_place()})"),
+                name=_xml(f"{report.kind}/{report.name} ({report.document_place()})"),
                 classname=_xml(source),
                 file=_xml(source),
             )
-            if verdict.errors:
-                texts = list(dict.fromkeys(str(err) for err in verdict.errors))
+            if report.errors:
+                texts = list(dict.fromkeys(str(err) for err in report.errors))
                 failure = ET.SubElement(
-                    case, "failure", message=_xml(f'The {verdict.kind} "{verdict.name}" is invalid'), type="invalid"
+                    case, "failure", message=_xml(f'The {report.kind} "{report.name}" is invalid'), type="invalid"
                 )
                 failure.text = _xml("".join(f"{text}\n" for text in texts))
-            elif not verdict.checked:
-                ET.SubElement(case, "skipped", message=_xml(_skip_reason(verdict)))
-            if verdict.notices and (verdict.checked or len(verdict.notices) > 1):
+            elif not report.checked:
+                ET.SubElement(case, "skipped", message=_xml(_skip_reason(report)))
+            if report.notices and (report.checked or len(report.notices) > 1):
                 ET.SubElement(case, "system-out").text = _xml(
-                    "".join(f"{_label(notice)}: {notice.text}\n" for notice in verdict.notices)
+                    "".join(f"{_label(notice)}: {notice.text}\n" for notice in report.notices)
                 )
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def _skip_reason(verdict: Verdict) -> str:
+def _skip_reason(report: ObjectReport) -> str:
     """Why an object was not checked: its first note, less the ``file (document N) Kind/name: `` it starts with."""
-    notes = [notice.text.removeprefix(f"{verdict.about()}: ") for notice in verdict.notices]
+    notes = [notice.text.removeprefix(f"{report.about()}: ") for notice in report.notices]
     return notes[0] if notes else "not checked"
 
 
-def _counts(element: Any, verdicts: Sequence[Verdict]) -> None:
-    element.set("tests", str(len(verdicts)))
-    element.set("failures", str(sum(1 for v in verdicts if v.checked and v.errors)))
+def _counts(element: Any, reports: Sequence[ObjectReport]) -> None:
+    element.set("tests", str(len(reports)))
+    element.set("failures", str(sum(1 for v in reports if v.checked and v.errors)))
     element.set("errors", "0")
-    element.set("skipped", str(sum(1 for v in verdicts if not v.checked)))
+    element.set("skipped", str(sum(1 for v in reports if not v.checked)))
 
 
 def _profile_properties(profile: str) -> list[tuple[str, str]]:
@@ -203,28 +145,28 @@ def _escaped(char: str) -> str:
     return f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}"
 
 
-def _tap(verdicts: Sequence[Verdict], profile: str) -> str:
+def _tap(reports: Sequence[ObjectReport], profile: str) -> str:
     """TAP version 13: the plan, then ``ok``/``not ok`` per object (a skipped one ``# SKIP`` with its note), its
     errors and warnings in a YAML block, and the ``summary_line`` as the last comment."""
     from workloadbuilder.cli.answer_dump import dumped
 
-    lines = ["TAP version 13", f"1..{len(verdicts)}"]
-    for number, verdict in enumerate(verdicts, start=1):
-        status = "not ok" if verdict.errors else "ok"
-        line = f"{status} {number} - {_tap_text(verdict.about())}"
-        if not verdict.checked:
-            line += f" # SKIP {_tap_text(_skip_reason(verdict))}"
+    lines = ["TAP version 13", f"1..{len(reports)}"]
+    for number, report in enumerate(reports, start=1):
+        status = "not ok" if report.errors else "ok"
+        line = f"{status} {number} - {_tap_text(report.about())}"
+        if not report.checked:
+            line += f" # SKIP {_tap_text(_skip_reason(report))}"
         lines.append(line)
         block: dict[str, Any] = {}
-        if verdict.errors:
-            block["message"] = f'The {verdict.kind} "{verdict.name}" is invalid'
-            block["errors"] = list(dict.fromkeys(str(err) for err in verdict.errors))
-        if verdict.checked and verdict.notices:
-            block["warnings"] = [f"{_label(notice)}: {notice.text}" for notice in verdict.notices]
+        if report.errors:
+            block["message"] = f'The {report.kind} "{report.name}" is invalid'
+            block["errors"] = list(dict.fromkeys(str(err) for err in report.errors))
+        if report.checked and report.notices:
+            block["warnings"] = [f"{_label(notice)}: {notice.text}" for notice in report.notices]
         if block:
             text = dumped(block, "yaml")  # a control character or line break escaped, never raw
             lines += ["  ---", *(f"  {row}" for row in text.split("\n") if row), "  ..."]
-    lines.append(f"# {summary_line(verdicts, profile)}")
+    lines.append(f"# {summary_line(reports, profile)}")
     return "".join(f"{line}\n" for line in lines)
 
 
@@ -240,19 +182,19 @@ def _label(notice: Notice) -> str:
     return "Note" if notice.kind == "skipped" else "Warning"
 
 
-def _annotations(verdict: Verdict, positions: Mapping[str, Positions]) -> list[str]:
-    """GitHub workflow commands for one verdict: ``::error file=F,line=L,col=C,title=T::message`` and warnings."""
-    found = positions.get(verdict.source)
+def _annotations(report: ObjectReport, positions: Mapping[str, Positions]) -> list[str]:
+    """GitHub workflow commands for one report: ``::error file=F,line=L,col=C,title=T::message`` and warnings."""
+    found = positions.get(report.source)
 
     def where(loc: Sequence[str | int]) -> str:
-        path = loc if verdict.item is None else ("items", verdict.item - 1, *loc)
-        place = found.find(verdict.document, path) if found is not None else None
+        path = loc if report.item is None else ("items", report.item - 1, *loc)
+        place = found.find(report.document, path) if found is not None else None
         at = f",line={place[0]},col={place[1]}" if place is not None else ""
-        return f"file={_gh_property(verdict.source)}{at}"
+        return f"file={_gh_property(report.source)}{at}"
 
-    title = _gh_property(f"{verdict.kind} {verdict.name} is invalid")
-    lines = [f"::error {where(err.loc())},title={title}::{_gh_data(str(err))}" for err in verdict.errors]
-    lines += [f"::warning {where(notice.loc)}::{_gh_data(notice.text)}" for notice in verdict.notices]
+    title = _gh_property(f"{report.kind} {report.name} is invalid")
+    lines = [f"::error {where(err.loc())},title={title}::{_gh_data(str(err))}" for err in report.errors]
+    lines += [f"::warning {where(notice.loc)}::{_gh_data(notice.text)}" for notice in report.notices]
     return lines
 
 

@@ -1,53 +1,37 @@
-"""``workloadbuilder doctor KIND/NAME``: parse the flags, read the live state, diagnose, print.
-
-Exit codes: 0 healthy, 1 a problem found, 2 bad input: an unknown kind, an
-object that does not exist, an unusable kubeconfig, or a read that failed (a
-server that cannot be reached, is silent past a timeout, refuses, redirects,
-sends too much or sends what is not JSON of the expected shape); one line on
-stderr that names the file or the server and path, never a credential.
-"""
+"""``workloadbuilder doctor KIND/NAME``: why a live gang is pending: reason, evidence, next step."""
 
 from __future__ import annotations
 
 import argparse
-import math
-import time
-from typing import Any, TextIO
+from typing import TextIO
 
-from workloadbuilder._internal.gofmt import capped
-from workloadbuilder.cli.errors import UsageError
 from workloadbuilder.cli.flags import add_namespace, add_output
-from workloadbuilder.cli.options import dump_answer
-from workloadbuilder.doctor.diagnose import diagnose
-from workloadbuilder.doctor.kubeconfig import load_context
-from workloadbuilder.doctor.live import parse_target, read_live
-from workloadbuilder.doctor.transport import (
-    DEFAULT_CONNECT_TIMEOUT,
-    DEFAULT_MAX_RESPONSE_MIB,
-    DEFAULT_REQUEST_TIMEOUT,
-    DEFAULT_TOTAL_TIMEOUT,
-    ApiReader,
-    ReadLimits,
-    Redactor,
-)
-from workloadbuilder.errors import WorkloadBuilderError
 
-__all__ = ["add_options", "doctor_command"]
+__all__ = ["HELP", "add_options", "run"]
 
-_MAX_SECONDS = 86_400.0
-_MAX_MIB = 1 << 20
+HELP = "why a live gang is pending: reason, evidence, next step"
+"""The command's one-line help, in ``workloadbuilder --help`` and atop its own."""
 
 
-def add_options(sub: argparse.ArgumentParser) -> None:
-    """The ``doctor`` arguments and flags."""
-    sub.add_argument(
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """The target, ``-n``, the kubeconfig options, ``-o text|json|yaml`` and the bounds of the reads."""
+    from workloadbuilder.doctor.transport import (
+        DEFAULT_CONNECT_TIMEOUT,
+        DEFAULT_MAX_RESPONSE_MIB,
+        DEFAULT_REQUEST_TIMEOUT,
+        DEFAULT_TOTAL_TIMEOUT,
+    )
+
+    parser.add_argument(
         "target", metavar="KIND/NAME", help="a Job, JobSet, LeaderWorkerSet, TrainJob, Workload or PodGroup"
     )
-    add_namespace(sub, "the object's namespace (default: the context's)")
-    sub.add_argument("--context", default=None, help="the kubeconfig context to use")
-    sub.add_argument("--kubeconfig", default=None, help="the kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
-    add_output(sub, ("text", "json", "yaml"))
-    bounds = sub.add_argument_group("bounds of the reads (docs/robustness.md)")
+    add_namespace(parser, "the object's namespace (default: the context's)")
+    parser.add_argument("--context", default=None, help="the kubeconfig context to use")
+    parser.add_argument(
+        "--kubeconfig", default=None, help="the kubeconfig file (default: $KUBECONFIG or ~/.kube/config)"
+    )
+    add_output(parser, ("text", "json", "yaml"))
+    bounds = parser.add_argument_group("bounds of the reads (docs/robustness.md)")
     bounds.add_argument(
         "--connect-timeout",
         metavar="SECONDS",
@@ -74,59 +58,8 @@ def add_options(sub: argparse.ArgumentParser) -> None:
     )
 
 
-def _seconds(text: str, flag: str) -> float:
-    """A flag's positive, finite number of seconds, up to a day."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and 0 < value <= _MAX_SECONDS):
-        raise UsageError(
-            f"{flag}: expected a number of seconds above 0 and up to {_MAX_SECONDS:g}, got {capped(repr(text))}"
-        )
-    return value
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Diagnose the live object; returns 0 when healthy and 1 when a problem was found."""
+    from workloadbuilder.cli.run_doctor import doctor_command
 
-
-def _mib(text: str, flag: str) -> int:
-    """A flag's positive whole number of MiB."""
-    if not (len(text) <= 8 and text.isascii() and text.isdigit() and 0 < int(text) <= _MAX_MIB):
-        raise UsageError(f"{flag}: expected a whole number of MiB from 1 to {_MAX_MIB}, got {capped(repr(text))}")
-    return int(text)
-
-
-def doctor_command(args: Any, out: TextIO, err: TextIO) -> int:
-    """Run ``doctor``; returns 0 when healthy and 1 when a problem was found."""
-    kind, name = parse_target(args.target)
-    limits = ReadLimits(
-        connect_timeout=_seconds(args.connect_timeout, "--connect-timeout"),
-        request_timeout=_seconds(args.request_timeout, "--request-timeout"),
-        total_timeout=_seconds(args.timeout, "--timeout"),
-        max_response_bytes=_mib(args.max_response_mib, "--max-response-mib") << 20,
-    )
-    started = time.monotonic()  # --timeout counts from here: an exec credential plugin's run is part of it
-    context = load_context(args.kubeconfig, args.context, timeout=limits.total_timeout)
-    redact = context.redact
-    namespace = args.namespace or context.namespace
-    try:
-        with ApiReader(context.configuration, limits, redact, started=started) as reader:
-            state = read_live(reader, kind, name, namespace)
-        diagnosis = diagnose(state)
-    except WorkloadBuilderError as problem:  # every message is redacted where it is made; this is a last net
-        problem.args = (redact.scrub(str(problem)),)
-        raise
-    if args.output != "text":
-        out.write(dump_answer(_scrubbed(diagnosis.to_dict(), redact), args.output))
-    else:
-        out.write(redact.scrub(diagnosis.text))
-    return 0 if diagnosis.healthy else 1
-
-
-def _scrubbed(value: Any, redact: Redactor) -> Any:
-    """Every string of a JSON value with the credentials replaced (the server may echo one in a message)."""
-    if isinstance(value, str):
-        return redact.scrub(value)
-    if isinstance(value, dict):
-        return {redact.scrub(str(key)): _scrubbed(item, redact) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_scrubbed(item, redact) for item in value]
-    return value
+    return doctor_command(args, out, err)

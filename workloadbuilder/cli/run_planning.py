@@ -1,4 +1,4 @@
-"""``workloadbuilder capacity`` and ``simulate``: how many copies fit and what to add; a queue played out over time.
+"""How ``workloadbuilder capacity`` and ``simulate`` run: copies that fit and what to add; a queue over time.
 
 ``capacity FILE...`` treats every object of the input files as one unit and
 asks ``placement.capacity``. ``simulate QUEUE.yaml`` reads a queue file::
@@ -26,11 +26,12 @@ from typing import Any, TextIO
 
 from workloadbuilder import manifests
 from workloadbuilder._internal.gofmt import render_bad_value
+from workloadbuilder.adapters.sourced import unknown_kinds
 from workloadbuilder.cli.clusters import load_cluster
 from workloadbuilder.cli.deadline import Deadline
 from workloadbuilder.cli.errors import UsageError
-from workloadbuilder.cli.inputs import Document, read_inputs, unknown_kinds
-from workloadbuilder.cli.options import add_cluster_options, add_output_option, check_output, dump_answer, parse_claims
+from workloadbuilder.cli.inputs import Document, read_inputs
+from workloadbuilder.cli.options import check_output, dump_answer, parse_claims
 from workloadbuilder.cli.placement_inputs import merge_requests, placement_inputs
 from workloadbuilder.cli.progress import Progress
 from workloadbuilder.cli.render_file import check_render_target, write_render
@@ -43,62 +44,9 @@ from workloadbuilder.placement.planning.capacity import capacity
 from workloadbuilder.placement.planning.simulate import QueueEntry, simulate
 from workloadbuilder.placement.render.charts import capacity_svg, utilization_svg
 
-__all__ = [
-    "add_capacity_options",
-    "add_simulate_options",
-    "capacity_command",
-    "simulate_command",
-]
+__all__ = ["capacity_command", "read_queue", "simulate_command"]
 
 _ENTRY_FIELDS = frozenset({"file", "object", "arrival", "duration", "count", "priorityClassName"})
-
-
-def add_capacity_options(sub: argparse.ArgumentParser) -> None:
-    """``capacity``'s arguments besides the inputs: the cluster, ``--add-nodes-like``, ``--target``, ``--output``."""
-    add_cluster_options(sub)
-    sub.add_argument("--add-nodes-like", metavar="NODE", help="a node whose labels and allocatable new nodes copy")
-    sub.add_argument(
-        "--target",
-        type=int,
-        help=f"the copies --add-nodes-like aims for, at most {MAX_COPIES} (default: one more than fit)",
-    )
-    _common(sub, _CAPACITY_TIMEOUT)
-
-
-def add_simulate_options(sub: argparse.ArgumentParser) -> None:
-    """``simulate``'s arguments besides the queue file: the cluster, ``--seed``, ``--exit-zero``, ``--output``."""
-    add_cluster_options(sub)
-    sub.add_argument("--seed", type=int, default=0, help="tie-breaks between equal arrivals (default 0)")
-    sub.add_argument(
-        "--exit-zero",
-        action="store_true",
-        help="exit 0 even when a copy never runs (for reports); undecided copies still exit 1",
-    )
-    _common(sub, _SIMULATE_TIMEOUT)
-
-
-_CAPACITY_TIMEOUT = 60.0
-"""``capacity --timeout``'s default: seconds of wall clock for the whole command."""
-
-_SIMULATE_TIMEOUT = 60.0
-"""``simulate --timeout``'s default: seconds of wall clock for the whole command."""
-
-
-def _common(sub: argparse.ArgumentParser, timeout: float) -> None:
-    sub.add_argument(
-        "--timeout",
-        type=float,
-        default=timeout,
-        metavar="SECONDS",
-        help=f"wall-clock bound of the whole command, the complete strategy's searches included (default: {timeout:g});"
-        " what it leaves open is reported as undecided",
-    )
-    sub.add_argument("--render", metavar="FILE.svg", help="draw the answer as an SVG chart")
-    sub.add_argument("--force", action="store_true", help="let --render replace an existing file")
-    sub.add_argument(
-        "--strategy", default="kube-scheduler", help=" or ".join(STRATEGIES) + " (default: kube-scheduler)"
-    )
-    add_output_option(sub)
 
 
 def _check(args: argparse.Namespace) -> None:
