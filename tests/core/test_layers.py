@@ -334,3 +334,81 @@ def test_a_private_reexport_is_caught(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
     module.write_text('from workloadbuilder._internal.gofmt import go_quote\n__all__ = ["go_quote", "other"]\n')
     assert reexported_private_names(module) == {"go_quote"}
+
+
+A = "workloadbuilder.adapters"
+
+
+def read_adapter_imports(markdown: str) -> set[tuple[str, str]]:
+    """The ``## Adapters`` table: (importer, imported) for each controller package allowed to import another."""
+    section = markdown.split("\n## Adapters\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("|")]
+    pairs = set()
+    for row in rows[2:]:  # the header and the |---| line
+        importer, imported, _why = (cell.strip().strip("`") for cell in row.strip("|").split("|"))
+        pairs.add((importer, imported))
+    return pairs
+
+
+def controller_packages() -> list[str]:
+    """The adapters' controller packages: every package folder of adapters/ but ``_shared``."""
+    folders = sorted(p.parent.name for p in SOURCES[A].glob("*/__init__.py"))
+    return [f"{A}.{name}" for name in folders if name != "_shared"]
+
+
+def _package_of(module: str, packages: list[str]) -> str | None:
+    return next((p for p in packages if module == p or module.startswith(p + ".")), None)
+
+
+def sideways_imports(graph: dict[str, set[str]], packages: list[str]) -> set[tuple[str, str]]:
+    """(importer, imported) for each import of one controller package's module from another's."""
+    found = set()
+    for module, deps in graph.items():
+        own = _package_of(module, packages)
+        for dep in deps:
+            other = _package_of(dep, packages)
+            if own is not None and other is not None and other != own:
+                found.add((own, other))
+    return found
+
+
+def test_the_adapters_have_controller_packages() -> None:
+    assert controller_packages() == [f"{A}.{n}" for n in ("crd", "job", "jobset", "lws", "trainer", "volcano")]
+
+
+def test_controller_packages_import_each_other_only_as_the_page_lists() -> None:
+    listed = read_adapter_imports(PAGE.read_text())
+    assert sideways_imports(_graph(), controller_packages()) == listed
+
+
+def test_shared_imports_no_controller_package_and_no_cross_adapter_module() -> None:
+    graph = _graph()
+    allowed = {A, f"{A}.base", f"{A}.kit"}
+    shared = f"{A}._shared"
+    offenders = [
+        f"{module} -> {dep}"
+        for module, deps in sorted(graph.items())
+        if module == shared or module.startswith(shared + ".")
+        for dep in sorted(deps)
+        if dep.startswith(A + ".") and not dep.startswith(shared + ".") and dep not in allowed
+    ]
+    assert offenders == []
+
+
+def test_no_controller_package_imports_a_cross_adapter_module() -> None:
+    graph = _graph()
+    packages = controller_packages()
+    top = {m for m in graph if m.startswith(A + ".") and m.count(".") == 2} - {f"{A}.base", f"{A}.kit"}
+    top -= {*packages, f"{A}._shared"}
+    offenders = [
+        f"{module} -> {dep}"
+        for module, deps in sorted(graph.items())
+        if _package_of(module, packages) is not None
+        for dep in sorted(deps & top)
+    ]
+    assert offenders == []
+
+
+def test_a_sideways_import_is_found() -> None:
+    graph = {f"{A}.trainer.adapter": {f"{A}.jobset.levels", f"{A}.trainer.pods"}, f"{A}.jobset.pods": {f"{A}.kit"}}
+    assert sideways_imports(graph, [f"{A}.jobset", f"{A}.trainer"]) == {(f"{A}.trainer", f"{A}.jobset")}
