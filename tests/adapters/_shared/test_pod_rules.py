@@ -277,7 +277,7 @@ def test_judging_never_changes_the_object() -> None:
 
 
 def test_the_recorded_answers_live_beside_the_harness() -> None:
-    harness = Path(__file__).resolve().parents[2] / "tools" / "reference" / "podrules" / "main.go"
+    harness = Path(__file__).resolve().parents[3] / "tools" / "reference" / "podrules" / "main.go"
     assert "ValidatePodTemplateSpec" in harness.read_text()
 
 

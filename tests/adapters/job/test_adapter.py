@@ -19,7 +19,7 @@ from workloadbuilder.resolve import resolve_config
 from workloadbuilder.runtime.naming import job_template_name, pod_group_name, workload_name
 from workloadbuilder.testing import assert_golden
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "adapters" / "job"
+DATA = Path(__file__).resolve().parents[2] / "data" / "adapters" / "job"
 CASES = sorted(path.name.removesuffix(".in.yaml") for path in DATA.glob("*.in.yaml"))
 ADAPTER = JobAdapter()
 JOBSET_OWNER = {

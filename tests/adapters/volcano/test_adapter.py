@@ -12,7 +12,7 @@ import yaml
 from workloadbuilder.adapters import VolcanoJobAdapter, plan_object
 from workloadbuilder.adapters.volcano import JOB_NAME_LABEL, TASK_SPEC_LABEL
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "upstream" / "volcano"
+DATA = Path(__file__).resolve().parents[2] / "data" / "upstream" / "volcano"
 
 
 def upstream(name: str) -> dict[str, Any]:

@@ -12,7 +12,7 @@ import yaml
 from workloadbuilder.adapters import plan_object
 from workloadbuilder.migration.versions import migrate
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "upstream"
+DATA = Path(__file__).resolve().parents[2] / "data" / "upstream"
 
 
 def first(relative: str) -> dict[str, Any]:

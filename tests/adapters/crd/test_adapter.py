@@ -19,7 +19,7 @@ from workloadbuilder.adapters.crd.mapping import CRDMapping, GroupMapping, PodsM
 from workloadbuilder.runtime.naming import workload_name
 from workloadbuilder.testing import assert_golden
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DATA = ROOT / "tests" / "data" / "adapters" / "crd"
 EXAMPLE = ROOT / "examples" / "training_cluster"
 CASES = {

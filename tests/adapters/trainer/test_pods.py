@@ -17,7 +17,7 @@ import yaml
 from workloadbuilder.adapters.trainer import TrainJobAdapter
 from workloadbuilder.adapters.trainer.pods import merge_resources
 
-UPSTREAM = Path(__file__).resolve().parents[1] / "data" / "upstream" / "trainer"
+UPSTREAM = Path(__file__).resolve().parents[2] / "data" / "upstream" / "trainer"
 TORCH = UPSTREAM / "manifests" / "base" / "runtimes" / "torch_distributed.yaml"
 DEEPSPEED = UPSTREAM / "manifests" / "base" / "runtimes" / "deepspeed_distributed.yaml"
 MLX = UPSTREAM / "manifests" / "base" / "runtimes" / "mlx_distributed.yaml"

@@ -11,7 +11,7 @@ import yaml
 
 from workloadbuilder.adapters import plan_object
 
-UPSTREAM = Path(__file__).resolve().parents[1] / "data" / "upstream" / "kueue"
+UPSTREAM = Path(__file__).resolve().parents[2] / "data" / "upstream" / "kueue"
 REQUIRED = "kueue.x-k8s.io/podset-required-topology"
 PREFERRED = "kueue.x-k8s.io/podset-preferred-topology"
 

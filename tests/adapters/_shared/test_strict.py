@@ -14,7 +14,7 @@ import yaml
 from workloadbuilder.adapters import plan_object
 from workloadbuilder.adapters._shared.strict import KINDS, schema_errors
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DATA = ROOT / "tests" / "data" / "upstream"
 
 

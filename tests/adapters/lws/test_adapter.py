@@ -16,7 +16,7 @@ from workloadbuilder.adapters.lws import LeaderWorkerSetAdapter
 from workloadbuilder.manifests import read_documents
 from workloadbuilder.testing import assert_golden
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "adapters" / "lws"
+DATA = Path(__file__).resolve().parents[2] / "data" / "adapters" / "lws"
 UID = "0b6f4c1e-8d2a-4f5e-9c3b-7a1d2e4f6a80"
 FLAT, COMPOSITE = LeaderWorkerSetAdapter(), LeaderWorkerSetAdapter(composite_pod_groups=True)
 GANG = {"schedulingPolicy": {"gang": {}}}

@@ -15,7 +15,7 @@ from workloadbuilder.adapters.trainer import TrainJobAdapter
 from workloadbuilder.manifests import read_documents
 from workloadbuilder.testing import assert_golden
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "adapters" / "trainer"
+DATA = Path(__file__).resolve().parents[2] / "data" / "adapters" / "trainer"
 UID = "7e3a9c1d-2b4f-4e6a-8d0c-1f2e3d4c5b6a"
 ADAPTER = TrainJobAdapter()
 DROP = object()

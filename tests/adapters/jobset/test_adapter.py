@@ -16,7 +16,7 @@ from workloadbuilder.adapters.jobset import JobSetAdapter
 from workloadbuilder.manifests import read_documents
 from workloadbuilder.testing import assert_golden
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "adapters" / "jobset"
+DATA = Path(__file__).resolve().parents[2] / "data" / "adapters" / "jobset"
 UID = "5f1c4d9e-0a3b-4c2d-8e7f-6a5b4c3d2e1f"
 FLAT, COMPOSITE = JobSetAdapter(), JobSetAdapter(composite_pod_groups=True)
 GANG = {"schedulingPolicy": {"gang": {}}}
