@@ -36,7 +36,16 @@ DRA = "spec.resourceClaims: per-pod DRA claims are not modelled (only the PodGro
 WINDOWS = "zones=1,blocks=1,racks=2,hosts=2,gpus=8,cpu=64,memory=512Gi,os=windows,seed=0,used=0.0"
 SMALL = "cluster: 2 nodes, generated (zones=1,blocks=1,racks=1,hosts=2,gpus=8,cpu=64,memory=512Gi,seed=0,used=0.2)"
 FOUR = "cluster: 4 nodes, generated (zones=1,blocks=1,racks=2,hosts=2,gpus=8,cpu=64,memory=512Gi,seed=0,used=0.0)"
-SELECTOR = "`lin` pod `lin-0`: 0/4 nodes are available: 4 node(s) didn't match Pod's node affinity/selector."
+SELECTOR = "`lin` pod `lin-0`: 0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector."
+TRAIN_EVENTS = [  # kube-scheduler's FailedScheduling messages: its first placement, rack r1, took 5 of the 8 pods
+    "`train` pod `train-5`: 0/8 nodes are available: "
+    "2 node(s) had untolerated taint(s), 6 Insufficient nvidia.com/gpu.",
+    "`train` pod `train-6`: pod group is unschedulable, 0/2 placements are available, "
+    "first placement status: minCount (8) cannot be satisfied: 5 scheduled, 2 remaining",
+    "`train` pod `train-0`: pod group is unschedulable, pod group is unschedulable, 0/2 placements are available, "
+    "first placement status: minCount (8) cannot be satisfied: 5 scheduled, 2 remaining, "
+    "pod group preemption: No preemption victims found for incoming preemptor",
+]
 
 
 @pytest.fixture(autouse=True)
@@ -62,6 +71,8 @@ def run(*argv: str) -> tuple[int, str]:
                 "",
                 f"PodGroup train ({GANG}, document 1): not placed (kube-scheduler)",
                 "  `train` cannot be placed",
+                "  kube-scheduler (FailedScheduling):",
+                *[f"    {line}" for line in TRAIN_EVENTS],
                 "  quorum:",
                 "    `train`: 8 pods for a minCount of 8: met",
                 "  levels, outermost first:",
@@ -72,7 +83,8 @@ def run(*argv: str) -> tuple[int, str]:
                 "    `train`: 4 of 16 nodes are cordoned",
                 f"    {TAINTS}",
                 "  resources:",
-                "    `train`: nvidia.com/gpu leaves 5 of the 10 nodes the earlier filters pass without room for one pod",
+                "    `train`: nvidia.com/gpu leaves 5 of the 10 nodes the earlier filters pass "
+                "without room for one pod",
                 "  preemption: preemption cannot help: nothing of lower priority runs",
                 "",
                 "not feasible (kube-scheduler): 0 of 1 object placed",
@@ -90,6 +102,7 @@ def run(*argv: str) -> tuple[int, str]:
                 "    not placed (8 of its 8 pods needed)",
                 "  why:",
                 "    `train` cannot be placed",
+                *[f"    {line}" for line in TRAIN_EVENTS],
                 "    `train`: rack r1 fits 5 of 8 pods; 0 of 2 racks fit 8",
                 f"    `train`: {R1}",
                 f"    `train`: {R2}",
@@ -113,6 +126,8 @@ def run(*argv: str) -> tuple[int, str]:
                 "  `lin` cannot be placed",
                 "  kube-scheduler (FailedScheduling):",
                 f"    {SELECTOR}",
+                "    `lin` pod `lin-1`: pod group is unschedulable, 0/2 placements are available, "
+                "first placement status: minCount (3) cannot be satisfied: 0 scheduled, 2 remaining",
                 "  quorum:",
                 "    `lin`: 3 pods for a minCount of 3: met",
                 "  levels, outermost first:",
@@ -136,6 +151,11 @@ def run(*argv: str) -> tuple[int, str]:
                 "",
                 f"PodGroup lin ({LINUX}, document 1): not placed (kube-scheduler)",
                 "  `lin` cannot be placed",
+                "  kube-scheduler (FailedScheduling):",
+                "    `lin` pod `lin-2`: 0/2 nodes are available: 2 Insufficient cpu.",
+                "    `lin` pod `lin-0`: pod group is unschedulable, pod group is unschedulable, 0/2 placements are "
+                "available, first placement status: minCount (3) cannot be satisfied: 2 scheduled, 0 remaining, "
+                "pod group preemption: No preemption victims found for incoming preemptor",
                 "  quorum:",
                 "    `lin`: 3 pods for a minCount of 3: met",
                 "  levels, outermost first:",

@@ -22,10 +22,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from workloadbuilder.cli import run_placement as place_module
 from workloadbuilder.cli.app import main
-from workloadbuilder.cli.clusters import GenerateSpec, parse_generate
 from workloadbuilder.cli.deadline import Deadline
+from workloadbuilder.cli.clusters import GenerateSpec, parse_generate
+from workloadbuilder.cli.commands import place as place_module
 from workloadbuilder.cli.errors import UsageError
 from workloadbuilder.cli.progress import Progress
 from workloadbuilder.placement.cluster.generate import generate_kubectl
@@ -171,6 +171,7 @@ JOBSET_PLACED = lines(
     "verdict: placeable",
 )
 
+EIGHT_PG = "trainer-5d5cd87f58-trainer-pgt-0-9cc94c4c4"
 EIGHT_SHORT = lines(
     "cluster: 8 nodes, generated (zones=2,blocks=1,racks=1,hosts=4,gpus=1,cpu=64,memory=512Gi,seed=0,used=0.2)",
     "",
@@ -180,6 +181,13 @@ EIGHT_SHORT = lines(
     "    not placed (8 of its 8 pods needed)",
     "  why:",
     "    `trainer-5d5cd87f58-trainer-pgt-0-9cc94c4c4` cannot be placed",
+    # kube-scheduler's FailedScheduling messages, from its first placement (zone-00, 4 nodes)
+    f"    `{EIGHT_PG}` pod `{EIGHT_PG}-4`: 0/4 nodes are available: 4 Insufficient nvidia.com/gpu.",
+    f"    `{EIGHT_PG}` pod `{EIGHT_PG}-5`: pod group is unschedulable, 0/2 placements are available, "
+    "first placement status: minCount (8) cannot be satisfied: 4 scheduled, 3 remaining",
+    f"    `{EIGHT_PG}` pod `{EIGHT_PG}-0`: pod group is unschedulable, pod group is unschedulable, "
+    "0/2 placements are available, first placement status: minCount (8) cannot be satisfied: 4 scheduled, "
+    "3 remaining, pod group preemption: No preemption victims found for incoming preemptor",
     "    `trainer-5d5cd87f58-trainer-pgt-0-9cc94c4c4`: zone zone-00 fits 4 of 8 pods; 0 of 2 zones fit 8",
     "    preemption cannot help: nothing of lower priority runs",
     "",
@@ -405,6 +413,13 @@ def test_explain_names_the_earlier_roots_and_qualifies_the_proof(workdir):
     assert (code, err) == (1, "")
     assert out.split("PodGroup b ", 1)[1].splitlines()[1:] == [
         "  `b` cannot be placed",
+        "  kube-scheduler (FailedScheduling):",
+        "    `b` pod `b-4`: 0/2 nodes are available: 2 Insufficient nvidia.com/gpu.",
+        "    `b` pod `b-5`: pod group is unschedulable, 0/1 placements are available, "
+        "first placement status: minCount (12) cannot be satisfied: 4 scheduled, 7 remaining",
+        "    `b` pod `b-0`: pod group is unschedulable, pod group is unschedulable, 0/1 placements are available, "
+        "first placement status: minCount (12) cannot be satisfied: 4 scheduled, 7 remaining, "
+        "pod group preemption: No preemption victims found for incoming preemptor",
         "  quorum:",
         "    `b`: 12 pods for a minCount of 12: met",
         "  levels, outermost first:",
@@ -541,6 +556,9 @@ def urgent_pods(n: int) -> str:
             lines(
                 "  why:",
                 "    `urgent` cannot be placed",
+                "    `urgent` pod `urgent-2`: 0/2 nodes are available: 2 Insufficient nvidia.com/gpu.",
+                "    `urgent` pod `urgent-3`: pod group is unschedulable, 0/1 placements are available, "
+                "first placement status: minCount (4) cannot be satisfied: 2 scheduled, 1 remaining",
                 "    `urgent`: rack r1 fits 2 of 4 pods; 0 of 1 rack fit 4",
                 "    `urgent`: rack r1: 2 nodes; 1 Insufficient nvidia.com/gpu; 1 fits 2 pods",
                 "    `urgent`: nvidia.com/gpu rules out the most nodes (1 of 2 lack room for one pod)",
