@@ -28,12 +28,14 @@ Example:
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from workloadbuilder._internal import kinds
-from workloadbuilder._internal.gofmt import go_quote, render_bad_value
+from workloadbuilder._internal.gofmt import WholeValue, go_quote, render_bad_value
 from workloadbuilder.adapters._shared.pod_rules import pod_spec_errors, pod_spec_type_errors
 from workloadbuilder.adapters._shared.strict import has_schema, schema_errors
 from workloadbuilder.adapters.base import Plan, adapter_for
@@ -52,11 +54,12 @@ from workloadbuilder.adapters.sourced import (
 )
 from workloadbuilder.adapters.template_rules import template_errors
 from workloadbuilder.field import ErrorList, ErrorType, FieldError, FieldPath, type_invalid
+from workloadbuilder.limits import MAX_MESSAGE_VALUE, MAX_WHOLE_MESSAGE_VALUE
 from workloadbuilder.migration.gangs import is_foreign_pod_group
 from workloadbuilder.validation.gates import FeatureGates
 from workloadbuilder.validation.objects import validate_composite_pod_group, validate_pod_group, validate_workload
 
-__all__ = ["KNOWN_KINDS", "NothingCheckedError", "ObjectReport", "validate_documents"]
+__all__ = ["KNOWN_KINDS", "NothingCheckedError", "ObjectReport", "json_bad_value", "validate_documents"]
 
 _VALIDATORS = {
     kinds.WORKLOAD: validate_workload,
@@ -123,9 +126,44 @@ def _error_dict(err: FieldError) -> dict[str, Any]:
         "field": err.field,
         "loc": list(err.loc()),
         "detail": err.detail,
-        "badValue": render_bad_value(err.bad_value),
+        "badValue": json_bad_value(err.bad_value),
         "message": str(err),
     }
+
+
+def json_bad_value(value: Any) -> Any:
+    """A field error's bad value as JSON keeps it: of its own type, within the cap every echo has.
+
+    ``null``, booleans, numbers and strings stay what they are (``5``, not
+    ``"5"``); a list or mapping stays one when the message's rendering of it
+    is whole. What JSON cannot hold or the cap cuts is the message's text of
+    it: a longer string is its first ``limits.MAX_MESSAGE_VALUE`` characters
+    and ``...``, NaN and the infinities Go's words (``NaN``, ``+Inf``), a
+    cut list or mapping its rendering up to the cap.
+
+    Examples:
+        >>> json_bad_value(5), json_bad_value("5"), json_bad_value(None), json_bad_value([1, {"a": True}])
+        (5, '5', None, [1, {'a': True}])
+        >>> json_bad_value(float("nan")), json_bad_value("x" * 2000)[-5:]
+        ('NaN', 'xx...')
+    """
+    whole = value.value if isinstance(value, WholeValue) else value
+    if whole is None or isinstance(whole, bool):
+        return whole
+    text = render_bad_value(value)
+    if isinstance(whole, str):
+        cap = MAX_WHOLE_MESSAGE_VALUE if isinstance(value, WholeValue) else MAX_MESSAGE_VALUE
+        return whole if len(whole) <= cap else f"{whole[:cap]}..."
+    if isinstance(whole, float):
+        return whole if math.isfinite(whole) else text
+    if text.endswith("...") or isinstance(whole, BaseException):
+        return text
+    if isinstance(whole, int):
+        return whole
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
 
 
 class NothingCheckedError(DocumentRefusedError):
@@ -284,7 +322,7 @@ def _plan_reports(
     by_object: dict[str, ErrorList] = {ref: ErrorList() for ref in (plan.object_ref, *used)}
     for finding in plan.validate():
         by_object.setdefault(finding.object, ErrorList()).append(finding.error)
-    notices = plan_notices(doc.where(), plan.warnings, plan.object_ref)
+    notices = plan_notices(doc.where(), plan.warnings, plan.object_ref, doc.namespace)
     reports = []
     for ref, errors in by_object.items():
         kind, _, name = ref.partition("/")
@@ -312,12 +350,6 @@ def _shadowed(
         if by_name.get((doc.kind, doc.name)) is not doc:
             shadowed.setdefault(f"{doc.kind}/{doc.name}", []).append(doc)
     return shadowed
-
-
-def _namespace(doc: SourcedDocument) -> str:
-    metadata = doc.data.get("metadata") if isinstance(doc.data, dict) else None
-    namespace = metadata.get("namespace") if isinstance(metadata, dict) else None
-    return namespace if isinstance(namespace, str) else ""
 
 
 def _shadow_report(
@@ -357,7 +389,7 @@ def _shadow_report(
         errors, notices = report.errors, report.notices
     else:
         notices = []
-    if copy.data != first.data and (copy.kind == "ClusterTrainingRuntime" or _namespace(copy) == _namespace(first)):
+    if copy.data != first.data and (copy.kind == "ClusterTrainingRuntime" or copy.namespace == first.namespace):
         detail = (
             f"{copy.kind} {go_quote(copy.name)} is defined differently in {first.where()} and in {copy.where()}: "
             "the cluster keeps one object of a name"

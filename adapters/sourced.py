@@ -140,6 +140,13 @@ class SourcedDocument:
         return str(planned_name(metadata)[0] or "") if isinstance(metadata, dict) else ""
 
     @property
+    def namespace(self) -> str:
+        """The document's ``metadata.namespace`` ("" when it names none)."""
+        metadata = self.data.get("metadata") if isinstance(self.data, dict) else None
+        namespace = metadata.get("namespace") if isinstance(metadata, dict) else None
+        return namespace if isinstance(namespace, str) else ""
+
+    @property
     def is_scheduling_object(self) -> bool:
         """Whether this is a Workload, PodGroup or CompositePodGroup (of a served or removed version)."""
         return self.api_version.startswith(kinds.GROUP + "/") and self.kind in kinds.PREFERRED_VERSION
@@ -237,11 +244,12 @@ def unknown_note(doc: SourcedDocument) -> str:
     )
 
 
-def plan_notices(where: str, findings: Iterable[Finding], object_ref: str) -> list[Notice]:
+def plan_notices(where: str, findings: Iterable[Finding], object_ref: str, namespace: str = "") -> list[Notice]:
     """An adapter's warnings about one planned object, in words a user can act on.
 
     ``where`` is ``file (document N)``, ``object_ref`` the planned object's
-    ``Kind/name``. A missing uid on the object itself becomes one plain
+    ``Kind/name``, ``namespace`` its namespace (for the ``kubectl get``
+    the uid notice suggests). A missing uid on the object itself becomes one plain
     ``uid`` notice; the warning that the Workload does not exist yet (a root
     Job's PodGroups are then owned by the Job alone) is left out: offline, no
     Workload ever exists, and the object's own uid is all a manifest can
@@ -253,18 +261,19 @@ def plan_notices(where: str, findings: Iterable[Finding], object_ref: str) -> li
         mine = finding.object == object_ref
         if str(finding.error.field) == "metadata.uid":
             if mine:
-                notices.append(Notice("uid", _no_uid(about, *object_ref.split("/", 1)), ("metadata",)))
+                notices.append(Notice("uid", _no_uid(about, *object_ref.split("/", 1), namespace), ("metadata",)))
             continue
         text = f"{about}: {finding.error if mine else finding}"
         notices.append(Notice("lossy", text, finding.error.loc() if mine else ()))
     return notices
 
 
-def _no_uid(about: str, kind: str, name: str) -> str:
+def _no_uid(about: str, kind: str, name: str, namespace: str) -> str:
+    where = f" -n {namespace}" if namespace else ""
     return (
         f"{about}: no metadata.uid (the object was never created), so the Workload and group names are not the "
         f"ones the controller will use; for those, run on the object as the cluster returns it "
-        f"(kubectl get {kind.lower()} {name} -o yaml); -W no-uid hides this warning"
+        f"(kubectl get {kind.lower()} {name}{where} -o yaml); -W no-uid hides this warning"
     )
 
 

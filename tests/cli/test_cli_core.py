@@ -81,10 +81,34 @@ def test_validate_json_output_has_loc_paths(workload_file):
             "field": "spec.podGroupTemplates[0].schedulingPolicy.gang.minCount",
             "loc": ["spec", "podGroupTemplates", 0, "schedulingPolicy", "gang", "minCount"],
             "detail": "",
-            "badValue": '""',
+            "badValue": "",
             "message": "spec.podGroupTemplates[0].schedulingPolicy.gang.minCount: Required value",
         }
     ]
+
+
+
+@pytest.mark.parametrize(
+    ("spec", "bad_value"),
+    [
+        ("{parallelism: -1}", -1),
+        ("{parallelism: '5'}", "5"),
+        ("{suspend: 'yes'}", "yes"),
+        ("{parallelism: [1, 2]}", [1, 2]),
+        ("{parallelism: .nan}", "NaN"),
+        ("{suspend: %s}" % ("x" * 1500), "x" * 1000 + "..."),
+    ],
+    ids=["int", "string-of-digits", "string", "list", "nan", "capped-string"],
+)
+def test_validate_json_bad_value_keeps_the_values_type(tmp_path, spec, bad_value):
+    path = tmp_path / "job.yaml"
+    path.write_text(
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, uid: u}\n"
+        f"spec: {spec[:-1]}, template: {{spec: {{restartPolicy: Never, containers: [{{name: c, image: i}}]}}}}}}\n"
+    )
+    code, out, err = run("validate", "-o", "json", str(path))
+    (error,) = json.loads(out)[0]["errors"]
+    assert (code, err, error["badValue"]) == (1, "", bad_value)
 
 
 def test_validate_github_output_is_escaped_annotations(workload_file):

@@ -22,10 +22,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from workloadbuilder.cli import run_placement as place_module
 from workloadbuilder.cli.app import main
-from workloadbuilder.cli.deadline import Deadline
 from workloadbuilder.cli.clusters import GenerateSpec, parse_generate
-from workloadbuilder.cli.commands import place as place_module
+from workloadbuilder.cli.deadline import Deadline
 from workloadbuilder.cli.errors import UsageError
 from workloadbuilder.cli.progress import Progress
 from workloadbuilder.placement.cluster.generate import generate_kubectl
@@ -570,7 +570,7 @@ def urgent_pods(n: int) -> str:
         ),
         (
             ["--preempt"],
-            1,
+            0,
             lines(
                 "  notes:",
                 "    evicts 1 unit (1 pod, priority up to 10): `batch`",

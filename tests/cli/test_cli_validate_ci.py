@@ -57,7 +57,7 @@ def no_uid(path: str) -> str:
     return (
         f"Warning: {path} (document 1) Job/trainer: no metadata.uid (the object was never created), so the Workload "
         "and group names are not the ones the controller will use; for those, run on the object as the cluster "
-        "returns it (kubectl get job trainer -o yaml); -W no-uid hides this warning\n"
+        "returns it (kubectl get job trainer -n ml -o yaml); -W no-uid hides this warning\n"
     )
 
 

@@ -77,7 +77,7 @@ def compile_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 compiled = plan.compile()
             except PlanError as problem:
                 raise UsageError(_attributed(doc, documents, problem)) from None
-        notices += plan_notices(doc.where(), compiled.warnings, plan.object_ref)
+        notices += plan_notices(doc.where(), compiled.warnings, plan.object_ref, doc.namespace)
         for obj in compiled.objects():
             _check_gates(doc, obj, gates)
             objects.append(obj)

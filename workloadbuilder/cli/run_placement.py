@@ -17,9 +17,12 @@ text output (``placement_text``) live in modules of their own.
 
 Both end with the answer's verdict tier (``verdict: TIER`` in text, the
 ``verdict`` key in JSON; see ``workloadbuilder.placement.verdict``). Exit
-codes: 0 for ``placeable`` (placed now, evicting nothing), 1 for every
-other tier (``placeable-after-preemption``, ``waiting-for-capacity``,
-``never``, ``undecided``, ``invalid``), 2 for bad input.
+codes: 0 for ``placeable`` (placed now, evicting nothing), and with
+``--preempt`` for ``placeable-after-preemption`` when the evictions it made
+place every input (the plan asked for holds); 1 for every other tier
+(``placeable-after-preemption`` without ``--preempt``,
+``waiting-for-capacity``, ``never``, ``undecided``, ``invalid``), 2 for bad
+input.
 """
 
 from __future__ import annotations
@@ -88,7 +91,7 @@ def place_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     out.write(text)
     if drawing is not None:
         drawing()
-    return session.verdict.exit_code
+    return session.exit_code(args.preempt)
 
 
 def explain_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -110,7 +113,7 @@ def explain_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             text = explain_text(session.inputs, session.placement, session.cluster_line) + session.verdict.text + "\n"
         deadline.check("writing the answer")
     out.write(text)
-    return session.verdict.exit_code
+    return session.exit_code(args.preempt)
 
 
 def _deadline(args: argparse.Namespace) -> Deadline:
@@ -138,6 +141,14 @@ class _Session:
     placement: Placement
     verdict: Verdict
     progress: Progress
+
+    def exit_code(self, preempt: bool) -> int:
+        """The command's exit code: the verdict's (0 only for ``placeable``), except that with ``--preempt`` a
+        placement that holds by the evictions it made is the plan asked for, so 0 too (as ``kubectl`` exits 0 when
+        what it was told to do was done)."""
+        if preempt and self.verdict.tier == "placeable-after-preemption" and self.placement.feasible:
+            return 0
+        return self.verdict.exit_code
 
     def place_text(self) -> str:
         """``place``'s text answer: each input's groups, the summary, and the verdict line last."""
