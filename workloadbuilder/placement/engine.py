@@ -424,32 +424,31 @@ def _left(
         if member.is_leaf:
             wanted.update(resource for resource, amount in member.requests.items() if amount > 0)
             shapes += [shape for shape, _ in kube.shapes(member)]
-    key = (domain.uid, tuple(sorted({shape.uid for shape in shapes})))
+    resources = tuple(resource for resource in snap.cluster.resources if resource in wanted)
+    key = (domain.uid, tuple(sorted({shape.uid for shape in shapes})), resources)
     known = cache.get(key)
     if known is None:
         nodes = domain.node_array
         usable = usable_mask(snap.cluster, [shape.constraints for shape in shapes], nodes)
-        left = _free_on(snap, nodes[usable])
+        left = _free_on(snap, nodes[usable], resources)
         out = nodes[~usable]
         unusable: dict[str, Any] = {"nodes": 0, "reasons": {}, "free": {}}
         if len(out):
             unusable = {
                 "nodes": len(out),
                 "reasons": unusable_reasons(snap.cluster, shapes[0].constraints, out) if shapes else {},
-                "free": _free_on(snap, out),
+                "free": _free_on(snap, out, resources),
             }
         known = cache[key] = (left, unusable)
     left, unusable = known
-    shown = {resource: left[resource] for resource in snap.cluster.resources if resource in wanted}
     if unusable["nodes"]:
-        free = unusable["free"]
-        unusable = {**unusable, "free": {r: free[r] for r in snap.cluster.resources if r in wanted}}
-    return shown, unusable
+        unusable = {**unusable, "free": dict(unusable["free"])}
+    return dict(left), unusable  # each group's own dicts: the answer's records may be edited by their reader
 
 
-def _free_on(snap: Snapshot, nodes: Any) -> dict[str, str]:
-    """What is free on ``nodes`` now, per resource of the cluster (a node's debt counts as 0)."""
+def _free_on(snap: Snapshot, nodes: Any, resources: tuple[str, ...]) -> dict[str, str]:
+    """What is free on ``nodes`` now of each of ``resources``, in that order (a node's debt counts as 0)."""
     return {
         resource: format_millis(resource, int(np.maximum(snap.free_at(resource, nodes), 0).sum()))
-        for resource in snap.cluster.resources
+        for resource in resources
     }
