@@ -98,7 +98,11 @@ def _run(api_client: Any, case: dict[str, Any]) -> dict[str, Any]:
         failed = [e["message"] for e in events if e.get("reason") == "FailedScheduling"]
         if mine and all(p["spec"].get("nodeName") for p in mine):
             return mine, failed
-        return (mine, failed) if failed and not case["gangClass"] else None
+        # every pod of the gang gets its own message (its FitError, or the pod group's, written after the first):
+        # settled once each gang pod has one, not at the first event
+        told = {e["involvedObject"]["name"] for e in events if e.get("reason") == "FailedScheduling"}
+        everyone = len(mine) == len(gang_pods) and all(p["metadata"]["name"] in told for p in mine)
+        return (mine, failed) if everyone and not case["gangClass"] else None
 
     bound_pods, failed = wait_for(f"the scheduler's answer to case {case['name']}", settled, timeout=90)
     record = {
