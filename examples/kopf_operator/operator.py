@@ -15,7 +15,7 @@ When a TrainingCluster is created, ``create_training_cluster``:
 Run it against a cluster with ``kopf run examples/kopf_operator/operator.py``
 (``TRAININGCLUSTER_DRY_RUN=1`` for server-side dry runs only). Importing it
 needs no cluster: the client is configured at startup, and tests call the
-handler with a ``kopf.Memo`` of their own (``tests/runtime/test_interop.py``).
+handler with a ``kopf.Memo`` of their own (``tests/core/test_interop.py``).
 Creating the pods from the stamped templates (``compiled.source``,
 ``compiled.pods``) is the controller's next step, not shown.
 """

@@ -1,8 +1,10 @@
 """tests/core: the core library and the repository around it.
 
-Trees, mapping, resolution, compilation, the Builder and forests, strict
-decoding, field errors, names, manifests and migration; the package's
-layout (layers, packaging, exceptions, the template walk); and the docs,
-examples and parity table, which must run and hold as written.
+The top-level modules, each in ``test_<module>.py``: trees, mapping,
+resolution, compilation, the Builder and forests, field errors, limits,
+manifests, and creating the objects through the kubernetes client against a
+recording stand-in for the API server (``interop``); the package's layout
+(layers, the mirror of tests, packaging, exceptions); and the docs, examples
+and parity table, which must run and hold as written.
 Shared factories are in ``tests/factories.py`` and ``tests/objects_factories.py``.
 """
