@@ -33,6 +33,7 @@ bound reached before the tier is settled makes it ``undecided``.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -291,10 +292,12 @@ def _cause(request: PlacementRequest, empty: Cluster, answer: Placement) -> str:
         preemption = root.preemption["text"] if root.preemption is not None else None
         # the node-by-node counts of a level's best domains detail its line; the cause keeps the line
         detail = {f"`{level.group}`: {domain.text}" for level in root.levels for domain in level.exclusions}
+        # the events restate the level line; a FitError stays where no pod of its group fit the first placement
+        partial = {entry.group for entry in root.fit_errors if _SOME_SCHEDULED.search(entry.message)}
         detail |= {
             f"`{entry.group}` pod `{entry.pod}`: {entry.message}"
             for entry in root.fit_errors
-            if entry.message.startswith(UNSCHEDULABLE)
+            if entry.message.startswith(UNSCHEDULABLE) or entry.group in partial
         }
         reasons += [line for line in root.text[1:] if line != preemption and line not in detail]
     cause = "even with no pod running: " + "; ".join(reasons or lines)
@@ -302,6 +305,9 @@ def _cause(request: PlacementRequest, empty: Cluster, answer: Placement) -> str:
         cause += f"; and {len(failing) - _ROOTS_EXPLAINED} more roots not placed"
     return cause
 
+
+_SOME_SCHEDULED = re.compile(r"cannot be satisfied: [1-9][0-9]* scheduled")
+"""A pod-group status whose first placement took some of the gang's pods."""
 
 _ROOTS_EXPLAINED = 8
 """The failing roots whose reasons a ``never`` cause lists (the explanation has every one)."""
