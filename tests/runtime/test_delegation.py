@@ -543,3 +543,31 @@ def test_pod_claims_of_a_materialized_group():
     pod = {"spec": {"containers": [], "resourceClaims": [to_dict(c) for c in pod_claims_for(group.object)]}}
     assert stamp_pod_template(pod, group.name) == []
     assert pod["spec"]["resourceClaims"] == to_dict(group.object)["spec"]["resourceClaims"]
+
+
+@pytest.mark.parametrize(
+    ("spec", "errors"),
+    [
+        ({"schedulingGroup": "x"}, ['spec.schedulingGroup: Invalid value: "x": must be of type object']),
+        (
+            {"schedulingGroup": {"podGroupName": ["a"]}},
+            ['spec.schedulingGroup.podGroupName: Invalid value: ["a"]: must be of type string'],
+        ),
+        (
+            {"schedulingGroup": {"podGroupName": "other"}},
+            [
+                'spec.schedulingGroup.podGroupName: Invalid value: "other": already names another PodGroup; '
+                'cannot make the pods members of "pg"'
+            ],
+        ),
+        ({}, []),
+    ],
+    ids=["group-a-string", "name-a-list", "another-group", "unstamped"],
+)
+def test_stamping_a_template_of_the_wrong_shape_is_a_field_error_and_changes_nothing(
+    spec: dict[str, Any], errors: list[str]
+) -> None:
+    template = {"spec": dict(spec)}
+    found = stamp_pod_template(template, "pg")
+    unchanged = template == {"spec": spec}
+    assert ([str(e) for e in found], unchanged) == (errors, bool(errors))

@@ -1,4 +1,4 @@
-"""The one typed-field reader, and the readers built on it: a wrong shape is a field error at its path."""
+"""``read_field``, the one typed-field reader, and ``read_count`` on it: a wrong shape is a field error at its path."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import pytest
 
 from workloadbuilder import ErrorList
 from workloadbuilder._internal.fields_read import read_count, read_field
-from workloadbuilder.runtime.delegation import stamp_pod_template
 
 
 @pytest.mark.parametrize(
@@ -60,30 +59,3 @@ def test_read_field(obj: Any, elements: tuple[Any, ...], expected: Any, value: A
 def test_read_count(value: Any, bounds: dict[str, Any], result: int | None, errors: list[str]) -> None:
     found = ErrorList()
     assert (read_count({"n": value}, ("n",), found, **bounds), [str(e) for e in found]) == (result, errors)
-
-
-@pytest.mark.parametrize(
-    ("spec", "errors"),
-    [
-        ({"schedulingGroup": "x"}, ['spec.schedulingGroup: Invalid value: "x": must be of type object']),
-        (
-            {"schedulingGroup": {"podGroupName": ["a"]}},
-            ['spec.schedulingGroup.podGroupName: Invalid value: ["a"]: must be of type string'],
-        ),
-        (
-            {"schedulingGroup": {"podGroupName": "other"}},
-            [
-                'spec.schedulingGroup.podGroupName: Invalid value: "other": already names another PodGroup; cannot make the pods members of "pg"'
-            ],
-        ),
-        ({}, []),
-    ],
-    ids=["group-a-string", "name-a-list", "another-group", "unstamped"],
-)
-def test_stamping_a_template_of_the_wrong_shape_is_a_field_error_and_changes_nothing(
-    spec: dict[str, Any], errors: list[str]
-) -> None:
-    template = {"spec": dict(spec)}
-    found = stamp_pod_template(template, "pg")
-    unchanged = template == {"spec": spec}
-    assert ([str(e) for e in found], unchanged) == (errors, bool(errors))
