@@ -261,7 +261,8 @@ def plan_notices(where: str, findings: Iterable[Finding], object_ref: str, names
         mine = finding.object == object_ref
         if str(finding.error.field) == "metadata.uid":
             if mine:
-                notices.append(Notice("uid", _no_uid(about, *object_ref.split("/", 1), namespace), ("metadata",)))
+                kind, _, name = object_ref.partition("/")
+                notices.append(Notice("uid", _no_uid(about, kind, name, namespace), ("metadata",)))
             continue
         text = f"{about}: {finding.error if mine else finding}"
         notices.append(Notice("lossy", text, finding.error.loc() if mine else ()))

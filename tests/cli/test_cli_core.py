@@ -226,3 +226,19 @@ def test_validate_refuses_an_input_of_objects_it_cannot_check(tmp_path: Path):
         f"error: {path}: no object was checked: none is of a kind validate knows (Job, JobSet, LeaderWorkerSet, "
         "TrainJob, Volcano Job, a --mapping custom resource, Workload, PodGroup, CompositePodGroup)\n",
     )
+
+
+NAN_WORKLOAD = (
+    "apiVersion: scheduling.k8s.io/v1alpha1\nkind: Workload\nmetadata: {name: w}\n"
+    "spec: {x: .nan, podSets: [{name: a, count: 1}]}\n"
+)
+
+
+@pytest.mark.parametrize("verbose", [[], ["-v"]], ids=["alone", "with-v"])
+def test_a_migrate_error_is_its_one_line_unless_v_asks_for_the_notes(tmp_path, verbose):
+    path = tmp_path / "w.yaml"
+    path.write_text(NAN_WORKLOAD)
+    code, out, err = run("migrate", "-o", "json", *verbose, str(path))
+    error = "error: Workload/w: spec.x: NaN is not a JSON number: -o json cannot write it"
+    assert (code, out, err.splitlines()[-1].startswith(error)) == (2, "", True)
+    assert len(err.splitlines()) == (1 if not verbose else 4)

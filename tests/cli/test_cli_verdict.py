@@ -106,7 +106,7 @@ CASES = [
         LOW_PRIORITY_BUSY,
         gang(),
         ["--preempt"],
-        1,
+        0,  # the evictions asked for place it: the plan holds
         "verdict: placeable-after-preemption (evicting batch)",
         {"tier": "placeable-after-preemption", "victims": ["batch"], "cause": None},
     ),

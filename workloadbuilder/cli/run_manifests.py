@@ -11,6 +11,7 @@ and writes.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import math
 from collections.abc import Iterator, Sequence
@@ -32,6 +33,7 @@ from workloadbuilder.cli.inputs import Document, about, checks_for, parse_gates,
 from workloadbuilder.cli.messages import WarningPolicy
 from workloadbuilder.cli.positions import Positions
 from workloadbuilder.cli.report import render
+from workloadbuilder.errors import WorkloadBuilderError
 from workloadbuilder.field import ErrorList, ErrorType, FieldError, FieldPath, first_few
 from workloadbuilder.migration.gangs import (
     GangMigration,
@@ -222,7 +224,26 @@ def _compared(path: str, documents: Sequence[Document]) -> Document:
 
 
 def migrate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """``workloadbuilder migrate``: v1alpha1/v1alpha2 objects rewritten for 1.37; exit 1 when something is left."""
+    """``workloadbuilder migrate``: v1alpha1/v1alpha2 objects rewritten for 1.37; exit 1 when something is left.
+
+    The notes on what was rewritten go to ``err`` once the output is made: an
+    input refused on the way (exit 2) gets its one ``error:`` line alone,
+    unless ``-v`` asks for the notes made before it.
+    """
+    notes = io.StringIO()
+    try:
+        code, text = _migrated(args, notes)
+    except WorkloadBuilderError:
+        if args.verbose:
+            err.write(notes.getvalue())
+        raise
+    err.write(notes.getvalue())
+    out.write(text)
+    return code
+
+
+def _migrated(args: argparse.Namespace, err: TextIO) -> tuple[int, str]:
+    """The exit code and the output of ``migrate``; the notes are written to ``err`` as they are made."""
     documents = read_inputs(args.files, args.recursive, args.namespace, served_only=False)
     results: list[Any] = []
     kueue = [doc for doc in documents if is_kueue_pod(doc.data)]
@@ -253,8 +274,7 @@ def migrate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.writelines(f"{doc.about()}: not translated: {note}\n" for note in migration.untranslated)
         incomplete = incomplete or not migration.complete
         results.append(migration.manifest)
-    out.write(_formatted(results, args.output))
-    return 1 if incomplete else 0
+    return (1 if incomplete else 0), _formatted(results, args.output)
 
 
 def _join_members(documents: Sequence[Document]) -> tuple[dict[int, Any], dict[int, list[str]], bool]:

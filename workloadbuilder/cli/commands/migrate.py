@@ -14,9 +14,12 @@ HELP = "rewrite v1alpha1/v1alpha2 manifests for 1.37, with a report"
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
-    """The inputs and ``-o yaml|json``."""
+    """The inputs, ``-o yaml|json`` and ``-v``."""
     add_files(parser)
     add_output(parser, ("yaml", "json"))
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="print the notes made before an error, too (exit 2)"
+    )
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
