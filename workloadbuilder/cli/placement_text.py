@@ -195,8 +195,8 @@ def _explanation_lines(entry: RootExplanation) -> list[str]:
         if entry.interplay is not None:
             lines.append(f"  earlier roots: {entry.interplay.text}")
         if entry.preemption is not None:
-            lines.append(f"  preemption: {entry.preemption['text']}")
-            lines += [f"    {reason['text']}" for reason in entry.preemption["reasons"]]
+            lines.append(f"  preemption: {entry.preemption.text}")
+            lines += [f"    {reason.text}" for reason in entry.preemption.reasons]
     if entry.search is not None:
         lines.append(f"  search: {_search_text(entry.search, entry.feasible, entry.placed_before)}")
     return lines

@@ -44,6 +44,8 @@ __all__ = [
     "Level",
     "Placement",
     "PodList",
+    "PreemptionReason",
+    "PreemptionReport",
     "PodPlacement",
     "QuorumEntry",
     "ResourceShortage",
@@ -289,6 +291,90 @@ class FitErrorLine:
 
 
 @dataclass(frozen=True)
+class PreemptionReason:
+    """Why one victim goes: below the preemptor's priority, and the placed pods need its room."""
+
+    name: str
+    kind: str
+    priority: int
+    pods: int
+    nodes: tuple[str, ...]
+    violates_budget: bool
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "priority": self.priority,
+            "pods": self.pods,
+            "nodes": list(self.nodes),
+            "violatesBudget": self.violates_budget,
+            "text": self.text,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PreemptionReason:
+        """The record of a ``to_dict()`` form."""
+        return cls(
+            data["name"],
+            data["kind"],
+            data["priority"],
+            data["pods"],
+            tuple(data["nodes"]),
+            data["violatesBudget"],
+            data["text"],
+        )
+
+
+@dataclass(frozen=True)
+class PreemptionReport:
+    """Whether evicting lower-priority work lets a root that did not fit be placed: which victims and why.
+
+    ``status`` is kube-scheduler's PodGroupPostFilter status message where
+    it has one; ``victims`` are most important first; ``violations``
+    counts the victims that violate a PodDisruptionBudget.
+    """
+
+    would_help: bool
+    eligible: bool
+    status: str | None
+    victims: tuple[str, ...]
+    pods: int
+    violations: int
+    reasons: tuple[PreemptionReason, ...]
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: ``wouldHelp, eligible, status, victims, pods, violations, reasons, text``."""
+        return {
+            "wouldHelp": self.would_help,
+            "eligible": self.eligible,
+            "status": self.status,
+            "victims": list(self.victims),
+            "pods": self.pods,
+            "violations": self.violations,
+            "reasons": [reason.to_dict() for reason in self.reasons],
+            "text": self.text,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PreemptionReport:
+        """The record of a ``to_dict()`` form."""
+        return cls(
+            data["wouldHelp"],
+            data["eligible"],
+            data["status"],
+            tuple(data["victims"]),
+            data["pods"],
+            data["violations"],
+            tuple(PreemptionReason.from_dict(reason) for reason in data["reasons"]),
+            data["text"],
+        )
+
+
+@dataclass(frozen=True)
 class Interplay:
     """The roots placed before a failing root that took the room it needs: without them it fits."""
 
@@ -310,7 +396,7 @@ class RootExplanation:
     levels: tuple[Level, ...]
     resources: tuple[ResourceShortage, ...]
     claims: tuple[ClaimProblem, ...]
-    preemption: Mapping[str, Any] | None
+    preemption: PreemptionReport | None
     search: SearchSummary | None
     greedy_gap: str | None
     fit_errors: tuple[FitErrorLine, ...]
@@ -331,7 +417,7 @@ class RootExplanation:
             "filters": [entry.to_dict() for entry in self.filters],
             "resources": [entry.to_dict() for entry in self.resources],
             "claims": [claim.to_dict() for claim in self.claims],
-            "preemption": self.preemption,
+            "preemption": None if self.preemption is None else self.preemption.to_dict(),
             "search": None if self.search is None else self.search.to_dict(),
             "greedyGap": self.greedy_gap,
             "fitErrors": [line.to_dict() for line in self.fit_errors],
@@ -369,7 +455,7 @@ class RootExplanation:
                 ClaimProblem(c["group"], c["claim"], c["deviceClass"], c["count"], c["free"], c["reason"], c["text"])
                 for c in data["claims"]
             ),
-            preemption=data["preemption"],
+            preemption=None if data["preemption"] is None else PreemptionReport.from_dict(data["preemption"]),
             search=None if search is None else SearchSummary(search["greedy"], search["timeout"], search["timedOut"]),
             greedy_gap=data["greedyGap"],
             fit_errors=tuple(FitErrorLine(**line) for line in data.get("fitErrors", ())),

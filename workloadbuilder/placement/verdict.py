@@ -223,7 +223,7 @@ def _probed_victims(request: PlacementRequest, answer: Placement) -> tuple[str, 
     report = answer.explained[0].preemption
     if report is None:
         return None
-    return tuple(report["victims"]) if report["wouldHelp"] else ()
+    return report.victims if report.would_help else ()
 
 
 def _cut_short(answer: Placement) -> bool:
@@ -289,7 +289,7 @@ def _cause(request: PlacementRequest, empty: Cluster, answer: Placement) -> str:
     failing = [root for root in answer.explained if not root.feasible]
     for root in failing[:_ROOTS_EXPLAINED]:
         lines += root.text
-        preemption = root.preemption["text"] if root.preemption is not None else None
+        preemption = root.preemption.text if root.preemption is not None else None
         # the node-by-node counts of a level's best domains detail its line; the cause keeps the line
         detail = {f"`{level.group}`: {domain.text}" for level in root.levels for domain in level.exclusions}
         # the events restate the level line; a FitError stays where no pod of its group fit the first placement

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from placement_helpers import cluster, node
 
+from workloadbuilder.placement.answer import PreemptionReport
 from workloadbuilder.placement.cluster.records import RunningPod
 from workloadbuilder.placement.explain.preemption import NEVER_STATUS, NO_VICTIMS_STATUS, report
 from workloadbuilder.placement.framework.outcome import Outcome
@@ -62,7 +63,9 @@ LOW, LOWER = _unit("low", 10, [0, 1]), _unit("lower", 0, [1])
                 "eligible": True,
                 "status": None,
                 "victims": [],
-                "text": "preemption would not help: even evicting every lower-priority unit (2 units) leaves it unplaceable",
+                "text": (
+                    "preemption would not help: even evicting every lower-priority unit (2 units) leaves it unplaceable"
+                ),
             },
         ),
         (
@@ -97,15 +100,22 @@ LOW, LOWER = _unit("low", 10, [0, 1]), _unit("lower", 0, [1])
 def test_report(
     found: Victims | None, candidates: list[Unit], asked: bool, never: bool, expected: dict[str, Any]
 ) -> None:
-    got = report(found, candidates, asked, 100, CLUSTER, never=never)
+    got = report(found, candidates, asked, 100, CLUSTER, never=never).to_dict()
     assert {key: got[key] for key in expected} == expected
 
 
 def test_each_victim_says_why_it_goes() -> None:
-    got = report(Victims(Outcome(True), [LOW, LOWER], [LOWER]), [LOW, LOWER], True, 100, CLUSTER)
+    got = report(Victims(Outcome(True), [LOW, LOWER], [LOWER]), [LOW, LOWER], True, 100, CLUSTER).to_dict()
     assert got["pods"] == 3 and got["violations"] == 1
     assert [reason["text"] for reason in got["reasons"]] == [
         "`low` (PodGroup, priority 10 < 100): 2 pods on n0, n1; with it back, a placed pod would not fit there",
         "`lower` (PodGroup, priority 0 < 100): 1 pod on n1; with it back, a placed pod would not fit there; "
         "evicting it violates a PodDisruptionBudget (no reprieve kept the budget)",
     ]
+
+
+def test_the_report_is_typed_and_its_json_reads_back() -> None:
+    got = report(Victims(Outcome(True), [LOW, LOWER], [LOWER]), [LOW, LOWER], False, 100, CLUSTER)
+    assert (got.would_help, got.victims, got.pods, got.violations) == (True, ("low", "lower"), 3, 1)
+    assert [(r.name, r.violates_budget) for r in got.reasons] == [("low", False), ("lower", True)]
+    assert PreemptionReport.from_dict(got.to_dict()) == got

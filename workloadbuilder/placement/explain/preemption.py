@@ -1,6 +1,7 @@
 """The ``preemption`` part of an explanation: whether evicting lower-priority work helps, which victims and why.
 
-``report`` gives, in this key order:
+``report`` gives a ``PreemptionReport`` (``placement.answer``), whose JSON
+form is, in this key order:
 
     {"wouldHelp": bool,          # evicting the victims lets the root be placed
      "eligible": bool,           # False when the preemptor's preemptionPolicy is Never
@@ -18,8 +19,7 @@ prefixes the evaluator's message with ``pod group preemption: ``).
 
 from __future__ import annotations
 
-from typing import Any
-
+from workloadbuilder.placement.answer import PreemptionReason, PreemptionReport
 from workloadbuilder.placement.cluster.model import Cluster
 from workloadbuilder.placement.framework.preemption import Unit, Victims
 
@@ -37,7 +37,7 @@ def _count(n: int, noun: str) -> str:
 
 def report(
     found: Victims | None, candidates: list[Unit], asked: bool, priority: int, cluster: Cluster, never: bool = False
-) -> dict[str, Any]:
+) -> PreemptionReport:
     """The ``preemption`` entry of a root that did not fit as it was.
 
     Args:
@@ -48,30 +48,16 @@ def report(
         cluster: for node names.
         never: the preemptor's preemptionPolicy is Never.
     """
-    out: dict[str, Any] = {
-        "wouldHelp": False,
-        "eligible": not never,
-        "status": None,
-        "victims": [],
-        "pods": 0,
-        "violations": 0,
-        "reasons": [],
-        "text": "",
-    }
     if never:
-        out["status"] = NEVER_STATUS
-        out["text"] = f"preemption cannot help: the preemptor's preemptionPolicy is Never ({NEVER_STATUS})"
-        return out
+        text = f"preemption cannot help: the preemptor's preemptionPolicy is Never ({NEVER_STATUS})"
+        return _helpless(text, eligible=False, status=NEVER_STATUS)
     if not candidates:
-        out["status"] = NO_VICTIMS_STATUS
-        out["text"] = "preemption cannot help: nothing of lower priority runs"
-        return out
+        return _helpless("preemption cannot help: nothing of lower priority runs", status=NO_VICTIMS_STATUS)
     if found is None:
-        out["text"] = (
+        return _helpless(
             "preemption would not help: even evicting every lower-priority unit "
             f"({_count(len(candidates), 'unit')}) leaves it unplaceable"
         )
-        return out
     units = found.units
     violating = {unit.name for unit in found.violating}
     pods = sum(len(unit.pods) for unit in units)
@@ -80,18 +66,24 @@ def report(
     text = f"preemption {verb} {_count(len(units), 'unit')} ({_count(pods, 'pod')}, priority up to {top})"
     if violating:
         text += f", {_count(len(violating), 'PodDisruptionBudget violation')}"
-    out.update(
-        wouldHelp=True,
-        victims=[unit.name for unit in units],
+    return PreemptionReport(
+        would_help=True,
+        eligible=True,
+        status=None,
+        victims=tuple(unit.name for unit in units),
         pods=pods,
         violations=len(violating),
-        reasons=[_reason(unit, priority, unit.name in violating, cluster) for unit in units],
+        reasons=tuple(_reason(unit, priority, unit.name in violating, cluster) for unit in units),
         text=text,
     )
-    return out
 
 
-def _reason(unit: Unit, priority: int, violates: bool, cluster: Cluster) -> dict[str, Any]:
+def _helpless(text: str, *, eligible: bool = True, status: str | None = None) -> PreemptionReport:
+    """A report that preemption does not help, saying why."""
+    return PreemptionReport(False, eligible, status, (), 0, 0, (), text)
+
+
+def _reason(unit: Unit, priority: int, violates: bool, cluster: Cluster) -> PreemptionReason:
     """Why one unit goes: below the preemptor's priority, and the placed pods need its room."""
     nodes = [cluster.names[i] for i in unit.nodes]
     where = ", ".join(nodes[:3]) + (", ..." if len(nodes) > 3 else "")
@@ -101,12 +93,4 @@ def _reason(unit: Unit, priority: int, violates: bool, cluster: Cluster) -> dict
     )
     if violates:
         text += "; evicting it violates a PodDisruptionBudget (no reprieve kept the budget)"
-    return {
-        "name": unit.name,
-        "kind": unit.kind,
-        "priority": unit.priority,
-        "pods": len(unit.pods),
-        "nodes": nodes,
-        "violatesBudget": violates,
-        "text": text,
-    }
+    return PreemptionReason(unit.name, unit.kind, unit.priority, len(unit.pods), tuple(nodes), violates, text)

@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from workloadbuilder.placement.answer import RootExplanation
+from workloadbuilder.placement.answer import PreemptionReport, RootExplanation
 from workloadbuilder.placement.cluster.model import is_slot
 from workloadbuilder.placement.cluster.topology import Domain
 from workloadbuilder.placement.explain import podgroup
@@ -74,7 +74,7 @@ class RootReport:
     trace: GroupTrace | None = None
     search: SearchReport | None = None
     victims: list[Unit] | None = None
-    preemption: dict[str, Any] | None = None
+    preemption: PreemptionReport | None = None  # whether evicting lower-priority work helps (a root that failed)
     earlier: tuple[RootReport, ...] = ()
     """The roots placed before this one in the same ``place`` call, in queue order."""
 
@@ -90,7 +90,7 @@ def explain_root(report: RootReport, snap: Snapshot, kube: KubeScheduler) -> Roo
         "filters": [],
         "resources": [],
         "claims": [],
-        "preemption": report.preemption,
+        "preemption": None if report.preemption is None else report.preemption.to_dict(),
         "search": None,
         "greedyGap": None,
         "fitErrors": [],
@@ -155,7 +155,7 @@ def _failure(report: RootReport, out: dict[str, Any], snap: Snapshot, kube: Kube
         elif admissible(root):
             lines.append(proof_text(out["placedBefore"]))
     if report.preemption is not None:
-        lines.append(report.preemption["text"])
+        lines.append(report.preemption.text)
     return lines
 
 
