@@ -1,9 +1,9 @@
-"""Every finding of the second hostile-input round (issue 27) outside ``doctor``, as a table.
+"""Hostile inputs outside ``doctor`` are refused before the work, each with one readable line, as a table.
 
-Each row is a reproducer of ``../shared/fuzz/round2`` written out small: the
-files, the command, the exit code and the one line the user reads. All run in
-this process and each bound is checked before the work, so the whole table
-takes about a second; ``check_round2.py`` runs the same inputs in capped child
+Each row is a reproducer of a finding of the second hostile-input round (issue
+27, ``../shared/fuzz/round2``) written out small: the files, the command, the
+exit code and the one line the user reads. All run in this process and each
+bound is checked before the work, so the whole table takes about a second; ``check_round2.py`` runs the same inputs in capped child
 processes.
 """
 
@@ -218,7 +218,7 @@ FINDINGS = [
 
 
 @pytest.mark.parametrize(("files", "argv", "code", "line"), FINDINGS)
-def test_each_round2_finding_is_one_readable_line(
+def test_each_hostile_input_is_one_readable_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str], argv: list[str], code: int, line: str
 ) -> None:
     for name, content in files.items():

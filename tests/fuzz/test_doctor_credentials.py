@@ -1,4 +1,4 @@
-"""The third hostile-input round's doctor findings (issue 38, items 1, 2 and 5), with seeded variations.
+"""doctor never leaks or hangs on hostile credentials: the findings of issue 38 (items 1, 2, 5), seeded variations.
 
 Each case runs ``python -m workloadbuilder doctor`` in a child process bounded by a subprocess timeout
 (never a timed assertion) against a fake apiserver on 127.0.0.1, and asserts the exit code, one line on
