@@ -1,4 +1,7 @@
-"""validate_workload on create: every rule of a Workload and its templates, with the apiserver's exact errors."""
+"""validate_workload on create: every rule of a Workload and its templates, with the apiserver's exact errors.
+
+The hand-written template-tree rules and the warnings are tested in test_workload_rules.py.
+"""
 
 from __future__ import annotations
 
@@ -18,31 +21,13 @@ from objects_factories import (
     workload,
 )
 
-from workloadbuilder.validation.objects import validate_workload, workload_warnings
+from workloadbuilder.validation.objects import validate_workload
 
 T0 = "spec.podGroupTemplates[0]"
 C0 = "spec.compositePodGroupTemplates[0]"
 UNION_TEMPLATES = "`podGroupTemplates`, `compositePodGroupTemplates`"
-ONE_PRIORITY = "spec: Invalid value: null: detected multiple priority configurations"
 ONE_COMPOSITE_PRIORITY = (
     "spec: Invalid value: null: all priority and priorityClassName values must be identical, detected multiple values"
-)
-NO_CHILD = "must have at least one child PodGroupTemplate or CompositePodGroupTemplate"
-DEPTH = "maximum template hierarchy depth is 4"
-
-
-def internal_composite(name: str, leaves: str = "null", composites: str = "null") -> str:
-    """A basic composite template as the apiserver's internal type marshals (Go field names, every field)."""
-    return (
-        f'{{"Name":"{name}","SchedulingPolicy":{{"Basic":{{}},"Gang":null}},"SchedulingConstraints":null,'
-        '"DisruptionMode":null,"PriorityClassName":"","Priority":null,"PreemptionPolicy":null,'
-        f'"PodGroupTemplates":{leaves},"CompositePodGroupTemplates":{composites}}}'
-    )
-
-
-INTERNAL_LEAF_L5 = (
-    '[{"Name":"l5","SchedulingPolicy":{"Basic":{},"Gang":null},"SchedulingConstraints":null,"ResourceClaims":null,'
-    '"DisruptionMode":null,"PriorityClassName":"","Priority":null,"PreemptionPolicy":null}]'
 )
 
 
@@ -97,7 +82,8 @@ CASES: list[tuple[str, dict[str, Any], list[str]]] = [
         "both-template-lists",
         workload(leaf("a"), compositePodGroupTemplates=[composite("c", leaf("b"))]),
         [
-            f'spec: Invalid value: "{{podGroupTemplates, compositePodGroupTemplates}}": must specify exactly one of: {UNION_TEMPLATES}'
+            f'spec: Invalid value: "{{podGroupTemplates, compositePodGroupTemplates}}": must specify exactly one of: '
+            f"{UNION_TEMPLATES}"
         ],
     ),
     (
@@ -155,7 +141,8 @@ CASES: list[tuple[str, dict[str, Any], list[str]]] = [
         "duplicate-template-in-a-list",
         workload(leaf("a"), leaf("b"), leaf("a", gang=2)),
         [
-            'spec.podGroupTemplates[2]: Duplicate value: {"name":"a","schedulingPolicy":{"gang":{"minCount":2}},"schedulingConstraints":null}'
+            "spec.podGroupTemplates[2]: Duplicate value: "
+            '{"name":"a","schedulingPolicy":{"gang":{"minCount":2}},"schedulingConstraints":null}'
         ],
     ),
     (
@@ -275,7 +262,8 @@ CASES: list[tuple[str, dict[str, Any], list[str]]] = [
         "claim-no-source",
         workload(leaf(resourceClaims=[{"name": "gpu"}])),
         [
-            f'{T0}.resourceClaims[0]: Invalid value: "": must specify one of: `resourceClaimName`, `resourceClaimTemplateName`'
+            f'{T0}.resourceClaims[0]: Invalid value: "": must specify one of: `resourceClaimName`, '
+            "`resourceClaimTemplateName`"
         ],
     ),
     (
@@ -365,134 +353,8 @@ CASES: list[tuple[str, dict[str, Any], list[str]]] = [
 ]
 
 
-@pytest.mark.parametrize("obj,expected", [(o, e) for _, o, e in CASES], ids=[i for i, *_ in CASES])
+@pytest.mark.parametrize(("obj", "expected"), [(o, e) for _, o, e in CASES], ids=[i for i, *_ in CASES])
 def test_create_rules(obj: dict[str, Any], expected: list[str]):
-    assert strings(validate_workload(obj)) == expected
-
-
-TREE_CASES: list[tuple[str, dict[str, Any], list[str]]] = [
-    (
-        "name-repeated-across-lists",
-        composite_workload(composite("c", leaf("a"), composites=[composite("a", leaf("b"))])),
-        [f'{C0}.compositePodGroupTemplates[0].name: Duplicate value: "a"'],
-    ),
-    (
-        "name-repeated-across-levels",
-        composite_workload(composite("c", leaf("c"))),
-        [f'{C0}.podGroupTemplates[0].name: Duplicate value: "c"'],
-    ),
-    (
-        "name-repeated-in-two-subtrees",
-        composite_workload(composite("x", leaf("w")), composite("y", leaf("w"))),
-        ['spec.compositePodGroupTemplates[1].podGroupTemplates[0].name: Duplicate value: "w"'],
-    ),
-    (
-        "composite-without-children",
-        composite_workload(composite("c")),
-        [f'{C0}: Invalid value: "c": {NO_CHILD}'],
-    ),
-    (
-        "nested-composite-without-children-after-its-parent",
-        composite_workload(composite("c", composites=[composite("d")]), composite("e")),
-        [
-            f'{C0}.compositePodGroupTemplates[0]: Invalid value: "d": {NO_CHILD}',
-            f'spec.compositePodGroupTemplates[1]: Invalid value: "e": {NO_CHILD}',
-        ],
-    ),
-    (
-        "composite-names-of-a-list-before-their-children",
-        composite_workload(composite("a", leaf("b")), composite("b", leaf("c"))),
-        [f'{C0}.podGroupTemplates[0].name: Duplicate value: "b"'],
-    ),
-    (
-        "leaf-priorities-differ",
-        workload(leaf("a", priority=1), leaf("b", priority=2)),
-        [ONE_PRIORITY],
-    ),
-    (
-        "leaf-priority-class-differs",
-        workload(leaf("a", priorityClassName="high"), leaf("b")),
-        [ONE_PRIORITY],
-    ),
-    (
-        "one-priority-everywhere-is-fine",
-        composite_workload(
-            composite(
-                "c", leaf("a", priority=7), composites=[composite("d", leaf("b", priority=7), priority=7)], priority=7
-            )
-        ),
-        [],
-    ),
-    (
-        "composite-child-priority-differs",
-        composite_workload(composite("c", leaf("a", priority=7), priority=7), composite("d", leaf("b"))),
-        [ONE_COMPOSITE_PRIORITY],
-    ),
-    (
-        "depth-four",
-        composite_workload(
-            composite(
-                "l1",
-                composites=[composite("l2", composites=[composite("l3", composites=[composite("l4", leaf("l5"))])])],
-            )
-        ),
-        [
-            f"{C0}: Invalid value: ["
-            + internal_composite(
-                "l2",
-                composites="["
-                + internal_composite("l3", composites="[" + internal_composite("l4", INTERNAL_LEAF_L5) + "]")
-                + "]",
-            )
-            + f"]: {DEPTH}"
-        ],
-    ),
-    (
-        "depth-four-without-children",
-        composite_workload(
-            composite("l1", composites=[composite("l2", composites=[composite("l3", composites=[composite("l4")])])])
-        ),
-        [
-            f"{C0}: Invalid value: ["
-            + internal_composite(
-                "l2", composites="[" + internal_composite("l3", composites="[" + internal_composite("l4") + "]") + "]"
-            )
-            + f"]: {DEPTH}",
-            f'{C0}.compositePodGroupTemplates[0].compositePodGroupTemplates[0].compositePodGroupTemplates[0]: Invalid value: "l4": {NO_CHILD}',
-        ],
-    ),
-    (
-        "depth-three-is-fine",
-        composite_workload(composite("l1", composites=[composite("l2", composites=[composite("l3", leaf("l4"))])])),
-        [],
-    ),
-    (
-        "all-parent-leaf-unset",
-        composite_workload(composite("c", leaf("a"), disruptionMode={"all": {}})),
-        [],  # accepted by the apiserver; workload_warnings says it
-    ),
-    (
-        "all-parent-children-single",
-        composite_workload(
-            composite(
-                "c",
-                leaf("a", disruptionMode={"single": {}}),
-                composites=[composite("d", leaf("b"), disruptionMode={"single": {}})],
-                disruptionMode={"all": {}},
-            )
-        ),
-        [],
-    ),
-    (
-        "single-parent-all-child",
-        composite_workload(composite("c", leaf("a", disruptionMode={"all": {}}), disruptionMode={"single": {}})),
-        [],
-    ),
-]
-
-
-@pytest.mark.parametrize("obj,expected", [(o, e) for _, o, e in TREE_CASES], ids=[i for i, *_ in TREE_CASES])
-def test_template_tree_rules(obj: dict[str, Any], expected: list[str]):
     assert strings(validate_workload(obj)) == expected
 
 
@@ -519,7 +381,8 @@ DECODING_CASES: list[tuple[str, dict[str, Any], list[str]]] = [
         changed(workload(leaf()), "apiVersion", "scheduling.k8s.io/v1alpha2"),
         [
             (
-                'apiVersion: Invalid value: "scheduling.k8s.io/v1alpha2": Workload scheduling.k8s.io/v1alpha2 is not served by '
+                'apiVersion: Invalid value: "scheduling.k8s.io/v1alpha2": Workload scheduling.k8s.io/v1alpha2 is not '
+                "served by "
                 "Kubernetes 1.37: the workloadbuilder migrate command rewrites it to scheduling.k8s.io/v1beta1"
             )
         ],
@@ -528,7 +391,8 @@ DECODING_CASES: list[tuple[str, dict[str, Any], list[str]]] = [
         "unknown-version",
         changed(workload(leaf()), "apiVersion", "batch/v1"),
         [
-            'apiVersion: Unsupported value: "batch/v1": supported values: "scheduling.k8s.io/v1alpha3", "scheduling.k8s.io/v1beta1"'
+            'apiVersion: Unsupported value: "batch/v1": supported values: "scheduling.k8s.io/v1alpha3", '
+            '"scheduling.k8s.io/v1beta1"'
         ],
     ),
     ("v1alpha3-is-served", changed(workload(leaf()), "apiVersion", "scheduling.k8s.io/v1alpha3"), []),
@@ -536,7 +400,9 @@ DECODING_CASES: list[tuple[str, dict[str, Any], list[str]]] = [
 ]
 
 
-@pytest.mark.parametrize("obj,expected", [(o, e) for _, o, e in DECODING_CASES], ids=[i for i, *_ in DECODING_CASES])
+@pytest.mark.parametrize(
+    ("obj", "expected"), [(o, e) for _, o, e in DECODING_CASES], ids=[i for i, *_ in DECODING_CASES]
+)
 def test_decoding_comes_first(obj: dict[str, Any], expected: list[str]):
     assert strings(validate_workload(obj)) == expected
 
@@ -555,48 +421,3 @@ def test_hand_written_errors_come_first_then_the_declarative_ones():
 def test_a_bad_argument_type_is_a_type_error():
     with pytest.raises(TypeError, match="expected a Workload as a kubernetes client model or a dict, got list"):
         validate_workload([])
-
-
-WARNING_CASES = [
-    ("count-within-children", composite_workload(composite("c", leaf("a"), leaf("b"), gang=2)), []),
-    (
-        "count-above-children",
-        composite_workload(composite("c", leaf("a"), composites=[composite("d", leaf("b"), gang=3)], gang=3)),
-        [
-            (
-                f"{C0}.schedulingPolicy.gang.minGroupCount: minGroupCount 3 is greater than the number of child templates (2): "
-                "unless several groups are made from one template, this group can never be admitted"
-            ),
-            (
-                f"{C0}.compositePodGroupTemplates[0].schedulingPolicy.gang.minGroupCount: minGroupCount 3 is greater than the number "
-                "of child templates (1): unless several groups are made from one template, this group can never be admitted"
-            ),
-        ],
-    ),
-    ("basic-composite", composite_workload(composite("c", leaf("a"))), []),
-    (
-        "all-parent-children-not-all",
-        composite_workload(
-            composite(
-                "c",
-                leaf("a", disruptionMode={"single": {}}),
-                composites=[composite("d", leaf("b"), disruptionMode={"all": {}})],
-                disruptionMode={"all": {}},
-            )
-        ),
-        [
-            f"{C0}.podGroupTemplates[0].disruptionMode: not `all` under a parent whose disruptionMode is `all`: the child "
-            "is only ever disrupted with the whole parent",
-            f"{C0}.compositePodGroupTemplates[0].podGroupTemplates[0].disruptionMode: not `all` under a parent whose "
-            "disruptionMode is `all`: the child is only ever disrupted with the whole parent",
-        ],
-    ),
-    ("does-not-decode", composite_workload(composite("c", leaf("a"), gang=5, bogus=1)), []),
-]
-
-
-@pytest.mark.parametrize("obj,expected", [(o, e) for _, o, e in WARNING_CASES], ids=[i for i, *_ in WARNING_CASES])
-def test_min_group_count_above_the_children_is_a_warning_not_an_error(obj: dict[str, Any], expected: list[str]):
-    assert workload_warnings(obj) == expected
-    if expected:
-        assert validate_workload(obj) == []
