@@ -1432,3 +1432,56 @@ def test_controller_checks_do_not_depend_on_callbacks_being_present(
     root: WorkloadItem, options: dict[str, Any]
 ) -> None:
     assert validate(_with_no_op_callbacks(root), **options) == validate(root, **options)
+
+
+RATCHET_OPTIONS = BuildOptions(
+    allowed_policies=[SchedulingPolicyOption.BASIC, SchedulingPolicyOption.GANG],
+    allowed_disruption_modes=[DisruptionModeOption.SINGLE, DisruptionModeOption.ALL],
+)
+RATCHET_MIN_COUNT = "spec.scheduling.schedulingPolicy.gang.minCount"
+
+
+def _ratchet_item(policy: Any = None, claims: list[Any] | None = None, path: FieldPath | None = None) -> WorkloadItem:
+    return WorkloadItem(
+        name="job",
+        path=path,
+        input=WorkloadInput(
+            policy=PolicyInput(path_elements=["schedulingPolicy"], pod_group_data=policy),
+            resource_claims=ResourceClaimsInput(path_elements=["resourceClaims"], pod_group_data=claims or []),
+        ),
+    )
+
+
+def _ratchet_errors(new: WorkloadItem, old: WorkloadItem) -> list[str]:
+    return [str(e) for e in Builder(new, RATCHET_OPTIONS).validate(old_root=old)]
+
+
+RATCHET_AT = FieldPath("spec", "scheduling")
+OLD_BLOCKS: list[tuple[str, Any, Any, list[str]]] = [
+    ("unknown-field-in-old-ratchets", {"gang": {"minCount": 0}}, {"gang": {"minCount": 0}, "extra": 1}, []),
+    ("unknown-nested-field-in-old-ratchets", {"gang": {"minCount": 0}}, {"gang": {"minCount": 0, "x": 1}}, []),
+    (
+        "changed-value-still-checked",
+        {"gang": {"minCount": -1}},
+        {"gang": {"minCount": 0}, "extra": 1},
+        [f"{RATCHET_MIN_COUNT}: Invalid value: -1: must be greater than or equal to 1"],
+    ),
+    (
+        "wrong-type-in-old-checks-as-created",
+        {"gang": {"minCount": 0}},
+        {"gang": {"minCount": "0"}},
+        [f"{RATCHET_MIN_COUNT}: Invalid value: 0: must be greater than or equal to 1"],
+    ),
+]
+
+
+# An old building block given as a dict with an unknown field still ratchets: its known fields are what Go held.
+@pytest.mark.parametrize(("new", "old", "want"), [c[1:] for c in OLD_BLOCKS], ids=[c[0] for c in OLD_BLOCKS])
+def test_old_block_with_unknown_fields_ratchets(new: Any, old: Any, want: list[str]) -> None:
+    assert _ratchet_errors(_ratchet_item(new, path=RATCHET_AT), _ratchet_item(old)) == want
+
+
+def test_old_claim_with_unknown_field_ratchets() -> None:
+    claim = {"name": "Bad_Name", "resourceClaimName": "c"}
+    new = _ratchet_item({"basic": {}}, [claim], path=RATCHET_AT)
+    assert _ratchet_errors(new, _ratchet_item({"basic": {}}, [{**claim, "extra": True}])) == []
