@@ -412,3 +412,74 @@ def test_no_controller_package_imports_a_cross_adapter_module() -> None:
 def test_a_sideways_import_is_found() -> None:
     graph = {f"{A}.trainer.adapter": {f"{A}.jobset.levels", f"{A}.trainer.pods"}, f"{A}.jobset.pods": {f"{A}.kit"}}
     assert sideways_imports(graph, [f"{A}.jobset", f"{A}.trainer"]) == {(f"{A}.trainer", f"{A}.jobset")}
+
+
+# Tests mirror the code: each library module's tests are in tests/<same path>/test_<module>.py.
+TESTS = ROOT / "tests"
+MIRROR_EXCEPTIONS: dict[str, str] = {}
+"""Library modules (paths from the repository root) allowed to have no mirrored test file, each with its reason.
+
+At most three; a module listed here that has a mirrored test since is an error, so the list only shrinks.
+"""
+
+
+def mirrored_tests(module: Path) -> list[Path]:
+    """Where the tests of ``module`` (a path from the repository root) may be: its mirrored test file.
+
+    ``workloadbuilder/a/b.py`` is tested by ``tests/a/test_b.py`` and ``adapters/a/b.py`` by
+    ``tests/adapters/a/test_b.py``; a top-level ``workloadbuilder/b.py`` by ``tests/core/test_b.py``.
+    """
+    parts = module.parts
+    folder = parts[1:-1] if parts[0] == "workloadbuilder" else parts[:-1]
+    name = f"test_{module.stem}.py"
+    if parts[0] == "workloadbuilder" and not folder:
+        return [TESTS / "core" / name]
+    return [TESTS.joinpath(*folder, name)]
+
+
+def library_modules() -> list[Path]:
+    """Every library module but ``__init__.py`` and ``__main__.py``, as a path from the repository root."""
+    found = []
+    for folder in SOURCES.values():
+        for path in sorted(folder.rglob("*.py")):
+            relative = path.relative_to(ROOT)
+            if relative.parts[:2] == ("workloadbuilder", "adapters"):
+                continue  # the symbolic link to adapters/, listed from there
+            if path.name not in ("__init__.py", "__main__.py"):
+                found.append(relative)
+    return found
+
+
+def modules_without_a_mirrored_test() -> list[str]:
+    return [str(m) for m in library_modules() if not any(t.is_file() for t in mirrored_tests(m))]
+
+
+@pytest.mark.parametrize(
+    ("module", "expected"),
+    [
+        ("workloadbuilder/limits.py", "tests/core/test_limits.py"),
+        ("workloadbuilder/validation/dv.py", "tests/validation/test_dv.py"),
+        ("workloadbuilder/placement/cluster/model.py", "tests/placement/cluster/test_model.py"),
+        ("workloadbuilder/cli/commands/compile.py", "tests/cli/commands/test_compile.py"),
+        ("adapters/job/pods.py", "tests/adapters/job/test_pods.py"),
+        ("adapters/kit.py", "tests/adapters/test_kit.py"),
+    ],
+    ids=["top-level", "subpackage", "nested-subpackage", "cli-command", "adapter-package", "adapters-top"],
+)
+def test_the_mirrored_path_of_a_module(module: str, expected: str) -> None:
+    assert mirrored_tests(Path(module)) == [ROOT / expected]
+
+
+def test_every_library_module_has_a_mirrored_test() -> None:
+    missing = modules_without_a_mirrored_test()
+    unexplained = [module for module in missing if module not in MIRROR_EXCEPTIONS]
+    assert unexplained == [], f"{len(unexplained)} modules without tests/<same path>/test_<module>.py:\n" + "\n".join(
+        unexplained
+    )
+
+
+def test_the_mirror_exceptions_are_few_explained_and_still_missing() -> None:
+    assert len(MIRROR_EXCEPTIONS) <= 3
+    assert all(reason.strip() for reason in MIRROR_EXCEPTIONS.values())
+    missing = set(modules_without_a_mirrored_test())
+    assert [module for module in MIRROR_EXCEPTIONS if module not in missing] == []
