@@ -10,7 +10,8 @@
 // through a whole scheduler (queues.go).
 // Every other line is a single-pod instance: {"id": ..., "family": ..., "nodes": [v1.Node...],
 // "pods": [v1.Pod... with spec.nodeName], "pod": v1.Pod}. The instance is
-// written back with a "result" object added.
+// written back with a "result" object added. An instance with "count" above
+// 1 places that many copies of the pod one after another (sequence.go).
 package main
 
 import (
@@ -56,6 +57,8 @@ type instance struct {
 	Nodes  []*v1.Node `json:"nodes"`
 	Pods   []*v1.Pod  `json:"pods"`
 	Pod    *v1.Pod    `json:"pod"`
+	// Count > 1 places that many copies of Pod one after another (sequence).
+	Count int `json:"count,omitempty"`
 }
 
 type nodeScore struct {
@@ -135,6 +138,11 @@ func main() {
 		if err := json.Unmarshal(line, &inst); err != nil {
 			fmt.Fprintln(os.Stderr, "bad instance:", err)
 			os.Exit(2)
+		}
+		if inst.Count > 1 {
+			raw["result"], _ = json.Marshal(placeSequence(&inst))
+			writeLine(out, raw)
+			continue
 		}
 		res := place(&inst)
 		raw["result"], _ = json.Marshal(res)
