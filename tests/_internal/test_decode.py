@@ -169,7 +169,7 @@ UNKNOWN_FIELDS = [
 
 
 @pytest.mark.parametrize(
-    "cls,data,expected", [(c, d, e) for _, c, d, e in UNKNOWN_FIELDS], ids=[i for i, *_ in UNKNOWN_FIELDS]
+    ("cls", "data", "expected"), [(c, d, e) for _, c, d, e in UNKNOWN_FIELDS], ids=[i for i, *_ in UNKNOWN_FIELDS]
 )
 def test_unknown_fields_are_forbidden_at_their_path(cls: type[BaseModel], data: Any, expected: list[str]):
     assert decode_errors(cls, data, None if cls is V1beta1Workload else BASE) == expected
@@ -208,7 +208,9 @@ SNAKE_CASE = [
 ]
 
 
-@pytest.mark.parametrize("cls,data,loc", [(c, d, l) for _, c, d, l in SNAKE_CASE], ids=[i for i, *_ in SNAKE_CASE])
+@pytest.mark.parametrize(
+    ("cls", "data", "loc"), [(c, d, loc) for _, c, d, loc in SNAKE_CASE], ids=[i for i, *_ in SNAKE_CASE]
+)
 def test_snake_case_keys_are_unknown_fields(cls: type[BaseModel], data: Any, loc: str):
     assert decode_errors(cls, data, None) == [f"{loc}: unknown field"]
 
@@ -312,7 +314,7 @@ WRONG_TYPES = [
 
 
 @pytest.mark.parametrize(
-    "cls,data,expected", [(c, d, e) for _, c, d, e in WRONG_TYPES], ids=[i for i, *_ in WRONG_TYPES]
+    ("cls", "data", "expected"), [(c, d, e) for _, c, d, e in WRONG_TYPES], ids=[i for i, *_ in WRONG_TYPES]
 )
 def test_wrong_types_are_invalid_with_the_expected_type(cls: type[BaseModel], data: Any, expected: str):
     assert decode_errors(cls, data) == [expected]
@@ -356,7 +358,7 @@ INT32 = [
 ]
 
 
-@pytest.mark.parametrize("value,expected", [(v, e) for _, v, e in INT32], ids=[i for i, *_ in INT32])
+@pytest.mark.parametrize(("value", "expected"), [(v, e) for _, v, e in INT32], ids=[i for i, *_ in INT32])
 def test_int32_fields_reject_values_out_of_range(value: int, expected: list[str]):
     assert decode_errors(LEAF_POLICY, {"gang": {"minCount": value}}) == expected
 
@@ -414,7 +416,7 @@ NULLS = [
 ]
 
 
-@pytest.mark.parametrize("cls,data,expected", [(c, d, e) for _, c, d, e in NULLS], ids=[i for i, *_ in NULLS])
+@pytest.mark.parametrize(("cls", "data", "expected"), [(c, d, e) for _, c, d, e in NULLS], ids=[i for i, *_ in NULLS])
 def test_null_is_treated_as_unset(cls: type[BaseModel], data: Any, expected: BaseModel):
     assert decoded(cls, data) == expected
 
@@ -460,7 +462,7 @@ VALID = [
 ]
 
 
-@pytest.mark.parametrize("cls,data,expected", [(c, d, e) for _, c, d, e in VALID], ids=[i for i, *_ in VALID])
+@pytest.mark.parametrize(("cls", "data", "expected"), [(c, d, e) for _, c, d, e in VALID], ids=[i for i, *_ in VALID])
 def test_valid_json_decodes_to_the_model(cls: type[BaseModel], data: Any, expected: BaseModel):
     assert decoded(cls, data) == expected
 
@@ -516,7 +518,9 @@ FOREIGN = [
 ]
 
 
-@pytest.mark.parametrize("cls,value,expected", [(c, v, e) for _, c, v, e in FOREIGN], ids=[i for i, *_ in FOREIGN])
+@pytest.mark.parametrize(
+    ("cls", "value", "expected"), [(c, v, e) for _, c, v, e in FOREIGN], ids=[i for i, *_ in FOREIGN]
+)
 def test_a_foreign_model_is_re_read_from_its_json_form(cls: type[BaseModel], value: BaseModel, expected: BaseModel):
     assert decoded(cls, value) == expected
 
@@ -712,7 +716,7 @@ WRAPPED_DICTS = [
 
 
 @pytest.mark.parametrize(
-    "wrap,data,expected", [(w, d, e) for _, w, d, e in WRAPPED_DICTS], ids=[i for i, *_ in WRAPPED_DICTS]
+    ("wrap", "data", "expected"), [(w, d, e) for _, w, d, e in WRAPPED_DICTS], ids=[i for i, *_ in WRAPPED_DICTS]
 )
 def test_input_wrappers_convert_dicts_to_models(wrap: Any, data: dict[str, Any], expected: BaseModel):
     value = wrap(data)
@@ -735,7 +739,7 @@ UNDECODABLE = [
 ]
 
 
-@pytest.mark.parametrize("wrap,data", [(w, d) for _, w, d in UNDECODABLE], ids=[i for i, *_ in UNDECODABLE])
+@pytest.mark.parametrize(("wrap", "data"), [(w, d) for _, w, d in UNDECODABLE], ids=[i for i, *_ in UNDECODABLE])
 def test_input_wrappers_keep_undecodable_input_as_given(wrap: Any, data: Any):
     assert wrap(data) is data
 
@@ -792,7 +796,7 @@ RESOURCE_CLAIMS_EDGES = [
 
 
 @pytest.mark.parametrize(
-    "kwargs,expected", [(k, e) for _, k, e in RESOURCE_CLAIMS_EDGES], ids=[i for i, *_ in RESOURCE_CLAIMS_EDGES]
+    ("kwargs", "expected"), [(k, e) for _, k, e in RESOURCE_CLAIMS_EDGES], ids=[i for i, *_ in RESOURCE_CLAIMS_EDGES]
 )
 def test_resource_claims_input_edges(kwargs: dict[str, Any], expected: Any):
     assert ResourceClaimsInput(**kwargs).pod_group_data == expected
@@ -807,7 +811,7 @@ WORKLOAD_ITEM_PATHS = [
 
 
 @pytest.mark.parametrize(
-    "text,elements", [(t, e) for _, t, e in WORKLOAD_ITEM_PATHS], ids=[i for i, *_ in WORKLOAD_ITEM_PATHS]
+    ("text", "elements"), [(t, e) for _, t, e in WORKLOAD_ITEM_PATHS], ids=[i for i, *_ in WORKLOAD_ITEM_PATHS]
 )
 def test_workload_item_parses_a_string_path(text: str, elements: tuple[str | int, ...]):
     item = WorkloadItem(name="job", path=text)

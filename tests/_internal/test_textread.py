@@ -33,7 +33,7 @@ def test_a_part_shared_2_to_the_60_times_is_walked_once_per_level() -> None:
     for _ in range(60):
         shared = [shared, shared]
     assert (_deeper_than(shared, 61), _deeper_than(shared, 60)) == (False, True)
-    with pytest.raises(InvalidArgumentError, match="^the object nests deeper than 50 levels$"):
+    with pytest.raises(InvalidArgumentError, match=r"^the object nests deeper than 50 levels$"):
         check_nesting(shared, limit=50)
 
 
@@ -52,7 +52,7 @@ def test_json_is_read_once_and_a_repeated_key_leaves_it_to_the_yaml_reader(text:
 
 
 def test_json_deeper_than_the_bound_is_refused() -> None:
-    with pytest.raises(TextError, match="^JSON nests deeper than 100 levels$"):
+    with pytest.raises(TextError, match=r"^JSON nests deeper than 100 levels$"):
         json_document("[" * 101 + "]" * 101)
     assert json_document("[" * 100 + "]" * 100) is not None
 

@@ -221,7 +221,7 @@ def _call(builder: wb.Builder, call: dict[str, Any], old: wb.WorkloadItem | None
         result["object"] = to_dict(obj)
     except wb.BuildError as e:
         result["error"] = str(e)
-    except Exception as e:  # noqa: BLE001 - any other exception is a disagreement to report, not a crash
+    except Exception as e:  # any other exception is a disagreement to report, not a crash
         result["exception"] = f"{type(e).__name__}: {e}"
     return result
 
@@ -236,7 +236,7 @@ def replay(case: dict[str, Any]) -> dict[str, Any]:
         else:
             builder = wb.Builder(_item(case.get("tree"), marks), options)
         old = _item(case.get("old_tree"), {})
-    except Exception as e:  # noqa: BLE001 - Go had no setup error here, so any is a disagreement
+    except Exception as e:  # Go had no setup error here, so any is a disagreement
         return {"setup_error": f"{type(e).__name__}: {e}", "calls": []}
     calls = [_call(builder, call, old) for call in case.get("calls") or []]
     return {"calls": calls, "marks": marks}

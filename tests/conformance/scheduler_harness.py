@@ -25,7 +25,8 @@ RECORDINGS = ROOT / "tests" / "data" / "scheduler-real"
 def script(name: str) -> ModuleType:
     """``tools/reference/scheduler/<name>.py`` as a module."""
     spec = importlib.util.spec_from_file_location(f"scheduler_harness_{name}", HARNESS / f"{name}.py")
-    assert spec is not None and spec.loader is not None, name
+    assert spec is not None, name
+    assert spec.loader is not None, name
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -222,9 +222,10 @@ def test_generated_resources(seed: int) -> None:
     free = {r: rng.choice([-1000, 0, 1000, 2000, 8000]) for r in RESOURCES if rng.random() < 0.8}
     free["pods"] = rng.choice([0, 1000, 5000])
     want = ["Too many pods"] if free["pods"] < 1000 else []
-    for name in ["cpu", "memory", "ephemeral-storage", *sorted(r for r in RESOURCES if "/" in r or "-2Mi" in r)]:
-        if requests.get(name, 0) > 0 and free.get(name, 0) < requests[name]:
-            want.append(f"Insufficient {name}")
+    names = ["cpu", "memory", "ephemeral-storage", *sorted(r for r in RESOURCES if "/" in r or "-2Mi" in r)]
+    want.extend(
+        f"Insufficient {name}" for name in names if requests.get(name, 0) > 0 and free.get(name, 0) < requests[name]
+    )
     assert noderesources.check(requests, free) == want
 
 

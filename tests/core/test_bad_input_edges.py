@@ -197,4 +197,5 @@ def test_cli_answers_junk_with_one_line_and_no_internal_error(
     assert got == code
     assert "internal error" not in err
     if code == 2:
-        assert err.startswith("error: ") and err.count("\n") == 1
+        assert err.startswith("error: ")
+        assert err.count("\n") == 1

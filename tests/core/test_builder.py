@@ -820,7 +820,8 @@ def test_builder_new_composite_pod_group_requires_a_workload_first() -> None:
 
 
 def test_builder_new_composite_pod_group_materializes_owned_by_configured_owner() -> None:
-    """TestBuilderNewCompositePodGroup/materializes from the compiled composite template owned by the configured owner."""
+    """TestBuilderNewCompositePodGroup/materializes from the compiled composite template owned by the configured
+    owner."""
     group = built(composite_workload_item()).new_composite_pod_group("cpg", "cpgt-0")
 
     assert to_dict(group) == expected_composite_pod_group("cpg", "cpgt-0", CPGT_GANG_2, owners=[JOB_OWNER])
@@ -902,7 +903,8 @@ def test_existing_workload_refuses_build() -> None:
 
 @pytest.mark.parametrize("old_root", [None, gang_workload_item()], ids=["create", "update"])
 def test_existing_workload_refuses_validate(old_root: WorkloadItem | None) -> None:
-    """TestNewBuilderFromExistingWorkload/Validate is refused in existing mode (one InternalError, as the Go code does)."""
+    """TestNewBuilderFromExistingWorkload/Validate is refused in existing mode (one InternalError, as the Go code
+    does)."""
     builder = Builder.from_existing_workload(existing_workload(), BuildOptions(owner=job_owner()))
 
     errors = builder.validate(old_root=old_root)

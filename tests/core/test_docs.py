@@ -79,7 +79,7 @@ def test_page_code_runs(page: str) -> None:
         code = compile("\n" * (block.line - 1) + block.text, str(path), "exec")
         stdout = io.StringIO()
         with contextlib.redirect_stdout(stdout):
-            exec(code, namespace)  # noqa: S102 - running the docs is the point
+            exec(code, namespace)  # running the docs is the point
         if expected is not None:
             assert stdout.getvalue() == expected.text, f"{page}: output of the block at line {block.line}"
 
@@ -90,7 +90,8 @@ def test_every_output_block_follows_python() -> None:
         blocks = fenced_blocks(path.read_text())
         for i, block in enumerate(blocks):
             if block.lang == "output":
-                assert i > 0 and blocks[i - 1].lang == "python", f"{path}:{block.line}: output without code"
+                assert i > 0, f"{path}:{block.line}: output without code"
+                assert blocks[i - 1].lang == "python", f"{path}:{block.line}: output without code"
 
 
 def test_the_pages_with_code_are_found() -> None:

@@ -106,7 +106,7 @@ PATHS = [
 ]
 
 
-@pytest.mark.parametrize("path,expected", [(p, e) for _, p, e in PATHS], ids=[i for i, _, _ in PATHS])
+@pytest.mark.parametrize(("path", "expected"), [(p, e) for _, p, e in PATHS], ids=[i for i, _, _ in PATHS])
 def test_path_renders_as_go(path: FieldPath, expected: str):
     assert str(path) == expected
 
@@ -151,7 +151,7 @@ ELEMENTS = [
 ]
 
 
-@pytest.mark.parametrize("path,expected", [(p, e) for _, p, e in ELEMENTS], ids=[i for i, _, _ in ELEMENTS])
+@pytest.mark.parametrize(("path", "expected"), [(p, e) for _, p, e in ELEMENTS], ids=[i for i, _, _ in ELEMENTS])
 def test_path_elements_are_a_pydantic_loc(path: FieldPath, expected: tuple[str | int, ...]):
     assert path.elements() == expected
 
@@ -182,7 +182,7 @@ PARSED_ELEMENTS = [
 
 
 @pytest.mark.parametrize(
-    "text,expected", [(t, e) for _, t, e in PARSED_ELEMENTS], ids=[i for i, _, _ in PARSED_ELEMENTS]
+    ("text", "expected"), [(t, e) for _, t, e in PARSED_ELEMENTS], ids=[i for i, _, _ in PARSED_ELEMENTS]
 )
 def test_parse_gives_indexes_for_digits_and_keys_otherwise(text: str, expected: tuple[str | int, ...]):
     assert FieldPath.parse(text).elements() == expected
@@ -219,7 +219,7 @@ ERROR_TYPES = [
 ]
 
 
-@pytest.mark.parametrize("error_type,value,display", ERROR_TYPES, ids=[t.name for t, _, _ in ERROR_TYPES])
+@pytest.mark.parametrize(("error_type", "value", "display"), ERROR_TYPES, ids=[t.name for t, _, _ in ERROR_TYPES])
 def test_error_type_values_and_display_are_go_strings(error_type: ErrorType, value: str, display: str):
     assert (error_type.value, error_type.display, str(error_type)) == (value, display, display)
 
@@ -356,7 +356,7 @@ FORMATTING = [
 ]
 
 
-@pytest.mark.parametrize("error,expected", [(e, s) for _, e, s in FORMATTING], ids=[i for i, _, _ in FORMATTING])
+@pytest.mark.parametrize(("error", "expected"), [(e, s) for _, e, s in FORMATTING], ids=[i for i, _, _ in FORMATTING])
 def test_error_string_is_gos(error: FieldError, expected: str):
     assert str(error) == expected
 
@@ -461,7 +461,7 @@ BAD_VALUES: list[tuple[str, Any, str]] = [
 ]
 
 
-@pytest.mark.parametrize("value,rendered", [(v, r) for _, v, r in BAD_VALUES], ids=[i for i, _, _ in BAD_VALUES])
+@pytest.mark.parametrize(("value", "rendered"), [(v, r) for _, v, r in BAD_VALUES], ids=[i for i, _, _ in BAD_VALUES])
 def test_bad_value_renders_as_go(value: Any, rendered: str):
     assert str(invalid(FieldPath("f"), value, "d")) == f"f: Invalid value: {rendered}: d"
 
@@ -485,7 +485,7 @@ NIL_PATHS = [
 ]
 
 
-@pytest.mark.parametrize("error,expected", [(e, s) for _, e, s in NIL_PATHS], ids=[i for i, _, _ in NIL_PATHS])
+@pytest.mark.parametrize(("error", "expected"), [(e, s) for _, e, s in NIL_PATHS], ids=[i for i, _, _ in NIL_PATHS])
 def test_nil_path_renders_as_go_nil(error: FieldError, expected: str):
     assert error.field == "<nil>"
     assert error.path is None
@@ -513,7 +513,7 @@ LOCS = [
 ]
 
 
-@pytest.mark.parametrize("error,loc", [(e, l) for _, e, l in LOCS], ids=[i for i, _, _ in LOCS])
+@pytest.mark.parametrize(("error", "loc"), [(e, loc) for _, e, loc in LOCS], ids=[i for i, _, _ in LOCS])
 def test_error_loc(error: FieldError, loc: tuple[str | int, ...]):
     assert error.loc() == loc
 
@@ -553,7 +553,7 @@ CONSTRUCTORS = [
 
 
 @pytest.mark.parametrize(
-    "error,error_type,bad_value,detail",
+    ("error", "error_type", "bad_value", "detail"),
     [(e, t, v, d) for _, e, t, v, d in CONSTRUCTORS],
     ids=[i for i, *_ in CONSTRUCTORS],
 )
@@ -582,7 +582,7 @@ TO_AGGREGATE = [
 ]
 
 
-@pytest.mark.parametrize("errors,count", [(e, c) for _, e, c in TO_AGGREGATE], ids=[i for i, _, _ in TO_AGGREGATE])
+@pytest.mark.parametrize(("errors", "count"), [(e, c) for _, e, c in TO_AGGREGATE], ids=[i for i, _, _ in TO_AGGREGATE])
 def test_to_aggregate_keeps_one_error_per_distinct_string(errors: list[FieldError], count: int):
     aggregate = ErrorList(errors).to_aggregate()
     if count == 0:
@@ -615,7 +615,7 @@ AGGREGATE_STRINGS = [
 
 
 @pytest.mark.parametrize(
-    "errors,expected", [(e, s) for _, e, s in AGGREGATE_STRINGS], ids=[i for i, _, _ in AGGREGATE_STRINGS]
+    ("errors", "expected"), [(e, s) for _, e, s in AGGREGATE_STRINGS], ids=[i for i, _, _ in AGGREGATE_STRINGS]
 )
 def test_aggregate_string_is_gos(errors: list[FieldError], expected: str):
     aggregate = ErrorList(errors).to_aggregate()

@@ -106,7 +106,8 @@ def test_one_root_is_what_the_builder_builds():
 
 def test_eight_roots_are_allowed():
     forest = build_forest([rj(i, f"rj-{i}") for i in range(8)], options())
-    assert forest.errors == [] and len(forest.workload.spec.pod_group_templates) == 8
+    assert forest.errors == []
+    assert len(forest.workload.spec.pod_group_templates) == 8
 
 
 def test_options_as_a_dict():
@@ -114,7 +115,10 @@ def test_options_as_a_dict():
     assert forest.workload.metadata.name == "wl"
 
 
-MIN_COUNT_ZERO = "spec.replicatedJobs[1].scheduling.schedulingPolicy.gang.minCount: Invalid value: 0: must be greater than or equal to 1"
+MIN_COUNT_ZERO = (
+    "spec.replicatedJobs[1].scheduling.schedulingPolicy.gang.minCount: Invalid value: 0: "
+    "must be greater than or equal to 1"
+)
 TOO_MANY = "spec.replicatedJobs[8].scheduling: Too many: {n}: must have at most 8 items"
 
 
@@ -126,7 +130,8 @@ TOO_MANY = "spec.replicatedJobs[8].scheduling: Too many: {n}: must have at most 
             [rj(0, "driver"), rj(1, "workers", 2)],
             {"allowed_policies": ["Basic"]},
             [
-                "spec.replicatedJobs[1].scheduling.schedulingPolicy: Forbidden: gang scheduling policy is not supported by this controller"
+                "spec.replicatedJobs[1].scheduling.schedulingPolicy: Forbidden: gang scheduling policy is not "
+                "supported by this controller"
             ],
         ),
         ([rj(0, "workers"), rj(1, "workers")], {}, ['spec.replicatedJobs[1].scheduling: Duplicate value: "workers"']),
@@ -144,7 +149,8 @@ TOO_MANY = "spec.replicatedJobs[8].scheduling: Too many: {n}: must have at most 
             [
                 (
                     'spec.replicatedJobs[1].scheduling: Invalid value: "group": root is a composite but the first root '
-                    '"driver" is a leaf: a Workload\'s top level holds either podGroupTemplates or compositePodGroupTemplates'
+                    '"driver" is a leaf: a Workload\'s top level holds either podGroupTemplates or '
+                    "compositePodGroupTemplates"
                 )
             ],
         ),

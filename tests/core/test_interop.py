@@ -316,7 +316,7 @@ def test_create_then_apply_again_reads_back_and_finds_nothing_changed(server: Fa
     assert again == lws_results("unchanged")
     assert server.requests == [
         request
-        for (_, name), path in zip(LWS_ORDER, LWS_PATHS)
+        for (_, name), path in zip(LWS_ORDER, LWS_PATHS, strict=True)
         for request in (Request("POST", path, None), Request("GET", f"{path}/{name}", None))
     ]
     # The stored objects carry the server's default disruptionMode; ours leave it unset.
@@ -478,7 +478,8 @@ def test_a_refusal_is_reported_and_stops_the_rest(
 def test_an_invalid_answer_keeps_the_whole_status(server: FakeApiServer, client: ApiClient):
     server.refuse[REPLICA_1] = _json_answer(422, "Unprocessable Entity", INVALID)
     error = apply(lws_objects(), client)[2].error
-    assert error is not None and error.status == INVALID
+    assert error is not None
+    assert error.status == INVALID
     assert error.status["details"]["causes"][0]["field"] == "spec.schedulingPolicy.gang.minGroupCount"
     assert str(error) == f"422 Invalid: {INVALID['message']}"
 
@@ -524,7 +525,8 @@ BAD_INPUT: dict[str, tuple[Callable[[dict[str, Any]], Any], str]] = {
         (
             f'<apply> (document 2): The CompositePodGroup "{REPLICA_0}" is invalid:\n'
             '* apiVersion: Invalid value: "scheduling.k8s.io/v1alpha2": CompositePodGroup scheduling.k8s.io/v1alpha2 '
-            "is not served by Kubernetes 1.37: the workloadbuilder migrate command rewrites it to scheduling.k8s.io/v1alpha3"
+            "is not served by Kubernetes 1.37: the workloadbuilder migrate command rewrites it to "
+            "scheduling.k8s.io/v1alpha3"
         ),
     ),
     "not-an-object": (
@@ -712,7 +714,8 @@ def load_operator() -> ModuleType:
     """examples/kopf_operator/operator.py, loaded by path (its name would shadow the stdlib's ``operator``)."""
     path = ROOT / "examples" / "kopf_operator" / "operator.py"
     spec = importlib.util.spec_from_file_location("kopf_operator_example", path)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -767,7 +770,7 @@ def test_operator_creates_a_training_clusters_objects(
         body=body, memo=kopf.Memo(api_client=client, dry_run=dry_run), logger=logging.getLogger("test")
     )
     action = "dry-run-created" if dry_run else "created"
-    assert status_of == {"workload": "llama-7bbd6f4976", "objects": {name: action for name in TRAINING_NAMES}}
+    assert status_of == {"workload": "llama-7bbd6f4976", "objects": dict.fromkeys(TRAINING_NAMES, action)}
     assert server.requests == [Request("POST", path, "All" if dry_run else None) for path in TRAINING_PATHS]
     assert [query["fieldManager"] for query in server.queries] == [["trainingcluster-operator"]] * 4
     assert stored_names(server) == ([] if dry_run else list(TRAINING_NAMES))

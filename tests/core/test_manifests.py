@@ -53,7 +53,8 @@ def test_empty_documents_are_skipped(text: str):
 
 def test_timestamps_stay_strings_as_kubernetes_reads_them():
     [obj] = load(
-        "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: 2026-07-01}\nspec: {schedulingPolicy: {basic: {}}}\n"
+        "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: 2026-07-01}\nspec: "
+        "{schedulingPolicy: {basic: {}}}\n"
     )
     assert obj.metadata.name == "2026-07-01"
 
@@ -70,7 +71,8 @@ def test_every_bad_document_is_reported_kubectl_style():
         "* apiVersion: Required value",
         f'{source} (document 3): The PodGroup "old" is invalid:',
         (
-            '* apiVersion: Invalid value: "scheduling.k8s.io/v1alpha2": PodGroup scheduling.k8s.io/v1alpha2 is not served by '
+            '* apiVersion: Invalid value: "scheduling.k8s.io/v1alpha2": PodGroup scheduling.k8s.io/v1alpha2 is not '
+            "served by "
             "Kubernetes 1.37: the workloadbuilder migrate command rewrites it to scheduling.k8s.io/v1beta1"
         ),
         f'{source} (document 4): The ConfigMap "settings" is invalid:',
@@ -96,17 +98,20 @@ LOAD_ERRORS: list[tuple[str, str, str]] = [
     (
         "yaml-syntax",
         "kind: [",
-        "<string> (document 1): invalid YAML at line 1, column 8: while parsing a flow node, expected the node content, but found '<stream end>'",
+        "<string> (document 1): invalid YAML at line 1, column 8: while parsing a flow node, expected the node "
+        "content, but found '<stream end>'",
     ),
     (
         "tab",
         "\tkind: x",
-        "<string> (document 1): invalid YAML at line 1, column 1: while scanning for the next token, found character '\\t' that cannot start any token",
+        "<string> (document 1): invalid YAML at line 1, column 1: while scanning for the next token, found character "
+        "'\\t' that cannot start any token",
     ),
     (
         "python-tag",
         "!!python/object/apply:os.system [ls]",
-        "<string> (document 1): invalid YAML at line 1, column 1: could not determine a constructor for the tag 'tag:yaml.org,2002:python/object/apply:os.system'",
+        "<string> (document 1): invalid YAML at line 1, column 1: could not determine a constructor for the tag "
+        "'tag:yaml.org,2002:python/object/apply:os.system'",
     ),
     (
         "scalar",
@@ -131,7 +136,7 @@ LOAD_ERRORS: list[tuple[str, str, str]] = [
 ]
 
 
-@pytest.mark.parametrize("text,message", [(t, m) for _, t, m in LOAD_ERRORS], ids=[i for i, *_ in LOAD_ERRORS])
+@pytest.mark.parametrize(("text", "message"), [(t, m) for _, t, m in LOAD_ERRORS], ids=[i for i, *_ in LOAD_ERRORS])
 def test_malformed_input_is_a_manifest_error(text: str, message: str):
     with pytest.raises(ManifestError) as caught:
         load(text)
@@ -141,7 +146,7 @@ def test_malformed_input_is_a_manifest_error(text: str, message: str):
 def test_a_missing_file_is_a_manifest_error(tmp_path: Path):
     with pytest.raises(ManifestError, match="cannot read: No such file or directory"):
         load(tmp_path / "missing.yaml")
-    with pytest.raises(ManifestError, match="missing.yaml: cannot read: No such file or directory"):
+    with pytest.raises(ManifestError, match=r"missing.yaml: cannot read: No such file or directory"):
         load(str(tmp_path / "missing.yaml"))
     with pytest.raises(TypeError, match="a manifest source is a path, a string or a stream, not int"):
         load(3)  # type: ignore[arg-type]
@@ -159,8 +164,10 @@ def test_dump_writes_kubernetes_json_spelling():
     assert text == (
         "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata:\n  name: train-worker-0\n  namespace: ml\n"
         "spec:\n  schedulingPolicy:\n    gang:\n      minCount: 2\n  workloadRef:\n    templateName: worker\n"
-        "    workloadName: train\n---\napiVersion: scheduling.k8s.io/v1beta1\nkind: Workload\nmetadata:\n  name: train\n"
-        "  namespace: ml\nspec:\n  podGroupTemplates:\n  - name: a\n    priorityClassName: high\n    schedulingPolicy:\n"
+        "    workloadName: train\n---\napiVersion: scheduling.k8s.io/v1beta1\nkind: Workload\nmetadata:\n  name: "
+        "train\n"
+        "  namespace: ml\nspec:\n  podGroupTemplates:\n  - name: a\n    priorityClassName: high\n    "
+        "schedulingPolicy:\n"
         "      basic: {}\n"
     )
 
@@ -244,8 +251,9 @@ def _load_or_manifest_error(text: str) -> list[Any]:
     try:
         return load(text)
     except ManifestError as err:
-        assert str(err)  # always renders
-        return err.objects
+        error = err
+    assert str(error)  # always renders
+    return error.objects
 
 
 @_FUZZ

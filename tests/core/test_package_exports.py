@@ -23,7 +23,8 @@ def _type_checking_imports() -> dict[str, str]:
     block = next(node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING")
     names = {}
     for node in block.body:
-        assert isinstance(node, ast.ImportFrom) and node.module is not None
+        assert isinstance(node, ast.ImportFrom)
+        assert node.module is not None
         for alias in node.names:
             names[alias.name] = f"{node.module}.{alias.name}" if node.module == "workloadbuilder" else node.module
     return names

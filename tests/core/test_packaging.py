@@ -66,4 +66,5 @@ def test_the_editable_install_imports_the_adapters_from_the_repository(tmp_path)
 )
 def test_adapter_doctests(module):
     result = doctest.testmod(importlib.import_module(module))
-    assert result.attempted > 0 and result.failed == 0
+    assert result.attempted > 0
+    assert result.failed == 0

@@ -11,6 +11,7 @@ kubeconfig, and none may take more than a few seconds.
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
 import json
 import socket
@@ -57,10 +58,8 @@ class _Handler(BaseHTTPRequestHandler):
         path = urlsplit(self.path).path
         self.server.seen.append((path, self.headers.get("Authorization")))
         behave = next((rule for key, rule in self.server.rules.items() if key == "*" or key in path), None)
-        try:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             (behave or _default)(self)
-        except (BrokenPipeError, ConnectionResetError):
-            pass
 
     def answer(self, code: int, body: Any, extra: tuple[tuple[str, str], ...] = ()) -> None:
         data = body if isinstance(body, bytes) else (body if isinstance(body, str) else json.dumps(body)).encode()
@@ -493,7 +492,8 @@ KUBECONFIG_CASES = {
     ),
     "ftp-server": (
         kubeconfig_text("ftp://127.0.0.1:21"),
-        "kubeconfig {kubeconfig}: cluster 'c': server 'ftp://127.0.0.1:21' is not an http:// or https:// URL with a host",
+        "kubeconfig {kubeconfig}: cluster 'c': server 'ftp://127.0.0.1:21' is not an http:// or https:// URL with a "
+        "host",
     ),
     "file-server": (
         kubeconfig_text("file:///etc/passwd"),
@@ -632,8 +632,10 @@ def test_a_token_the_server_echoes_into_the_report_is_redacted(apiserver: _Serve
     kubeconfig.write_text(kubeconfig_text(f"http://127.0.0.1:{apiserver.server_port}"))
     apiserver.rules = {"workloads": WORKLOADS, "podgroups": ECHOING_GANG, "pods": pending, "nodes": NODES}
     code, out, err, _ = run(kubeconfig, "--output", output)
-    assert code in (0, 1) and err == ""
-    assert TOKEN.lower() not in out.lower() and "<redacted>" in out
+    assert code in (0, 1)
+    assert err == ""
+    assert TOKEN.lower() not in out.lower()
+    assert "<redacted>" in out
     if output == "json":
         json.loads(out)
 
@@ -645,7 +647,8 @@ def test_a_token_file_is_read_beside_its_kubeconfig_and_stripped(apiserver: _Ser
     apiserver.rules = {"jobs": status(403, f"no for Bearer {TOKEN}")}
     code, out, err, _ = run(kubeconfig)
     assert (code, out) == (2, "")
-    assert TOKEN not in err and err.endswith("no for <redacted>\n")
+    assert TOKEN not in err
+    assert err.endswith("no for <redacted>\n")
     assert apiserver.seen == [(JOB_PATH, f"Bearer {TOKEN}")]
 
 
@@ -673,7 +676,8 @@ def test_an_exec_plugin_may_give_a_client_certificate(tmp_path: Path):
     )
     code, out, err, _ = run(kubeconfig, *FAST)
     assert (code, out) == (2, "")
-    assert "KEYBODY1234" not in err and len(err.splitlines()) == 1
+    assert "KEYBODY1234" not in err
+    assert len(err.splitlines()) == 1
 
 
 HOSTILE = "a\x1b[2J\x00b\u0085c\u2028d\u202ee\udc80f é 日本"
@@ -727,12 +731,15 @@ def test_a_hostile_message_in_the_report_is_escaped_in_text_and_exact_in_json(ap
     kubeconfig.write_text(kubeconfig_text(f"http://127.0.0.1:{apiserver.server_port}"))
     apiserver.rules = {"workloads": WORKLOADS, "podgroups": HOSTILE_GANG, "pods": pending, "nodes": NODES}
     code, text, err, _ = run(kubeconfig)
-    assert code in (0, 1) and err == ""
+    assert code in (0, 1)
+    assert err == ""
     assert f"the scheduler says {HOSTILE_SHOWN}" in text
     assert not {"\x1b", "\x00", "\u0085", "\u2028", "\u202e"} & set(text)
     assert f"  - PodGroup pg: PodGroupScheduled=False (Unschedulable): the scheduler says {HOSTILE_SHOWN}\n" in text
     code, out, err, _ = run(kubeconfig, "--output", "json")
-    assert code in (0, 1) and err == "" and out.isascii()  # the JSON encoder's own escapes, left as they are
+    assert code in (0, 1)
+    assert err == ""
+    assert out.isascii()
     assert "the scheduler says a\\u001b[2J\\u0000b" in out
     said = "PodGroupScheduled=False (Unschedulable): the scheduler says a\x1b[2J\x00b c d\u202ee\udc80f é 日本"
     assert said in _strings(json.loads(out))  # the data exact: the JSON escapes decode to the server's text
@@ -804,7 +811,8 @@ def test_an_auth_provider_plugin_is_never_run(apiserver: _Server, tmp_path: Path
     code, out, err, took = run(kubeconfig)
     assert took < 5
     if expected.startswith("Bearer "):
-        assert code == 1 and err == ""
+        assert code == 1
+        assert err == ""
         assert {auth for _, auth in apiserver.seen} == {expected}
     else:
         assert (code, out, err) == (2, "", expected.replace("{kubeconfig}", str(kubeconfig)))

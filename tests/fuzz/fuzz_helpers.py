@@ -180,7 +180,8 @@ def run_cli(*argv: str, stdin: bytes | None = None) -> tuple[int, str, str]:
 def assert_contract(code: int, out: str, err: str) -> None:
     """Exit 0, 1 or 2; no traceback; every line of stderr a warning, a problem, or one ``error:`` line."""
     assert code in (0, 1, 2), (code, err)
-    assert "Traceback" not in err and "internal error" not in err, err
+    assert "Traceback" not in err, err
+    assert "internal error" not in err, err
     errors = [line for line in err.splitlines() if line.startswith("error:")]
     assert len(errors) <= 1, err
     if code == 2:

@@ -3,8 +3,8 @@
 Each row is a reproducer of a finding of the second hostile-input round (issue
 27, ``../shared/fuzz/round2``) written out small: the files, the command, the
 exit code and the one line the user reads. All run in this process and each
-bound is checked before the work, so the whole table takes about a second; ``check_round2.py`` runs the same inputs in capped child
-processes.
+bound is checked before the work, so the whole table takes about a second;
+``check_round2.py`` runs the same inputs in capped child processes.
 """
 
 from __future__ import annotations
@@ -277,7 +277,7 @@ def test_F9_stdin_with_no_end_is_refused_past_the_input_cap(monkeypatch: pytest.
 def test_F9_a_file_past_the_cap_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(textread, "MAX_INPUT_BYTES", 100)
     (tmp_path / "big.yaml").write_text(JOB, encoding="utf-8")
-    got, out, err = run_cli("validate", str(tmp_path / "big.yaml"))
+    got, _out, err = run_cli("validate", str(tmp_path / "big.yaml"))
     assert (got, err.replace(str(tmp_path), "T")) == (
         2,
         "error: T/big.yaml: the input is larger than 100 bytes, the most workloadbuilder reads\n",
@@ -303,8 +303,18 @@ def _one_node() -> Cluster:
 
 
 API = [
-    pytest.param(lambda: request_from_plan({}), TypeError, "request_from_plan(): plan must be a Plan or its Compiled, not dict", id="request-from-plan-dict"),
-    pytest.param(lambda: simulate("str", _one_node()), TypeError, "simulate(): workloads must be a sequence of QueueEntry, not str", id="simulate-str"),
+    pytest.param(
+        lambda: request_from_plan({}),
+        TypeError,
+        "request_from_plan(): plan must be a Plan or its Compiled, not dict",
+        id="request-from-plan-dict",
+    ),
+    pytest.param(
+        lambda: simulate("str", _one_node()),
+        TypeError,
+        "simulate(): workloads must be a sequence of QueueEntry, not str",
+        id="simulate-str",
+    ),
     pytest.param(
         lambda: simulate([QueueEntry("w", _gang(), float("nan"), 1)], _one_node()),
         InvalidArgumentError,
@@ -317,21 +327,61 @@ API = [
         "workloads[0] (w): the queue makes more than 100000 copies (workloadbuilder simulates at most 100000)",
         id="simulate-count-1e6",
     ),
-    pytest.param(lambda: Builder(None, options={"x": 1}), InvalidArgumentError, "options: x: Extra inputs are not permitted", id="builder-options-unknown"),
-    pytest.param(lambda: Builder(None, options=5), TypeError, "options must be BuildOptions or a mapping of its fields, not int", id="builder-options-int"),
+    pytest.param(
+        lambda: Builder(None, options={"x": 1}),
+        InvalidArgumentError,
+        "options: x: Extra inputs are not permitted",
+        id="builder-options-unknown",
+    ),
+    pytest.param(
+        lambda: Builder(None, options=5),
+        TypeError,
+        "options must be BuildOptions or a mapping of its fields, not int",
+        id="builder-options-int",
+    ),
     pytest.param(
         lambda: place(_gang(), _one_node(), timeout=10**400),
         InvalidArgumentError,
         "timeout must be a positive number of seconds up to 86400, got 1" + "0" * 400,
         id="place-timeout-10-400",
     ),
-    pytest.param(lambda: place({}, _one_node()), TypeError, "place(): request must be a PlacementRequest, not dict", id="place-request-dict"),
-    pytest.param(lambda: capacity(_gang(), _one_node(), target=10**9), InvalidArgumentError, "the target must be from 1 to 100000 copies, not 1000000000", id="capacity-target-1e9"),
-    pytest.param(lambda: migrate({"kind": "Workload", "spec": _deep()}), InvalidArgumentError, "the manifest to migrate nests deeper than 100 levels", id="migrate-deep"),
-    pytest.param(lambda: manifests.to_yaml(_deep()), InvalidArgumentError, "the object to write nests deeper than 100 levels", id="to-yaml-deep"),
-    pytest.param(lambda: plan_object({"apiVersion": "batch/v1", "kind": "Job", "spec": _deep()}), InvalidArgumentError, "an object to plan nests deeper than 100 levels", id="plan-object-deep"),
-    pytest.param(lambda: migrate_kueue_pods("pods"), TypeError, "migrate_kueue_pods reads a sequence of Pods, not str", id="kueue-pods-str"),
-]  # fmt: skip
+    pytest.param(
+        lambda: place({}, _one_node()),
+        TypeError,
+        "place(): request must be a PlacementRequest, not dict",
+        id="place-request-dict",
+    ),
+    pytest.param(
+        lambda: capacity(_gang(), _one_node(), target=10**9),
+        InvalidArgumentError,
+        "the target must be from 1 to 100000 copies, not 1000000000",
+        id="capacity-target-1e9",
+    ),
+    pytest.param(
+        lambda: migrate({"kind": "Workload", "spec": _deep()}),
+        InvalidArgumentError,
+        "the manifest to migrate nests deeper than 100 levels",
+        id="migrate-deep",
+    ),
+    pytest.param(
+        lambda: manifests.to_yaml(_deep()),
+        InvalidArgumentError,
+        "the object to write nests deeper than 100 levels",
+        id="to-yaml-deep",
+    ),
+    pytest.param(
+        lambda: plan_object({"apiVersion": "batch/v1", "kind": "Job", "spec": _deep()}),
+        InvalidArgumentError,
+        "an object to plan nests deeper than 100 levels",
+        id="plan-object-deep",
+    ),
+    pytest.param(
+        lambda: migrate_kueue_pods("pods"),
+        TypeError,
+        "migrate_kueue_pods reads a sequence of Pods, not str",
+        id="kueue-pods-str",
+    ),
+]
 
 
 @pytest.mark.parametrize(("call", "kind", "message"), API)

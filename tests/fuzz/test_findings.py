@@ -53,7 +53,10 @@ spec:
         template: TEMPLATE
 """
 POD_TEMPLATE = "{spec: {restartPolicy: Never, containers: [{name: w, image: w:1}]}}"
-PG = "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: pg, namespace: ns}\nspec:\n  schedulingPolicy: {gang: {minCount: 2}}\n"
+PG = (
+    "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: pg, namespace: ns}\n"
+    "spec:\n  schedulingPolicy: {gang: {minCount: 2}}\n"
+)
 PARENT = """---
 apiVersion: scheduling.k8s.io/v1beta1
 kind: Workload
@@ -72,7 +75,8 @@ metadata:
   uid: 44444444-5555-4666-8777-888888888888
   annotations: {scheduling.k8s.io/group-template-name: TEMPLATE}
   ownerReferences:
-  - {apiVersion: jobset.x-k8s.io/v1alpha2, kind: JobSet, name: train, uid: 55555555-6666-4777-8888-999999999999, controller: true}
+  - {apiVersion: jobset.x-k8s.io/v1alpha2, kind: JobSet, name: train, \
+uid: 55555555-6666-4777-8888-999999999999, controller: true}
 spec:
   parallelism: 2
   completions: 2
@@ -95,42 +99,49 @@ FINDINGS = [
         {"in.yaml": LWS.replace("REPLICAS", "1").replace("SIZE", "2147483647")},
         ["compile", "in.yaml"],
         2,
-        "error: in.yaml (document 1) LeaderWorkerSet/lws: spec.leaderWorkerTemplate.size: Invalid value: 2147483647: must be less than or equal to 100000 (workloadbuilder plans at most 100000 pods per object)",
+        "error: in.yaml (document 1) LeaderWorkerSet/lws: spec.leaderWorkerTemplate.size: Invalid value: 2147483647: "
+        "must be less than or equal to 100000 (workloadbuilder plans at most 100000 pods per object)",
         id="lws-size-int32max",
     ),
     pytest.param(
         {"in.yaml": LWS.replace("REPLICAS", "1").replace("SIZE", "1000000")},
         ["compile", "in.yaml"],
         2,
-        "error: in.yaml (document 1) LeaderWorkerSet/lws: spec.leaderWorkerTemplate.size: Invalid value: 1000000: must be less than or equal to 100000 (workloadbuilder plans at most 100000 pods per object)",
+        "error: in.yaml (document 1) LeaderWorkerSet/lws: spec.leaderWorkerTemplate.size: Invalid value: 1000000: "
+        "must be less than or equal to 100000 (workloadbuilder plans at most 100000 pods per object)",
         id="lws-size-1e6",
     ),
     pytest.param(
         {"in.yaml": LWS.replace("REPLICAS", "2147483647").replace("SIZE", "2")},
         ["compile", "in.yaml"],
         2,
-        "error: in.yaml (document 1) LeaderWorkerSet/lws: spec.replicas: Invalid value: 2147483647: must be less than or equal to 10000 (workloadbuilder plans at most 10000 runtime groups per object)",
+        "error: in.yaml (document 1) LeaderWorkerSet/lws: spec.replicas: Invalid value: 2147483647: must be less than "
+        "or equal to 10000 (workloadbuilder plans at most 10000 runtime groups per object)",
         id="lws-replicas-int32max",
     ),
     pytest.param(
         {"in.yaml": LWS.replace("REPLICAS", "10000").replace("SIZE", "100")},
         ["compile", "in.yaml"],
         2,
-        "error: in.yaml (document 1) LeaderWorkerSet/lws: spec.leaderWorkerTemplate.size: Invalid value: 100: replicas × size must be at most 100000 (workloadbuilder plans at most 100000 pods per object)",
+        "error: in.yaml (document 1) LeaderWorkerSet/lws: spec.leaderWorkerTemplate.size: Invalid value: 100: "
+        "replicas \u00d7 size must be at most 100000 (workloadbuilder plans at most 100000 pods per object)",
         id="lws-replicas-times-size",
     ),
     pytest.param(
         {"in.yaml": JOB.replace("parallelism: 2", "parallelism: 2147483647")},
         ["place", "in.yaml", "--generate", "zones=1,blocks=1,racks=1,hosts=2"],
         1,
-        "verdict: invalid: in.yaml (document 1): Job 'trainer' is invalid: spec.parallelism: Invalid value: 2147483647: must be less than or equal to 100000 (workloadbuilder plans at most 100000 pods per object)",
+        "verdict: invalid: in.yaml (document 1): Job 'trainer' is invalid: spec.parallelism: Invalid value: "
+        "2147483647: must be less than or equal to 100000 (workloadbuilder plans at most 100000 pods per object)",
         id="job-parallelism-int32max",
     ),
     pytest.param(
         {"in.yaml": JOBSET.replace("REPLICAS", "2147483647").replace("TEMPLATE", POD_TEMPLATE)},
         ["place", "in.yaml", "--generate", "zones=1,blocks=1,racks=1,hosts=2"],
         1,
-        "verdict: invalid: in.yaml (document 1): JobSet 'js' is invalid: spec.replicatedJobs[0].replicas: Invalid value: 2147483647: must be less than or equal to 10000 (workloadbuilder plans at most 10000 runtime groups per object)",
+        "verdict: invalid: in.yaml (document 1): JobSet 'js' is invalid: spec.replicatedJobs[0].replicas: Invalid "
+        "value: 2147483647: must be less than or equal to 10000 (workloadbuilder plans at most 10000 runtime groups "
+        "per object)",
         id="jobset-replicas-int32max",
     ),
     pytest.param(
@@ -203,7 +214,9 @@ FINDINGS = [
         {"in.yaml": CHILD.replace("TEMPLATE", "[workers]") + PARENT.replace("NAME", "train")},
         ["validate", "in.yaml"],
         1,
-        'in.yaml (document 1) Job/train-workers-1: The Job "train-workers-1" is invalid: metadata.annotations[scheduling.k8s.io/group-template-name]: Invalid value: ["workers"]: must be of type string',
+        'in.yaml (document 1) Job/train-workers-1: The Job "train-workers-1" is invalid: '
+        'metadata.annotations[scheduling.k8s.io/group-template-name]: Invalid value: ["workers"]: must be of type '
+        "string",
         id="delegated-annotation-list",
     ),
     pytest.param(
@@ -216,7 +229,9 @@ FINDINGS = [
         },
         ["compile", "in.yaml"],
         2,
-        'error: in.yaml (document 1) Job/train-workers-1: metadata.annotations[scheduling.k8s.io/parent-composite-podgroup]: Invalid value: {"x":1}: must be of type string',
+        "error: in.yaml (document 1) Job/train-workers-1: "
+        'metadata.annotations[scheduling.k8s.io/parent-composite-podgroup]: Invalid value: {"x":1}: must be of type '
+        "string",
         id="delegated-annotation-map",
     ),
     pytest.param(
@@ -230,7 +245,8 @@ FINDINGS = [
         {"in.yaml": "apiVersion: scheduling.k8s.io/v1alpha2\nkind: PodGroup\nmetadata: {name: pg}\nspec:\n  1: x\n"},
         ["migrate", "in.yaml"],
         1,
-        "in.yaml (document 1) PodGroup/pg: not translated: spec.1: does not decode as scheduling.k8s.io/v1beta1: unknown field",
+        "in.yaml (document 1) PodGroup/pg: not translated: spec.1: does not decode as scheduling.k8s.io/v1beta1: "
+        "unknown field",
         id="migrate-int-key",
     ),
     pytest.param(
@@ -259,30 +275,38 @@ FINDINGS = [
         },
         ["place", "in.yaml", "--cluster", "c.yaml"],
         2,
-        "error: in.yaml (document 1): Pod 'p': spec.schedulingGroup: Invalid value: \"workers-0\": must be of type object",
+        "error: in.yaml (document 1): Pod 'p': spec.schedulingGroup: Invalid value: \"workers-0\": must be of type "
+        "object",
         id="pod-scheduling-group-string",
     ),
     pytest.param(
         {
-            "in.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {schedulingGroup: {podGroupName: {a: b}}}\n",
+            "in.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {schedulingGroup: {podGroupName: {a: "
+            "b}}}\n",
             "c.yaml": CLUSTER,
         },
         ["place", "in.yaml", "--cluster", "c.yaml"],
         2,
-        'error: in.yaml (document 1): Pod \'p\': spec.schedulingGroup.podGroupName: Invalid value: {"a":"b"}: must be of type string',
+        'error: in.yaml (document 1): Pod \'p\': spec.schedulingGroup.podGroupName: Invalid value: {"a":"b"}: must be '
+        "of type string",
         id="pod-group-name-map",
     ),
     pytest.param(
         {"in.yaml": JOBSET.replace("REPLICAS", "1").replace("TEMPLATE", "[" + POD_TEMPLATE + "]")},
         ["validate", "in.yaml"],
         1,
-        'in.yaml (document 1) JobSet/js: The JobSet "js" is invalid: spec.replicatedJobs[0].template.spec.template: Invalid value: [{"spec":{"containers":[{"image":"w:1","name":"w"}],"restartPolicy":"Never"}}]: must be of type object',
+        'in.yaml (document 1) JobSet/js: The JobSet "js" is invalid: spec.replicatedJobs[0].template.spec.template: '
+        'Invalid value: [{"spec":{"containers":[{"image":"w:1","name":"w"}],"restartPolicy":"Never"}}]: must be of '
+        "type object",
         id="jobset-pod-template-list",
     ),
     pytest.param(
         {
             "in.yaml": JOB,
-            "c.json": '{"kind": "List", "items": [{"metadata": {"name": "n", "labels": {"zone": 1}}, "status": {"allocatable": {"cpu": "8", "pods": "110"}}}]}',
+            "c.json": (
+                '{"kind": "List", "items": [{"metadata": {"name": "n", "labels": {"zone": 1}}, '
+                '"status": {"allocatable": {"cpu": "8", "pods": "110"}}}]}'
+            ),
         },
         ["place", "in.yaml", "--cluster", "c.json"],
         2,
@@ -312,11 +336,17 @@ FINDINGS = [
     ),
     pytest.param(
         {
-            "in.json": '{"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "metadata": {"name": "\\ud800"}, "spec": {"schedulingPolicy": {"basic": {}}}}'
+            "in.json": (
+                '{"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "metadata": {"name": "\\ud800"}, '
+                '"spec": {"schedulingPolicy": {"basic": {}}}}'
+            )
         },
         ["validate", "in.json"],
         1,
-        "in.json (document 1) PodGroup/�: The PodGroup \"�\" is invalid: metadata.name: Invalid value: \"�\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+        'in.json (document 1) PodGroup/�: The PodGroup "�" is invalid: metadata.name: Invalid value: "�": a '
+        "lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start "
+        "and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
         id="json-surrogate",
     ),
     pytest.param(
@@ -377,4 +407,5 @@ def test_output_is_byte_identical_across_hash_seeds(command: str) -> None:
         ).stdout
         for seed in ("0", "4242")
     }
-    assert len(outputs) == 1 and outputs != {b""}
+    assert len(outputs) == 1
+    assert outputs != {b""}

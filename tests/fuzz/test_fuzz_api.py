@@ -83,8 +83,11 @@ def test_manifests_load_raises_only_manifest_error(data: bytes) -> None:
     try:
         manifests.load(data.decode("utf-8", "replace"))
     except manifests.ManifestError as err:
-        assert err.problems
-        assert all(str(problem) for problem in err.problems)
+        problems = err.problems
+    else:
+        return
+    assert problems
+    assert all(str(problem) for problem in problems)
 
 
 @FUZZ

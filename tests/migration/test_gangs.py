@@ -43,7 +43,8 @@ def coscheduling(**spec: Any) -> dict[str, Any]:
             {"gang": {"minCount": 4}},
             [
                 (
-                    "spec.minResources: no native equivalent: kube-scheduler's gang waits for pods, not for an amount of "
+                    "spec.minResources: no native equivalent: kube-scheduler's gang waits for pods, not for an amount "
+                    "of "
                     "resources"
                 ),
                 (
@@ -65,7 +66,8 @@ def coscheduling(**spec: Any) -> dict[str, Any]:
                     "kube-scheduler has no gang timeout"
                 ),
                 (
-                    "spec.minResources: no native equivalent: kube-scheduler's gang waits for pods, not for an amount of "
+                    "spec.minResources: no native equivalent: kube-scheduler's gang waits for pods, not for an amount "
+                    "of "
                     "resources"
                 ),
             ],
@@ -82,7 +84,8 @@ def test_foreign_pod_groups_become_native(obj: dict[str, Any], policy: dict[str,
     assert workload["spec"]["podGroupTemplates"][0]["schedulingPolicy"] == policy
     assert pod_group["spec"]["workloadRef"] == {"workloadName": "pg", "templateName": "pg"}
     assert result.dropped == dropped
-    assert validate_workload(workload) == [] and validate_pod_group(pod_group) == []
+    assert validate_workload(workload) == []
+    assert validate_pod_group(pod_group) == []
 
 
 def test_volcano_priority_class_is_carried():

@@ -1,4 +1,4 @@
-"""migrate: removed scheduling.k8s.io shapes rewritten to 1.37, every rewrite and every leftover reported at its path."""
+"""migrate: removed scheduling.k8s.io shapes rewritten to 1.37, every rewrite and leftover reported at its path."""
 
 from __future__ import annotations
 
@@ -38,7 +38,8 @@ def test_a_v1alpha2_pod_group_becomes_a_valid_v1beta1_pod_group():
         'spec.disruptionMode: "Pod" is now {single: {}}',
         "spec.schedulingConstraints.topology[0].level: now key",
     ]
-    assert result.complete and result.untranslated == []
+    assert result.complete
+    assert result.untranslated == []
     assert old["apiVersion"] == "scheduling.k8s.io/v1alpha2"  # the input is left alone
     assert validate_pod_group(result.manifest) == []
 
@@ -77,7 +78,8 @@ CASES: list[tuple[str, dict[str, Any], list[str], list[str]]] = [
             "spec.podGroupTemplates[0].policy: now schedulingPolicy",
         ],
         [
-            "spec.podGroupTemplates[0].schedulingPolicy.gang.desiredCount: does not decode as scheduling.k8s.io/v1beta1: unknown field"
+            "spec.podGroupTemplates[0].schedulingPolicy.gang.desiredCount: does not decode as "
+            "scheduling.k8s.io/v1beta1: unknown field"
         ],
     ),
     (
@@ -144,7 +146,8 @@ CASES: list[tuple[str, dict[str, Any], list[str], list[str]]] = [
         ["apiVersion: scheduling.k8s.io/v1alpha2 is now scheduling.k8s.io/v1beta1"],
         [
             'spec.disruptionMode: "Node" is neither "Pod" nor "PodGroup"',
-            'spec.disruptionMode: does not decode as scheduling.k8s.io/v1beta1: Invalid value: "Node": must be of type object',
+            "spec.disruptionMode: does not decode as scheduling.k8s.io/v1beta1: Invalid value: "
+            '"Node": must be of type object',
         ],
     ),
     (
@@ -225,7 +228,7 @@ CASES: list[tuple[str, dict[str, Any], list[str], list[str]]] = [
 
 
 @pytest.mark.parametrize(
-    "manifest,rewrites,untranslated", [(m, r, u) for _, m, r, u in CASES], ids=[i for i, *_ in CASES]
+    ("manifest", "rewrites", "untranslated"), [(m, r, u) for _, m, r, u in CASES], ids=[i for i, *_ in CASES]
 )
 def test_migrations(manifest: dict[str, Any], rewrites: list[str], untranslated: list[str]):
     result = migrate(manifest)

@@ -1,4 +1,4 @@
-"""Properties of object validation: valid objects stay valid through dump and load, one broken rule gives one exact error."""
+"""Properties of object validation: valid objects stay valid through dump and load, one broken rule, one exact error."""
 
 from __future__ import annotations
 
@@ -118,7 +118,8 @@ def one_priority_error(workload: dict[str, Any]) -> list[str]:
     if "podGroupTemplates" in workload["spec"]:
         return ["spec: Invalid value: null: detected multiple priority configurations"]
     return [
-        "spec: Invalid value: null: all priority and priorityClassName values must be identical, detected multiple values"
+        "spec: Invalid value: null: all priority and priorityClassName values must be identical, "
+        "detected multiple values"
     ]
 
 
@@ -256,8 +257,9 @@ def test_resizing_a_gang_is_always_accepted_and_nothing_else_changes(obj: dict[s
     path, template, _, _ = data.draw(st.sampled_from(templates(obj)))
     changed = copy.deepcopy(obj)
     {p: t for p, t, *_ in templates(changed)}[path]["priority"] = 12345 if template.get("priority") != 12345 else 54321
-    assert [str(e) for e in check_update(obj, changed)] == one_priority_error(obj) + [
-        f"{path}.priority: Invalid value: null: field is immutable"
+    assert [str(e) for e in check_update(obj, changed)] == [
+        *one_priority_error(obj),
+        f"{path}.priority: Invalid value: null: field is immutable",
     ]
 
 

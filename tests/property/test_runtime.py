@@ -81,7 +81,8 @@ def test_hierarchies_are_complete_and_ordered(tree: tuple[WorkloadItem, dict[str
         assert sum(1 for g in hierarchy if g.template_name == chain[-1]) == expected
     seen: set[str] = set()
     for group in hierarchy:
-        assert group.name not in seen and is_dns1123_subdomain(group.name) == []
+        assert group.name not in seen
+        assert is_dns1123_subdomain(group.name) == []
         assert group.parent is None or group.parent in seen
         assert len(group.indices) == sum(
             1 for name in next(c for c in chains(root) if c[-1] == group.template_name) if name in counts

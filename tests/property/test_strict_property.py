@@ -25,9 +25,7 @@ def _objects() -> list[dict[str, Any]]:
             docs = list(yaml.safe_load_all(path.read_text()))
         except yaml.YAMLError:
             continue  # the corpus keeps a few files that are not YAML (the verdict table says so)
-        for doc in docs:
-            if isinstance(doc, dict) and has_schema(doc) and schema_errors(doc) == []:
-                found.append(doc)
+        found.extend(doc for doc in docs if isinstance(doc, dict) and has_schema(doc) and schema_errors(doc) == [])
     return found
 
 

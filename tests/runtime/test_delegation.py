@@ -239,7 +239,7 @@ def test_builder_from_existing_workload_makes_the_delegated_pod_group():
 
 def test_builder_without_workload_refuses_delegation():
     with pytest.raises(
-        BuildError, match="^no Workload available: call BuildWorkload or use NewBuilderFromExistingWorkload first$"
+        BuildError, match=r"^no Workload available: call BuildWorkload or use NewBuilderFromExistingWorkload first$"
     ):
         Builder(WorkloadItem(name="w"), BuildOptions()).new_delegated_pod_group(job_dict())
 
@@ -293,7 +293,7 @@ def test_delegated_pod_group_refuses(workload, job: Any, message: str):
 
 def test_delegated_pod_group_needs_a_name():
     job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"annotations": {TEMPLATE_KEY: "worker"}}}
-    with pytest.raises(BuildError, match="^the given Job has no name to derive its PodGroup's name from: pass name$"):
+    with pytest.raises(BuildError, match=r"^the given Job has no name to derive its PodGroup's name from: pass name$"):
         delegated_pod_group(lws_workload(), job, owner=JOB_REF)
 
 

@@ -352,7 +352,8 @@ def test_custom_namer():
         ),
         (
             lambda wl, t, i: t.upper(),
-            'runtime group name "REPLICA" of template "replica" is not a valid DNS subdomain: a lowercase RFC 1123 subdomain',
+            'runtime group name "REPLICA" of template "replica" is not a valid DNS subdomain: a lowercase RFC 1123 '
+            "subdomain",
         ),
     ],
     ids=["duplicate", "invalid"],
@@ -392,11 +393,13 @@ def assert_well_formed(hierarchy: Hierarchy, workload: V1beta1Workload) -> None:
         assert group.object.metadata.name == group.name
         assert group.object.spec.parent_composite_pod_group_name == group.parent
         if group.parent is None:
-            assert group.depth == 1 and parent_template[group.template_name] is None
+            assert group.depth == 1
+            assert parent_template[group.template_name] is None
             continue
         parent = hierarchy[group.parent]
         assert position[parent.name] < position[group.name]
-        assert parent.is_composite and parent.depth == group.depth - 1
+        assert parent.is_composite
+        assert parent.depth == group.depth - 1
         assert parent.template_name == parent_template[group.template_name]
     depths = [group.depth for group in hierarchy]
     assert depths == sorted(depths)
@@ -480,10 +483,13 @@ def test_hierarchy_lookups():
     assert [g.template_name for g in hierarchy.children_of(replica0.name)] == ["leader", "worker"]
     assert hierarchy.children_of(leader1.name) == []
     assert hierarchy.children_of(None) == [replica0, replica1]
-    assert hierarchy[leader1.name] is leader1 and leader1.name in hierarchy and "nope" not in hierarchy
+    assert hierarchy[leader1.name] is leader1
+    assert leader1.name in hierarchy
+    assert "nope" not in hierarchy
     assert (len(hierarchy), len(hierarchy.pod_groups())) == (6, 4)
     assert hierarchy.deletion_order() == list(reversed(hierarchy.objects()))
-    assert isinstance(replica0.object, V1alpha3CompositePodGroup) and isinstance(leader1.object, V1beta1PodGroup)
+    assert isinstance(replica0.object, V1alpha3CompositePodGroup)
+    assert isinstance(leader1.object, V1beta1PodGroup)
     with pytest.raises(KeyError):
         hierarchy.find("leader", 2)
     with pytest.raises(KeyError):

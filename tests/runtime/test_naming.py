@@ -94,7 +94,8 @@ def test_safe_encode_string(text: str, encoded: str):
 def test_workload_name(owner: str, uid: str, expected: str):
     name = workload_name(owner, uid)
     assert name == expected
-    assert len(name) <= 253 and is_dns1123_subdomain(name) == []
+    assert len(name) <= 253
+    assert is_dns1123_subdomain(name) == []
 
 
 def test_workload_name_cut_on_a_dot_drops_it():
@@ -120,7 +121,8 @@ def test_workload_name_cut_on_a_dot_drops_it():
 def test_pod_group_name(workload: str, template: str, expected: str):
     name = pod_group_name(workload, template)
     assert name == expected
-    assert len(name) <= 253 and is_dns1123_subdomain(name) == []
+    assert len(name) <= 253
+    assert is_dns1123_subdomain(name) == []
 
 
 def test_pod_group_name_cut_on_a_dot_drops_it():
@@ -146,8 +148,10 @@ def test_runtime_group_name(workload: str, template: str, indices: tuple[int, ..
 
 def test_runtime_group_name_truncates_like_pod_group_names():
     name = runtime_group_name("w" * 250, "replica", (7, 12))
-    assert name.startswith("w" * 100) and "-replica-7-12-" in name
-    assert len(name) == 253 and is_dns1123_subdomain(name) == []
+    assert name.startswith("w" * 100)
+    assert "-replica-7-12-" in name
+    assert len(name) == 253
+    assert is_dns1123_subdomain(name) == []
 
 
 @pytest.mark.parametrize("indices", [(-1,), (True,), ("1",)], ids=["negative", "bool", "str"])
@@ -173,7 +177,8 @@ def test_runtime_group_name_refuses_bad_indices(indices: tuple[object, ...]):
 def test_job_template_name(job: str, expected: str):
     name = job_template_name(job)
     assert name == expected
-    assert len(name) <= 63 and is_dns1123_label(name) == []
+    assert len(name) <= 63
+    assert is_dns1123_label(name) == []
 
 
 def test_job_template_names_of_long_jobs_stay_apart():
@@ -194,7 +199,8 @@ def test_job_template_names_of_long_jobs_stay_apart():
 def test_template_name(base: str, suffix: str, expected: str):
     name = template_name(base, suffix)
     assert name == expected
-    assert len(name) <= 63 and is_dns1123_label(name) == []
+    assert len(name) <= 63
+    assert is_dns1123_label(name) == []
 
 
 @pytest.mark.parametrize(

@@ -44,7 +44,7 @@ def test_stages_follow_1_37():
 
 
 @pytest.mark.parametrize(
-    "enabled,expected",
+    ("enabled", "expected"),
     [
         ({"GenericWorkload"}, {"GenericWorkload"}),
         ({"GenericWorkload": True, "CompositePodGroup": False}, {"GenericWorkload"}),
@@ -173,7 +173,7 @@ GATED: list[tuple[str, Any, Any, str, list[str]]] = [
 
 
 @pytest.mark.parametrize(
-    "validate,obj,gate,expected", [(v, o, g, e) for _, v, o, g, e in GATED], ids=[i for i, *_ in GATED]
+    ("validate", "obj", "gate", "expected"), [(v, o, g, e) for _, v, o, g, e in GATED], ids=[i for i, *_ in GATED]
 )
 def test_a_gated_field_is_forbidden_while_its_gate_is_off(
     validate: Any, obj: dict[str, Any], gate: str, expected: list[str]

@@ -1,4 +1,4 @@
-"""validate_pod_group and validate_composite_pod_group: the runtime groups' rules, defaulting and the status subresource."""
+"""The runtime groups' rules (validate_pod_group, validate_composite_pod_group), defaulting, the status subresource."""
 
 from __future__ import annotations
 
@@ -88,7 +88,8 @@ POD_GROUP_CASES: list[tuple[str, dict[str, Any], list[str]]] = [
         pod_group(resourceClaims=[{"name": "a", "resourceClaimName": "x"}, {"name": "a"}]),
         [
             'spec.resourceClaims[1]: Duplicate value: {"name":"a"}',
-            'spec.resourceClaims[1]: Invalid value: "": must specify one of: `resourceClaimName`, `resourceClaimTemplateName`',
+            'spec.resourceClaims[1]: Invalid value: "": must specify one of: `resourceClaimName`, '
+            "`resourceClaimTemplateName`",
         ],
     ),
     (
@@ -132,7 +133,9 @@ POD_GROUP_CASES: list[tuple[str, dict[str, Any], list[str]]] = [
 ]
 
 
-@pytest.mark.parametrize("obj,expected", [(o, e) for _, o, e in POD_GROUP_CASES], ids=[i for i, *_ in POD_GROUP_CASES])
+@pytest.mark.parametrize(
+    ("obj", "expected"), [(o, e) for _, o, e in POD_GROUP_CASES], ids=[i for i, *_ in POD_GROUP_CASES]
+)
 def test_pod_group_create_rules(obj: dict[str, Any], expected: list[str]):
     assert strings(validate_pod_group(obj)) == expected
 
@@ -178,7 +181,9 @@ COMPOSITE_CASES: list[tuple[str, dict[str, Any], list[str]]] = [
 ]
 
 
-@pytest.mark.parametrize("obj,expected", [(o, e) for _, o, e in COMPOSITE_CASES], ids=[i for i, *_ in COMPOSITE_CASES])
+@pytest.mark.parametrize(
+    ("obj", "expected"), [(o, e) for _, o, e in COMPOSITE_CASES], ids=[i for i, *_ in COMPOSITE_CASES]
+)
 def test_composite_pod_group_create_rules(obj: dict[str, Any], expected: list[str]):
     assert strings(validate_composite_pod_group(obj)) == expected
 
@@ -229,7 +234,7 @@ def _with_claims(names: list[str]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(
-    "claims,statuses,expected", [(c, s, e) for _, c, s, e in STATUS_CASES], ids=[i for i, *_ in STATUS_CASES]
+    ("claims", "statuses", "expected"), [(c, s, e) for _, c, s, e in STATUS_CASES], ids=[i for i, *_ in STATUS_CASES]
 )
 def test_status_subresource_rules(claims: list[str], statuses: list[dict[str, Any]], expected: list[str]):
     old = _with_claims(claims)

@@ -58,7 +58,8 @@ CASES: list[tuple[str, list[Any], list[str]]] = [
         "five-levels",
         [cpg("l1"), cpg("l2", "l1"), cpg("l3", "l2"), cpg("l4", "l3"), pg("l5", "l4")],
         [
-            f'PodGroup ml/l5: {PARENT}: Invalid value: "l4": the hierarchy may be at most 4 levels deep; this group is at level 5'
+            f'PodGroup ml/l5: {PARENT}: Invalid value: "l4": the hierarchy may be at most 4 levels deep; this group '
+            "is at level 5"
         ],
     ),
     (
@@ -66,7 +67,8 @@ CASES: list[tuple[str, list[Any], list[str]]] = [
         [cpg("root"), pg("leaf", "root", workloadRef={"workloadName": "other", "templateName": "t"})],
         [
             (
-                'PodGroup ml/leaf: spec.workloadRef.workloadName: Invalid value: "other": all groups of one hierarchy must '
+                'PodGroup ml/leaf: spec.workloadRef.workloadName: Invalid value: "other": all groups of one hierarchy '
+                "must "
                 'reference one Workload; the root "root" references "train"'
             )
         ],
@@ -76,7 +78,8 @@ CASES: list[tuple[str, list[Any], list[str]]] = [
         [cpg("root"), changed(pg("leaf", "root"), "spec.priorityClassName", "low")],
         [
             (
-                'PodGroup ml/leaf: spec.priorityClassName: Invalid value: "low": all groups of one hierarchy must have the '
+                'PodGroup ml/leaf: spec.priorityClassName: Invalid value: "low": all groups of one hierarchy must '
+                "have the "
                 'root\'s priorityClassName; the root "root" has "high"'
             )
         ],
@@ -85,7 +88,8 @@ CASES: list[tuple[str, list[Any], list[str]]] = [
         "two-priorities",
         [cpg("root", priority=10), pg("leaf", "root", priority=20)],
         [
-            'PodGroup ml/leaf: spec.priority: Invalid value: 20: all groups of one hierarchy must have the root\'s priority; the root "root" has 10'
+            "PodGroup ml/leaf: spec.priority: Invalid value: 20: all groups of one hierarchy must have the root's "
+            'priority; the root "root" has 10'
         ],
     ),
     (
@@ -103,7 +107,7 @@ CASES: list[tuple[str, list[Any], list[str]]] = [
 ]
 
 
-@pytest.mark.parametrize("objects,expected", [(o, e) for _, o, e in CASES], ids=[i for i, *_ in CASES])
+@pytest.mark.parametrize(("objects", "expected"), [(o, e) for _, o, e in CASES], ids=[i for i, *_ in CASES])
 def test_hierarchy_rules(objects: list[Any], expected: list[str]):
     assert [str(problem) for problem in validate_hierarchy(objects)] == expected
 

@@ -107,9 +107,12 @@ CREATE: list[tuple[str, dict[str, Any], list[str]]] = [
         {"annotations": {"a/b/c": "v"}},
         [
             (
-                'metadata.annotations: Invalid value: "a/b/c": a valid label key must consist of alphanumeric characters, '
-                "'-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or "
-                "'123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS "
+                'metadata.annotations: Invalid value: "a/b/c": a valid label key must consist of alphanumeric '
+                "characters, "
+                "'-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or "
+                "'my.name',  or "
+                "'123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional "
+                "DNS "
                 "subdomain prefix and '/' (e.g. 'example.com/MyName')"
             )
         ],
@@ -165,9 +168,12 @@ CREATE: list[tuple[str, dict[str, Any], list[str]]] = [
         {"ownerReferences": [OWNER, {**OWNER, "kind": "JobSet", "name": "js", "uid": "u-2"}]},
         [
             (
-                'metadata.ownerReferences: Invalid value: [{"apiVersion":"batch/v1","kind":"Job","name":"train","uid":"u-1",'
-                '"controller":true},{"apiVersion":"batch/v1","kind":"JobSet","name":"js","uid":"u-2","controller":true}]: '
-                'Only one reference can have Controller set to true. Found "true" in references for Job/train and JobSet/js'
+                "metadata.ownerReferences: Invalid value: "
+                '[{"apiVersion":"batch/v1","kind":"Job","name":"train","uid":"u-1",'
+                '"controller":true},{"apiVersion":"batch/v1","kind":"JobSet","name":"js","uid":"u-2",'
+                '"controller":true}]: '
+                'Only one reference can have Controller set to true. Found "true" in references for Job/train and '
+                "JobSet/js"
             )
         ],
     ),
@@ -185,7 +191,8 @@ CREATE: list[tuple[str, dict[str, Any], list[str]]] = [
         "finalizer-not-qualified",
         {"finalizers": ["example.com/ok", "cleanup"]},
         [
-            'metadata.finalizers[1]: Invalid value: "cleanup": name is neither a standard finalizer name nor is it fully '
+            'metadata.finalizers[1]: Invalid value: "cleanup": name is neither a standard finalizer name nor is it '
+            "fully "
             "qualified"
         ],
     ),

@@ -156,7 +156,9 @@ WORKLOAD_CASES: list[tuple[str, dict[str, Any], list[str]]] = [
 ]
 
 
-@pytest.mark.parametrize("new,expected", [(n, e) for _, n, e in WORKLOAD_CASES], ids=[i for i, *_ in WORKLOAD_CASES])
+@pytest.mark.parametrize(
+    ("new", "expected"), [(n, e) for _, n, e in WORKLOAD_CASES], ids=[i for i, *_ in WORKLOAD_CASES]
+)
 def test_workload_updates(new: dict[str, Any], expected: list[str]):
     assert strings(check_update(OLD_WORKLOAD, new)) == expected
 
@@ -251,7 +253,7 @@ TREE_CASES: list[tuple[str, dict[str, Any], list[str]]] = [
 ]
 
 
-@pytest.mark.parametrize("new,expected", [(n, e) for _, n, e in TREE_CASES], ids=[i for i, *_ in TREE_CASES])
+@pytest.mark.parametrize(("new", "expected"), [(n, e) for _, n, e in TREE_CASES], ids=[i for i, *_ in TREE_CASES])
 def test_composite_template_updates(new: dict[str, Any], expected: list[str]):
     assert strings(check_update(OLD_TREE, new)) == expected
 
@@ -274,7 +276,7 @@ RATCHETING_CASES: list[tuple[str, dict[str, Any], dict[str, Any], FeatureGates |
 
 
 @pytest.mark.parametrize(
-    "old,new,gates", [(o, n, g) for _, o, n, g in RATCHETING_CASES], ids=[i for i, *_ in RATCHETING_CASES]
+    ("old", "new", "gates"), [(o, n, g) for _, o, n, g in RATCHETING_CASES], ids=[i for i, *_ in RATCHETING_CASES]
 )
 def test_unchanged_values_are_not_rechecked(old: dict[str, Any], new: dict[str, Any], gates: FeatureGates | None):
     assert check_update(old, new, gates) == []
@@ -358,7 +360,7 @@ POD_GROUP_CASES: list[tuple[str, dict[str, Any], FeatureGates | None, list[str]]
 
 
 @pytest.mark.parametrize(
-    "new,gates,expected", [(n, g, e) for _, n, g, e in POD_GROUP_CASES], ids=[i for i, *_ in POD_GROUP_CASES]
+    ("new", "gates", "expected"), [(n, g, e) for _, n, g, e in POD_GROUP_CASES], ids=[i for i, *_ in POD_GROUP_CASES]
 )
 def test_pod_group_updates(new: dict[str, Any], gates: FeatureGates | None, expected: list[str]):
     assert strings(check_update(OLD_POD_GROUP, new, gates)) == expected
@@ -404,13 +406,15 @@ COMPOSITE_CASES: list[tuple[str, dict[str, Any], list[str]]] = [
 ]
 
 
-@pytest.mark.parametrize("new,expected", [(n, e) for _, n, e in COMPOSITE_CASES], ids=[i for i, *_ in COMPOSITE_CASES])
+@pytest.mark.parametrize(
+    ("new", "expected"), [(n, e) for _, n, e in COMPOSITE_CASES], ids=[i for i, *_ in COMPOSITE_CASES]
+)
 def test_composite_pod_group_updates(new: dict[str, Any], expected: list[str]):
     assert strings(check_update(OLD_COMPOSITE, new)) == expected
 
 
 @pytest.mark.parametrize(
-    "old,new,message",
+    ("old", "new", "message"),
     [
         ({"spec": {}}, pod_group(), "old must be a Workload, PodGroup or CompositePodGroup"),
         (pod_group(), workload(leaf()), "an update keeps the kind: old is a PodGroup, new a Workload"),
@@ -475,7 +479,7 @@ RESIZES: list[tuple[str, Any, int, str | None, dict[str, Any]]] = [
 
 
 @pytest.mark.parametrize(
-    "obj,count,template,expected", [(o, c, t, e) for _, o, c, t, e in RESIZES], ids=[i for i, *_ in RESIZES]
+    ("obj", "count", "template", "expected"), [(o, c, t, e) for _, o, c, t, e in RESIZES], ids=[i for i, *_ in RESIZES]
 )
 def test_gang_resize_patch_changes_only_min_count(obj: Any, count: int, template: str | None, expected: dict[str, Any]):
     patch = gang_resize_patch(obj, count, template)
@@ -504,7 +508,9 @@ RESIZE_ERRORS: list[tuple[str, Any, Any, str | None, str]] = [
 
 
 @pytest.mark.parametrize(
-    "obj,count,template,message", [(o, c, t, m) for _, o, c, t, m in RESIZE_ERRORS], ids=[i for i, *_ in RESIZE_ERRORS]
+    ("obj", "count", "template", "message"),
+    [(o, c, t, m) for _, o, c, t, m in RESIZE_ERRORS],
+    ids=[i for i, *_ in RESIZE_ERRORS],
 )
 def test_gang_resize_patch_refuses_what_cannot_change(obj: Any, count: Any, template: str | None, message: str):
     with pytest.raises(ValueError, match=message):
