@@ -1,7 +1,8 @@
 """How ``workloadbuilder doctor KIND/NAME`` runs: check the flags, read the live state, diagnose, print.
 
 Exit codes: 0 healthy, 1 a problem found, 2 bad input: an unknown kind, an
-object that does not exist, an unusable kubeconfig, or a read that failed (a
+object that does not exist, an unusable kubeconfig or in-cluster configuration
+(``--in-cluster``, with ``--kubeconfig`` or ``--context`` a usage error), or a read that failed (a
 server that cannot be reached, is silent past a timeout, refuses, redirects,
 sends too much or sends what is not JSON of the expected shape); one line on
 stderr that names the file or the server and path, never a credential.
@@ -18,6 +19,7 @@ from workloadbuilder._internal.gofmt import capped
 from workloadbuilder.cli.errors import UsageError
 from workloadbuilder.cli.options import dump_answer
 from workloadbuilder.doctor.diagnose import diagnose
+from workloadbuilder.doctor.incluster import load_in_cluster
 from workloadbuilder.doctor.kubeconfig import load_context
 from workloadbuilder.doctor.live import parse_target, read_live
 from workloadbuilder.doctor.transport import ApiReader, ReadLimits, Redactor
@@ -27,6 +29,7 @@ __all__ = ["doctor_command"]
 
 _MAX_SECONDS = 86_400.0
 _MAX_MIB = 1 << 20
+_UNTRUSTED = "TLS failed: the server's certificate is not trusted"
 
 
 def _seconds(text: str, flag: str) -> float:
@@ -59,7 +62,15 @@ def doctor_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         max_response_bytes=_mib(args.max_response_mib, "--max-response-mib") << 20,
     )
     started = time.monotonic()  # --timeout counts from here: an exec credential plugin's run is part of it
-    context = load_context(args.kubeconfig, args.context, timeout=limits.total_timeout)
+    if args.in_cluster:
+        if args.kubeconfig is not None or args.context is not None:
+            given = "--kubeconfig" if args.kubeconfig is not None else "--context"
+            raise UsageError(
+                f"--in-cluster and {given} cannot be given together: the in-cluster configuration is no kubeconfig"
+            )
+        context = load_in_cluster()
+    else:
+        context = load_context(args.kubeconfig, args.context, timeout=limits.total_timeout)
     redact = context.redact
     namespace = args.namespace or context.namespace
     try:
@@ -67,7 +78,10 @@ def doctor_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             state = read_live(reader, kind, name, namespace)
         diagnosis = diagnose(state)
     except WorkloadBuilderError as problem:  # every message is redacted where it is made; this is a last net
-        problem.args = (redact.scrub(str(problem)),)
+        message = redact.scrub(str(problem))
+        if context.ca_problem and _UNTRUSTED in message:
+            message += f" (the system's roots were trusted: {context.ca_problem})"
+        problem.args = (message,)
         raise
     if args.output != "text":
         out.write(dump_answer(_scrubbed(diagnosis.to_dict(), redact), args.output))

@@ -80,6 +80,9 @@ class KubeContext:
         namespace: the context's namespace (``default`` when it names none).
         source: the file (or ``$KUBECONFIG`` files) it came from, as messages name it.
         redact: hides every credential of the kubeconfig in a message.
+        ca_problem: why the CA bundle meant for the server is not used (the system's roots are trusted
+            instead: ``--in-cluster`` with a ``ca.crt`` that cannot be read), said when TLS then fails;
+            empty otherwise.
     """
 
     configuration: Any
@@ -87,6 +90,7 @@ class KubeContext:
     namespace: str
     source: str
     redact: Redactor
+    ca_problem: str = ""
 
 
 def _type_name(value: Any) -> str:

@@ -287,6 +287,13 @@ class ApiReader:
         self._clock = clock  # time source of the deadlines
         self._deadline = (clock() if started is None else started) + self.limits.total_timeout  # the whole read's end
         self._headers = {"Accept": "application/json", "User-Agent": "workloadbuilder-doctor"}  # sent with each GET
+        # a token read again from its file (the in-cluster token): the header is made anew before each request
+        self._configuration = configuration if getattr(configuration, "refresh_api_key_hook", None) else None
+        self._authorize(configuration)
+        self._pool = self._pool_manager(configuration)  # urllib3's connections to the server
+
+    def _authorize(self, configuration: Any) -> None:
+        """Put the configuration's ``Authorization`` value in the headers, refused with a control character."""
         auth = auth_header(configuration)
         if auth:
             self.redact.add(credentials_in(auth))
@@ -294,7 +301,6 @@ class ApiReader:
             if problem:
                 raise ApiReadError(f"the Authorization value of the configuration {problem}: not sent")
             self._headers["Authorization"] = auth
-        self._pool = self._pool_manager(configuration)  # urllib3's connections to the server
 
     @staticmethod
     def _pool_manager(configuration: Any) -> urllib3.PoolManager:
@@ -350,10 +356,15 @@ class ApiReader:
                 f"{where}: not sent: the reads took longer than {self.limits.total_timeout:g} s (--timeout)"
             )
         wait = min(self.limits.request_timeout, remaining)
+        if self._configuration is not None:
+            self._authorize(self._configuration)
         answer = _Answer()
         cancelled = threading.Event()
         worker = threading.Thread(
-            target=self._fetch, args=(self._base + path, wait, answer, cancelled), daemon=True, name="doctor-get"
+            target=self._fetch,
+            args=(self._base + path, dict(self._headers), wait, answer, cancelled),
+            daemon=True,
+            name="doctor-get",
         )
         worker.start()
         worker.join(wait)
@@ -375,14 +386,16 @@ class ApiReader:
             )
         return answer.status, self._decode(where, answer)
 
-    def _fetch(self, url: str, wait: float, answer: _Answer, cancelled: threading.Event) -> None:
+    def _fetch(
+        self, url: str, headers: dict[str, str], wait: float, answer: _Answer, cancelled: threading.Event
+    ) -> None:
         """The worker: one request, its body streamed into ``answer`` up to the size cap."""
         cap = self.limits.max_response_bytes
         try:
             response = self._pool.request(
                 "GET",
                 url,
-                headers=self._headers,
+                headers=headers,
                 timeout=urllib3.Timeout(connect=min(self.limits.connect_timeout, wait), read=wait),
                 preload_content=False,
                 redirect=False,

@@ -14,7 +14,7 @@ HELP = "why a live gang is pending: reason, evidence, next step"
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
-    """The target, ``-n``, the kubeconfig options, ``-o text|json|yaml`` and the bounds of the reads."""
+    """The target, ``-n``, the kubeconfig options or ``--in-cluster``, ``-o`` and the bounds of the reads."""
     from workloadbuilder.doctor.transport import (
         DEFAULT_CONNECT_TIMEOUT,
         DEFAULT_MAX_RESPONSE_MIB,
@@ -29,6 +29,14 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--context", default=None, help="the kubeconfig context to use")
     parser.add_argument(
         "--kubeconfig", default=None, help="the kubeconfig file (default: $KUBECONFIG or ~/.kube/config)"
+    )
+    parser.add_argument(
+        "--in-cluster",
+        action="store_true",
+        help="use the pod's service account instead of a kubeconfig, as client-go's in-cluster config: "
+        "$KUBERNETES_SERVICE_HOST and $KUBERNETES_SERVICE_PORT, the token, ca.crt and namespace of "
+        "/var/run/secrets/kubernetes.io/serviceaccount ($WORKLOADBUILDER_SERVICE_ACCOUNT_DIR names another "
+        "folder); not with --kubeconfig or --context",
     )
     add_output(parser, ("text", "json", "yaml"))
     bounds = parser.add_argument_group("bounds of the reads (docs/robustness.md)")
