@@ -13,7 +13,6 @@ from kubernetes.client import (
     V1alpha3WorkloadPodGroupResourceClaim,
     V1alpha3WorkloadPodGroupSchedulingConstraints,
     V1alpha3WorkloadPodGroupSchedulingPolicy,
-    V1beta1TopologyConstraint,
     V1beta1Workload,
 )
 
@@ -32,14 +31,10 @@ from workloadbuilder import (
     WorkloadItem,
     to_dict,
 )
-from workloadbuilder.resolve import resolve_config
 from workloadbuilder.types import (
-    AllDisruptionMode,
     BasicSchedulingPolicy,
     DisruptionMode,
     GangSchedulingPolicy,
-    ResourceClaim,
-    SchedulingConstraints,
     SchedulingPolicy,
     SchedulingPolicyOption,
     SingleDisruptionMode,
@@ -521,52 +516,6 @@ def test_build_workload_error(root: WorkloadItem | None, owner: dict[str, Any] |
 
     assert str(caught.value) == message
     assert EMPTY_NAME_CALLBACK_RUNS == [], "the tree check must refuse the item before any callback runs"
-
-
-# --- TestResolveSchedulingConfigMergesEveryField ---
-
-
-def _is_set(config: SchedulingConfig, name: str) -> bool:
-    unset = SchedulingConfig.model_fields[name].get_default(call_default_factory=True)
-    return getattr(config, name) != unset
-
-
-def test_resolve_config_merges_every_field() -> None:
-    """TestResolveSchedulingConfigMergesEveryField: user input overrides each field it carries, the rest is kept."""
-    default = SchedulingConfig(
-        policy=SchedulingPolicy(basic=BasicSchedulingPolicy()),
-        constraints=SchedulingConstraints(topology=[V1beta1TopologyConstraint(key=ZONE)]),
-        disruption_mode=DisruptionMode(single=SingleDisruptionMode()),
-        resource_claims=[ResourceClaim(name="default-claim", resource_claim_name="default")],
-        priority_class_name="default-priority",
-        priority=100,
-        preemption_policy="Never",
-    )
-    user = WorkloadInput(
-        policy=PolicyInput(pod_group_data=gang_data(4)),
-        constraints=ConstraintsInput(pod_group_data={"topology": [{"key": REGION}]}),
-        disruption_mode=DisruptionModeInput(pod_group_data={"all": {}}),
-        resource_claims=ResourceClaimsInput(pod_group_data=[{"name": "user-claim", "resourceClaimName": "user"}]),
-    )
-    expected = SchedulingConfig(
-        policy=SchedulingPolicy(gang=GangSchedulingPolicy(min_count=4)),
-        constraints=SchedulingConstraints(topology=[V1beta1TopologyConstraint(key=REGION)]),
-        disruption_mode=DisruptionMode(all=AllDisruptionMode()),
-        resource_claims=[ResourceClaim(name="user-claim", resource_claim_name="user")],
-        priority_class_name="default-priority",
-        priority=100,
-        preemption_policy="Never",
-    )
-    unset_in_fixtures = [
-        name for name in SchedulingConfig.model_fields if not (_is_set(default, name) and _is_set(expected, name))
-    ]
-    assert unset_in_fixtures == [], "every SchedulingConfig field must be set in both fixtures"
-    default_before = default.model_copy(deep=True)
-
-    resolved = resolve_config(WorkloadItem(name="job", default_config=default, input=user))
-
-    assert resolved == expected
-    assert default == default_before
 
 
 # --- TestNewBuilder ---
