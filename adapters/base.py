@@ -36,6 +36,7 @@ from workloadbuilder import (
     WorkloadItem,
     build_forest,
 )
+from workloadbuilder._internal.arguments import check_fields
 from workloadbuilder._internal.textread import check_nesting
 from workloadbuilder.adapters.kit import read_count, to_json_dict, type_error
 from workloadbuilder.errors import NoAdapterError
@@ -103,6 +104,9 @@ class Finding:
     def __str__(self) -> str:
         return f"{self.object}: {self.error}"
 
+    def __post_init__(self) -> None:
+        check_fields(self)
+
 
 @dataclass(frozen=True)
 class PodAssignment:
@@ -127,6 +131,9 @@ class PodAssignment:
     stamp_path: str | None
     template: str
     pod_template: Mapping[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        check_fields(self)
 
 
 @dataclass
@@ -245,6 +252,9 @@ class Plan:
         pods = self.assign_pods(hierarchy) if self.assign_pods is not None else []
         return Compiled(workload=workload, hierarchy=hierarchy, pods=pods, source=source, warnings=self.warnings)
 
+    def __post_init__(self) -> None:
+        check_fields(self)
+
 
 @dataclass
 class Compiled:
@@ -263,6 +273,9 @@ class Compiled:
     def objects(self) -> list[V1beta1Workload | V1alpha3CompositePodGroup | V1beta1PodGroup]:
         """The Workload (if the plan makes one), then every runtime group root to leaves: the creation order."""
         return [*([self.workload] if self.workload is not None else []), *self.hierarchy.objects()]
+
+    def __post_init__(self) -> None:
+        check_fields(self)
 
 
 class PlanError(AggregateError):

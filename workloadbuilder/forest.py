@@ -16,6 +16,7 @@ from typing import Any
 
 from kubernetes.client import V1alpha3CompositePodGroup, V1beta1PodGroup, V1beta1Workload
 
+from workloadbuilder._internal.arguments import check_fields
 from workloadbuilder._internal.gofmt import go_quote
 from workloadbuilder._internal.kinds import MAX_TEMPLATES
 from workloadbuilder.builder import Builder, build_options
@@ -69,6 +70,9 @@ class Forest:
         if self.workload is None:
             raise BuildError(f"the forest has no Workload: {len(self.errors)} error(s), the first: {self.errors[0]}")
         return Builder.from_existing_workload(self.workload, self.options)
+
+    def __post_init__(self) -> None:
+        check_fields(self)
 
 
 def build_forest(

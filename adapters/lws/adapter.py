@@ -28,6 +28,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from workloadbuilder import ErrorList, FieldPath, Hierarchy, WorkloadItem
+from workloadbuilder._internal.arguments import check_type
 from workloadbuilder.adapters._shared.blocks import (
     is_gang,
     kueue_topology,
@@ -79,6 +80,7 @@ class LeaderWorkerSetAdapter:
     kind = "LeaderWorkerSet"
 
     def __init__(self, composite_pod_groups: bool = False) -> None:
+        check_type("LeaderWorkerSetAdapter", "composite_pod_groups", composite_pod_groups, bool)
         self.composite_pod_groups = composite_pod_groups
 
     def plan(self, obj: Mapping[str, Any] | BaseModel, related: Sequence[Mapping[str, Any]] = ()) -> Plan:

@@ -32,6 +32,8 @@ from collections.abc import Iterable, Iterator, Mapping, MutableSequence, Sequen
 from dataclasses import dataclass, field
 from typing import Any, overload
 
+from workloadbuilder._internal.arguments import check_fields
+
 __all__ = [
     "BestCandidate",
     "ClaimPlacement",
@@ -485,6 +487,9 @@ class PodPlacement:
         """This pod's part of ``Placement.to_dict()``: ``{"name", "node"}``."""
         return {"name": self.name, "node": self.node}
 
+    def __post_init__(self) -> None:
+        check_fields(self)
+
 
 class PodList(MutableSequence[PodPlacement]):
     """A group's placed pods: a list of ``PodPlacement`` that is built when first read.
@@ -577,6 +582,9 @@ class ClaimPlacement:
         """This claim's part of ``Placement.to_dict()``: its name and the devices taken from each pool."""
         return {"name": self.name, "devices": [{"pool": pool, "count": n} for pool, n in self.devices]}
 
+    def __post_init__(self) -> None:
+        check_fields(self)
+
 
 @dataclass
 class GroupPlacement:
@@ -611,6 +619,9 @@ class GroupPlacement:
             "unusable": dict(self.unusable) if self.unusable else {"nodes": 0, "reasons": {}, "free": {}},
         }
 
+    def __post_init__(self) -> None:
+        check_fields(self)
+
 
 @dataclass
 class Victim:
@@ -629,6 +640,9 @@ class Victim:
             "priority": self.priority,
             "pods": [pod.to_dict() for pod in self.pods],
         }
+
+    def __post_init__(self) -> None:
+        check_fields(self)
 
 
 @dataclass
@@ -668,3 +682,6 @@ class Placement:
     def to_json(self, indent: int | None = 2) -> str:
         """``to_dict()`` as JSON text."""
         return json.dumps(self.to_dict(), indent=indent)
+
+    def __post_init__(self) -> None:
+        check_fields(self)

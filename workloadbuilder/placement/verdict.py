@@ -39,6 +39,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from workloadbuilder._internal.arguments import NUMBER, check_fields, check_type
 from workloadbuilder.errors import MissingDependencyError
 from workloadbuilder.placement.answer import Placement
 from workloadbuilder.placement.cluster.model import Cluster
@@ -96,6 +97,9 @@ class Verdict:
             line += f": {self.cause}"
         return line
 
+    def __post_init__(self) -> None:
+        check_fields(self)
+
 
 def verdict(
     request: PlacementRequest,
@@ -117,7 +121,16 @@ def verdict(
     counted from ``since`` (a ``time.monotonic()`` reading; default: now):
     a command passes when its own bound started, so that ``place`` and the
     verdict share it.
+
+    Raises:
+        TypeError: an argument of the wrong type (named).
     """
+    check_type("verdict", "request", request, PlacementRequest)
+    check_type("verdict", "cluster", cluster, Cluster)
+    check_type("verdict", "answer", answer, Placement)
+    check_type("verdict", "priority_classes", priority_classes, Iterable, "an iterable of PriorityClass")
+    check_type("verdict", "timeout", timeout, NUMBER, "a number of seconds")
+    check_type("verdict", "since", since, (*NUMBER, type(None)), "a time.monotonic() reading or None")
     if answer.feasible:
         victims = tuple(victim.name for victim in answer.victims)
         return Verdict("placeable-after-preemption", victims) if victims else Verdict("placeable")

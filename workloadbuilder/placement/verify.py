@@ -10,6 +10,7 @@ Problems come back as field errors at paths into ``Placement.to_dict()``
 
 from __future__ import annotations
 
+from workloadbuilder._internal.arguments import check_type
 from workloadbuilder.field import ErrorList, FieldPath, invalid, not_found, required
 from workloadbuilder.placement.answer import Placement
 from workloadbuilder.placement.cluster.model import HOST_PORT_PREFIX, Cluster
@@ -24,7 +25,14 @@ __all__ = ["verify"]
 
 
 def verify(request: PlacementRequest, cluster: Cluster, placement: Placement) -> ErrorList:
-    """Every way ``placement`` breaks the rules for ``request`` on ``cluster`` (empty when it is sound)."""
+    """Every way ``placement`` breaks the rules for ``request`` on ``cluster`` (empty when it is sound).
+
+    Raises:
+        TypeError: an argument of the wrong type (named).
+    """
+    check_type("verify", "request", request, PlacementRequest)
+    check_type("verify", "cluster", cluster, Cluster)
+    check_type("verify", "placement", placement, Placement)
     return _Checker(request, cluster, placement).run()
 
 

@@ -23,6 +23,7 @@ from kubernetes.client import (
     V1OwnerReference,
 )
 
+from workloadbuilder._internal.arguments import check_fields
 from workloadbuilder._internal.decode import as_model, is_int
 from workloadbuilder._internal.gofmt import go_quote
 from workloadbuilder._internal.kinds import WORKLOAD_API_VERSION
@@ -67,6 +68,9 @@ class RuntimeGroup:
     def is_composite(self) -> bool:
         """Whether this is a CompositePodGroup (it groups groups) rather than a PodGroup (it groups pods)."""
         return isinstance(self.object, V1alpha3CompositePodGroup)
+
+    def __post_init__(self) -> None:
+        check_fields(self)
 
 
 class Hierarchy:

@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from workloadbuilder._internal.arguments import check_fields
 from workloadbuilder._internal.gofmt import capped
 from workloadbuilder.errors import WorkloadBuilderError
 from workloadbuilder.field import (
@@ -64,6 +65,9 @@ class PriorityClass:
     value: int
     global_default: bool = False
     preemption_policy: str = PREEMPT_LOWER_PRIORITY
+
+    def __post_init__(self) -> None:
+        check_fields(self)
 
 
 SYSTEM_CLASSES = (

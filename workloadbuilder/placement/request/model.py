@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from workloadbuilder._internal.arguments import check_fields
 from workloadbuilder.field import (
     ErrorList,
     FieldPath,
@@ -51,6 +52,9 @@ class DeviceRequest:
     device_class: str
     count: int = 1
 
+    def __post_init__(self) -> None:
+        check_fields(self)
+
 
 @dataclass(frozen=True)
 class Pods:
@@ -66,6 +70,9 @@ class Pods:
     requests: Mapping[str, Any] | None = None
     template: Any = None
     names: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        check_fields(self)
 
 
 @dataclass(frozen=True)
@@ -87,6 +94,9 @@ class PodSet:
     for what a container leaves unset), when the pods come from a template; ``None``: ``requests`` with the
     defaults for the pod as a whole."""
 
+    def __post_init__(self) -> None:
+        check_fields(self)
+
 
 @dataclass(frozen=True)
 class ClaimRef:
@@ -101,6 +111,9 @@ class ClaimRef:
     identity: tuple[str, ...]
     source: str
     device: DeviceRequest
+
+    def __post_init__(self) -> None:
+        check_fields(self)
 
 
 @dataclass
@@ -177,6 +190,9 @@ class GroupRequest:
         for child in self.children:
             yield from child.walk()
 
+    def __post_init__(self) -> None:
+        check_fields(self)
+
 
 @dataclass
 class PlacementRequest:
@@ -242,6 +258,9 @@ class PlacementRequest:
             [('workers', 4, 4, 2000)]
         """
         return _Reader(claims or {}).read(groups, pods)
+
+    def __post_init__(self) -> None:
+        check_fields(self)
 
 
 def _priority_spec(spec: Mapping[str, Any], path: FieldPath, errors: ErrorList) -> PrioritySpec:
