@@ -15,7 +15,7 @@ import pytest
 
 from workloadbuilder.cli.app import main
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DATA = "tests/data/cli/simulate"
 NODE = f"{DATA}/one-node.yaml"
 

@@ -1,4 +1,4 @@
-"""CLI friction of issue 26 point 8: ``-o/--output json|yaml`` on the answer commands, and what cli.md says.
+"""``-o/--output json|yaml`` on the answer commands, the warnings and the names they say, and what cli.md says.
 
 ``-o yaml`` is the same data as ``-o json``, for place, explain, capacity and simulate alike; an
 unknown output is one usage line. ``validate --strict`` names the warning that failed it; a

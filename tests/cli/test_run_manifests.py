@@ -1,4 +1,4 @@
-"""``validate``, ``compile`` and ``diff`` (cli/commands/manifests.py) as a CI job and a new user run them.
+"""``validate``, ``compile`` and ``diff`` (cli/run_manifests.py) as a CI job and a new user run them.
 
 kubeconform's habits: a summary line, JUnit XML and TAP (each parsed back by
 a reader of the format), ``--skip``, the Kubernetes version and feature gates

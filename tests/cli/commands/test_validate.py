@@ -1,4 +1,5 @@
-"""``validate`` in CI: nothing checked is a failure, unknown kinds, warning kinds, --strict, GitHub annotations."""
+"""``validate`` in CI (cli/commands/validate.py): nothing checked is a failure, unknown kinds, warning kinds, --strict,
+GitHub annotations."""
 
 from __future__ import annotations
 
@@ -9,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from workloadbuilder.cli.app import main
-from workloadbuilder.cli.positions import Positions
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 JOB_WITH_UID = ROOT / "tests" / "data" / "adapters" / "job" / "root-seed-8-workers.in.yaml"
 TRAINJOB = ROOT / "tests" / "data" / "adapters" / "trainer" / "01-multi-node.yaml"
 RUNTIME = ROOT / "tests" / "data" / "adapters" / "trainer" / "torch_distributed.yaml"
@@ -95,8 +95,8 @@ def test_an_unknown_kind_is_skipped_with_a_warning(files) -> None:
     assert run("validate", job, config) == (
         0,
         no_uid(job) + 'Job "trainer" is valid\n'
-        f"Warning: {config} (document 1) Settings/settings: no adapter for apiVersion 'example.com/v1' kind 'Settings'; "
-        "skipped (--mapping FILE describes a custom resource)\n",
+        f"Warning: {config} (document 1) Settings/settings: no adapter for apiVersion 'example.com/v1' "
+        "kind 'Settings'; skipped (--mapping FILE describes a custom resource)\n",
         "",
     )
     assert run("validate", "--allow-unknown", job, config) == run("validate", job, config)
@@ -152,32 +152,6 @@ def test_github_annotations_point_at_the_offending_field(files) -> None:
         for line in errors
     )
     assert [line.partition("::")[2].partition("::")[0] for line in warnings] == [f"warning file={job},line=3,col=1"]
-
-
-POSITIONS = [
-    ("top-level-key", "a: 1\nb: 2\n", 1, ("b",), (2, 1)),
-    ("nested-key", "a:\n  b:\n    c: 1\n", 1, ("a", "b", "c"), (3, 5)),
-    ("sequence-item", "a:\n- x: 1\n- x: 2\n", 1, ("a", 1, "x"), (3, 3)),
-    ("missing-field-points-at-its-parent", "a:\n  b: 1\n", 1, ("a", "missing"), (1, 1)),
-    ("second-document", "a: 1\n---\nb:\n  c: 2\n", 2, ("b", "c"), (4, 3)),
-    ("flow-style", "spec: {gang: {minCount: 4}}\n", 1, ("spec", "gang", "minCount"), (1, 15)),
-    ("json", '{\n  "spec": {\n    "x": 1\n  }\n}\n', 1, ("spec", "x"), (3, 5)),
-    ("the-whole-document", "a: 1\n", 1, (), (1, 1)),
-]
-
-
-@pytest.mark.parametrize(
-    ("text", "document", "loc", "expected"), [case[1:] for case in POSITIONS], ids=[case[0] for case in POSITIONS]
-)
-def test_positions_find_the_deepest_part_of_a_path_in_the_text(text, document, loc, expected) -> None:
-    assert Positions(text).find(document, loc) == expected
-
-
-@pytest.mark.parametrize(
-    ("text", "document"), [("a: [unclosed\n", 1), ("a: 1\n", 2)], ids=["not-yaml", "no-such-document"]
-)
-def test_positions_of_text_that_has_none_are_none(text, document) -> None:
-    assert Positions(text).find(document, ("a",)) is None
 
 
 def test_github_annotations_point_into_a_lists_items(files) -> None:
