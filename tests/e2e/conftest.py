@@ -81,13 +81,18 @@ def api_client(control_plane: Any) -> Iterator[Any]:
 
 @pytest.fixture
 def namespace(api_client: Any) -> Iterator[str]:
-    """A fresh namespace for one test, deleted afterwards (without waiting for it to go)."""
-    from kubernetes.client import CoreV1Api
+    """A fresh namespace for one test, deleted afterwards; the next test starts once it is gone.
+
+    Its Jobs go first and its pods are deleted at once (``live_api.delete_namespace``):
+    no kubelet confirms a graceful deletion, so a bound pod left behind would hold
+    its Node's CPU into the next test.
+    """
+    from live_api import call, delete_namespace
 
     name = f"e2e-{uuid.uuid4().hex[:8]}"
-    core = CoreV1Api(api_client)
-    core.create_namespace({"metadata": {"name": name}})
+    status, body = call(api_client, "POST", "/api/v1/namespaces", {"metadata": {"name": name}})
+    assert status == 201, body
     try:
         yield name
     finally:
-        core.delete_namespace(name)
+        delete_namespace(api_client, name)

@@ -37,6 +37,7 @@ def _case(
     classes: Mapping[str, str] | None = None,
     gang_class: str | None = None,
     composite: bool = False,
+    cpus: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     return {
         "name": name,
@@ -47,6 +48,7 @@ def _case(
         "classes": dict(classes or {}),
         "gangClass": gang_class,
         "composite": composite,
+        "cpus": dict(cpus or {}),
     }
 
 
@@ -65,6 +67,10 @@ CASES = [
     # a single pod's gang larger than any node: FailedScheduling names the resource.
     _case("too-big", {}, gang=2, cpu="5"),
     # one rack, every node taken; the gang of priority 1000 evicts the two pods of priority 0, not the 500s.
+    # Pod-group preemption places the gang on the rack with every lower-priority pod removed, then reprieves
+    # the victims it does not need: on four equal nodes that placement is a tie, broken by where the
+    # scheduler's node scan starts (which every earlier scheduling cycle moves). The two nodes of priority-0
+    # pods are larger (5 CPU), so they score higher once emptied: no tie is left.
     _case(
         "preempt-lowest",
         {"e-r1-n1": "3", "e-r1-n2": "3", "e-r1-n3": "3", "e-r1-n4": "3"},
@@ -73,6 +79,7 @@ CASES = [
         racks=1,
         classes={"e-r1-n3": "e2e-mid", "e-r1-n4": "e2e-mid"},
         gang_class="e2e-high",
+        cpus={"e-r1-n1": "5", "e-r1-n2": "5"},
     ),
     # a CompositePodGroup (gang of 2 children, in one rack) over two PodGroups of 2 pods: only r2 is free.
     _case("composite-r2", {"f-r1-n1": "3", "f-r1-n2": "3"}, gang=2, cpu="3", composite=True),

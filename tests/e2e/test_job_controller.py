@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from job_cases import CASES, compare, job_manifest
-from live_api import call, wait_for
+from live_api import call, delete_namespace, wait_for
 
 RECORDING = Path(__file__).resolve().parents[2] / "tests" / "data" / "e2e-recorded" / "job-controller.jsonl"
 SERVER_FIELDS = ("managedFields", "resourceVersion", "creationTimestamp", "generation")
@@ -66,14 +66,17 @@ def _run_case(api_client: Any, namespace: str, case: str) -> dict[str, Any]:
 def records(api_client: Any) -> list[dict[str, Any]]:
     """One record per case, all Jobs in one namespace."""
     namespace = "e2e-jobs"
-    call(api_client, "POST", "/api/v1/namespaces", {"metadata": {"name": namespace}})
-    found = [_run_case(api_client, namespace, case) for case in CASES]
+    status, body = call(api_client, "POST", "/api/v1/namespaces", {"metadata": {"name": namespace}})
+    assert status == 201, body
+    try:
+        found = [_run_case(api_client, namespace, case) for case in CASES]
+    finally:
+        delete_namespace(api_client, namespace)
     if os.environ.get("WORKLOADBUILDER_E2E_RECORD") == "1":
         header = {"revision": "k8s.io/kubernetes v1.37.2 kube-controller-manager", "cases": len(found)}
         lines = [json.dumps(header, sort_keys=True)] + [json.dumps(r, sort_keys=True) for r in found]
         RECORDING.parent.mkdir(parents=True, exist_ok=True)
         RECORDING.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    call(api_client, "DELETE", f"/api/v1/namespaces/{namespace}")
     return found
 
 

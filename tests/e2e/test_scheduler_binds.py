@@ -6,7 +6,9 @@ CompositePodGroup and two PodGroups) and their pods are created, and the
 test waits until every gang pod is bound or the scheduler has said
 FailedScheduling for it. Preemption's victims are deleted by the scheduler;
 with no kubelet to confirm it, the test finishes each deletion
-(``gracePeriodSeconds=0``), as a kubelet would. ``WORKLOADBUILDER_E2E_RECORD=1`` rewrites
+(``gracePeriodSeconds=0``), as a kubelet would. After each case its namespace and
+Nodes are deleted and waited for, so the next case starts on a cluster holding
+only its own. ``WORKLOADBUILDER_E2E_RECORD=1`` rewrites
 ``tests/data/e2e-recorded/scheduler.jsonl`` for the replay without Go.
 """
 
@@ -18,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from live_api import call, wait_for
+from live_api import call, delete_namespace, delete_nodes, wait_for
 from scheduler_cases import (
     CASE_LABEL,
     CASES,
@@ -41,11 +43,12 @@ def _trim(obj: dict[str, Any]) -> dict[str, Any]:
     return {**obj, "metadata": {k: v for k, v in obj["metadata"].items() if k not in TRIMMED}}
 
 
-def _node(name: str, rack: str, case: str) -> dict[str, Any]:
+def _node(name: str, rack: str, case: dict[str, Any]) -> dict[str, Any]:
     import controlplane  # loaded by conftest
 
-    labels = {RACK: rack, CASE_LABEL: case}
-    return controlplane.node_object(name, {"cpu": NODE_CPU, "memory": "16Gi", "pods": "110"}, labels)
+    labels = {RACK: rack, CASE_LABEL: case["name"]}
+    cpu = case.get("cpus", {}).get(name, NODE_CPU)
+    return controlplane.node_object(name, {"cpu": cpu, "memory": "16Gi", "pods": "110"}, labels)
 
 
 def _post(api_client: Any, path: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -56,8 +59,16 @@ def _post(api_client: Any, path: str, body: dict[str, Any]) -> dict[str, Any]:
 
 def _run(api_client: Any, case: dict[str, Any]) -> dict[str, Any]:
     namespace = f"e2e-sched-{case['name']}"
-    call(api_client, "POST", "/api/v1/namespaces", {"metadata": {"name": namespace}})
-    nodes = [_post(api_client, "/api/v1/nodes", _node(name, rack, case["name"])) for name, rack in node_names(case)]
+    _post(api_client, "/api/v1/namespaces", {"metadata": {"name": namespace}})
+    try:
+        return _run_in(api_client, case, namespace)
+    finally:
+        delete_namespace(api_client, namespace)
+        delete_nodes(api_client, [name for name, _ in node_names(case)])
+
+
+def _run_in(api_client: Any, case: dict[str, Any], namespace: str) -> dict[str, Any]:
+    nodes = [_post(api_client, "/api/v1/nodes", _node(name, rack, case)) for name, rack in node_names(case)]
     pods_path = f"/api/v1/namespaces/{namespace}/pods"
     running = [
         _post(
@@ -116,9 +127,6 @@ def _run(api_client: Any, case: dict[str, Any]) -> dict[str, Any]:
         "victims": sorted(victims),
         "failedScheduling": sorted(set(failed)),
     }
-    call(api_client, "DELETE", pods_path, query=[("gracePeriodSeconds", "0")])
-    for name, _ in node_names(case):
-        call(api_client, "DELETE", f"/api/v1/nodes/{name}")
     return record
 
 
