@@ -53,6 +53,7 @@ from workloadbuilder.adapters._shared.blocks import (
 )
 from workloadbuilder.adapters._shared.pod_rules import pod_template_errors
 from workloadbuilder.adapters._shared.reading import PODS_BOUND, at, identity_of, read_int
+from workloadbuilder.adapters._shared.strategic_merge import UnsupportedPatch, merge
 from workloadbuilder.adapters._shared.strict import with_schema_errors
 from workloadbuilder.adapters.base import Finding, Plan, as_dict
 from workloadbuilder.adapters.jobset.levels import Dialect, plan_scheduling
@@ -149,14 +150,9 @@ class TrainJobAdapter:
         ]
         layout = _layout(runtime, ident.name, rjobs, runtime_errors, runtime_warnings)
         (errors if nodes.on_train_job else runtime_errors).extend(_empty_gang(layout, runtime, nodes))
-        if at(job, ("spec", "runtimePatches")):
-            warnings.append(
-                lossy(
-                    FieldPath("spec", "runtimePatches"),
-                    OMIT_VALUE,
-                    "not applied when planning: the groups are sized from the runtime as written",
-                )
-            )
+        rendered_from, unapplied = _patched(job, runtime)
+        if unapplied is not None:
+            warnings.append(lossy(FieldPath("spec", "runtimePatches"), OMIT_VALUE, unapplied))
         warnings.extend(_trainer_warnings(job, runtime, rjobs))
         templates = [rj.pod_template_path for rj in rjobs]
         runtime_warnings.extend(kueue_warnings(runtime, templates, layout.constrained))
@@ -175,7 +171,7 @@ class TrainJobAdapter:
             hierarchy,
             ident.name,
             _rendered_pod_template,
-            lambda rj, _job: render_pod_template(runtime, rj.path.elements(), rj.name, trainer),
+            lambda rj, _job: render_pod_template(rendered_from, rj.path.elements(), rj.name, trainer),
         )
         return plan
 
@@ -200,6 +196,57 @@ def _layout(
         computed_min_count=True,
     )
     return plan_scheduling(runtime, SCHEDULING, rjobs, sequencing, dialect, errors)
+
+
+def _patched(job: Mapping[str, Any], runtime: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """The runtime whose pods the TrainJob's JobSet makes: its ``spec.runtimePatches`` merged in, as Trainer does.
+
+    Trainer v2.3.0 (``pkg/runtime/core/trainingruntime.go``,
+    ``mergeRuntimePatches``) merges each patch's
+    ``trainingRuntimeSpec.template.spec`` into the runtime's JobSet spec,
+    in order, as a strategic merge patch (``_shared.strategic_merge``), then
+    puts the ReplicatedJobs back in the runtime's order. The pods are
+    rendered from the merged templates. The groups are still sized from the
+    runtime as written, so the second answer is the ``lossy`` reason when
+    a patch changes more than the pod templates (or holds what the port does
+    not apply); ``None`` when the pods say everything the patches do.
+    """
+    patches = at(job, ("spec", "runtimePatches"))
+    spec = at(runtime, ("spec", "template", "spec"))
+    if not isinstance(patches, list) or not patches or not isinstance(spec, Mapping):
+        return runtime, None
+    merged: Any = spec
+    try:
+        for patch in patches:
+            body = at(patch, ("trainingRuntimeSpec", "template", "spec")) if isinstance(patch, Mapping) else None
+            if isinstance(body, Mapping):
+                merged = merge(merged, body)
+    except UnsupportedPatch as error:
+        return runtime, f"not applied when planning ({error}): the pods and groups follow the runtime as written"
+    order = {rj.get("name"): i for i, rj in enumerate(spec.get("replicatedJobs") or []) if isinstance(rj, Mapping)}
+    rjobs = merged.get("replicatedJobs") if isinstance(merged, Mapping) else None
+    if isinstance(rjobs, list):
+        merged["replicatedJobs"] = sorted(rjobs, key=lambda rj: order.get(rj.get("name"), 0))  # Go's map gives 0
+    template = dict(at(runtime, ("spec", "template")) or {})
+    patched = {**runtime, "spec": {**runtime["spec"], "template": {**template, "spec": merged}}}
+    if _without_pod_templates(merged) != _without_pod_templates(spec):
+        reason = "applied to the pods; what they change beyond the pod templates is not: the groups are sized from"
+        return patched, f"{reason} the runtime as written"
+    return patched, None
+
+
+def _without_pod_templates(spec: Any) -> Any:
+    """A JobSet spec with each ReplicatedJob's pod template left out (what sizes the groups)."""
+    if not isinstance(spec, Mapping):
+        return spec
+    rjobs = []
+    for rj in spec.get("replicatedJobs") or []:
+        job_spec = at(rj, ("template", "spec"))
+        if isinstance(rj, Mapping) and isinstance(job_spec, Mapping):
+            job_spec = {key: value for key, value in job_spec.items() if key != "template"}
+            rj = {**rj, "template": {**rj["template"], "spec": job_spec}}
+        rjobs.append(rj)
+    return {**spec, "replicatedJobs": rjobs}
 
 
 def _runtime_of(

@@ -18,7 +18,8 @@ worked out here from the controllers' own rules, read at the corpus's revisions,
 * Volcano (ed72c7c8, ``createJobPod``): ``replicas`` pods of the task's template, the Job's
   ``schedulerName`` and ``priorityClassName`` where the template has none.
 * TrainJob (kubeflow/trainer 8c0f5059): each runtime ReplicatedJob's template; ``resourcesPerNode`` merged
-  key by key into the ``node`` container of the trainer step (of a runtime with an ``mlPolicy``).
+  key by key into the ``node`` container of the trainer step (of a runtime with an ``mlPolicy``); each of
+  ``spec.runtimePatches``' pod templates merged in first, as a strategic merge patch (``_patch_pod``).
 """
 
 from __future__ import annotations
@@ -154,6 +155,8 @@ def _expected_trainjob(job: Mapping[str, Any], runtime: Mapping[str, Any]) -> di
     out = {}
     for rjob in ((runtime.get("spec") or {}).get("template") or {}).get("spec", {}).get("replicatedJobs") or []:
         template = copy.deepcopy((rjob.get("template") or {}).get("spec", {}).get("template") or {})
+        for pod_patch in _pod_patches(job, rjob["name"]):  # the patches first, then the TrainJob's trainer fields
+            _patch_pod(template, pod_patch)
         labels = ((rjob.get("template") or {}).get("metadata") or {}).get("labels") or {}
         step = labels.get("trainer.kubeflow.org/trainjob-ancestor-step")
         node = [c for c in (template.get("spec") or {}).get("containers") or [] if c.get("name") == "node"]
@@ -164,6 +167,50 @@ def _expected_trainjob(job: Mapping[str, Any], runtime: Mapping[str, Any]) -> di
                     resources[key] = {**(resources.get(key) or {}), **overlay[key]}
         out[f"replicatedJob {rjob['name']}"] = [_shape(template)]
     return out
+
+
+def _pod_patches(job: Mapping[str, Any], rjob: str) -> list[Mapping[str, Any]]:
+    """The pod templates ``spec.runtimePatches`` give ReplicatedJob ``rjob``, in order."""
+    found = []
+    for patch in (job.get("spec") or {}).get("runtimePatches") or []:
+        spec = ((patch.get("trainingRuntimeSpec") or {}).get("template") or {}).get("spec") or {}
+        for entry in spec.get("replicatedJobs") or []:
+            pod = ((entry.get("template") or {}).get("spec") or {}).get("template")
+            if entry.get("name") == rjob and isinstance(pod, Mapping):
+                found.append(pod)
+    return found
+
+
+def _patch_pod(template: dict[str, Any], patch: Mapping[str, Any]) -> None:
+    """Trainer's strategic merge of one pod template patch, for the fields compared here (k8s.io/api tags).
+
+    Maps (``nodeSelector``, ``affinity``, a container's ``resources``) merge key by key, a null deleting;
+    ``containers`` and ``initContainers`` merge by name; ``tolerations`` and scalars are replaced.
+    """
+
+    def merged(old: Any, new: Any) -> Any:
+        if not isinstance(new, Mapping):
+            return copy.deepcopy(new)
+        out = dict(old) if isinstance(old, Mapping) else {}
+        for key, value in new.items():
+            if value is None:
+                out.pop(key, None)
+            else:
+                out[key] = merged(out.get(key), value)
+        return out
+
+    spec, pod = template.setdefault("spec", {}), patch.get("spec") or {}
+    for key in ("nodeSelector", "affinity", "tolerations", "schedulerName"):
+        if key in pod:
+            spec[key] = merged(spec.get(key), pod[key]) if key in ("nodeSelector", "affinity") else pod[key]
+    for kind in ("initContainers", "containers"):
+        mine = spec.setdefault(kind, [])
+        for container in pod.get(kind) or []:
+            twin = next((c for c in mine if c.get("name") == container.get("name")), None)
+            if twin is None:
+                mine.append(copy.deepcopy(container))
+            elif "resources" in container:
+                twin["resources"] = merged(twin.get("resources"), container["resources"])
 
 
 def _expected(doc: Mapping[str, Any], related: list[dict[str, Any]]) -> dict[str, list[Any]]:
