@@ -56,6 +56,7 @@ KINDS: Mapping[str, ObjectKind] = {
     "leaderworkerset": ObjectKind("leaderworkerset.x-k8s.io", "v1", "leaderworkersets", "LeaderWorkerSet"),
     "lws": ObjectKind("leaderworkerset.x-k8s.io", "v1", "leaderworkersets", "LeaderWorkerSet"),
     "trainjob": ObjectKind("trainer.kubeflow.org", "v1alpha1", "trainjobs", "TrainJob"),
+    "vcjob": ObjectKind("batch.volcano.sh", "v1alpha1", "jobs", "Job"),
     "workload": WORKLOAD,
     "podgroup": POD_GROUP,
 }
