@@ -44,7 +44,7 @@ from workloadbuilder.placement.cluster.records import (
 )
 from workloadbuilder.placement.cluster.topology import Domain, Topology
 from workloadbuilder.placement.filters import Rejection
-from workloadbuilder.placement.k8s.constraints import HostPort, NodeSelectorTerm, PodConstraints, Taint
+from workloadbuilder.placement.k8s.constraints import HostPort, NodeSelectorTerm, PodAffinity, PodConstraints, Taint
 from workloadbuilder.placement.k8s.disruption import DisruptionBudget
 from workloadbuilder.placement.k8s.priorities import PriorityClass, PriorityClasses
 from workloadbuilder.placement.k8s.resources import POD_MILLIS
@@ -263,7 +263,7 @@ class Cluster:
         may also be ``NodeColumns``, the same column by column). Each running
         pod is ``{"name", "node" (a name), "requests" (millis), "priority",
         "group", "start", "namespace", "labels", "host_ports"}`` and
-        optionally ``"unset"`` (``RunningPod.unset``); its requests, one pod
+        optionally ``"unset"`` and ``"affinity"`` (``RunningPod.unset``, ``.affinity``); its requests, one pod
         slot and its host ports add to its node's ``used``.
         ``slots`` names more one-slot resources than the running pods' host
         ports (those the pods to place want), so that each has its column.
@@ -303,6 +303,7 @@ class Cluster:
                     pod.get("labels") or {},
                     tuple(pod.get("host_ports", ())),
                     tuple(pod.get("unset", (0, 0))),
+                    pod.get("affinity") or PodAffinity(),
                 )
             )
         return cls(

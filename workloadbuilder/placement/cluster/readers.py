@@ -30,7 +30,7 @@ from workloadbuilder.field import (
 from workloadbuilder.placement.cluster import kubectl_text, objects
 from workloadbuilder.placement.cluster.nodes import NOT_READY_TAINTS, read_nodes
 from workloadbuilder.placement.cluster.records import ClusterParts, DevicePool, RunningGroup
-from workloadbuilder.placement.k8s.constraints import HostPort, read_host_ports, read_taints
+from workloadbuilder.placement.k8s.constraints import HostPort, read_host_ports, read_pod_affinity, read_taints
 from workloadbuilder.placement.k8s.disruption import DisruptionBudget, read_budgets
 from workloadbuilder.placement.k8s.priorities import (
     PriorityClasses,
@@ -248,6 +248,8 @@ def _kubectl_pod(
         "namespace": namespace,
         "labels": dict(labels) if isinstance(labels, Mapping) else {},
         "host_ports": read_host_ports(spec, lambda: FieldPath(section).index(i).child("spec"), errors),
+        # its pod (anti-)affinity terms only weigh in scores: a malformed one is left out, not reported
+        "affinity": read_pod_affinity(spec, lambda: FieldPath(section).index(i).child("spec"), namespace, ErrorList()),
     }
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from workloadbuilder.placement.cluster.images import ImageIndex, index_of
-from workloadbuilder.placement.k8s.constraints import HostPort, Taint
+from workloadbuilder.placement.k8s.constraints import HostPort, PodAffinity, Taint
 
 if TYPE_CHECKING:
     from workloadbuilder.placement.k8s.disruption import DisruptionBudget
@@ -44,7 +44,9 @@ class RunningPod:
     """A pod already bound to a node, holding ``requests`` (aligned to ``Cluster.resources``).
 
     ``namespace`` and ``labels`` are what inter-pod affinity and topology
-    spread match; ``host_ports`` what NodePorts checks.
+    spread match; ``host_ports`` what NodePorts checks; ``affinity`` the
+    pod's own pod (anti-)affinity terms, which InterPodAffinity's score
+    reads against the pod to place.
     """
 
     name: str
@@ -59,6 +61,7 @@ class RunningPod:
     unset: tuple[int, int] = (0, 0)
     """What kube-scheduler's ``NodeResourcesFit`` score counts on top of ``requests`` for CPU and memory: the
     100m and 200Mi defaults of the containers that leave them unset (``k8s.resources.pod_score_requests``)."""
+    affinity: PodAffinity = field(default=PodAffinity(), compare=False)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ __all__ = [
     "LabelSelector",
     "NodeSelectorRequirement",
     "NodeSelectorTerm",
+    "PodAffinity",
     "PodConstraints",
     "SpreadConstraint",
     "Taint",
@@ -30,6 +31,7 @@ __all__ = [
     "normalized_image",
     "read_constraints",
     "read_host_ports",
+    "read_pod_affinity",
     "read_taints",
 ]
 
@@ -139,8 +141,26 @@ class AffinityTerm:
 
 
 @dataclass(frozen=True)
+class PodAffinity:
+    """A pod's pod affinity and anti-affinity terms, required and preferred (the preferred with their weights).
+
+    A running pod's terms are what InterPodAffinity's score reads of it
+    (its required affinity terms weigh ``HardPodAffinityWeight``, 1); the
+    required anti-affinity terms are kept for the filter.
+    """
+
+    required: tuple[AffinityTerm, ...] = ()
+    required_anti: tuple[AffinityTerm, ...] = ()
+    preferred: tuple[tuple[int, AffinityTerm], ...] = ()
+    preferred_anti: tuple[tuple[int, AffinityTerm], ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.required or self.required_anti or self.preferred or self.preferred_anti)
+
+
+@dataclass(frozen=True)
 class SpreadConstraint:
-    """One ``topologySpreadConstraints`` entry with ``whenUnsatisfiable: DoNotSchedule``.
+    """One ``topologySpreadConstraints`` entry: ``whenUnsatisfiable: DoNotSchedule``, or ``ScheduleAnyway`` (scores).
 
     ``honor_affinity`` / ``honor_taints`` are ``nodeAffinityPolicy`` and
     ``nodeTaintsPolicy`` (defaults: Honor, Ignore): whether nodes the pod's
@@ -178,6 +198,19 @@ class PodConstraints:
     images: tuple[str, ...] = ()
     """The image of each init container, container and image volume, normalized as ImageLocality reads them
     (``name:latest`` for a name without a tag); scoring only."""
+    soft_spread: tuple[SpreadConstraint, ...] = ()
+    """The ``whenUnsatisfiable: ScheduleAnyway`` spread constraints (PodTopologySpread's score only)."""
+    preferred_pod_affinity: tuple[tuple[int, AffinityTerm], ...] = ()
+    """Preferred pod affinity terms with their weights (InterPodAffinity's score only)."""
+    preferred_pod_anti_affinity: tuple[tuple[int, AffinityTerm], ...] = ()
+    """Preferred pod anti-affinity terms with their weights (InterPodAffinity's score only)."""
+
+    @property
+    def pod_affinity_terms(self) -> PodAffinity:
+        """The pod's pod (anti-)affinity terms as a running pod's ``PodAffinity`` (what an assumed copy holds)."""
+        return PodAffinity(
+            self.pod_affinity, self.pod_anti_affinity, self.preferred_pod_affinity, self.preferred_pod_anti_affinity
+        )
 
     @property
     def label_map(self) -> dict[str, str]:
@@ -360,6 +393,38 @@ def _pod_terms(raw: Any, path: Where, namespace: str, errors: ErrorList) -> tupl
     return tuple(out)
 
 
+def _weighted_terms(raw: Any, path: Where, namespace: str, errors: ErrorList) -> tuple[tuple[int, AffinityTerm], ...]:
+    """``preferredDuringSchedulingIgnoredDuringExecution`` pod terms: (weight, term) pairs."""
+    out: list[tuple[int, AffinityTerm]] = []
+    for i, entry in enumerate(read_list(raw, path, errors)):
+        entry_path = path_below(path, i)
+        entry = read_object(entry, entry_path, errors)
+        weight = entry.get("weight")
+        if isinstance(weight, bool) or not isinstance(weight, int):
+            errors.append(type_invalid(path_below(entry_path, "weight")(), weight, "must be of type integer"))
+            continue
+        terms = _pod_terms([entry.get("podAffinityTerm")], path_below(entry_path, "podAffinityTerm"), namespace, errors)
+        out.extend((weight, term) for term in terms)
+    return tuple(out)
+
+
+def read_pod_affinity(spec: Mapping[str, Any], path: Where, namespace: str, errors: ErrorList) -> PodAffinity:
+    """A pod spec's pod affinity and anti-affinity terms, required and preferred, for a pod in ``namespace``."""
+    affinity = read_object(spec.get("affinity"), path_below(path, "affinity"), errors)
+    found: list[tuple[tuple[AffinityTerm, ...], tuple[tuple[int, AffinityTerm], ...]]] = []
+    hard, soft = "requiredDuringSchedulingIgnoredDuringExecution", "preferredDuringSchedulingIgnoredDuringExecution"
+    for kind in ("podAffinity", "podAntiAffinity"):
+        terms = read_object(affinity.get(kind), path_below(path, "affinity", kind), errors)
+        found.append(
+            (
+                _pod_terms(terms.get(hard), path_below(path, "affinity", kind, hard), namespace, errors),
+                _weighted_terms(terms.get(soft), path_below(path, "affinity", kind, soft), namespace, errors),
+            )
+        )
+    (required, preferred), (required_anti, preferred_anti) = found
+    return PodAffinity(required, required_anti, preferred, preferred_anti)
+
+
 def read_constraints(
     spec: Mapping[str, Any], path: Where, errors: ErrorList, metadata: Mapping[str, Any] | None = None
 ) -> PodConstraints:
@@ -374,9 +439,7 @@ def read_constraints(
     found_labels = metadata.get("labels")
     raw_labels: Mapping[str, Any] = found_labels if isinstance(found_labels, Mapping) else {}
     affinity = read_object(spec.get("affinity"), path_below(path, "affinity"), errors)
-    pod_affinity = read_object(affinity.get("podAffinity"), path_below(path, "affinity", "podAffinity"), errors)
-    anti = read_object(affinity.get("podAntiAffinity"), path_below(path, "affinity", "podAntiAffinity"), errors)
-    required = "requiredDuringSchedulingIgnoredDuringExecution"
+    pod_terms = read_pod_affinity(spec, path, namespace, errors)
     preferred = _preferred(affinity.get("nodeAffinity"), path_below(path, "affinity", "nodeAffinity"), errors)
     selector = read_object(spec.get("nodeSelector"), path_below(path, "nodeSelector"), errors)
     pairs = [(str(key), read_string(value, _selector_key(path, str(key)), errors)) for key, value in selector.items()]
@@ -388,17 +451,23 @@ def read_constraints(
         host_ports=read_host_ports(spec, path, errors),
         namespace=namespace,
         labels=tuple(sorted((str(k), str(v)) for k, v in raw_labels.items())),
-        pod_affinity=_pod_terms(
-            pod_affinity.get(required), path_below(path, "affinity", "podAffinity", required), namespace, errors
-        ),
-        pod_anti_affinity=_pod_terms(
-            anti.get(required), path_below(path, "affinity", "podAntiAffinity", required), namespace, errors
-        ),
+        pod_affinity=pod_terms.required,
+        pod_anti_affinity=pod_terms.required_anti,
         preferred=preferred,
         spread=_spread(
             spec.get("topologySpreadConstraints"), path_below(path, "topologySpreadConstraints"), raw_labels, errors
         ),
         images=_images(spec),
+        # a malformed ScheduleAnyway entry only loses its score, as before it was read: its errors are dropped
+        soft_spread=_spread(
+            spec.get("topologySpreadConstraints"),
+            path_below(path, "topologySpreadConstraints"),
+            raw_labels,
+            ErrorList(),
+            "ScheduleAnyway",
+        ),
+        preferred_pod_affinity=pod_terms.preferred,
+        preferred_pod_anti_affinity=pod_terms.preferred_anti,
     )
 
 
@@ -433,13 +502,15 @@ def _images(spec: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _spread(raw: Any, path: Where, labels: Mapping[str, Any], errors: ErrorList) -> tuple[SpreadConstraint, ...]:
-    """The ``DoNotSchedule`` spread constraints (``ScheduleAnyway`` only scores, and is not modelled)."""
+def _spread(
+    raw: Any, path: Where, labels: Mapping[str, Any], errors: ErrorList, action: str = "DoNotSchedule"
+) -> tuple[SpreadConstraint, ...]:
+    """The spread constraints whose ``whenUnsatisfiable`` is ``action`` (``DoNotSchedule``, or ``ScheduleAnyway``)."""
     out = []
     for i, entry in enumerate(read_list(raw, path, errors)):
         entry_path = path_below(path, i)
         entry = read_object(entry, entry_path, errors)
-        if (entry.get("whenUnsatisfiable") or "DoNotSchedule") != "DoNotSchedule":
+        if (entry.get("whenUnsatisfiable") or "DoNotSchedule") != action:
             continue
         skew = entry.get("maxSkew")
         if isinstance(skew, bool) or not isinstance(skew, int) or skew < 1:
