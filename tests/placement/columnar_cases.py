@@ -71,8 +71,12 @@ def assumed(cluster: Cluster, shape_requests: dict[str, int], picks: list[int]) 
 
 
 def reference_assign(snap: Snapshot, requests: dict[str, int], nodes: list[int], count: int) -> list[int]:
-    """One heap of every fitting node, re-scored after each pod: the rule as kube-scheduler states it."""
+    """One heap of every fitting node, re-scored after each pod: the rule as kube-scheduler states it.
+
+    An assumed pod counts its non-zero defaults in LeastAllocated, as the scheduler's cache counts it.
+    """
     shape = snap.shape(requests)
+    landed: dict[int, int] = {}
     fitting = [i for i in nodes if snap.node_fit(shape, i) > 0]
     prefers = snap.cluster.has_preferences
     extra = preference_scores(snap, shape, fitting) if prefers else dict.fromkeys(fitting, 0)
@@ -83,6 +87,7 @@ def reference_assign(snap: Snapshot, requests: dict[str, int], nodes: list[int],
         _, i = heapq.heappop(heap)
         snap.add(i, shape.vector)
         placed.append(i)
+        landed[i] = landed.get(i, 0) + 1
         if snap.node_fit(shape, i) > 0:
-            heapq.heappush(heap, (-node_score(snap, i, shape) - extra[i], i))
+            heapq.heappush(heap, (-node_score(snap, i, shape, landed[i]) - extra[i], i))
     return placed

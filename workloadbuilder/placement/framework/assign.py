@@ -23,6 +23,8 @@ from workloadbuilder.placement.framework.scoring import (
     ScoreInputs,
     node_score,
     node_scores,
+    pod_scored,
+    pod_scores,
     preference_array,
     prefers,
     rank_keys,
@@ -31,6 +33,7 @@ from workloadbuilder.placement.framework.scoring import (
 )
 from workloadbuilder.placement.framework.snapshot import Block, Shape, Snapshot
 from workloadbuilder.placement.framework.spread import SpreadTracker
+from workloadbuilder.placement.k8s.constraints import PodConstraints
 
 __all__ = ["assign_pods"]
 
@@ -65,6 +68,8 @@ def assign_pods(
         return []
     candidates = nodes if isinstance(nodes, np.ndarray) else np.fromiter(nodes, dtype=np.int64)
     tracker = spread if spread is not None and shape.constraints.spread else None
+    if pod_scored(snap.cluster, shape.constraints):
+        return _assign_one_by_one(snap, shape, candidates, count, spread)
     if tracker is None:
         placed = _assign_by_landing(snap, shape, candidates, count)
         if placed is not None:
@@ -171,6 +176,7 @@ def _assign_by_heap(
     vector = shape.vector
     next_untouched = 0
     node_fit = snap.node_fit
+    landed: dict[int, int] = {}  # pods of this pass per node, which LeastAllocated counts with non-zero defaults
     while len(placed) < count:
         passed_over = []
         while heap and tracker is not None and tracker.reason(pod, heap[0][1]) is not None:
@@ -188,8 +194,65 @@ def _assign_by_heap(
             tracker.add(i, pod)
         for entry in passed_over:
             heapq.heappush(heap, entry)
+        landed[i] = landed.get(i, 0) + 1
         if node_fit(shape, i) > 0:
-            heapq.heappush(heap, (-node_score(snap, i, shape) - extra.get(i, 0), i))
+            heapq.heappush(heap, (-node_score(snap, i, shape, landed[i]) - extra.get(i, 0), i))
+    return placed
+
+
+def _assign_one_by_one(
+    snap: Snapshot, shape: Shape, candidates: npt.NDArray[np.int64], count: int, spread: SpreadTracker | None
+) -> list[int]:
+    """``assign_pods`` for a pod that PodTopologySpread or InterPodAffinity scores: every pod scores every node.
+
+    Those scores count the pods placed before (the pass's own, and those
+    ``spread`` holds) and are normalized over the nodes that fit each pod,
+    so no node's score stays put while others take pods: each pod is
+    scored on every candidate with room (and that its ``DoNotSchedule``
+    constraints let in), with the preference scores normalized over those
+    nodes too, as each of kube-scheduler's cycles does.
+    """
+    cluster = snap.cluster
+    nodes, fits = _with_room(snap, shape, candidates)
+    pod = shape.constraints
+    tracker = spread if spread is not None and pod.spread else None
+    inputs = score_inputs(snap, nodes)  # before this pass: ``scores_after`` adds what it lands
+    landed = np.zeros(len(nodes), dtype=np.int64)
+    mine = np.zeros(len(cluster), dtype=np.int64)  # this pass's pods per node of the cluster
+    assumed: dict[PodConstraints, npt.NDArray[np.int64]] = {}
+    for j, other in spread.placed if spread is not None else ():
+        counts = assumed.setdefault(other, np.zeros(len(cluster), dtype=np.int64))
+        counts[j] += 1
+    if pod in assumed:
+        mine += assumed[pod]
+    assumed[pod] = mine
+    preferring = prefers(snap, shape)
+    placed: list[int] = []
+    while len(placed) < count:
+        open_ = np.flatnonzero(landed < fits)
+        if tracker is not None:
+            open_ = open_[[tracker.reason(pod, int(i)) is None for i in nodes[open_].tolist()]]
+        if len(open_) == 0:
+            break
+        here = nodes[open_]
+        scores = scores_after(shape, inputs.take(open_), landed[open_])
+        if scores is None:  # amounts too large for one pass: node by node, with this pass's pods on the snapshot
+            scores = np.array(
+                [node_score(snap, int(i), shape, int(k)) for i, k in zip(here, landed[open_], strict=True)],
+                dtype=np.int64,
+            )
+        if preferring:
+            scores = scores + preference_array(snap, shape, here)
+        scores = scores + pod_scores(cluster, pod, here, assumed)
+        top = np.flatnonzero(scores == scores.max())
+        best = int(open_[top[np.argmin(here[top])]])  # the best score, then the lowest node index
+        i = int(nodes[best])
+        snap.add(i, shape.vector)
+        landed[best] += 1
+        mine[i] += 1
+        placed.append(i)
+        if spread is not None:
+            spread.add(i, pod)
     return placed
 
 

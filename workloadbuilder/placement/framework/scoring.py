@@ -1,4 +1,4 @@
-"""kube-scheduler's resource scores: per node for one pod, and per placement for a whole group.
+"""kube-scheduler's scores: per node for one pod, and per placement for a whole group.
 
 * A pod goes to the node with the highest ``NodeResourcesFit`` (default
   strategy ``LeastAllocated``) plus ``NodeResourcesBalancedAllocation`` score
@@ -6,21 +6,26 @@
   (BalancedAllocation skipped for a pod that requests neither), plus
   ``TaintToleration`` (``PreferNoSchedule``, weight 3) and ``NodeAffinity``
   (preferred terms, weight 2), normalized over the nodes that fit when the
-  pods start. ImageLocality, InterPodAffinity and PodTopologySpread scores
-  are not modelled. Upstream breaks ties at random; here the node listed
-  first wins.
+  pods start, ``ImageLocality`` (weight 1), and ``PodTopologySpread``
+  (``ScheduleAnyway`` constraints) and ``InterPodAffinity`` (preferred pod
+  terms, and running or assumed pods' own terms), weight 2 each, normalized
+  over the nodes that fit each pod (``pod_scores``). The system default
+  spread constraints are not modelled. Upstream breaks ties at random; here
+  the node listed first wins.
 * A placement (a topology domain) is scored with ``MostAllocated`` over the
   domain's summed CPU and memory after the group's pods are added: the
   tighter the fit, the higher.
 
-Pods that request no CPU or memory count as 100m and 200Mi, as the
-scheduler's non-zero defaults do.
+Containers that request no CPU or memory count as 100m and 200Mi in
+LeastAllocated, as the scheduler's non-zero defaults do: running pods,
+the pod scored, and the pods of the same pass assumed before it.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+import weakref
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,9 +33,11 @@ import numpy.typing as npt
 
 from workloadbuilder.placement.cluster.arrays import IntArray, exact
 from workloadbuilder.placement.cluster.model import SCORE_RESOURCES, Cluster
+from workloadbuilder.placement.cluster.records import RunningPod
+from workloadbuilder.placement.filters import nodeaffinity, tainttoleration
 from workloadbuilder.placement.filters.tainttoleration import intolerable_preferences
-from workloadbuilder.placement.framework.snapshot import Shape, Snapshot
-from workloadbuilder.placement.k8s.constraints import PodConstraints
+from workloadbuilder.placement.framework.snapshot import HOSTNAME_KEY, Shape, Snapshot
+from workloadbuilder.placement.k8s.constraints import LabelSelector, PodAffinity, PodConstraints, SpreadConstraint
 from workloadbuilder.placement.k8s.resources import NONZERO_DEFAULTS
 
 __all__ = [
@@ -40,6 +47,11 @@ __all__ = [
     "node_score",
     "node_scores",
     "image_scores",
+    "affinity_scores",
+    "pod_scored",
+    "pod_scores",
+    "spread_scores",
+    "Assumed",
     "preference_array",
     "preference_scores",
     "raw_preferences",
@@ -78,8 +90,13 @@ def most_allocated_many(requested: Sequence[IntArray], allocatable: Sequence[Int
     return np.where(weights > 0, total // np.maximum(weights, 1), 0).astype(np.int64)
 
 
-def node_score(snap: Snapshot, i: int, shape: Shape) -> int:
+def node_score(snap: Snapshot, i: int, shape: Shape, landed: int = 0) -> int:
     """The default profile's resource score of node ``i`` for one more pod of ``shape`` (0-200).
+
+    ``landed``: how many pods of ``shape`` among what the snapshot holds on
+    ``i`` were assumed by the same pass; LeastAllocated counts each with
+    its non-zero defaults (``Shape.score_request``), as the scheduler's
+    cache counts an assumed pod.
 
     ``NodeResourcesFit`` (``LeastAllocated``) plus
     ``NodeResourcesBalancedAllocation`` over CPU and memory, each weight 1,
@@ -107,7 +124,7 @@ def node_score(snap: Snapshot, i: int, shape: Shape) -> int:
         if alloc <= 0:
             continue
         used = cluster.used[r][i] + (change[r] if change is not None else 0)
-        requested = used + int(cluster.unset_array(c)[i]) + request
+        requested = used + int(cluster.unset_array(c)[i]) + request + landed * (request - shape.vector[r])
         least += (alloc - requested) * _MAX_SCORE // alloc if requested <= alloc else 0
         weights += 1
         with_pod.append(min((used + shape.vector[r]) / alloc, 1.0))
@@ -264,9 +281,11 @@ def scores_after(
     the float quotient of what it counts (``_free_share``), nothing is
     clipped where the bounds show that every node has room for what is
     requested, and BalancedAllocation's fractions are the quotients Go
-    computes.
+    computes. LeastAllocated counts each landed pod with its non-zero
+    defaults (``Shape.score_request``), BalancedAllocation with its actual
+    requests, as the scheduler's cache counts assumed pods.
     """
-    most = most if most is not None else int(landed) if isinstance(landed, int) else int(np.max(landed))
+    most = most if most is not None else int(landed) if isinstance(landed, int) else int(np.max(landed, initial=0))
     if not inputs.exact:
         return None
     least: npt.NDArray[np.float64] | None = None
@@ -293,11 +312,13 @@ def scores_after(
             strict=True,
         )
     ):
-        top = high + (unset[1] if unset is not None else 0) + (most + 1) * shape.vector[r] + request
+        top = high + (unset[1] if unset is not None else 0) + (most + 1) * max(shape.vector[r], request) + request
         if not (-(2**53) < low and top < 2**53):
             return None
         taken = landed * shape.vector[r]
-        more = taken + request
+        # LeastAllocated counts the landed pods as the scheduler's cache counts assumed ones: with non-zero defaults
+        counted = taken if request == shape.vector[r] else landed * request
+        more = counted + request
         offered = True if everywhere else alloc_floats > 0
         divisor = alloc_floats if everywhere else np.where(offered, alloc_floats, 1.0)
 
@@ -310,7 +331,8 @@ def scores_after(
             return counted, np.where(offered, alloc, 1)
 
         given: npt.NDArray[np.float64] = np.add(used_floats, taken, dtype=np.float64)  # exact: below 2**53
-        share = given + request if unset is None else given + (unset[0] + request)
+        least_given = given if counted is taken else np.add(used_floats, counted, dtype=np.float64)
+        share = least_given + request if unset is None else least_given + (unset[0] + request)
         share /= divisor
         room = everywhere and top <= alloc_low  # no node's request passes its allocatable: nothing to clip
         if low < 0:
@@ -543,3 +565,263 @@ def prefers(snap: Snapshot, shape: Shape) -> bool:
 def _lists_images(cluster: Cluster, pod: PodConstraints) -> bool:
     """Whether some node lists one of the pod's images (else ImageLocality scores 0 on every node)."""
     return cluster.has_images and any(cluster.images.get(name) is not None for name in pod.images)
+
+
+# -- PodTopologySpread and InterPodAffinity ------------------------------------------------------------------------
+
+_SPREAD_WEIGHT = 2
+"""PodTopologySpread's weight in the default profile."""
+_AFFINITY_WEIGHT = 2
+"""InterPodAffinity's weight in the default profile."""
+_HARD_AFFINITY_WEIGHT = 1
+"""``InterPodAffinityArgs.hardPodAffinityWeight``'s default: what an existing pod's required affinity term that
+selects the incoming pod adds."""
+
+Assumed = Mapping[PodConstraints, IntArray]
+"""Pods a cycle has assumed, by kind: per kind of pod, how many sit on each node of the cluster."""
+
+_CACHES: weakref.WeakKeyDictionary[Cluster, dict[Any, Any]] = weakref.WeakKeyDictionary()
+
+
+def _cache(cluster: Cluster) -> dict[Any, Any]:
+    """What the pod scores read of ``cluster`` once (a cluster never changes)."""
+    found = _CACHES.get(cluster)
+    if found is None:
+        found = _CACHES[cluster] = {}
+    return found
+
+
+def _label_codes(cluster: Cluster, key: str) -> tuple[IntArray, int]:
+    """Each node's value of label ``key`` as a code (-1: the node has no such label), and how many values there are."""
+    cache = _cache(cluster)
+    found: tuple[IntArray, int] | None = cache.get(("codes", key))
+    if found is None:
+        values: dict[str, int] = {}
+        codes = np.fromiter(
+            (values.setdefault(labels[key], len(values)) if key in labels else -1 for labels in cluster.labels),
+            dtype=np.int64,
+            count=len(cluster),
+        )
+        found = cache[("codes", key)] = (codes, len(values))
+    return found
+
+
+def _running_matches(cluster: Cluster, namespaces: tuple[str, ...] | None, selector: LabelSelector) -> IntArray:
+    """How many running pods of ``namespaces`` (``None``: any) that ``selector`` selects sit on each node."""
+    cache = _cache(cluster)
+    found: IntArray | None = cache.get(("pods", namespaces, selector))
+    if found is None:
+        nodes = [
+            pod.node
+            for pod in cluster.running_pods
+            if (namespaces is None or pod.namespace in namespaces) and selector.matches(pod.labels)
+        ]
+        found = cache[("pods", namespaces, selector)] = np.bincount(
+            np.asarray(nodes, dtype=np.int64), minlength=len(cluster)
+        ).astype(np.int64)
+    return found
+
+
+def _with_affinity(cluster: Cluster) -> tuple[RunningPod, ...]:
+    """The running pods with pod (anti-)affinity terms of their own, on nodes with labels."""
+    cache = _cache(cluster)
+    found: tuple[RunningPod, ...] | None = cache.get("with-affinity")
+    if found is None:
+        found = cache["with-affinity"] = tuple(
+            pod for pod in cluster.running_pods if pod.affinity and cluster.labels[pod.node]
+        )
+    return found
+
+
+def pod_scored(cluster: Cluster, pod: PodConstraints) -> bool:
+    """Whether PodTopologySpread or InterPodAffinity scores ``pod`` (else both add 0 on every node).
+
+    PodTopologySpread scores a pod with ``ScheduleAnyway`` constraints;
+    InterPodAffinity one with preferred pod (anti-)affinity terms, or one
+    that a running pod's own terms may select (the system default spread
+    constraints are not modelled: the cluster holds no Services or
+    controllers that select pods).
+    """
+    if pod.soft_spread or pod.preferred_pod_affinity or pod.preferred_pod_anti_affinity:
+        return True
+    running = _with_affinity(cluster)
+    if not running and not pod.pod_affinity:
+        return False
+    labels = pod.label_map
+    if any(term.matches(pod.namespace, labels) for term in pod.pod_affinity):
+        return True  # its assumed copies' required affinity selects it
+    return any(
+        term.matches(pod.namespace, labels)
+        for other in running
+        for term in (
+            *other.affinity.required,
+            *(t for _, t in other.affinity.preferred),
+            *(t for _, t in other.affinity.preferred_anti),
+        )
+    )
+
+
+def pod_scores(
+    cluster: Cluster, pod: PodConstraints, nodes: npt.NDArray[np.int64], assumed: Assumed | None = None
+) -> IntArray:
+    """PodTopologySpread and InterPodAffinity's weighted scores (2 each) of ``nodes``, the pod's feasible nodes.
+
+    Both count the running pods and the ones a cycle has ``assumed``; each
+    is normalized over ``nodes`` as kube-scheduler 1.37.2 normalizes it
+    (``spread_scores``, ``affinity_scores``).
+    """
+    assumed = assumed or {}
+    out: IntArray = _SPREAD_WEIGHT * spread_scores(cluster, pod, nodes, assumed)
+    out += _AFFINITY_WEIGHT * affinity_scores(cluster, pod, nodes, assumed)
+    return out
+
+
+def _matching(
+    cluster: Cluster, namespaces: tuple[str, ...] | None, selector: LabelSelector, assumed: Assumed
+) -> IntArray:
+    """``_running_matches`` plus the assumed pods ``selector`` selects in ``namespaces``."""
+    counts = _running_matches(cluster, namespaces, selector)
+    extra = [
+        placed
+        for kind, placed in assumed.items()
+        if (namespaces is None or kind.namespace in namespaces) and selector.matches(kind.label_map)
+    ]
+    return counts + sum(extra) if extra else counts
+
+
+def spread_scores(cluster: Cluster, pod: PodConstraints, nodes: npt.NDArray[np.int64], assumed: Assumed) -> IntArray:
+    """PodTopologySpread's normalized score (0-100) of ``nodes`` for ``pod``'s ``ScheduleAnyway`` constraints.
+
+    As ``podtopologyspread/scoring.go`` of 1.37.2: a node of ``nodes``
+    without every constraint's key is ignored (0). Per constraint, a
+    domain's count is the matching pods (the pod's namespace, the
+    constraint's selector; an empty selector counts none) on every node of
+    the cluster that has all the keys, passes the constraint's node
+    inclusion policies and whose value some scored node has; for the
+    hostname key, the node's own pods. A node's raw score is the sum of
+    ``count * log(domains + 2) + maxSkew - 1`` over the constraints, rounded
+    (``domains``: the scored nodes' values, or the scored nodes for the
+    hostname key); normalized, ``100 * (max + min - raw) // max`` over the
+    scored nodes, 100 for all when the highest is 0. 0 everywhere for a
+    pod without such constraints.
+    """
+    constraints = pod.soft_spread
+    if not constraints or len(nodes) == 0:
+        return np.zeros(len(nodes), dtype=np.int64)
+    codes = [_label_codes(cluster, c.topology_key)[0] for c in constraints]
+    everywhere = np.ones(len(cluster), dtype=np.bool_)
+    for column in codes:
+        everywhere &= column >= 0
+    scored = everywhere[nodes]
+    raw = np.zeros(len(nodes), dtype=np.float64)
+    for constraint, column in zip(constraints, codes, strict=True):
+        selector = constraint.selector
+        if selector.match_labels or selector.match_expressions:
+            per_node = _matching(cluster, (pod.namespace,), selector, assumed)
+        else:  # an empty selector counts no pod (countPodsMatchSelector)
+            per_node = np.zeros(len(cluster), dtype=np.int64)
+        if constraint.topology_key == HOSTNAME_KEY:
+            size = int(np.count_nonzero(scored))
+            count = per_node[nodes]
+        else:
+            width = _label_codes(cluster, constraint.topology_key)[1]
+            present = np.zeros(width + 1, dtype=np.bool_)
+            present[column[nodes[scored]]] = True
+            size = int(np.count_nonzero(present))
+            counted = everywhere & present[column] & _included(cluster, pod, constraint)
+            per_value = np.bincount(column[counted], weights=per_node[counted], minlength=width + 1)
+            count = per_value[np.maximum(column[nodes], 0)].astype(np.int64)
+        weight = math.log(size + 2)
+        raw += count * weight + float(constraint.max_skew - 1)
+    floor = np.floor(raw)
+    rounded = np.where(raw - floor >= 0.5, floor + 1, floor).astype(np.int64)  # Go's math.Round, for raw >= 0
+    out = np.zeros(len(nodes), dtype=np.int64)
+    if not scored.any():
+        return out
+    low, high = int(rounded[scored].min()), int(rounded[scored].max())
+    if high == 0:
+        out[scored] = _MAX_SCORE
+    else:
+        out[scored] = _MAX_SCORE * (high + low - rounded[scored]) // high
+    return out
+
+
+def _included(cluster: Cluster, pod: PodConstraints, constraint: SpreadConstraint) -> npt.NDArray[np.bool_]:
+    """The nodes a spread constraint's node inclusion policies count for ``pod`` (node affinity, taints)."""
+    cache = _cache(cluster)
+    key = (
+        "included",
+        pod.node_selector,
+        pod.affinity,
+        pod.tolerations,
+        constraint.honor_affinity,
+        constraint.honor_taints,
+    )
+    found: npt.NDArray[np.bool_] | None = cache.get(key)
+    if found is None:
+        found = np.ones(len(cluster), dtype=np.bool_)
+        for i in range(len(cluster)):
+            if constraint.honor_affinity and not nodeaffinity.matches(pod, cluster.labels[i], cluster.names[i]):
+                found[i] = False
+            elif constraint.honor_taints and tainttoleration.check(cluster.taints[i], pod.tolerations) is not None:
+                found[i] = False
+        cache[key] = found
+    return found
+
+
+def affinity_scores(cluster: Cluster, pod: PodConstraints, nodes: npt.NDArray[np.int64], assumed: Assumed) -> IntArray:
+    """InterPodAffinity's normalized score (0-100) of ``nodes`` for ``pod``, as 1.37.2's ``scoring.go`` computes it.
+
+    Every existing pod (running or assumed) on a node with labels adds, to
+    every node sharing that node's value of a term's topology key: the
+    weight of each of the incoming pod's preferred affinity terms that
+    selects it (minus, for anti-affinity), ``hardPodAffinityWeight`` (1)
+    for each of its own required affinity terms that selects the incoming
+    pod, and the weight of each of its own preferred affinity (minus:
+    anti-affinity) terms that does. Normalized over ``nodes``:
+    ``int(100 * (raw - min) / (max - min))``, 0 for all when they are equal.
+    """
+    if len(nodes) == 0:
+        return np.zeros(0, dtype=np.int64)
+    labelled = np.fromiter((bool(labels) for labels in cluster.labels), dtype=np.bool_, count=len(cluster))
+    by_key: dict[str, IntArray] = {}  # per topology key, the weights added per node holding pods
+
+    def add(key: str, per_node: IntArray, weight: int) -> None:
+        if not weight or not per_node.any():
+            return
+        if key not in by_key:
+            by_key[key] = np.zeros(len(cluster), dtype=np.int64)
+        by_key[key] += per_node * weight
+
+    for sign, terms in ((1, pod.preferred_pod_affinity), (-1, pod.preferred_pod_anti_affinity)):
+        for weight, term in terms:
+            add(term.topology_key, _matching(cluster, term.namespaces, term.selector, assumed), sign * weight)
+    labels = pod.label_map
+    for running in _with_affinity(cluster):
+        one = np.zeros(len(cluster), dtype=np.int64)
+        one[running.node] = 1
+        for key, weight in _symmetric(running.affinity, pod.namespace, labels):
+            add(key, one, weight)
+    for kind, placed in assumed.items():
+        for key, weight in _symmetric(kind.pod_affinity_terms, pod.namespace, labels):
+            add(key, placed, weight)
+    raw = np.zeros(len(nodes), dtype=np.int64)
+    for key, weights in by_key.items():
+        codes, width = _label_codes(cluster, key)
+        holders = labelled & (codes >= 0)
+        per_value = np.bincount(codes[holders], weights=weights[holders], minlength=width + 1).astype(np.int64)
+        found = codes[nodes]
+        raw += np.where(found >= 0, per_value[np.maximum(found, 0)], 0)
+    low, high = int(raw.min()), int(raw.max())
+    if high == low:
+        return np.zeros(len(nodes), dtype=np.int64)
+    scores: IntArray = (float(_MAX_SCORE) * ((raw - low).astype(np.float64) / float(high - low))).astype(np.int64)
+    return scores
+
+
+def _symmetric(terms: PodAffinity, namespace: str, labels: Mapping[str, str]) -> list[tuple[str, int]]:
+    """An existing pod's own terms that select the incoming pod: (topology key, weight) of each."""
+    out = [(term.topology_key, _HARD_AFFINITY_WEIGHT) for term in terms.required if term.matches(namespace, labels)]
+    for sign, weighted in ((1, terms.preferred), (-1, terms.preferred_anti)):
+        out.extend((term.topology_key, sign * weight) for weight, term in weighted if term.matches(namespace, labels))
+    return out
