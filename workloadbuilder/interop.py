@@ -5,8 +5,10 @@ its PodGroups with ``SchedulingV1beta1Api`` / ``SchedulingV1alpha3Api``:
 the Workload first, then the CompositePodGroups from the roots to the
 leaves, then the PodGroups, whatever order they were given in. It asks for a
 server-side dry run unless told otherwise, never overwrites anything (an
-object that already exists is read back and compared), and returns what it
-did to each object as data. docs/interop.md walks through it.
+object that already exists is read back and compared) except, when asked
+(``resize=True``), a gang's ``minCount``, and returns what it did to each
+object as data. ``delete(objects, api_client)`` deletes them again, in the
+reverse order. docs/interop.md walks through it.
 
 Only the kubernetes client is used: no kopf, no other client library. The
 objects may be client models or Kubernetes JSON dicts (what ``to_dict``
@@ -30,11 +32,29 @@ from workloadbuilder._internal.decode import decode, errors_at, to_json_dict
 from workloadbuilder._internal.kinds import KubeObject
 from workloadbuilder.field import ErrorList, FieldPath, required
 from workloadbuilder.manifests import DocumentProblem, ManifestError
+from workloadbuilder.runtime.resizing import _leaves, gang_resize_patch
 
-__all__ = ["Action", "ApplyResult", "ApiStatus", "apply", "creation_order", "spec_differences"]
+__all__ = ["Action", "ApplyResult", "ApiStatus", "apply", "creation_order", "delete", "spec_differences"]
 
-Action = Literal["created", "dry-run-created", "unchanged", "conflict", "error", "skipped"]
-"""What ``apply`` did with one object (see ``ApplyResult``)."""
+Action = Literal[
+    "created",
+    "dry-run-created",
+    "unchanged",
+    "resized",
+    "dry-run-resized",
+    "conflict",
+    "deleted",
+    "dry-run-deleted",
+    "absent",
+    "error",
+    "skipped",
+]
+"""What ``apply`` or ``delete`` did with one object (see ``ApplyResult``)."""
+
+_OK: frozenset[str] = frozenset(
+    {"created", "dry-run-created", "unchanged", "resized", "dry-run-resized", "deleted", "dry-run-deleted", "absent"}
+)
+_MIN_COUNT = ("schedulingPolicy", "gang", "minCount")
 
 
 _GROUP_KINDS = frozenset({kinds.POD_GROUP, kinds.COMPOSITE_POD_GROUP})
@@ -104,17 +124,23 @@ class ApplyResult:
         name: its name.
         action: ``created``; ``dry-run-created`` (the server accepted it in a
             dry run and persisted nothing); ``unchanged`` (it already exists
-            with the same spec); ``conflict`` (it already exists with another
-            spec, left as it is); ``error`` (the server refused a request);
-            ``skipped`` (not sent, because an earlier object ended in an
-            error or a conflict).
+            with the same spec); ``resized`` (it already exists and differed
+            from ours in gang ``minCount`` only, which ``apply(resize=True)``
+            patched to ours; ``dry-run-resized`` in a dry run); ``conflict``
+            (it already exists with another spec, left as it is); ``deleted``,
+            ``dry-run-deleted`` and ``absent`` (``delete``: the server deleted
+            it, would delete it, or holds no such object); ``error`` (the
+            server refused a request); ``skipped`` (not sent, because an
+            earlier object ended in an error or a conflict).
         object: the server's object: the one it created (or would create,
-            in a dry run), or the one it already holds for ``unchanged`` and
-            ``conflict``; a client model. ``None`` for ``error`` and ``skipped``.
+            in a dry run), the one it already holds for ``unchanged`` and
+            ``conflict``, the patched one for ``resized``, the deleted one (or
+            the server's ``Status`` of the deletion) for ``deleted``; a client
+            model. ``None`` for ``absent``, ``error`` and ``skipped``.
         error: the server's refusal, for ``error`` only.
         differences: for ``conflict``, where the stored spec differs from
             ours (``spec.schedulingPolicy.gang.minCount``), as ``spec_differences``
-            gives them.
+            gives them; for ``resized``, the ``minCount`` fields patched.
     """
 
     kind: str
@@ -127,15 +153,16 @@ class ApplyResult:
 
     @property
     def ok(self) -> bool:
-        """Whether the object is (or, in a dry run, would be) in the cluster as asked."""
-        return self.action in ("created", "dry-run-created", "unchanged")
+        """Whether the object is (or, in a dry run, would be) in the cluster as asked, or gone when deleted."""
+        return self.action in _OK
 
     def __str__(self) -> str:
         text = f"{self.kind} {self.namespace}/{self.name}: {self.action}"
         if self.error is not None:
             return f"{text}: {self.error}"
         if self.differences:
-            return f"{text}: {', '.join(self.differences)} differ"
+            verb = "changed" if self.action in ("resized", "dry-run-resized") else "differ"
+            return f"{text}: {', '.join(self.differences)} {verb}"
         return text
 
 
@@ -158,17 +185,26 @@ def apply(
     dry_run: bool = True,
     *,
     field_manager: str | None = None,
+    resize: bool = False,
 ) -> list[ApplyResult]:
     """Create the objects in creation order and say what happened to each; a dry run by default.
 
     The objects are sent in ``creation_order``: Workloads, then
     CompositePodGroups from the roots to the leaves, then PodGroups. Each is
-    created with one ``POST``; nothing is ever replaced or patched.
+    created with one ``POST``; nothing is ever replaced, and only a gang's
+    ``minCount`` is ever patched (``resize``).
 
     - An object that already exists (``409 AlreadyExists``) is read back
       (``GET``, never a dry run) and its spec compared with ours by
       ``spec_differences``: ``unchanged`` when they agree, ``conflict`` when
       not. Applying the same objects twice is therefore safe.
+    - With ``resize=True``, an existing PodGroup or Workload whose spec
+      differs from ours in gang ``minCount`` fields only (the one field the
+      apiserver lets change, as a Job controller resizing an elastic gang
+      does) is patched to ours instead: one strategic-merge ``PATCH`` of
+      ``gang_resize_patch``'s body (for a Workload, every changed template in
+      it), a dry run when ``dry_run`` is; the result is ``resized`` (or
+      ``dry-run-resized``) and its ``differences`` name the fields changed.
     - Any other refusal by the server is an ``error`` result carrying the
       server's ``Status``. The first ``error`` or ``conflict`` stops the
       apply: every later object is ``skipped``, because later objects refer
@@ -189,7 +225,9 @@ def apply(
             configures it).
         dry_run: send ``dryRun=All``: the server runs admission and
             validation and persists nothing. ``False`` creates the objects.
-        field_manager: the ``fieldManager`` to record on created objects.
+        field_manager: the ``fieldManager`` to record on created and patched objects.
+        resize: patch an existing gang's ``minCount`` to ours instead of
+            calling the difference a ``conflict``.
 
     Returns:
         One result per object, in the order the objects were sent.
@@ -210,9 +248,63 @@ def apply(
                 results.append(_result(item, "skipped"))
                 continue
             api_class, suffix = _ROUTES[(item.api_version, item.kind)]
-            results.append(_create(apis[api_class], suffix, item, dry_run, field_manager))
+            results.append(_create(apis[api_class], suffix, item, dry_run, field_manager, resize))
     finally:
         beta.close()  # closes the client only when the API made it itself
+    return results
+
+
+def delete(
+    objects: Iterable[KubeObject],
+    api_client: ApiClient | None = None,
+    dry_run: bool = True,
+    *,
+    propagation_policy: Literal["Background", "Foreground", "Orphan"] = "Background",
+) -> list[ApplyResult]:
+    """Delete the objects in the reverse of creation order and say what happened to each; a dry run by default.
+
+    PodGroups go first, then CompositePodGroups from the leaves to the roots,
+    then Workloads, so that no group is left pointing at a parent already
+    gone. Each is one ``DELETE`` by name and namespace (``dryRun=All`` unless
+    ``dry_run`` is false); nothing is read or compared first.
+
+    - ``deleted`` (``dry-run-deleted``): the server accepted the deletion.
+      An object with finalizers (the apiserver puts
+      ``scheduling.k8s.io/podgroup-protection`` on a PodGroup, which
+      kube-controller-manager takes off once no pod refers to it) is only
+      marked for deletion and goes later: ``delete`` does not wait for it.
+    - ``absent``: the server holds no such object (``404``); deleting twice
+      is therefore safe.
+    - Any other refusal is an ``error`` and stops the rest, as in ``apply``:
+      every later object (the parents of the one that failed) is ``skipped``.
+
+    Args:
+        objects: as for ``apply``; only the kind, name and namespace are read.
+        api_client: as for ``apply``.
+        dry_run: send ``dryRun=All``: the server checks the deletion and deletes nothing.
+        propagation_policy: what becomes of the objects' dependents (the
+            garbage collector's ``propagationPolicy``).
+
+    Returns:
+        One result per object, in the order the deletions were sent.
+
+    Raises:
+        ManifestError: as ``apply`` does, and nothing was sent.
+    """
+    items = list(reversed(_order(_prepare(objects))))
+    beta = SchedulingV1beta1Api(api_client)
+    alpha = SchedulingV1alpha3Api(beta.api_client)
+    apis: dict[type, Any] = {SchedulingV1beta1Api: beta, SchedulingV1alpha3Api: alpha}
+    results: list[ApplyResult] = []
+    try:
+        for item in items:
+            if results and results[-1].action in ("error", "skipped"):
+                results.append(_result(item, "skipped"))
+                continue
+            api_class, suffix = _ROUTES[(item.api_version, item.kind)]
+            results.append(_delete(apis[api_class], suffix, item, dry_run, propagation_policy))
+    finally:
+        beta.close()
     return results
 
 
@@ -259,8 +351,10 @@ def spec_differences(ours: KubeObject, stored: KubeObject) -> list[str]:
     return _differences(FieldPath("spec"), our_spec, _without_resolved(stored_spec, our_spec))
 
 
-def _create(api: Any, suffix: str, item: _Item, dry_run: bool, field_manager: str | None) -> ApplyResult:
-    """One object: create it, or compare it with the one that already exists."""
+def _create(
+    api: Any, suffix: str, item: _Item, dry_run: bool, field_manager: str | None, resize: bool = False
+) -> ApplyResult:
+    """One object: create it, or compare it with the one that already exists (and resize it, if asked)."""
     create = getattr(api, f"create_namespaced_{suffix}")
     try:
         created = create(item.namespace, item.model, dry_run="All" if dry_run else None, field_manager=field_manager)
@@ -275,7 +369,78 @@ def _create(api: Any, suffix: str, item: _Item, dry_run: bool, field_manager: st
     except ApiException as err:
         return _result(item, "error", error=ApiStatus.from_exception(err))
     differences = tuple(spec_differences(item.model, stored))
-    return _result(item, "conflict" if differences else "unchanged", obj=stored, differences=differences)
+    patch = _resize_patch(item, stored, differences) if resize and differences else None
+    if patch is None:
+        return _result(item, "conflict" if differences else "unchanged", obj=stored, differences=differences)
+    try:
+        patched = getattr(api, f"patch_namespaced_{suffix}")(
+            item.name,
+            item.namespace,
+            patch,
+            dry_run="All" if dry_run else None,
+            field_manager=field_manager,
+            _content_type="application/strategic-merge-patch+json",
+        )
+    except ApiException as err:
+        return _result(item, "error", error=ApiStatus.from_exception(err))
+    return _result(item, "dry-run-resized" if dry_run else "resized", obj=patched, differences=differences)
+
+
+def _resize_patch(item: _Item, stored: BaseModel, differences: tuple[str, ...]) -> dict[str, Any] | None:
+    """The patch that takes the stored object's gang ``minCount`` fields to ours, or None if more differs.
+
+    A PodGroup: ``gang_resize_patch`` to our ``minCount``. A Workload: the
+    same for each of its gang templates whose ``minCount`` differs, each
+    patch's template list laid over the last (it carries the whole list).
+    """
+    if item.kind not in (kinds.POD_GROUP, kinds.WORKLOAD):
+        return None
+    if not all(path.endswith(".schedulingPolicy.gang.minCount") for path in differences):
+        return None
+    ours = _as_json(item.model)
+    current = copy.deepcopy(dict(_as_json(stored)))
+    if item.kind == kinds.POD_GROUP:
+        count = _dig(ours.get("spec"), *_MIN_COUNT)
+        return gang_resize_patch(current, count) if _is_count(count) else None
+    spec: dict[str, Any] = {}
+    for _, template in _leaves(copy.deepcopy(dict(ours.get("spec") or {}))):
+        count = _dig(template, *_MIN_COUNT)
+        if not _is_count(count) or not template.get("name"):
+            continue
+        stored_template = next(
+            (t for _, t in _leaves(current.get("spec") or {}) if t.get("name") == template["name"]), None
+        )
+        if stored_template is None or _dig(stored_template, *_MIN_COUNT) == count:
+            continue
+        part = gang_resize_patch(current, count, template=template["name"])
+        spec.update(part.get("spec") or {})
+        current["spec"] = {**(current.get("spec") or {}), **(part.get("spec") or {})}
+    return {"spec": spec} if spec else None
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def _dig(value: Any, *keys: str) -> Any:
+    for key in keys:
+        value = value.get(key) if isinstance(value, Mapping) else None
+    return value
+
+
+def _delete(api: Any, suffix: str, item: _Item, dry_run: bool, propagation_policy: str) -> ApplyResult:
+    """One object: delete it by name."""
+    remove = getattr(api, f"delete_namespaced_{suffix}")
+    try:
+        answer = remove(
+            item.name, item.namespace, dry_run="All" if dry_run else None, propagation_policy=propagation_policy
+        )
+    except ApiException as err:
+        error = ApiStatus.from_exception(err)
+        if error.code == 404:
+            return _result(item, "absent")
+        return _result(item, "error", error=error)
+    return _result(item, "dry-run-deleted" if dry_run else "deleted", obj=answer)
 
 
 def _result(

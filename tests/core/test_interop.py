@@ -34,7 +34,7 @@ from pydantic import BaseModel
 
 from workloadbuilder import Builder, BuildOptions, PolicyInput, WorkloadInput, WorkloadItem, to_dict
 from workloadbuilder.adapters.crd import CRDAdapter
-from workloadbuilder.interop import ApiStatus, ApplyResult, apply, creation_order, spec_differences
+from workloadbuilder.interop import ApiStatus, ApplyResult, apply, creation_order, delete, spec_differences
 from workloadbuilder.manifests import ManifestError
 from workloadbuilder.runtime.hierarchy import materialize
 from workloadbuilder.runtime.naming import workload_name
@@ -95,7 +95,8 @@ class FakeApiServer:
         stored: collection path + ``/`` + name to the stored object.
         refuse: name to the answer a ``POST`` of that name gets.
         vanish: names whose ``POST`` is ``409`` but which are gone on ``GET``.
-        requests, bodies, queries: every request, the ``POST`` bodies, every query.
+        requests, bodies, patches, queries: every request, the ``POST`` and ``PATCH`` bodies, every query.
+        refuse_delete: name to the answer a ``DELETE`` of that name gets.
     """
 
     url: str = ""
@@ -104,6 +105,8 @@ class FakeApiServer:
     vanish: set[str] = field(default_factory=set)
     requests: list[Request] = field(default_factory=list)
     bodies: list[dict[str, Any]] = field(default_factory=list)
+    patches: list[dict[str, Any]] = field(default_factory=list)
+    refuse_delete: dict[str, Answer] = field(default_factory=dict)
     queries: list[dict[str, list[str]]] = field(default_factory=list)
 
     def handle(self, method: str, target: str, body: bytes) -> Answer:
@@ -127,6 +130,25 @@ class FakeApiServer:
             obj = json.loads(body)
             self.bodies.append(obj)
             return self._create(collection, plural, obj, query.get("dryRun") == ["All"])
+        if method == "PATCH" and name is not None:  # a strategic-merge patch of maps; lists are replaced
+            stored = self.stored.get(f"{collection}/{name}")
+            if stored is None:
+                return _not_found(plural, name)
+            patch = json.loads(body)
+            self.patches.append(patch)
+            patched = _merged(stored, patch)
+            if query.get("dryRun") != ["All"]:
+                self.stored[f"{collection}/{name}"] = patched
+            return _json_answer(200, "OK", patched)
+        if method == "DELETE" and name is not None:
+            if name in self.refuse_delete:
+                return self.refuse_delete[name]
+            stored = self.stored.get(f"{collection}/{name}")
+            if stored is None:
+                return _not_found(plural, name)
+            if query.get("dryRun") != ["All"]:
+                del self.stored[f"{collection}/{name}"]
+            return _json_answer(200, "OK", stored)
         return _json_answer(405, "Method Not Allowed", status(405, "MethodNotAllowed", f"{method} is not supported"))
 
     def _create(self, collection: str, plural: str, obj: dict[str, Any], dry_run: bool) -> Answer:
@@ -153,6 +175,15 @@ class FakeApiServer:
             if spec.get("priorityClassName") in _PRIORITY_CLASSES:
                 spec["priority"] = _PRIORITY_CLASSES[spec["priorityClassName"]]
         return created
+
+
+def _merged(stored: Any, patch: Any) -> Any:
+    if not isinstance(stored, dict) or not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    merged = copy.deepcopy(stored)
+    for key, value in patch.items():
+        merged[key] = _merged(stored.get(key), value)
+    return merged
 
 
 def _json_answer(code: int, phrase: str, body: dict[str, Any]) -> Answer:
@@ -182,7 +213,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    do_GET = do_POST = do_PUT = do_PATCH = _serve
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _serve
 
 
 class _Server(HTTPServer):
@@ -703,6 +734,126 @@ RESULT_TEXT: dict[str, tuple[ApplyResult, str, bool]] = {
 @pytest.mark.parametrize(("result", "text", "ok"), RESULT_TEXT.values(), ids=RESULT_TEXT.keys())
 def test_result_text(result: ApplyResult, text: str, ok: bool):
     assert (str(result), result.ok) == (text, ok)
+
+
+# ---------------------------------------------------------------------------
+# apply(resize=True) and delete
+# ---------------------------------------------------------------------------
+
+
+def _workers_resized(objects: list[BaseModel], count: int) -> list[dict[str, Any]]:
+    """The LWS objects with the worker gang's minCount at ``count``: the Workload's template and both PodGroups."""
+    resized = [to_dict(obj) for obj in objects]
+    templates = resized[0]["spec"]["compositePodGroupTemplates"][0]["podGroupTemplates"]
+    next(t for t in templates if t["name"] == "worker")["schedulingPolicy"]["gang"]["minCount"] = count
+    for obj in resized[3:]:
+        if "-worker-" in obj["metadata"]["name"]:
+            obj["spec"]["schedulingPolicy"]["gang"]["minCount"] = count
+    return resized
+
+
+MIN_COUNT = "spec.schedulingPolicy.gang.minCount"
+WORKER_TEMPLATE = "spec.compositePodGroupTemplates[0].podGroupTemplates[1].schedulingPolicy.gang.minCount"
+
+
+@pytest.mark.parametrize("dry_run", [False, True], ids=["for-real", "dry-run"])
+def test_resize_patches_only_the_min_counts_that_changed(server: FakeApiServer, client: ApiClient, dry_run: bool):
+    objects = lws_objects()
+    apply(objects, client, dry_run=False)
+    before = copy.deepcopy(server.stored)
+    server.requests.clear()
+    resized = _workers_resized(objects, 3)
+    results = apply(resized, client, dry_run=dry_run, resize=True)
+    verb = "dry-run-resized" if dry_run else "resized"
+    assert [(r.name, r.action, r.differences) for r in results] == [
+        (WL, verb, (WORKER_TEMPLATE,)),
+        (REPLICA_0, "unchanged", ()),
+        (REPLICA_1, "unchanged", ()),
+        (LEADER_0, "unchanged", ()),
+        (WORKER_0, verb, (MIN_COUNT,)),
+        (LEADER_1, "unchanged", ()),
+        (WORKER_1, verb, (MIN_COUNT,)),
+    ]
+    patches = [r for r in server.requests if r.method == "PATCH"]
+    query = "All" if dry_run else None
+    assert patches == [
+        Request("PATCH", f"{WORKLOADS}/{WL}", query),
+        Request("PATCH", f"{POD_GROUPS}/{WORKER_0}", query),
+        Request("PATCH", f"{POD_GROUPS}/{WORKER_1}", query),
+    ]
+    # the Workload's changed list is sent whole (gang_resize_patch), a PodGroup's minCount alone
+    assert server.patches == [
+        {"spec": {"compositePodGroupTemplates": resized[0]["spec"]["compositePodGroupTemplates"]}},
+        {"spec": {"schedulingPolicy": {"gang": {"minCount": 3}}}},
+        {"spec": {"schedulingPolicy": {"gang": {"minCount": 3}}}},
+    ]
+    if dry_run:
+        assert server.stored == before
+    else:
+        assert apply(resized, client, dry_run=False) == lws_results("unchanged")
+    assert str(results[4]) == f"PodGroup serving/{WORKER_0}: {verb}: {MIN_COUNT} changed"
+
+
+def test_resize_leaves_any_other_difference_a_conflict(server: FakeApiServer, client: ApiClient):
+    objects = lws_objects()
+    apply(objects, client, dry_run=False)
+    changed = _workers_resized(objects, 3)
+    changed[4]["spec"]["schedulingConstraints"] = {"topology": [{"key": "kubernetes.io/hostname"}]}
+    server.requests.clear()
+    results = apply(changed, client, dry_run=False, resize=True)
+    assert [r.action for r in results] == [
+        "resized",
+        "unchanged",
+        "unchanged",
+        "unchanged",
+        "conflict",
+        "skipped",
+        "skipped",
+    ]
+    assert results[4].differences == ("spec.schedulingConstraints", MIN_COUNT)
+    assert [r for r in server.requests if r.method == "PATCH"] == [Request("PATCH", f"{WORKLOADS}/{WL}", None)]
+
+
+def test_without_resize_a_min_count_difference_is_a_conflict(server: FakeApiServer, client: ApiClient):
+    objects = lws_objects()
+    apply(objects, client, dry_run=False)
+    results = apply(_workers_resized(objects, 3), client, dry_run=False)
+    assert (results[0].action, results[0].differences) == ("conflict", (WORKER_TEMPLATE,))
+    assert not [r for r in server.requests if r.method == "PATCH"]
+
+
+def test_delete_goes_leaves_first_and_twice_is_absent(server: FakeApiServer, client: ApiClient):
+    objects = lws_objects()
+    apply(objects, client, dry_run=False)
+    server.requests.clear()
+    order = list(reversed(LWS_ORDER))
+    paths = list(reversed(LWS_PATHS))
+    dry = delete(objects, client)
+    assert [(r.kind, r.name, r.action) for r in dry] == [(k, n, "dry-run-deleted") for k, n in order]
+    assert len(server.stored) == len(LWS_ORDER)
+    assert delete(objects, client, dry_run=False) == [
+        ApplyResult(kind, "serving", name, "deleted") for kind, name in order
+    ]
+    assert server.stored == {}
+    assert [r.action for r in delete(objects, client, dry_run=False)] == ["absent"] * len(order)
+    expected = [
+        Request("DELETE", f"{path}/{name}", dry)
+        for dry in ("All", None, None)
+        for (_, name), path in zip(order, paths, strict=True)
+    ]
+    assert server.requests == expected
+    assert all(q.get("propagationPolicy") == ["Background"] for q in server.queries[-len(order) :])
+
+
+def test_a_refused_delete_stops_the_parents(server: FakeApiServer, client: ApiClient):
+    objects = lws_objects()
+    apply(objects, client, dry_run=False)
+    forbidden = status(403, "Forbidden", "no")
+    server.refuse_delete[REPLICA_1] = Answer(403, "Forbidden", json.dumps(forbidden))
+    results = delete(objects, client, dry_run=False)
+    assert [r.action for r in results] == ["deleted"] * 4 + ["error", "skipped", "skipped"]
+    assert (results[4].name, str(results[4].error)) == (REPLICA_1, "403 Forbidden: no")
+    assert stored_names(server) == [WL, REPLICA_0, REPLICA_1]
 
 
 # ---------------------------------------------------------------------------
