@@ -86,3 +86,43 @@ def test_the_controller_makes_what_the_adapter_compiles(records: list[dict[str, 
     assert record["workloads"] == 1
     assert len(record["podGroups"]) == 1
     assert compare(record) == []
+
+
+def test_the_controller_resizes_a_gang_as_the_adapter_compiles_the_changed_job(api_client: Any, namespace: str) -> None:
+    """A running gang Job's ``minCount`` changed: what the controller patches equals the adapter's compile of it.
+
+    kube-controller-manager v1.37.2 recompiles the Workload from the Job's
+    ``.spec.scheduling`` on every sync (``syncGangMinCount``) and, for a gang,
+    patches the ``minCount`` of the Workload's template and of the PodGroup
+    when it changed. The Job (4 pods, a gang of 3) is created and its objects
+    and pods waited for, its gang set to 2 (the one change the Job API allows),
+    and once the controller has patched both objects away from 3 they are read
+    back and compared, with the changed Job, as the created ones are.
+    """
+    record = _run_case(api_client, namespace, "gang-min-count")
+    assert compare(record) == []
+    workload = record["workload"]
+    group = record["podGroups"][0]
+    path = f"/apis/batch/v1/namespaces/{namespace}/jobs/gang-min-count"
+    patch = {"spec": {"scheduling": {"schedulingPolicy": {"gang": {"minCount": 2}}}}}
+    status, job = call(api_client, "PATCH", path, patch, content_type="application/merge-patch+json")
+    assert status == 200, job
+    base = f"/apis/scheduling.k8s.io/v1beta1/namespaces/{namespace}"
+    wl_path = f"{base}/workloads/{workload['metadata']['name']}"
+    pg_path = f"{base}/podgroups/{group['metadata']['name']}"
+
+    def patched() -> tuple[dict[str, Any], dict[str, Any]] | None:
+        wl, pg = call(api_client, "GET", wl_path)[1], call(api_client, "GET", pg_path)[1]
+        wl_count = wl["spec"]["podGroupTemplates"][0]["schedulingPolicy"]["gang"]["minCount"]
+        pg_count = pg["spec"]["schedulingPolicy"]["gang"]["minCount"]
+        return (wl, pg) if wl_count != 3 and pg_count != 3 else None
+
+    wl, pg = wait_for("the controller to patch the Workload and the PodGroup", patched)
+    resized = {
+        **record,
+        "job": _trimmed(job),
+        "workload": _trimmed({"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "Workload", **wl}),
+        "podGroups": [_trimmed({"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", **pg})],
+    }
+    assert compare(resized) == []
+    assert pg["spec"]["schedulingPolicy"]["gang"]["minCount"] == 2
