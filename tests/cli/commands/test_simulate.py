@@ -1,4 +1,5 @@
-"""``simulate`` frees what it evicts and says so (issue 26 point 7), and echoes its ``--seed``.
+"""``simulate`` (cli/commands/simulate.py): its help and flags; it frees what it evicts and says so, and echoes its
+``--seed``.
 
 A high-priority Job on a one-node, 8-GPU cluster that runs a low-priority 4-GPU pod evicts the pod:
 its GPUs are freed (utilization 1, not 1.5) and an eviction line names it. A copy of the queue that
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from workloadbuilder.cli.app import main
+from workloadbuilder.cli.commands import simulate
 
 ROOT = Path(__file__).resolve().parents[3]
 DATA = "tests/data/cli/simulate"
@@ -100,3 +102,45 @@ def test_simulate_json_frees_what_it_evicts(
     data = json.loads(out)
     assert (code, data["utilization"], data["evictions"], data["seed"]) == (0, utilization, evictions, int(seed))
     assert max(fraction for points in data["utilization"].values() for _, fraction in points) <= 1
+
+
+def test_the_help_is_one_line_atop_the_commands_own() -> None:
+    assert simulate.HELP == "a queue of workloads played out over time on a cluster"
+    out = io.StringIO()
+    assert main(["simulate", "--help"], stdout=out) == 0
+    assert " ".join(out.getvalue().split("\n\n")[1].split()) == simulate.HELP
+
+
+def test_add_options_declares_these_flags(options) -> None:
+    assert options(simulate) == [
+        ["-f", "--filename"],
+        ["-R", "--recursive"],
+        ["-n", "--namespace"],
+        ["--cluster"],
+        ["--pods"],
+        ["--groups"],
+        ["--generate"],
+        ["--claim"],
+        ["--seed"],
+        ["--exit-zero"],
+        ["--timeout"],
+        ["--render"],
+        ["--force"],
+        ["--strategy"],
+        ["-o", "--output"],
+        ["--mapping"],
+    ]
+
+
+def test_run_plays_one_queue_file_and_exits_0_when_every_copy_runs(parsed) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    args = parsed(simulate, "simulate", [f"{DATA}/urgent.yaml", "--cluster", NODE])
+    assert simulate.run(args, out, err) == 0
+    assert (out.getvalue(), err.getvalue()) == (
+        f"cluster: 1 node from {NODE}\n"
+        f"queue: {DATA}/urgent.yaml, 1 copy, tie-break seed 0\n"
+        "urgent: arrived 0s, started 0s, ended 600s (waited 0s)\n"
+        "at 0s: urgent evicted Pod low (priority 0, 1 pod)\n"
+        "makespan: 600s\n",
+        "",
+    )

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from workloadbuilder.cli.app import main
+from workloadbuilder.cli.commands import validate
 
 ROOT = Path(__file__).resolve().parents[3]
 JOB_WITH_UID = ROOT / "tests" / "data" / "adapters" / "job" / "root-seed-8-workers.in.yaml"
@@ -113,7 +114,7 @@ def test_the_unknown_kind_warning_has_its_own_kind(files) -> None:
 
 def test_nothing_checked_is_a_failure_even_when_unknown_kinds_are_allowed(files) -> None:
     [config] = files(config=CONFIG_MAP)
-    assert run("validate", "--allow-unknown", config) == (
+    assert run("validate", "-v", "--allow-unknown", config) == (
         2,
         "",
         (
@@ -166,3 +167,22 @@ def test_github_annotations_point_into_a_lists_items(files) -> None:
         ".gang.minCount: Invalid value: -2: must be greater than or equal to 1\n",
         "",
     )
+
+
+def test_the_help_is_one_line_atop_the_commands_own() -> None:
+    assert validate.HELP == (
+        "report errors as a Kubernetes 1.37 apiserver would, with the --gates named (exit 1 when invalid)"
+    )
+    out = io.StringIO()
+    assert main(["validate", "--help"], stdout=out) == 0
+    assert " ".join(out.getvalue().split("\n\n")[1].split()) == validate.HELP
+
+
+def test_add_options_declares_exactly_the_flags_docs_cli_md_lists(docs_check) -> None:
+    assert docs_check(validate, "cli.md", "validate") == ([], [])
+
+
+def test_run_judges_one_job_and_exits_0(parsed) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    assert validate.run(parsed(validate, "validate", [str(JOB_WITH_UID)]), out, err) == 0
+    assert (out.getvalue(), err.getvalue()) == ('Job "trainer" is valid\n', "")
