@@ -302,7 +302,9 @@ def _compile(doc: _Doc, docs: Sequence[_Doc], related: Sequence[Mapping[str, Any
         ref = problem.findings[0].object if problem.findings else f"{doc.kind}/{doc.name}"
         home = next((d for d in docs if f"{d.kind}/{d.name}" == ref), doc)
         mine = [str(f.error) for f in problem.findings if f.object == ref] or [str(problem)]
-        raise InvalidDocumentError(f"{home.where}: {home.kind} {home.name!r} is invalid: {first_few(mine)}") from None
+        raise InvalidDocumentError(
+            f'{home.where}: The {home.kind} "{home.name}" is invalid: {first_few(mine)}'
+        ) from None
     except (BuildError, LookupError, ValueError) as problem:
         raise DocumentError(f"{doc.where}: {doc.kind} {doc.name!r}: {problem}") from None
 

@@ -154,7 +154,7 @@ def test_a_runtime_error_is_said_of_the_runtime_document(tmp_path):
         f"error: {where} ClusterTrainingRuntime/torch-distributed: {error}"
     )
     assert run("place", path, "--generate", "zones=1")[1].splitlines()[-1] == (
-        f"verdict: invalid: {where}: ClusterTrainingRuntime 'torch-distributed' is invalid: {error}"
+        f'verdict: invalid: {where}: The ClusterTrainingRuntime "torch-distributed" is invalid: {error}'
     )
 
 

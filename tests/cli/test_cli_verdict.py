@@ -81,7 +81,7 @@ spec:
       containers: [{name: trainer, image: trainer:1, resources: {requests: {nvidia.com/gpu: "1"}, limits: {nvidia.com/gpu: "1"}}}]
 """
 INVALID_CAUSE = (
-    "gang.yaml (document 1): Job 'trainer' is invalid: spec.parallelism: Invalid value: -1: "
+    'gang.yaml (document 1): The Job "trainer" is invalid: spec.parallelism: Invalid value: -1: '
     "must be greater than or equal to 0"
 )
 

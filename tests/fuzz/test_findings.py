@@ -131,7 +131,7 @@ FINDINGS = [
         {"in.yaml": JOB.replace("parallelism: 2", "parallelism: 2147483647")},
         ["place", "in.yaml", "--generate", "zones=1,blocks=1,racks=1,hosts=2"],
         1,
-        "verdict: invalid: in.yaml (document 1): Job 'trainer' is invalid: spec.parallelism: Invalid value: "
+        'verdict: invalid: in.yaml (document 1): The Job "trainer" is invalid: spec.parallelism: Invalid value: '
         "2147483647: must be less than or equal to 100000 (workloadbuilder plans at most 100000 pods per object)",
         id="job-parallelism-int32max",
     ),
@@ -139,7 +139,7 @@ FINDINGS = [
         {"in.yaml": JOBSET.replace("REPLICAS", "2147483647").replace("TEMPLATE", POD_TEMPLATE)},
         ["place", "in.yaml", "--generate", "zones=1,blocks=1,racks=1,hosts=2"],
         1,
-        "verdict: invalid: in.yaml (document 1): JobSet 'js' is invalid: spec.replicatedJobs[0].replicas: Invalid "
+        'verdict: invalid: in.yaml (document 1): The JobSet "js" is invalid: spec.replicatedJobs[0].replicas: Invalid '
         "value: 2147483647: must be less than or equal to 10000 (workloadbuilder plans at most 10000 runtime groups "
         "per object)",
         id="jobset-replicas-int32max",

@@ -17,7 +17,7 @@ from workloadbuilder.cli.placement_inputs import PlacementInput
 from workloadbuilder.placement import GroupPlacement, GroupRequest, Placement, resource_millis
 from workloadbuilder.placement.answer import ResourceShortage, RootExplanation, SearchSummary
 from workloadbuilder.placement.explain.root import proof_text, shortage_text
-from workloadbuilder.placement.explain.wording import count_of, short_key
+from workloadbuilder.placement.explain.wording import count_of, reason_count, short_key
 from workloadbuilder.placement.k8s.quantity import readable_quantity
 
 __all__ = ["explain_text", "place_text"]
@@ -135,7 +135,7 @@ def _unusable_text(unusable: Mapping[str, object], where: str) -> str:
     """The domain's nodes the group's pods may not use, why, and what is free there (not in the capacity left)."""
     nodes = int(unusable["nodes"])  # type: ignore[call-overload]
     reasons = unusable.get("reasons") or {}
-    why = ", ".join(f"{n} {reason}" for reason, n in reasons.items())  # type: ignore[attr-defined]
+    why = ", ".join(reason_count(n, reason) for reason, n in reasons.items())  # type: ignore[attr-defined]
     free = unusable.get("free") or {}
     amounts = ", ".join(
         f"{resource} {readable_quantity(resource, resource_millis(resource, amount))}"

@@ -119,7 +119,7 @@ def test_a_resource_no_node_has() -> None:
 def test_cordoned_nodes_are_counted() -> None:
     cl = cluster(node("n1", 1), {**node("n2", 4), "unschedulable": True})
     req = request([pod_group("w", 2)], {"w": (2, {"nvidia.com/gpu": "1"})})
-    assert "- `w`: 1 of 2 nodes are cordoned" in place(req, cl).text.splitlines()
+    assert "- `w`: 1 of 2 nodes is cordoned" in place(req, cl).text.splitlines()
 
 
 def test_a_quorum_that_is_not_met() -> None:

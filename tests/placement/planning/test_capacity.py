@@ -120,8 +120,39 @@ def test_capacity_json_shape():
         "  cpu             20",
         "  nvidia.com/gpu  4",
         "  pods            326",
-        "to fit 5 copies: add 5 node(s) like b1",
+        "to fit 5 copies: add 5 nodes like b1",
     ]
+
+
+def test_capacity_text_says_quantities_as_place_does_and_counts_in_words():
+    """Issue 37 item 7: the text's amounts in place's human form, the JSON's exact; singular and plural counts."""
+    answer = Capacity(
+        copies=17,
+        per_domain={RACK: {f"rack-{i:02}": 1 if i else 0 for i in range(17)}},
+        stranded={"cpu": "696500m", "memory": "417759Gi", "pods": "326"},
+        to_add=NodesToAdd("b1", 1, 18),
+        unusable={
+            "nodes": 3,
+            "reasons": {"untolerated taint dedicated=infra:NoSchedule": 2, "cordoned": 1},
+            "free": {"memory": "8086772000Ki"},
+        },
+    )
+    assert answer.text.splitlines() == [
+        "copies that fit: 17",
+        f"per {RACK} (each alone):",
+        "  16 domains hold 1",
+        "  1 domain holds 0",
+        "stranded after those copies:",
+        "  cpu     696.5",
+        "  memory  408Ti",
+        "  pods    326",
+        "not usable by its pods (not in stranded): 3 nodes "
+        "(2 untolerated taints dedicated=infra:NoSchedule, 1 cordoned)",
+        "  memory  7.5Ti",
+        "to fit 18 copies: add 1 node like b1",
+    ]
+    assert answer.to_dict()["stranded"] == {"cpu": "696500m", "memory": "417759Gi", "pods": "326"}
+    assert answer.to_dict()["unusable"]["free"] == {"memory": "8086772000Ki"}
 
 
 @pytest.mark.parametrize(

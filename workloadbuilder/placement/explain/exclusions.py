@@ -26,7 +26,7 @@ import numpy.typing as npt
 
 from workloadbuilder.placement.cluster.model import HOST_PORT_PREFIX, is_slot
 from workloadbuilder.placement.explain.fiterror import node_reasons
-from workloadbuilder.placement.explain.wording import count_of
+from workloadbuilder.placement.explain.wording import count_of, reason_count
 from workloadbuilder.placement.filters import nodename, nodeports, noderesources, nodeunschedulable, tainttoleration
 from workloadbuilder.placement.framework.snapshot import Shape, Snapshot
 
@@ -69,7 +69,9 @@ class Exclusions:
     def text(self, where: str) -> str:
         """``rack r1: 8 nodes; 1 not ready, 1 Insufficient nvidia.com/gpu; 5 fit 1 pod each``."""
         parts = [count_of(self.nodes, "node")]
-        parts.append(", ".join(f"{n} {reason}" for reason, n in self.excluded) if self.excluded else "none excluded")
+        parts.append(
+            ", ".join(reason_count(n, reason) for reason, n in self.excluded) if self.excluded else "none excluded"
+        )
         if self.fit:
             parts.append(", ".join(_fit_text(pods, n) for pods, n in self.fit))
         else:

@@ -23,7 +23,7 @@ import numpy.typing as npt
 from workloadbuilder.placement.cluster.model import Cluster
 from workloadbuilder.placement.cluster.topology import Domain
 from workloadbuilder.placement.explain.exclusions import EXCLUSION_DOMAINS, exclusions
-from workloadbuilder.placement.explain.wording import count_of, names_of, pin_text, short_key
+from workloadbuilder.placement.explain.wording import count_of, domains_of, names_of, pin_text, short_key
 from workloadbuilder.placement.framework.claims import ClaimPin, pins
 from workloadbuilder.placement.framework.outcome import CandidateTrace, GroupTrace
 from workloadbuilder.placement.framework.snapshot import Snapshot
@@ -251,7 +251,7 @@ def _leaf_level(
     if not len(fits):
         entry["says"] = f"no node has the label `{key}`"
         return entry
-    counted = f"; {fitting} of {count_of(len(fits), short_key(key))} fit {need}" if key is not None else ""
+    counted = f"; {fitting} of {domains_of(len(fits), key)} fit {need}" if key is not None else ""
     # the candidates tried that hold the minimum alone (parts of the counted domains where keys cross-cut)
     tried = seen.counts.domains if fitting else []
     alone = _Counts(tried, _fit_alone(group, tried, kube))
@@ -399,7 +399,7 @@ def _composite_level(
     entry["best"] = {"domain": _where(domain, scope), "fits": best.placed, "alone": None}
     entry["says"] = _candidate_text(group, _describe(domain, scope), best, need, kube)
     if group.topology_key is not None:
-        entry["says"] += f"; {fitting} of {count_of(len(candidates), short_key(group.topology_key))} fit {need}"
+        entry["says"] += f"; {fitting} of {domains_of(len(candidates), group.topology_key)} fit {need}"
     return entry
 
 

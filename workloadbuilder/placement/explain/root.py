@@ -295,17 +295,19 @@ def _filters(rows: list[_Row]) -> list[dict[str, Any]]:
 def _filter_text(entry: FilterCount, total: int, checked: int) -> str:
     """``34 of 50 nodes have a taint its pods do not tolerate: nvidia.com/gpu=present:NoSchedule on 34 nodes``."""
     nodes = f"{entry.nodes:,} of {total:,} nodes"
+    one = entry.nodes == 1  # "1 of 50 nodes is cordoned"
+    are, have, do = ("is", "has", "does") if one else ("are", "have", "do")
     causes = ", ".join(f"{cause} on {count_of(n, 'node')}" for cause, n in entry.causes)
     if entry.filter == tainttoleration.NAME:
-        return f"{nodes} have a taint its pods do not tolerate: {causes}"
+        return f"{nodes} {have} a taint its pods do not tolerate: {causes}"
     if entry.filter == nodeaffinity.NAME:
         causes = ", ".join(f"{cause} not matched by {n:,} of {checked:,} nodes" for cause, n in entry.causes)
-        return f"{nodes} do not match its node selector or affinity: {causes}"
+        return f"{nodes} {do} not match its node selector or affinity: {causes}"
     if entry.filter == nodeunschedulable.NAME:
-        return f"{nodes} are cordoned"
+        return f"{nodes} {are} cordoned"
     if entry.filter == nodename.NAME:
-        return f"{nodes} are not the node its spec.nodeName names"
-    return f"{nodes} are left out by its node affinity's metadata.name terms (NodeAffinity PreFilter)"
+        return f"{nodes} {are} not the node its spec.nodeName names"
+    return f"{nodes} {are} left out by its node affinity's metadata.name terms (NodeAffinity PreFilter)"
 
 
 def _resources(rows: list[_Row], snap: Snapshot) -> list[dict[str, Any]]:
@@ -360,7 +362,7 @@ def shortage_text(entry: Any, short: bool) -> str:
     sep = "" if short else ","  # the verdict's lines have always written plain numbers, the explanation's 1,000
     n, of, reached = f"{nodes:{sep}}", f"{total:{sep}}", f"{passed:{sep}}"
     if resource == "unschedulable":
-        return f"{who}: {n} of {of} nodes are cordoned"
+        return f"{who}: {n} of {of} nodes {'is' if nodes == 1 else 'are'} cordoned"
     among = f"{n} of {of}" if passed == total else f"{n} of the {reached} nodes the earlier filters pass"
     if short:
         return f"{who}: {resource} rules out the most nodes ({among} lack room for one pod)"

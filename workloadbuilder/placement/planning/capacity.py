@@ -42,8 +42,9 @@ from workloadbuilder.placement.cluster.model import Cluster
 from workloadbuilder.placement.cluster.records import RunningPod
 from workloadbuilder.placement.engine import STRATEGIES, Cycle, cycles
 from workloadbuilder.placement.explain.stages import unusable_reasons, usable_mask
+from workloadbuilder.placement.explain.wording import count_of, reason_count
 from workloadbuilder.placement.framework.queue import queue_order
-from workloadbuilder.placement.k8s.quantity import format_millis
+from workloadbuilder.placement.k8s.quantity import format_millis, readable_quantity, resource_millis
 from workloadbuilder.placement.planning.copies import as_running, copies_of, leaves, pod_sets
 from workloadbuilder.placement.request.model import PlacementRequest
 from workloadbuilder.placement.strategies.complete import DEFAULT_TIMEOUT
@@ -108,22 +109,27 @@ class Capacity:
                 lines.append("  no node carries this label")
             elif len(values) > _LISTED_DOMAINS:
                 spread = Counter(values.values())
-                lines += [f"  {count} domain(s) hold {n}" for n, count in sorted(spread.items(), reverse=True)]
+                lines += [
+                    f"  {count_of(count, 'domain')} hold{'s' if count == 1 else ''} {n}"
+                    for n, count in sorted(spread.items(), reverse=True)
+                ]
             else:
                 width = max(len(value) for value in values)
                 lines += [f"  {value:<{width}}  {n}" for value, n in values.items()]
         if self.stranded:
             lines.append("stranded after those copies:")
             width = max(len(resource) for resource in self.stranded)
-            lines += [f"  {resource:<{width}}  {amount}" for resource, amount in self.stranded.items()]
+            lines += [
+                f"  {resource:<{width}}  {_readable(resource, amount)}" for resource, amount in self.stranded.items()
+            ]
         if self.unusable and self.unusable.get("nodes"):
-            why = ", ".join(f"{n} {reason}" for reason, n in self.unusable["reasons"].items())
+            why = ", ".join(reason_count(n, reason) for reason, n in self.unusable["reasons"].items())
             nodes = self.unusable["nodes"]
             lines.append(f"not usable by its pods (not in stranded): {nodes} node{'s' if nodes != 1 else ''} ({why})")
             free = self.unusable["free"]
             if free:
                 width = max(len(resource) for resource in free)
-                lines += [f"  {resource:<{width}}  {amount}" for resource, amount in free.items()]
+                lines += [f"  {resource:<{width}}  {_readable(resource, amount)}" for resource, amount in free.items()]
         if self.to_add is not None:
             if self.to_add.undecided:
                 lines.append(
@@ -134,9 +140,15 @@ class Capacity:
                 lines.append(f"no number of nodes like {self.to_add.like} makes {self.to_add.target} copies fit")
             else:
                 lines.append(
-                    f"to fit {self.to_add.target} copies: add {self.to_add.count} node(s) like {self.to_add.like}"
+                    f"to fit {self.to_add.target} copies: add {count_of(self.to_add.count, 'node')}"
+                    f" like {self.to_add.like}"
                 )
         return "\n".join(lines)
+
+
+def _readable(resource: str, amount: str) -> str:
+    """An exact quantity of the JSON (``417759Gi``) as ``place`` prints amounts for people (``408Ti``)."""
+    return readable_quantity(resource, resource_millis(resource, amount))
 
 
 def capacity(
