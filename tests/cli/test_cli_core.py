@@ -218,7 +218,7 @@ def test_validate_refuses_an_input_of_objects_it_cannot_check(tmp_path: Path):
     """An object of a kind no adapter knows is skipped with its warning; with nothing else, nothing was checked."""
     path = tmp_path / "cq.yaml"
     path.write_text("apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: c}\n")
-    assert run("validate", str(path)) == (
+    assert run("validate", "-v", str(path)) == (
         2,
         "",
         f"Warning: {path} (document 1) ClusterQueue/c: no adapter for apiVersion 'kueue.x-k8s.io/v1beta1' kind "

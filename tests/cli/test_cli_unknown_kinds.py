@@ -1,8 +1,10 @@
-"""One rule for objects no adapter knows (issue 33, item 10): Kueue's queues beside a Job, in all six commands.
+"""One rule for objects no adapter knows (issue 33, item 10): Kueue's queues beside a Job, in all seven commands.
 
-Each of ``validate``, ``compile``, ``place``, ``explain``, ``capacity`` and
-``simulate`` skips such an object with the same warning on standard error
-and goes on with the others; with nothing else in the input, each exits 2.
+Each of ``validate``, ``compile``, ``place``, ``explain``, ``capacity``,
+``simulate`` and ``diff`` skips such an object with the same warning on
+standard error and goes on with the others; with nothing else in the input,
+each exits 2 (``validate``, ``compile`` and ``diff`` with the ``error:`` line
+alone unless ``-v``).
 """
 
 from __future__ import annotations
@@ -153,10 +155,38 @@ NOTHING_LEFT["explain"] = NOTHING_LEFT["capacity"] = NOTHING_LEFT["place"]
 
 @pytest.mark.parametrize("command", list(COMMANDS), ids=list(COMMANDS))
 def test_with_only_the_queues_each_command_warns_then_exits_2(here: Path, command: str) -> None:
-    assert run(*COMMANDS[command], "only-queues.yaml") == (
+    """validate and compile say the error alone (issue 37 item 8) and the warnings too with -v."""
+    argv = [*COMMANDS[command], "only-queues.yaml"]
+    if command in ("validate", "compile"):
+        assert run(*argv) == (2, "", f"error: {NOTHING_LEFT[command]}\n")
+        argv.insert(1, "-v")
+    assert run(*argv) == (
         2,
         "",
         warnings("only-queues.yaml") + f"error: {NOTHING_LEFT[command]}\n",
+    )
+
+
+def test_diff_skips_the_queues_with_the_same_warning_and_compares_the_job(here: Path) -> None:
+    Path("new.yaml").write_text(QUEUES + "---\n" + JOB.replace("parallelism: 2", "parallelism: 3"))
+    code, out, err = run("diff", "queues.yaml", "new.yaml")
+    assert (code, out, err) == (
+        0,
+        'Job "train": the update would be accepted\n',
+        warnings("queues.yaml") + warnings("new.yaml"),
+    )
+
+
+def test_with_only_the_queues_diff_exits_2_with_one_line(here: Path) -> None:
+    error = (
+        "error: only-queues.yaml (document 1) ClusterQueue/team: no adapter for apiVersion 'kueue.x-k8s.io/v1beta1' "
+        "kind 'ClusterQueue'; --mapping FILE describes a custom resource\n"
+    )
+    assert run("diff", "only-queues.yaml", "queues.yaml") == (2, "", error)
+    assert run("diff", "-v", "only-queues.yaml", "queues.yaml") == (
+        2,
+        "",
+        warnings("only-queues.yaml") + warnings("queues.yaml") + error,
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-__all__ = ["add_files", "add_gates", "add_mapping", "add_namespace", "add_output", "add_warnings"]
+__all__ = ["add_files", "add_gates", "add_mapping", "add_namespace", "add_output", "add_verbose", "add_warnings"]
 
 
 def add_files(
@@ -77,3 +77,11 @@ def add_warnings(sub: argparse.ArgumentParser) -> None:
         "no-unknown-kind",
     )
     sub.add_argument("-q", "--quiet", action="store_true", help="print no warning")
+
+
+def add_verbose(sub: argparse.ArgumentParser) -> None:
+    """``-v/--verbose``: on an error that exits 2, print the warnings and notes made before it too (without it the
+    ``error:`` line is the only one)."""
+    sub.add_argument(
+        "-v", "--verbose", action="store_true", help="print the warnings and notes made before an error, too (exit 2)"
+    )

@@ -27,7 +27,7 @@ from workloadbuilder._internal.gofmt import capped, go_quote, render_bad_value
 from workloadbuilder.adapters.base import PlanError, adapter_for, planned_name
 from workloadbuilder.adapters.diff import update_findings
 from workloadbuilder.adapters.document_reports import NothingCheckedError, ObjectReport, validate_documents
-from workloadbuilder.adapters.sourced import Notice, plan_notices, plans_of
+from workloadbuilder.adapters.sourced import Notice, plan_notices, plans_of, unknown_kinds, unknown_note
 from workloadbuilder.cli.errors import UsageError
 from workloadbuilder.cli.inputs import Document, about, checks_for, parse_gates, read_inputs, skip_notices
 from workloadbuilder.cli.messages import WarningPolicy
@@ -70,7 +70,8 @@ def compile_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.writelines(f"Note: {notice.text}\n" for notice in policy.shown(notices))
             err.write("Note: nothing to compile: no object in the input has gang-scheduling content\n")
             return 0
-        err.writelines(f"{_label(notice)}: {notice.text}\n" for notice in policy.shown(notices))
+        if args.verbose:  # the error is the one line unless -v asks for the warnings before it
+            err.writelines(f"{_label(notice)}: {notice.text}\n" for notice in policy.shown(notices))
         raise UsageError(_nothing_to_compile(documents))
     objects: list[Any] = []
     for doc, plan in plans:
@@ -125,7 +126,7 @@ def validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     knows is skipped with an ``unknown-kind`` warning, as every command skips
     it (``--strict`` fails on the warning); an input in which nothing was
     checked is refused (exit 2), so a CI job cannot pass on a directory of the
-    wrong files.
+    wrong files: the ``error:`` line alone, the warnings too with ``-v``.
     """
     given = read_inputs(args.files, args.recursive, args.namespace, served_only=False)
     gates = parse_gates(args.gates)
@@ -134,7 +135,8 @@ def validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         reports = validate_documents(given, gates, skip)
     except NothingCheckedError as nothing:
-        err.writelines(f"Warning: {notice.text}\n" for notice in policy.shown(_notices(nothing.reports)))
+        if args.verbose:  # the error is the one line unless -v asks for the warnings before it
+            err.writelines(f"Warning: {notice.text}\n" for notice in policy.shown(_notices(nothing.reports)))
         raise UsageError(str(nothing)) from None
     for report in reports:
         report.notices = policy.shown(report.notices)
@@ -166,11 +168,21 @@ def diff_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     Each file holds the object compared and, beside it, the objects it is
     planned with (a TrainJob's runtime): OLD's for the old version, NEW's
     for the new one. Errors are reported per object, each at its file and
-    document (a runtime's own errors at the runtime's).
+    document (a runtime's own errors at the runtime's). An object of a kind
+    no adapter knows is skipped with the ``unknown-kind`` warning, as every
+    command skips it; a file with nothing else is bad input (exit 2), its
+    ``error:`` line alone unless ``-v``.
     """
     gates = parse_gates(args.gates)
-    old_documents = read_inputs([args.old], namespace=args.namespace)
-    new_documents = read_inputs([args.new], namespace=args.namespace)
+    old_documents, old_skipped = _known(read_inputs([args.old], namespace=args.namespace))
+    new_documents, new_skipped = _known(read_inputs([args.new], namespace=args.namespace))
+    warned = [f"Warning: {unknown_note(doc)}\n" for doc in old_skipped + new_skipped]
+    for documents, skipped in ((old_documents, old_skipped), (new_documents, new_skipped)):
+        if not documents:  # nothing left to compare: the error is the one line unless -v asks for the warnings
+            if args.verbose:
+                err.writelines(warned)
+            raise UsageError(_no_adapter(skipped[0]) + "; --mapping FILE describes a custom resource")
+    err.writelines(warned)
     old, new = _compared(args.old, old_documents), _compared(args.new, new_documents)
     if (old.kind, old.name) != (new.kind, new.name):
         raise UsageError(f"OLD is {old.kind} {old.name!r} but NEW is {new.kind} {new.name!r}: an update keeps both")
@@ -191,6 +203,13 @@ def diff_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 verdicts[id(home)] = ObjectReport(home.source, home.number, home.kind, home.name, item=home.item)
             verdicts[id(home)].errors.append(finding.error)
     return _report_update(list(verdicts.values()), new, args.output, out)
+
+
+def _known(documents: list[Document]) -> tuple[list[Document], list[Document]]:
+    """A ``diff`` input's documents an update can use, and those of a kind no adapter knows (``unknown_kinds``),
+    which ``diff`` skips with the warning every command gives them."""
+    unknown = {id(doc) for doc in unknown_kinds(documents)}
+    return [doc for doc in documents if id(doc) not in unknown], [doc for doc in documents if id(doc) in unknown]
 
 
 def _report_update(verdicts: Sequence[ObjectReport], new: Document, output: str, out: TextIO) -> int:

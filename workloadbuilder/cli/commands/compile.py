@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from workloadbuilder.cli.flags import add_files, add_gates, add_mapping, add_output, add_warnings
+from workloadbuilder.cli.flags import add_files, add_gates, add_mapping, add_output, add_verbose, add_warnings
 
 __all__ = ["HELP", "add_options", "run"]
 
@@ -14,12 +14,13 @@ HELP = "print the Workload, its runtime groups and the stamped input"
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
-    """The inputs, ``--mapping``, ``--gates``, the warning options and ``-o yaml|json|name``."""
+    """The inputs, ``--mapping``, ``--gates``, the warning options, ``-o yaml|json|name`` and ``-v``."""
     add_files(parser)
     add_mapping(parser)
     add_gates(parser)
     add_warnings(parser)
     add_output(parser, ("yaml", "json", "name"))
+    add_verbose(parser)
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from workloadbuilder.cli.flags import add_gates, add_mapping, add_namespace, add_output
+from workloadbuilder.cli.flags import add_gates, add_mapping, add_namespace, add_output, add_verbose
 
 __all__ = ["HELP", "add_options", "run"]
 
@@ -14,13 +14,14 @@ HELP = "the errors an apiserver would return for updating OLD to NEW"
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
-    """``OLD`` and ``NEW``, ``-n``, ``--mapping``, ``--gates`` and ``-o text|json|yaml``."""
+    """``OLD`` and ``NEW``, ``-n``, ``--mapping``, ``--gates``, ``-o text|json|yaml`` and ``-v``."""
     parser.add_argument("old", metavar="OLD", help="the object as it is (a TrainJob may come with its runtime)")
     parser.add_argument("new", metavar="NEW", help="the object as it would be (likewise)")
     add_namespace(parser)
     add_mapping(parser)
     add_gates(parser)
     add_output(parser, ("text", "json", "yaml"))
+    add_verbose(parser)
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

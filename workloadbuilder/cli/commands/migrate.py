@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from workloadbuilder.cli.flags import add_files, add_output
+from workloadbuilder.cli.flags import add_files, add_output, add_verbose
 
 __all__ = ["HELP", "add_options", "run"]
 
@@ -17,9 +17,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     """The inputs, ``-o yaml|json`` and ``-v``."""
     add_files(parser)
     add_output(parser, ("yaml", "json"))
-    parser.add_argument(
-        "-v", "--verbose", action="store_true", help="print the notes made before an error, too (exit 2)"
-    )
+    add_verbose(parser)
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

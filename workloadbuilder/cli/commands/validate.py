@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from workloadbuilder.cli.flags import add_files, add_gates, add_mapping, add_output, add_warnings
+from workloadbuilder.cli.flags import add_files, add_gates, add_mapping, add_output, add_verbose, add_warnings
 
 __all__ = ["HELP", "add_options", "run"]
 
@@ -14,13 +14,14 @@ HELP = "report errors as a Kubernetes 1.37 apiserver would, with the --gates nam
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
-    """The inputs, ``--mapping``, ``--gates``, the warning options, ``-o``, and the CI options (``--strict``,
+    """The inputs, ``--mapping``, ``--gates``, the warning options, ``-o``, ``-v``, and the CI options (``--strict``,
     ``--skip``, ``--summary``)."""
     add_files(parser)
     add_mapping(parser)
     add_gates(parser)
     add_warnings(parser)
     add_output(parser, ("text", "json", "yaml", "github", "junit", "tap"))
+    add_verbose(parser)
     parser.add_argument("--strict", action="store_true", help="a warning fails validation (exit 1) as an error does")
     parser.add_argument(
         "--allow-unknown",
