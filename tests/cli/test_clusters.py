@@ -1,4 +1,4 @@
-"""``--generate`` nodes carry what a kubelet reports (issue 26 point 5).
+"""``--generate`` (cli/clusters.py): its keys read into a ``GenerateSpec``; the nodes carry what a kubelet reports.
 
 Every generated node is labelled ``kubernetes.io/hostname``, ``kubernetes.io/os=linux`` and
 ``kubernetes.io/arch=amd64`` and offers ephemeral-storage and 110 pods, so real manifests that ask for
@@ -15,6 +15,7 @@ import pytest
 
 from workloadbuilder.cli.app import main
 from workloadbuilder.cli.clusters import GenerateSpec, parse_generate
+from workloadbuilder.cli.errors import UsageError
 
 ROOT = Path(__file__).resolve().parents[2]
 PADDLE = "tests/data/cli/kubelet/paddlepaddle.yaml"
@@ -166,3 +167,25 @@ def test_parse_generate_reads_the_kubelet_keys(text: str, spec: GenerateSpec) ->
 )
 def test_the_header_names_a_kubelet_key_only_when_changed(spec: GenerateSpec, described: str) -> None:
     assert spec.describe() == described
+
+
+@pytest.mark.parametrize(
+    ("text", "spec", "nodes"),
+    [
+        ("zones=2,racks=8,hosts=16,gpus=8", GenerateSpec(zones=2, racks=8, hosts=16, gpus=8), 1024),
+        ("hosts=4", GenerateSpec(hosts=4), 256),
+        (
+            " zones=1 , blocks=2,racks=3,hosts=5,gpus=0,cpu=32,memory=128Gi,seed=9,used=0 ",
+            GenerateSpec(1, 2, 3, 5, 0, 32, "128Gi", 9, 0.0),
+            30,
+        ),
+    ],
+    ids=["the-issue-example", "one-key", "every-key"],
+)
+def test_parse_generate(text, spec, nodes):
+    assert (parse_generate(text), parse_generate(text).nodes) == (spec, nodes)
+
+
+def test_parse_generate_raises_a_usage_error():
+    with pytest.raises(UsageError, match="^--generate: hosts must be an integer of at least 1, got '-1'$"):
+        parse_generate("hosts=-1")

@@ -14,7 +14,6 @@ import json
 import os
 import re
 import shlex
-import threading
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,9 +23,7 @@ import yaml
 
 from workloadbuilder.cli import run_placement as place_module
 from workloadbuilder.cli.app import main
-from workloadbuilder.cli.clusters import GenerateSpec, parse_generate
 from workloadbuilder.cli.deadline import Deadline
-from workloadbuilder.cli.errors import UsageError
 from workloadbuilder.cli.progress import Progress
 from workloadbuilder.placement.cluster.generate import generate_kubectl
 
@@ -869,91 +866,13 @@ def test_render_of_an_infeasible_input_shows_the_shortfall(workdir):
 # -- --generate ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("text", "spec", "nodes"),
-    [
-        ("zones=2,racks=8,hosts=16,gpus=8", GenerateSpec(zones=2, racks=8, hosts=16, gpus=8), 1024),
-        ("hosts=4", GenerateSpec(hosts=4), 256),
-        (
-            " zones=1 , blocks=2,racks=3,hosts=5,gpus=0,cpu=32,memory=128Gi,seed=9,used=0 ",
-            GenerateSpec(1, 2, 3, 5, 0, 32, "128Gi", 9, 0.0),
-            30,
-        ),
-    ],
-    ids=["the-issue-example", "one-key", "every-key"],
-)
-def test_parse_generate(text, spec, nodes):
-    assert (parse_generate(text), parse_generate(text).nodes) == (spec, nodes)
-
-
 def test_generate_without_gpus_has_no_gpu_resource(workdir):
     code, out, _ = run("place", "train.yaml", "--generate", "zones=1,blocks=1,racks=2,hosts=1,gpus=0")
     assert code == 1
     assert "`workers-0`: nvidia.com/gpu rules out the most nodes (2 of 2 lack room for one pod)" in out
 
 
-def test_parse_generate_raises_a_usage_error():
-    with pytest.raises(UsageError, match="^--generate: hosts must be an integer of at least 1, got '-1'$"):
-        parse_generate("hosts=-1")
-
-
 # -- progress --------------------------------------------------------------------------------------------
-
-
-class Terminal(io.StringIO):
-    """A stream that says it is a terminal, and tells when something was written."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.written = threading.Event()
-
-    def isatty(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:
-        self.written.set()
-        return super().write(text)
-
-
-class Clock:
-    def __init__(self, *times: float) -> None:
-        self.times = list(times)
-
-    def __call__(self) -> float:
-        return self.times.pop(0)
-
-
-@pytest.mark.parametrize(
-    ("stream", "ticks", "expected"),
-    [
-        (io.StringIO(), 2, ""),
-        (Terminal(), 0, ""),
-        (Terminal(), 1, "\r| reading nodes.json (0.0s)\x1b[K\r\x1b[K"),
-        (Terminal(), 2, "\r| reading nodes.json (0.0s)\x1b[K\r/ reading nodes.json (1.5s)\x1b[K\r\x1b[K"),
-    ],
-    ids=["piped-stays-quiet", "quick-step-draws-nothing", "one-frame-then-erased", "frames-count-the-time"],
-)
-def test_progress_draws_on_a_terminal_only(stream, ticks, expected):
-    progress = Progress(stream, delay=3600, clock=Clock(10.0, 10.0, 11.5))
-    with progress.step("reading nodes.json"):
-        for _ in range(ticks):
-            progress.tick()
-    progress.tick()  # no step running: nothing to draw
-    assert stream.getvalue() == expected
-
-
-def test_progress_redraws_from_the_background_while_a_step_runs():
-    stream = Terminal()
-    progress = Progress(stream, delay=0, interval=0.01)
-    with progress.step("placing (complete)"):
-        assert stream.written.wait(10)
-    assert stream.getvalue().startswith("\r| placing (complete) (") and stream.getvalue().endswith("\x1b[K\r\x1b[K")
-
-
-def test_a_closed_stream_is_not_a_terminal():
-    stream = io.StringIO()
-    stream.close()
-    assert Progress(stream).enabled is False
 
 
 def test_place_reports_each_long_step(workdir, monkeypatch):
