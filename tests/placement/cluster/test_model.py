@@ -1,4 +1,4 @@
-"""The cluster model: compact YAML, kubectl JSON and the generator, indexed by topology key; bad data is field errors."""
+"""The cluster model: compact YAML, kubectl JSON and the generator, read into nodes; bad data is field errors."""
 
 from __future__ import annotations
 
@@ -246,30 +246,6 @@ def test_generated_running_groups() -> None:
         ("running-00003", 0, "single"),
     ]
     assert {p.group for p in cl.running_pods} == set(cl.running_groups)
-
-
-def test_domains_nest_and_partition() -> None:
-    cl = cluster(
-        node("n1", zone="z1", rack="r2"),
-        node("n2", zone="z1", rack="r1"),
-        node("n3", zone="z2", rack="r3"),
-        node("n4", zone="z2"),  # no rack label: in no rack domain
-    )
-    racks = cl.domains(RACK)
-    assert list(racks) == ["r1", "r2", "r3"]
-    assert racks["r1"].nodes == [1]
-    z1 = cl.domains(ZONE)["z1"]
-    assert [d.value for d in cl.subdomains(z1, RACK)] == ["r1", "r2"]
-    assert cl.subdomains(cl.root, RACK) == list(racks.values())
-    assert cl.subdomains(z1, ZONE) == [z1]
-
-
-def test_domains_that_do_not_nest_are_partitioned() -> None:
-    cl = cluster(node("n1", zone="z1", rack="r1"), node("n2", zone="z2", rack="r1"))
-    z2 = cl.domains(ZONE)["z2"]
-    (part,) = cl.subdomains(z2, RACK)
-    assert (part.value, part.nodes) == ("r1", [1])
-    assert part is not cl.domains(RACK)["r1"]
 
 
 POD_REQUESTS = [
