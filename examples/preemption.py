@@ -89,9 +89,11 @@ print(preemption["text"])
 for reason in preemption["reasons"]:
     print(" -", reason["text"])
 
-# 2. Evict. The whole `nightly-etl` group goes, as its disruptionMode says. One notebook must go
-#    too: the budget allows one disruption, which `nb-0` (the most important) spends, so `nb-1`
-#    and `nb-2` would violate it and are reprieved first; `nb-0` goes, within the budget.
+# 2. Evict. The whole `nightly-etl` group goes, as its disruptionMode says. With every candidate
+#    removed, the gang's pods alternate between the nodes (LeastAllocated counts each pod's 100m CPU
+#    and 200Mi non-zero defaults), so 5 land on gpu-2, where the daemon leaves 6 GPUs: two notebooks
+#    must go. kube-scheduler's reprieve keeps that placement, and the budget allows one disruption:
+#    the second notebook's eviction violates it (no reprieve could keep the budget).
 answer = place(training("train", "training", 10), cluster, preempt=True)
 print("feasible:", answer.feasible)
 for victim in answer.victims:
