@@ -430,7 +430,12 @@ def _left(
     if known is None:
         nodes = domain.node_array
         usable = usable_mask(snap.cluster, [shape.constraints for shape in shapes], nodes)
-        left = _free_on(snap, nodes[usable], resources)
+        if usable.all():  # the domain's sums, corrected on the changed nodes: no pass over the domain
+            sums = snap.free_sum(domain)
+            index = snap.cluster.resource_index
+            left = {resource: format_millis(resource, sums[index[resource]]) for resource in resources}
+        else:
+            left = _free_on(snap, nodes[usable], resources)
         out = nodes[~usable]
         unusable: dict[str, Any] = {"nodes": 0, "reasons": {}, "free": {}}
         if len(out):
