@@ -23,7 +23,10 @@ LINUX = "tests/data/cli/kubelet/linux-selector.yaml"
 PADDLE_GROUP = "ctr-volcano-779d58498b-ctr-volcano-6458df789f"
 LINUX_GROUP = "linux-only-77c8f5d5b9-linux-only-pgt-0-94c8979f5"
 SMALL = "hosts=2,racks=1,blocks=1"
-PADDLE_SHORT = f"`{PADDLE_GROUP}` pod `{PADDLE_GROUP}-2`: ephemeral-storage rules out the most nodes (2 of 2 lack room for one pod)"
+PADDLE_SHORT = (
+    f"`{PADDLE_GROUP}` pod `{PADDLE_GROUP}-2`: ephemeral-storage rules out the most nodes (2 of 2 lack "
+    "room for one pod)"
+)
 
 
 @pytest.fixture(autouse=True)
@@ -187,5 +190,5 @@ def test_parse_generate(text, spec, nodes):
 
 
 def test_parse_generate_raises_a_usage_error():
-    with pytest.raises(UsageError, match="^--generate: hosts must be an integer of at least 1, got '-1'$"):
+    with pytest.raises(UsageError, match=r"^--generate: hosts must be an integer of at least 1, got '-1'$"):
         parse_generate("hosts=-1")

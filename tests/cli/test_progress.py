@@ -57,7 +57,8 @@ def test_progress_redraws_from_the_background_while_a_step_runs():
     progress = Progress(stream, delay=0, interval=0.01)
     with progress.step("placing (complete)"):
         assert stream.written.wait(10)
-    assert stream.getvalue().startswith("\r| placing (complete) (") and stream.getvalue().endswith("\x1b[K\r\x1b[K")
+    assert stream.getvalue().startswith("\r| placing (complete) (")
+    assert stream.getvalue().endswith("\x1b[K\r\x1b[K")
 
 
 def test_a_closed_stream_is_not_a_terminal():

@@ -287,9 +287,11 @@ def test_junit_reads_back_with_a_junit_reader(here: Path) -> None:
         "spec.schedulingPolicy.gang.minCont: unknown field\n"
         'spec.disruptionMode: Invalid value: "all": must be of type object\n',
     )
-    assert cases[1].is_passed and cases[2].is_passed
+    assert cases[1].is_passed
+    assert cases[2].is_passed
     [skipped] = cases[3].result
-    assert isinstance(skipped, junitparser.Skipped) and skipped.message == "not checked (--skip Settings)"
+    assert isinstance(skipped, junitparser.Skipped)
+    assert skipped.message == "not checked (--skip Settings)"
 
 
 def test_junit_puts_warnings_in_system_out(here: Path) -> None:
@@ -348,8 +350,8 @@ def test_nothing_to_compile_names_each_file_and_what_helps(here: Path, files: li
 
 
 WARNED = {  # what every command says of an object of a kind no adapter knows, before compile's error
-    "settings.yaml": "Warning: settings.yaml (document 1) Settings/settings: no adapter for apiVersion 'example.com/v1' "
-    "kind 'Settings'; skipped (--mapping FILE describes a custom resource)\n",
+    "settings.yaml": "Warning: settings.yaml (document 1) Settings/settings: no adapter for apiVersion "
+    "'example.com/v1' kind 'Settings'; skipped (--mapping FILE describes a custom resource)\n",
     "node.yaml": "Note: node.yaml (document 1) Node/n1: Node (v1) has no gang-scheduling content; skipped\n",
 }
 
@@ -373,7 +375,8 @@ def test_a_changed_topology_key_is_shown_as_given(here: Path) -> None:
         1,
         'new.yaml (document 1) JobSet/topo-training: The JobSet "topo-training" is invalid: \n'
         f'* {at}: Invalid value: "example.com/layer-2": field is immutable '
-        "(the Workload topo-training-69ddf977d7 refuses the update at spec.podGroupTemplates[1].schedulingConstraints)\n"
+        "(the Workload topo-training-69ddf977d7 refuses the update at "
+        "spec.podGroupTemplates[1].schedulingConstraints)\n"
         f'* {at}: Invalid value: "example.com/layer-2": field is immutable '
         "(the PodGroup topo-training-69ddf977d7-workers-5f46865b65 refuses the update at spec.schedulingConstraints)\n",
         "",
@@ -389,8 +392,8 @@ def test_diff_reads_a_custom_resource_through_mapping(here: Path) -> None:
         1,
         [
             'rack.yaml (document 1) TrainingCluster/llama: The TrainingCluster "llama" is invalid: ',
-            '* spec.roles[0].scheduling.schedulingConstraints.topology[0].key: Invalid value: "topology.kubernetes.io/rack": '
-            "field is immutable (the Workload llama-7bbd6f4976 refuses the update at "
+            "* spec.roles[0].scheduling.schedulingConstraints.topology[0].key: Invalid value: "
+            '"topology.kubernetes.io/rack": field is immutable (the Workload llama-7bbd6f4976 refuses the update at '
             "spec.compositePodGroupTemplates[0].podGroupTemplates[0].schedulingConstraints)",
         ],
     )
@@ -416,8 +419,8 @@ def test_a_trainjob_is_compared_with_its_runtime(here: Path) -> None:
     new = _trainjob_with_runtime("new.yaml", "two")
     assert run("diff", old, new) == (
         1,
-        'new.yaml (document 2) ClusterTrainingRuntime/torch-distributed: The ClusterTrainingRuntime "torch-distributed" '
-        'is invalid: spec.mlPolicy.numNodes: Invalid value: "two": must be of type integer\n',
+        "new.yaml (document 2) ClusterTrainingRuntime/torch-distributed: The ClusterTrainingRuntime "
+        '"torch-distributed" is invalid: spec.mlPolicy.numNodes: Invalid value: "two": must be of type integer\n',
         "",
     )
     code, out, _ = run("diff", "-o", "yaml", old, new)

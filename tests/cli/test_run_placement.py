@@ -215,8 +215,8 @@ TRAIN_STOLEN = TRAIN_HEAD + lines(
     "",
     "not feasible (kube-scheduler): 0 of 1 object placed",
     "verdict: unreachable: kube-scheduler will not place it as submitted, but an arrangement exists on this cluster "
-    "(`train` in block block-A; `workers-0` in block block-A, rack rack-A1; `workers-1` in block block-A, rack rack-A2); "
-    "kube-scheduler's greedy order misses it because `workers-0` takes rack `rack-A2` first; "
+    "(`train` in block block-A; `workers-0` in block block-A, rack rack-A1; `workers-1` in block block-A, rack "
+    "rack-A2); kube-scheduler's greedy order misses it because `workers-0` takes rack `rack-A2` first; "
     "to reach it, change the order of the groups or loosen a topology key so that kube-scheduler's in-order choice "
     "leaves room for the rest (`--strategy complete` shows the whole arrangement)",
 )
@@ -274,8 +274,8 @@ EXPLAIN_STOLEN = TRAIN_HEAD + lines(
     "",
     "not feasible (kube-scheduler): 0 of 1 object placed",
     "verdict: unreachable: kube-scheduler will not place it as submitted, but an arrangement exists on this cluster "
-    "(`train` in block block-A; `workers-0` in block block-A, rack rack-A1; `workers-1` in block block-A, rack rack-A2); "
-    "kube-scheduler's greedy order misses it because `workers-0` takes rack `rack-A2` first; "
+    "(`train` in block block-A; `workers-0` in block block-A, rack rack-A1; `workers-1` in block block-A, rack "
+    "rack-A2); kube-scheduler's greedy order misses it because `workers-0` takes rack `rack-A2` first; "
     "to reach it, change the order of the groups or loosen a topology key so that kube-scheduler's in-order choice "
     "leaves room for the rest (`--strategy complete` shows the whole arrangement)",
 )
@@ -680,7 +680,8 @@ def test_compile_output_places_as_the_object_does(workdir):
             "place train.yaml --cluster bad-node.yaml",
             (
                 'bad-node.yaml: nodes[0].allocatable[memory]: Invalid value: "64GB": '
-                "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'; nodes[1].name: Required value"
+                "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'; "
+                "nodes[1].name: Required value"
             ),
         ),
         (
@@ -719,8 +720,8 @@ def test_compile_output_places_as_the_object_does(workdir):
             "place examples/manifests/job-trainer.yaml --generate zones=1",
             (
                 "examples/manifests/job-trainer.yaml (document 2): "
-                "PodGroup 'trainer-pg': no Pod in the input names it in spec.schedulingGroup.podGroupName; give its Pods, "
-                "or the controller object that makes it"
+                "PodGroup 'trainer-pg': no Pod in the input names it in spec.schedulingGroup.podGroupName; give its "
+                "Pods, or the controller object that makes it"
             ),
         ),
         (
@@ -734,8 +735,8 @@ def test_compile_output_places_as_the_object_does(workdir):
         (
             f"place {JOBSET} {JOBSET} --generate zones=1",
             (
-                f"group 'topo-training-69ddf977d7-driver-686b5f78f6' is in both JobSet default/topo-training ({JOBSET}, "
-                f"document 1) and JobSet default/topo-training ({JOBSET}, document 1)"
+                "group 'topo-training-69ddf977d7-driver-686b5f78f6' is in both JobSet default/topo-training "
+                f"({JOBSET}, document 1) and JobSet default/topo-training ({JOBSET}, document 1)"
             ),
         ),
         (
@@ -750,16 +751,16 @@ def test_compile_output_places_as_the_object_does(workdir):
         (
             "place tests/data/adapters/job/root-gang-claims.in.yaml --generate zones=1",
             (
-                'tests/data/adapters/job/root-gang-claims.in.yaml (document 1): claims[eight-gpus]: Not found: "eight-gpus" '
-                "(size each group resource claim with --claim NAME=DEVICECLASS:COUNT)"
+                "tests/data/adapters/job/root-gang-claims.in.yaml (document 1): claims[eight-gpus]: Not found: "
+                '"eight-gpus" (size each group resource claim with --claim NAME=DEVICECLASS:COUNT)'
             ),
         ),
         (
             "place orphan.yaml --generate zones=1",
             (
-                "orphan.yaml (document 1): PodGroup 'g': spec.schedulingPolicy.gang.minCount: Invalid value: 0: must be "
-                "greater than or equal to 1; orphan.yaml (document 1): PodGroup 'g': spec.parentCompositePodGroupName: "
-                'Not found: "nope"'
+                "orphan.yaml (document 1): PodGroup 'g': spec.schedulingPolicy.gang.minCount: Invalid value: 0: must "
+                "be greater than or equal to 1; orphan.yaml (document 1): PodGroup 'g': "
+                'spec.parentCompositePodGroupName: Not found: "nope"'
             ),
         ),
         ("explain train.yaml --generate zones=x", "--generate: zones must be an integer of at least 1, got 'x'"),
@@ -804,11 +805,6 @@ def test_bad_input_is_one_line_and_exit_2(workdir, argv, message):
     (workdir / "stray-pod.yaml").write_text(
         "{apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {schedulingGroup: {podGroupName: elsewhere}}}\n"
     )
-    group = "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {schedulingPolicy: {basic: {}}}\n"
-    pod = (
-        "---\n{apiVersion: v1, kind: Pod, metadata: {name: %s}, spec: {schedulingGroup: {podGroupName: g}, "
-        'containers: [{name: c, resources: {requests: {cpu: "%s"}}}]}}\n'
-    )
     (workdir / "orphan.yaml").write_text(
         "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\n"
         "spec: {parentCompositePodGroupName: nope, schedulingPolicy: {gang: {minCount: 0}}}\n"
@@ -821,7 +817,10 @@ def test_bad_input_is_one_line_and_exit_2(workdir, argv, message):
 
 
 def test_a_pod_group_of_two_pod_shapes_places_each_pod_by_its_own_spec(workdir):
-    group = "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {schedulingPolicy: {gang: {minCount: 2}}}\n"
+    group = (
+        "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: "
+        "{schedulingPolicy: {gang: {minCount: 2}}}\n"
+    )
     pod = (
         "---\n{apiVersion: v1, kind: Pod, metadata: {name: %s}, spec: {schedulingGroup: {podGroupName: g}, "
         'containers: [{name: c, resources: {requests: {cpu: "%s"}}}]}}\n'
@@ -851,7 +850,8 @@ def test_render_writes_the_drawing_and_prints_the_same_answer(workdir, name):
     targets = [(g.get("class"), g.get("data-target")) for g in root.iter() if g.get("class") in ("chosen", "shortfall")]
     assert targets == [("chosen", "block-A"), ("chosen", "rack-A1"), ("chosen", "rack-A2")]
     if name.endswith(".html"):
-        assert text.startswith("<!DOCTYPE html>") and '<pre class="answer">cluster: 2 nodes from cluster.yaml\n' in text
+        assert text.startswith("<!DOCTYPE html>")
+        assert '<pre class="answer">cluster: 2 nodes from cluster.yaml\n' in text
         assert "capacity left in block block-A, rack rack-A1: pods 108" in text
         assert "feasible (complete): 1 of 1 object placed\nverdict: placeable\n</pre>" in text
 

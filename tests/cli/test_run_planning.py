@@ -127,20 +127,37 @@ def test_simulate_is_deterministic_for_a_seed():
     [
         ({"jobs": []}, "a queue file is one mapping with one key, workloads (a list)"),
         ({"workloads": []}, "workloads: a non-empty list of entries"),
-        ({"workloads": [{"file": "gang.yaml", "arrival": 0, "duration": 1, "cout": 2}]}, "workloads[0].cout: unknown field"),
+        (
+            {"workloads": [{"file": "gang.yaml", "arrival": 0, "duration": 1, "cout": 2}]},
+            "workloads[0].cout: unknown field",
+        ),
         ({"workloads": [{"arrival": 0, "duration": 1}]}, "workloads[0]: give one of file and object"),
         ({"workloads": [{"file": "gang.yaml", "duration": 1}]}, "workloads[0].arrival: Required value"),
-        ({"workloads": [{"file": "gang.yaml", "arrival": -1, "duration": 1}]}, "workloads[0].arrival: must be from 0 to 1000000000, got -1"),
-        ({"workloads": [{"file": "gang.yaml", "arrival": 0, "duration": 1, "count": 1.5}]}, "workloads[0].count: must be an integer"),
+        (
+            {"workloads": [{"file": "gang.yaml", "arrival": -1, "duration": 1}]},
+            "workloads[0].arrival: must be from 0 to 1000000000, got -1",
+        ),
+        (
+            {"workloads": [{"file": "gang.yaml", "arrival": 0, "duration": 1, "count": 1.5}]},
+            "workloads[0].count: must be an integer",
+        ),
         (
             {"workloads": [{"file": "gang.yaml", "arrival": 0, "duration": 1, "priorityClassName": "high"}]},
             'workloads[0] (workers): podgroups.scheduling.k8s.io "workers" is forbidden: '
             "no PriorityClass with name high was found",
         ),
     ],
-    ids=["no-workloads-key", "empty", "unknown-field", "neither-file-nor-object", "no-arrival", "negative-arrival",
-         "fractional-count", "unknown-priority-class"],
-)  # fmt: skip
+    ids=[
+        "no-workloads-key",
+        "empty",
+        "unknown-field",
+        "neither-file-nor-object",
+        "no-arrival",
+        "negative-arrival",
+        "fractional-count",
+        "unknown-priority-class",
+    ],
+)
 def test_simulate_bad_queue_files(files, queue, message):
     (files / "queue.yaml").write_text(yaml.safe_dump(queue))
     code, _, err = run("simulate", str(files / "queue.yaml"), "--cluster", str(files / "cluster.yaml"))
@@ -153,7 +170,8 @@ def test_render_charts(files):
         "capacity", str(files / "gang.yaml"), "--cluster", str(files / "cluster.yaml"), "--render", str(chart)
     )
     root = ET.fromstring(chart.read_text())
-    assert code == 0 and root.get("viewBox") == "0 0 800 144"
+    assert code == 0
+    assert root.get("viewBox") == "0 0 800 144"
     assert [t.text for t in root.iter("{http://www.w3.org/2000/svg}title")] == [
         "3 copies fit in all", "rack=rack-a: 2 copies", "rack=rack-b: 1 copy",
     ]  # fmt: skip
@@ -173,7 +191,8 @@ def test_render_charts(files):
     assert target.read_text() == "keep"
     drawing = files / "utilization.svg"
     code, _, _ = run("simulate", QUEUE, "--generate", GEN, "--render", str(drawing))
-    assert code == 0 and ET.fromstring(drawing.read_text()).get("aria-label") == "utilization over time"
+    assert code == 0
+    assert ET.fromstring(drawing.read_text()).get("aria-label") == "utilization over time"
 
 
 HUGE_POD = """

@@ -148,7 +148,8 @@ def test_github_annotations_point_at_the_offending_field(files) -> None:
     errors = [line for line in out.splitlines() if line.startswith("::error")]
     warnings = [line for line in out.splitlines() if line.startswith("::warning")]
     assert code == 1
-    assert errors and all(
+    assert errors
+    assert all(
         line.startswith(f"::error file={job},line=7,col=3,title=Job trainer is invalid::spec.parallelism")
         for line in errors
     )
