@@ -28,6 +28,7 @@ from kubernetes.client.exceptions import ApiException
 from pydantic import BaseModel
 
 from workloadbuilder._internal import kinds
+from workloadbuilder._internal.arguments import check_type
 from workloadbuilder._internal.decode import decode, errors_at, to_json_dict
 from workloadbuilder._internal.kinds import KubeObject
 from workloadbuilder.field import ErrorList, FieldPath, required
@@ -237,6 +238,12 @@ def apply(
             not decode strictly, or a name or namespace is missing; every bad
             object is listed, and nothing was sent.
     """
+    if api_client is not None:
+        check_type("apply", "api_client", api_client, ApiClient, "a kubernetes ApiClient")
+    check_type("apply", "dry_run", dry_run, bool)
+    check_type("apply", "resize", resize, bool)
+    if field_manager is not None:
+        check_type("apply", "field_manager", field_manager, str)
     items = _order(_prepare(objects))
     beta = SchedulingV1beta1Api(api_client)
     alpha = SchedulingV1alpha3Api(beta.api_client)
