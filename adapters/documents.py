@@ -38,7 +38,7 @@ __all__ = [
     "DocumentInput",
     "DocumentInputs",
     "InvalidDocumentError",
-    "read_documents",
+    "requests_from_documents",
     "request_from_documents",
     "request_from_plan",
 ]
@@ -130,7 +130,7 @@ class _Member:
     spec: Any
 
 
-def read_documents(
+def requests_from_documents(
     documents: Sequence[Mapping[str, Any]],
     related: Sequence[Mapping[str, Any]] = (),
     claims: Mapping[str, DeviceRequest] | None = None,
@@ -418,13 +418,13 @@ def request_from_documents(
     Controller objects go through their adapters; PodGroups and
     CompositePodGroups are read with the Pods that name them. Every
     object's roots are in the request, in document order; the adapters'
-    warnings are in ``warnings``. ``read_documents`` gives the same per object.
+    warnings are in ``warnings``. ``requests_from_documents`` gives the same per object.
 
     Raises:
         DocumentError: an invalid object, a PodGroup without pods, a group in
             two objects, or nothing to place; the message names the document.
     """
-    found = read_documents(docs, related, claims)
+    found = requests_from_documents(docs, related, claims)
     merged = found.merged()
     merged.warnings = [*found.warnings, *merged.warnings]
     return merged

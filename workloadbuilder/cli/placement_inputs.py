@@ -1,6 +1,6 @@
 """The input documents of ``place``/``explain`` as placement requests: the files' documents, read by the library.
 
-``workloadbuilder.adapters.documents.read_documents`` does the work (the
+``workloadbuilder.adapters.documents.requests_from_documents`` does the work (the
 same call a Python user makes); this module only names each document by
 its file and number, prints the warnings and turns a refused document into
 a usage error.
@@ -17,7 +17,7 @@ from workloadbuilder.adapters.documents import (
     DocumentInput,
     DocumentInputs,
     InvalidDocumentError,
-    read_documents,
+    requests_from_documents,
 )
 from workloadbuilder.cli.errors import UsageError
 from workloadbuilder.cli.inputs import Document, skip_notices
@@ -74,7 +74,9 @@ def placement_inputs(
     if all(doc.has_no_scheduling_content for doc in documents):
         raise NothingToPlace("nothing to place: no object in the input has gang-scheduling content")
     try:
-        found = read_documents([doc.data for doc in documents], claims=claims, where=[doc.where() for doc in documents])
+        found = requests_from_documents(
+            [doc.data for doc in documents], claims=claims, where=[doc.where() for doc in documents]
+        )
     except InvalidDocumentError:
         raise
     except DocumentError as problem:
