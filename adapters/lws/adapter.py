@@ -43,7 +43,7 @@ from workloadbuilder.adapters._shared.reading import at, identity_of
 from workloadbuilder.adapters._shared.strict import with_schema_errors
 from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict
 from workloadbuilder.adapters.kit import OMIT_VALUE, forbidden, invalid
-from workloadbuilder.adapters.lws.levels import SCHEDULING, SUBGROUP_SIZE, Levels, Shape, read_shape
+from workloadbuilder.adapters.lws.levels import SCHEDULING, SUBGROUP_SIZE, GroupLayout, Levels, read_layout
 from workloadbuilder.adapters.lws.pods import render_pod_template
 
 __all__ = [
@@ -95,7 +95,7 @@ class LeaderWorkerSetAdapter:
         lws = as_dict(obj)
         errors, warnings = ErrorList(), ErrorList()
         ident = identity_of(lws, errors, warnings)
-        shape = read_shape(lws, ident.name, errors)
+        shape = read_layout(lws, ident.name, errors)
         levels = Levels(lws, shape, errors)
         own = _own_groups(lws, shape, levels.configured, ident.namespace, related)
         roots: list[WorkloadItem]
@@ -148,7 +148,7 @@ class LeaderWorkerSetAdapter:
 
 def _own_groups(
     lws: Mapping[str, Any],
-    shape: Shape,
+    shape: GroupLayout,
     configured: bool,
     namespace: str,
     related: Sequence[Mapping[str, Any] | BaseModel],
@@ -179,7 +179,7 @@ def _own_groups(
     return own
 
 
-def _templates(lws: Mapping[str, Any], shape: Shape, configured: bool, own: bool) -> ErrorList:
+def _templates(lws: Mapping[str, Any], shape: GroupLayout, configured: bool, own: bool) -> ErrorList:
     """The pod templates LWS manages: one priority class, and no PodGroup of their own unless brought (``own``)."""
     errors = ErrorList()
     leader, worker = shape.leader_template, shape.worker_template
@@ -244,7 +244,7 @@ def _asks_gang_or_topology(levels: Levels) -> bool:
     )
 
 
-def _assignments(lws: Mapping[str, Any], shape: Shape, hierarchy: Hierarchy) -> list[PodAssignment]:
+def _assignments(lws: Mapping[str, Any], shape: GroupLayout, hierarchy: Hierarchy) -> list[PodAssignment]:
     """Each PodGroup's pods by LWS's labels: group index and worker index (leader = 0)."""
     out: list[PodAssignment] = []
     for group in hierarchy.pod_groups():
@@ -261,7 +261,7 @@ def _assignments(lws: Mapping[str, Any], shape: Shape, hierarchy: Hierarchy) -> 
     return out
 
 
-def _members(shape: Shape, template: str, indices: tuple[int, ...]) -> list[int]:
+def _members(shape: GroupLayout, template: str, indices: tuple[int, ...]) -> list[int]:
     """The worker indices of one group's pods that a PodGroup of ``template`` holds."""
     if template == "replica":
         return list(range(shape.size))
@@ -278,7 +278,7 @@ def _assignment(
     template: str,
     selector: dict[str, str],
     count: int,
-    shape: Shape,
+    shape: GroupLayout,
     worker: int,
 ) -> PodAssignment:
     """The LWS pod webhook stamps each pod made from the leader or the worker template.

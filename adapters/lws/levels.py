@@ -1,6 +1,6 @@
 """A LeaderWorkerSet's shape and KEP-666's three levels of ``spec.scheduling`` as WorkloadItem trees.
 
-``Shape`` is what LWS makes: ``replicas`` groups of a leader and
+``GroupLayout`` is what LWS makes: ``replicas`` groups of a leader and
 ``size - 1`` workers, optionally cut into subgroups. ``Levels`` reads
 ``spec.scheduling`` (the whole LWS, ``replica``, ``replica.leader`` /
 ``replica.worker``) and builds the trees: phase 1 lowers the one active
@@ -41,7 +41,7 @@ from workloadbuilder.adapters.kit import (
 )
 from workloadbuilder.resolve import resolve_config
 
-__all__ = ["REPLICA", "SCHEDULING", "SUBGROUP_SIZE", "TEMPLATE", "Levels", "Shape", "read_shape"]
+__all__ = ["REPLICA", "SCHEDULING", "SUBGROUP_SIZE", "TEMPLATE", "Levels", "GroupLayout", "read_layout"]
 
 SCHEDULING = FieldPath("spec", "scheduling")
 REPLICA = SCHEDULING.child("replica")
@@ -54,7 +54,7 @@ COMPOSITE_CLAIMS = "only the leader and worker PodGroups hold resourceClaims whe
 
 
 @dataclass(frozen=True)
-class Shape:
+class GroupLayout:
     """What a LeaderWorkerSet's pods look like, with LWS's defaults.
 
     Attributes:
@@ -108,7 +108,7 @@ class Shape:
         return worker // s
 
 
-def read_shape(lws: Mapping[str, Any], name: str, errors: ErrorList) -> Shape:
+def read_layout(lws: Mapping[str, Any], name: str, errors: ErrorList) -> GroupLayout:
     """The LeaderWorkerSet's shape; a count out of range or of the wrong type is an error (LWS's webhook words)."""
     replicas = read_int(lws, ("spec", "replicas"), errors, maximum=MAX_RUNTIME_GROUPS, why=GROUPS_BOUND)
     if replicas is not None and replicas < 0:
@@ -127,7 +127,7 @@ def read_shape(lws: Mapping[str, Any], name: str, errors: ErrorList) -> Shape:
     for template in (worker,) if leader == worker else (leader, worker):
         read_field(lws, (*template.elements(), "spec"), "object", errors)
     excluded = at(lws, (*TEMPLATE.elements(), "subGroupPolicy", "subGroupPolicyType")) == "LeaderExcluded"
-    return Shape(
+    return GroupLayout(
         name=name,
         replicas=1 if replicas is None else replicas,
         size=size,
@@ -169,7 +169,7 @@ def _subgroup_size(lws: Mapping[str, Any], size: int, excluded: bool, errors: Er
 class Levels:
     """The three levels of ``spec.scheduling`` and the trees they make."""
 
-    def __init__(self, lws: Mapping[str, Any], shape: Shape, errors: ErrorList) -> None:
+    def __init__(self, lws: Mapping[str, Any], shape: GroupLayout, errors: ErrorList) -> None:
         self.shape = shape
         self.errors = errors
         self.configured = at(lws, SCHEDULING.elements()) is not None

@@ -6,7 +6,7 @@ from typing import Any
 
 from workloadbuilder import ErrorList
 from workloadbuilder.adapters import plan_object
-from workloadbuilder.adapters.lws.levels import read_shape
+from workloadbuilder.adapters.lws.levels import read_layout
 
 
 def lws(scheduling: dict[str, Any] | None = None, **template: Any) -> dict[str, Any]:
@@ -27,7 +27,7 @@ def lws(scheduling: dict[str, Any] | None = None, **template: Any) -> dict[str, 
 
 def test_the_shape_is_replicas_groups_of_size_pods_and_the_leader_uses_the_worker_template() -> None:
     errors = ErrorList()
-    shape = read_shape(lws(), "l", errors)
+    shape = read_layout(lws(), "l", errors)
     assert (shape.replicas, shape.size, shape.subgroup_size, shape.leader_excluded) == (2, 4, None, False)
     assert str(shape.leader_template) == str(shape.worker_template) == "spec.leaderWorkerTemplate.workerTemplate"
     assert errors == []
