@@ -120,12 +120,10 @@ def test_a_plugin_that_runs_too_long_is_killed_with_its_group(tmp_path: Path) ->
     child.write_text(f"import time\ntime.sleep(3)\nopen({str(marker)!r}, 'w').close()\n")
     # The plugin starts a child in its own process group that would write the marker after 3 s, then sleeps.
     code = f"import subprocess, sys, time; subprocess.Popen([sys.executable, {str(child)!r}]); time.sleep(60)"
-    started = time.monotonic()
     assert failure(plugin(code), timeout=0.5) == "did not finish within 0.5 s: stopped"
     assert failure(plugin("import time; time.sleep(60)"), timeout=0.2, bound="3 s (--timeout)") == (
         "did not finish within 3 s (--timeout): stopped"
     )
-    assert time.monotonic() - started < 10
     time.sleep(3.5)
     assert not marker.exists()
 
