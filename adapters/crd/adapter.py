@@ -108,7 +108,7 @@ class CRDAdapter:
         data = as_dict(obj)
         errors, warnings = ErrorList(), ErrorList()
         ident = identity_of(data, errors, warnings)
-        reader = _Reader(data, errors)
+        reader = _MappedObjectReader(data, errors)
         made = sum(reader.count(mapping, (), MAX_RUNTIME_GROUPS) for mapping in self.mapping.groups)
         if made > MAX_RUNTIME_GROUPS:  # refused before one group is made
             bound = f"the mapping makes more than {MAX_RUNTIME_GROUPS} groups of this object"
@@ -136,7 +136,7 @@ class CRDAdapter:
             mutate_source=lambda source, hierarchy: _stamp(leaves, source, hierarchy),
         )
 
-    def _workload_name(self, reader: _Reader, ident: Identity) -> str:
+    def _workload_name(self, reader: _MappedObjectReader, ident: Identity) -> str:
         if self.mapping.workload_name is not None:
             name, path = reader.render(self.mapping.workload_name, ())
             problems = long_name_errors(path, name) if name else ErrorList()
@@ -166,7 +166,7 @@ def register_mapping(source: str | Path | CRDMapping) -> CRDAdapter:
 _PODS_BOUND = f" (workloadbuilder plans at most {MAX_PODS} pods per object)"
 
 
-class _Reader:
+class _MappedObjectReader:
     """Reads one object through a mapping, appending every problem to ``errors``."""
 
     def __init__(self, data: dict[str, Any], errors: ErrorList) -> None:

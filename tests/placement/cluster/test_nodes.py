@@ -18,7 +18,7 @@ import pytest
 from workloadbuilder.field import AggregateError, ErrorList, ErrorType
 from workloadbuilder.placement import Cluster
 from workloadbuilder.placement.cluster.images import ImageIndex
-from workloadbuilder.placement.cluster.nodes import _Reader
+from workloadbuilder.placement.cluster.nodes import _NodeDumpReader
 from workloadbuilder.placement.k8s.constraints import Taint
 
 DUMP = Path(__file__).parents[2] / "data" / "placement" / "node-realistic.json"
@@ -205,7 +205,7 @@ def test_a_dump_is_read_by_column_unless_a_column_holds_a_bad_string(change: Any
     """Well-formed nodes are read in one pass, amounts by column; a bad string makes the reader read them again."""
     items = _nodes(4)
     change(items)
-    read = _Reader("nodes", ErrorList(), by_column=True).read(items, range(len(items)))
+    read = _NodeDumpReader("nodes", ErrorList(), by_column=True).read(items, range(len(items)))
     assert (read is not None) == by_column
     if read is not None:
-        assert read == _Reader("nodes", ErrorList(), by_column=False).read(items, range(len(items)))
+        assert read == _NodeDumpReader("nodes", ErrorList(), by_column=False).read(items, range(len(items)))

@@ -96,19 +96,19 @@ def read_nodes(
     """
     where = range(len(items)) if indices is None else indices
     found = ErrorList()
-    reader = _Reader(section, found, by_column=True, nodes_only=nodes_only)
+    reader = _NodeDumpReader(section, found, by_column=True, nodes_only=nodes_only)
     read = reader.read(items, where)
     if reader.other_kind:
         return None
     if read is None:
         found = ErrorList()
-        read = _Reader(section, found, by_column=False).read(items, where)
+        read = _NodeDumpReader(section, found, by_column=False).read(items, where)
     assert read is not None, "a reader that reads every amount as it comes always gives its nodes"
     errors.extend(found)
     return read
 
 
-class _Reader:
+class _NodeDumpReader:
     """The state of reading one dump: where errors go, what it has read already, and the nodes' columns."""
 
     def __init__(self, section: str, errors: ErrorList, *, by_column: bool, nodes_only: bool = False) -> None:

@@ -257,7 +257,7 @@ class PlacementRequest:
             >>> [(g.name, g.minimum, g.count, g.requests["cpu"]) for g in request.groups]
             [('workers', 4, 4, 2000)]
         """
-        return _Reader(claims or {}).read(groups, pods)
+        return _GroupTreeReader(claims or {}).read(groups, pods)
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -279,7 +279,7 @@ def _priority_spec(spec: Mapping[str, Any], path: FieldPath, errors: ErrorList) 
     return PrioritySpec(name, priority, policy)
 
 
-class _Reader:
+class _GroupTreeReader:
     """Turns runtime objects into ``GroupRequest`` trees, collecting every problem."""
 
     def __init__(self, claims: Mapping[str, Any]) -> None:
