@@ -40,7 +40,14 @@ from workloadbuilder import (
 from workloadbuilder.adapters._shared.blocks import plan_options
 from workloadbuilder.adapters._shared.reading import Identity, at, identity_of, read_int
 from workloadbuilder.adapters.base import Finding, Plan, PodAssignment, as_dict, register
-from workloadbuilder.adapters.crd.mapping import CRDMapping, GroupMapping, find_all, place, placeholders, static_prefix
+from workloadbuilder.adapters.crd.mapping import (
+    CRDMapping,
+    GroupMapping,
+    find_all,
+    parse_place,
+    placeholders,
+    static_prefix,
+)
 from workloadbuilder.adapters.kit import (
     INT32_MAX,
     MAX_PODS,
@@ -218,7 +225,7 @@ class _MappedObjectReader:
     def group(self, mapping: GroupMapping, base: Elements) -> _Group:
         """The group of one element: its item, children and pods."""
         name, name_path = self.render(mapping.name, base)
-        holder = place(mapping.scheduling).resolve(base) if mapping.scheduling is not None else base
+        holder = parse_place(mapping.scheduling).resolve(base) if mapping.scheduling is not None else base
         if not isinstance(at(self.data, holder), (Mapping, type(None))):
             self._once(type_invalid(field_path_of(holder), at(self.data, holder), "must be of type object"))
         children = [child for sub in mapping.groups for child in self.expand(sub, base)]
@@ -239,7 +246,7 @@ class _MappedObjectReader:
         """A template with its placeholders filled in, and the place of its first placeholder."""
         text, first = template, None
         for expression in placeholders(template):
-            elements = place(expression).resolve(base)
+            elements = parse_place(expression).resolve(base)
             path = field_path_of(elements)
             first = first or path
             value = at(self.data, elements)
@@ -259,7 +266,7 @@ class _MappedObjectReader:
     def _defaults(self, mapping: GroupMapping, base: Elements) -> SchedulingConfig:
         config = mapping.default_config()
         if mapping.priority_class_name is not None:
-            elements = place(mapping.priority_class_name).resolve(base)
+            elements = parse_place(mapping.priority_class_name).resolve(base)
             value = at(self.data, elements)
             if isinstance(value, str):
                 config.priority_class_name = value
@@ -294,7 +301,7 @@ class _MappedObjectReader:
     def _default_size(self, mapping: GroupMapping, base: Elements, children: int) -> Any:
         count = children if mapping.is_composite else None
         if mapping.min_count is not None:
-            read = self.read_int(place(mapping.min_count).resolve(base))
+            read = self.read_int(parse_place(mapping.min_count).resolve(base))
             count = read if read is not None else count
         if count is not None and not mapping.is_composite:
             count = max(1, count)
@@ -306,7 +313,7 @@ class _MappedObjectReader:
         if isinstance(pods.count, int):
             group.pods = pods.count
         else:
-            elements = place(pods.count).resolve(base)
+            elements = parse_place(pods.count).resolve(base)
             group.pods_path = field_path_of(elements)
             group.pods = self.read_int(elements, MAX_PODS, _PODS_BOUND)
             if group.pods is None and at(self.data, elements) is None:
@@ -323,7 +330,7 @@ class _MappedObjectReader:
                 )
         group.selector = {label: self.render(value, base)[0] for label, value in pods.selector.items()}
         if pods.template is not None:
-            elements = place(pods.template).resolve(base)
+            elements = parse_place(pods.template).resolve(base)
             group.template_path = field_path_of(elements)
             if not isinstance(at(self.data, elements + ("spec",)), Mapping):
                 self.errors.append(required(group.template_path, "the pod template to stamp with the PodGroup's name"))
@@ -385,7 +392,7 @@ class _MappedObjectReader:
             return given_at
         if group.mapping.min_count is None:
             return policy
-        count_at = field_path_of(place(group.mapping.min_count).resolve(group.base))
+        count_at = field_path_of(parse_place(group.mapping.min_count).resolve(group.base))
         return None if count_at == group.pods_path else count_at
 
     def _unsized(self, group: _Group, at_count: FieldPath | None) -> None:
@@ -393,7 +400,7 @@ class _MappedObjectReader:
         if group.mapping.min_count is None:
             self.errors.append(required(at_count, "the gang has no size, and the mapping gives it no default"))
             return
-        elements = place(group.mapping.min_count).resolve(group.base)
+        elements = parse_place(group.mapping.min_count).resolve(group.base)
         if at(self.data, elements) is None and not any(
             err.field == str(field_path_of(elements)) for err in self.errors
         ):

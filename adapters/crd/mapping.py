@@ -55,7 +55,7 @@ __all__ = [
     "Place",
     "PodsMapping",
     "find_all",
-    "place",
+    "parse_place",
     "placeholders",
     "static_prefix",
 ]
@@ -87,7 +87,7 @@ class Place(BaseModel):
 
 
 @functools.lru_cache(maxsize=512)
-def place(expression: str) -> Place:
+def parse_place(expression: str) -> Place:
     """Parse a one-place JSONPath (``$.spec.scheduling``, ``replicas``, ``@.template``).
 
     Raises:
@@ -174,13 +174,13 @@ def _split(expression: str) -> tuple[bool, str]:
 
 def _check_place(value: str | None) -> str | None:
     if value is not None:
-        place(value)
+        parse_place(value)
     return value
 
 
 def _check_template(value: str) -> str:
     for expression in placeholders(value):
-        place(expression)
+        parse_place(expression)
     return value
 
 
