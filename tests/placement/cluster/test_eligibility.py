@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -165,3 +167,73 @@ def test_equal_taint_lists_that_are_distinct_tuples_share_a_class() -> None:
     codes, classes = cluster.eligibility.constraint_classes()
     assert codes.tolist() == [0, 0, 0, 1]
     assert classes == [((Taint("gpu", "1", "NoSchedule"),), False), ((), True)]
+
+
+# --- Eligibility directly: what every node passes, the kept answers, the rejections per class ---
+
+GPU_TAINT = Taint("gpu", "1", "NoSchedule")
+
+
+def _plain(name: str, **extra: Any) -> dict[str, Any]:
+    return {"name": name, "labels": {}, "allocatable": {"cpu": 1000}, **extra}
+
+
+def test_an_unrestricted_cluster_allows_every_node_as_none() -> None:
+    cluster = Cluster.build([_plain("n0"), _plain("n1")])
+    assert cluster.eligibility.allowed(PodConstraints()) is None
+    assert cluster.eligibility.allowed_mask(PodConstraints()) is None
+
+
+def test_a_selector_that_every_node_matches_is_none_too() -> None:
+    cluster = Cluster.build([_plain("n0", labels={"zone": "a"}), _plain("n1", labels={"zone": "a"})])
+    assert cluster.eligibility.allowed(PodConstraints(node_selector=(("zone", "a"),))) is None
+    assert cluster.eligibility.allowed(PodConstraints(node_selector=(("zone", "b"),))) == [False, False]
+
+
+def test_allowed_is_made_once_per_kind_of_pod() -> None:
+    cluster = Cluster.build([_plain("n0", taints=(GPU_TAINT,)), _plain("n1")])
+    eligibility = cluster.eligibility
+    pod = PodConstraints()
+    first = eligibility.allowed(pod)
+    assert first == [False, True]
+    assert eligibility.allowed(PodConstraints()) is first
+    mask = eligibility.allowed_mask(pod)
+    assert mask is not None
+    assert eligibility.allowed_mask(pod) is mask
+    tolerating = PodConstraints(tolerations=(Toleration("gpu", "Exists"),))
+    assert eligibility.allowed(tolerating) is None
+
+
+def test_rejections_name_the_plugin_and_its_reason() -> None:
+    cluster = Cluster.build([_plain("n0", taints=(GPU_TAINT,)), _plain("n1", schedulable=False), _plain("n2")])
+    eligibility = cluster.eligibility
+    pod = PodConstraints()
+    taint, cordon, fine = (eligibility.rejection(pod, i) for i in range(3))
+    assert taint is not None
+    assert cordon is not None
+    assert (taint.plugin, taint.reasons, taint.resolvable) == (
+        "TaintToleration",
+        ("node(s) had untolerated taint(s)",),
+        False,
+    )
+    assert (cordon.plugin, cordon.reasons) == ("NodeUnschedulable", ("node(s) were unschedulable",))
+    assert fine is None
+    grouped = eligibility.class_rejections(pod, np.asarray([2, 0, 1, 0]))
+    assert [(None if r is None else r.plugin, nodes.tolist()) for r, nodes in grouped] == [
+        ("TaintToleration", [0, 0]),
+        ("NodeUnschedulable", [1]),
+        (None, [2]),
+    ]
+    assert eligibility.class_rejections(pod, np.asarray([], dtype=np.int64)) == []
+
+
+def test_class_rejections_refuse_a_pod_that_selects_nodes() -> None:
+    cluster = Cluster.build([_plain("n0")])
+    with pytest.raises(ValueError, match=r"^class_rejections: the pod selects nodes by name or label"):
+        cluster.eligibility.class_rejections(PodConstraints(node_name="n0"), np.asarray([0]))
+
+
+def test_taint_classes_are_the_constraint_classes_taints() -> None:
+    cluster = Cluster.build([_plain("n0", taints=(GPU_TAINT,)), _plain("n1"), _plain("n2", taints=(GPU_TAINT,))])
+    codes, taints = cluster.eligibility.taint_classes()
+    assert (codes.tolist(), taints) == ([0, 1, 0], [(GPU_TAINT,), ()])
