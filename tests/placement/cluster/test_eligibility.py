@@ -221,9 +221,9 @@ def test_rejections_name_the_plugin_and_its_reason() -> None:
     grouped = eligibility.class_rejections(pod, np.asarray([2, 0, 1, 0]))
     assert [(None if r is None else r.plugin, nodes.tolist()) for r, nodes in grouped] == [
         ("TaintToleration", [0, 0]),
-        ("NodeUnschedulable", [1]),
         (None, [2]),
-    ]
+        ("NodeUnschedulable", [1]),
+    ]  # in the order of the classes: by taint list, then uncordoned before cordoned
     assert eligibility.class_rejections(pod, np.asarray([], dtype=np.int64)) == []
 
 
