@@ -175,9 +175,9 @@ def test_about_document_names_the_document_on_one_line() -> None:
         raise WorkloadBuilderError("first line\nsecond line")
     assert str(caught.value) == "a.yaml (document 1) Job/train: first line; second line"
     assert isinstance(caught.value.__cause__, WorkloadBuilderError)
-    with pytest.raises(DocumentRefusedError, match=r"^a\.yaml \(document 1\) Job/train: WorkloadBuilderError$"):
-        with about_document(d):
-            raise WorkloadBuilderError("  ")
+    refused = r"^a\.yaml \(document 1\) Job/train: WorkloadBuilderError$"
+    with pytest.raises(DocumentRefusedError, match=refused), about_document(d):
+        raise WorkloadBuilderError("  ")
 
 
 def test_about_document_leaves_other_errors_and_its_own_alone() -> None:

@@ -234,9 +234,12 @@ FAST = ReadLimits(connect_timeout=1, request_timeout=0.5, total_timeout=5)
 
 def refused(behave: Behave, path: str = "/api/v1/pods", limits: ReadLimits = FAST) -> tuple[str, int]:
     """The problem ``get`` names after ``GET <server><path>: ``, and the status it carries."""
-    with server(behave) as (url, _), ApiReader(configuration(url, TOKEN), limits) as reader:
-        with pytest.raises(ApiReadError) as caught:
-            reader.get(path)
+    with (
+        server(behave) as (url, _),
+        ApiReader(configuration(url, TOKEN), limits) as reader,
+        pytest.raises(ApiReadError) as caught,
+    ):
+        reader.get(path)
     message = str(caught.value)
     assert TOKEN not in message
     prefix = f"GET {url}{path}: "
@@ -250,10 +253,12 @@ def get(behave: Behave, path: str = "/api/v1/pods", limits: ReadLimits = FAST) -
 
 
 def test_a_json_answer_and_the_headers_sent() -> None:
-    with server(send(200, '{"kind": "List", "items": []}')) as (url, seen):
-        with ApiReader(configuration(url + "/prefix/", TOKEN), FAST) as reader:
-            assert reader.server == url
-            assert reader.get("/api/v1/pods") == (200, {"kind": "List", "items": []})
+    with (
+        server(send(200, '{"kind": "List", "items": []}')) as (url, seen),
+        ApiReader(configuration(url + "/prefix/", TOKEN), FAST) as reader,
+    ):
+        assert reader.server == url
+        assert reader.get("/api/v1/pods") == (200, {"kind": "List", "items": []})
     (request,) = seen
     assert request["path"] == "/prefix/api/v1/pods"
     assert (request["Accept"], request["User-Agent"]) == ("application/json", "workloadbuilder-doctor")
