@@ -31,7 +31,8 @@ HOW = (
 
 def _load_tool() -> ModuleType:
     spec = importlib.util.spec_from_file_location("controlplane", ROOT / "tools" / "control-plane" / "controlplane.py")
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules["controlplane"] = module
     spec.loader.exec_module(module)
