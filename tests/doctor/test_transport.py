@@ -199,8 +199,19 @@ def send(code: int, body: bytes | str, *headers: tuple[str, str]) -> Behave:
     return behave
 
 
-def silent(handler: BaseHTTPRequestHandler) -> None:
-    time.sleep(2)
+def drip(handler: BaseHTTPRequestHandler) -> None:
+    """A byte every 0.05 s for 3 s: no read times out, the answer never completes in time.
+
+    (A server silent past the bound is no such case: urllib3's read timeout and the wait for the answer end
+    together, and either may say so first.)
+    """
+    handler.send_response(200)
+    handler.send_header("Content-Length", "60")
+    handler.end_headers()
+    for _ in range(60):
+        handler.wfile.write(b" ")
+        handler.wfile.flush()
+        time.sleep(0.05)
 
 
 @contextlib.contextmanager
@@ -340,8 +351,8 @@ def test_an_answer_past_the_size_cap() -> None:
     )
 
 
-def test_a_silent_server_is_cut_off_at_the_request_timeout() -> None:
-    assert refused(silent) == ("no complete answer within 0.5 s (--request-timeout)", 0)
+def test_a_dripping_server_is_cut_off_at_the_request_timeout() -> None:
+    assert refused(drip) == ("no complete answer within 0.5 s (--request-timeout)", 0)
 
 
 def test_no_request_starts_past_the_whole_reads_deadline() -> None:
@@ -359,7 +370,7 @@ def test_no_request_starts_past_the_whole_reads_deadline() -> None:
 
 def test_a_request_cut_by_the_whole_reads_deadline_says_so() -> None:
     limits = ReadLimits(connect_timeout=1, request_timeout=30, total_timeout=0.3)
-    assert refused(silent, limits=limits) == (
+    assert refused(drip, limits=limits) == (
         "no complete answer before the reads took 0.3 s (--timeout)",
         0,
     )
