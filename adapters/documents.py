@@ -38,9 +38,9 @@ __all__ = [
     "DocumentInput",
     "DocumentInputs",
     "InvalidDocumentError",
-    "requests_from_documents",
     "request_from_documents",
     "request_from_plan",
+    "requests_from_documents",
 ]
 
 _GROUP_PATH = re.compile(r"^groups\[(\d+)\]\.?")

@@ -17,23 +17,23 @@ from workloadbuilder.errors import InvalidArgumentError, WorkloadBuilderError
 
 __all__ = [
     "OMIT_VALUE",
-    "Where",
     "AggregateError",
     "ErrorList",
     "ErrorType",
     "FieldError",
     "FieldPath",
+    "Where",
     "duplicate",
     "first_few",
     "forbidden",
     "internal_error",
-    "path_below",
-    "resolve_where",
-    "summarize",
     "invalid",
     "not_found",
     "not_supported",
+    "path_below",
     "required",
+    "resolve_where",
+    "summarize",
     "too_long",
     "too_many",
     "type_invalid",
@@ -49,7 +49,7 @@ class FieldPath:
     never copies it.
     """
 
-    __slots__ = ("_name", "_index", "_parent", "_str")
+    __slots__ = ("_index", "_name", "_parent", "_str")
 
     def __init__(self, name: str, *more_names: str) -> None:
         self._name = name
@@ -272,7 +272,7 @@ class FieldError:
         detail: the explanation after the value.
     """
 
-    __slots__ = ("type", "field", "bad_value", "detail", "path")
+    __slots__ = ("bad_value", "detail", "field", "path", "type")
 
     def __init__(self, type: ErrorType, field: FieldPath | str | None, bad_value: Any = "", detail: str = "") -> None:
         self.type = ErrorType(type)

@@ -35,7 +35,7 @@ from workloadbuilder.field import ErrorList, FieldPath, required
 from workloadbuilder.manifests import DocumentProblem, ManifestError
 from workloadbuilder.runtime.resizing import _leaves, gang_resize_patch
 
-__all__ = ["Action", "ApplyResult", "ApiStatus", "apply", "creation_order", "delete", "spec_differences"]
+__all__ = ["Action", "ApiStatus", "ApplyResult", "apply", "creation_order", "delete", "spec_differences"]
 
 Action = Literal[
     "created",

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
-from typing import Annotated, Any, Optional, Union
+from typing import Annotated, Any
 
 from kubernetes.client import (
     V1alpha3TopologyConstraint,
@@ -71,7 +71,7 @@ class _Block(BaseModel):
 class WorkloadCompositePodGroupGangSchedulingPolicy(_Block):
     """Gang policy of a composite group: at least ``minGroupCount`` child groups together."""
 
-    min_group_count: Optional[StrictInt] = Field(
+    min_group_count: StrictInt | None = Field(
         default=None,
         validation_alias=AliasChoices("minGroupCount", "min_group_count"),
         serialization_alias="minGroupCount",
@@ -81,21 +81,21 @@ class WorkloadCompositePodGroupGangSchedulingPolicy(_Block):
 class WorkloadCompositePodGroupSchedulingPolicy(_Block):
     """Scheduling policy of a composite group; exactly one of ``basic`` and ``gang``."""
 
-    basic: Optional[dict[str, Any]] = None
-    gang: Optional[WorkloadCompositePodGroupGangSchedulingPolicy] = None
+    basic: dict[str, Any] | None = None
+    gang: WorkloadCompositePodGroupGangSchedulingPolicy | None = None
 
 
 class WorkloadCompositePodGroupSchedulingConstraints(_Block):
     """Topology constraints of a composite group (at most one)."""
 
-    topology: Optional[list[V1alpha3TopologyConstraint]] = None
+    topology: list[V1alpha3TopologyConstraint] | None = None
 
 
 class WorkloadCompositePodGroupDisruptionMode(_Block):
     """Disruption mode of a composite group; exactly one of ``single`` and ``all``."""
 
-    single: Optional[dict[str, Any]] = None
-    all: Optional[dict[str, Any]] = None
+    single: dict[str, Any] | None = None
+    all: dict[str, Any] | None = None
 
 
 # --- the IR ---
@@ -117,14 +117,14 @@ class GangSchedulingPolicy(_IR):
     composite node it carries the composite ``minGroupCount``.
     """
 
-    min_count: Optional[StrictInt] = None
+    min_count: StrictInt | None = None
 
 
 class SchedulingPolicy(_IR):
     """The scheduling mode; exactly one of ``basic`` and ``gang`` should be set."""
 
-    basic: Optional[BasicSchedulingPolicy] = None
-    gang: Optional[GangSchedulingPolicy] = None
+    basic: BasicSchedulingPolicy | None = None
+    gang: GangSchedulingPolicy | None = None
 
 
 class SchedulingConstraints(_IR):
@@ -144,16 +144,16 @@ class AllDisruptionMode(_IR):
 class DisruptionMode(_IR):
     """How the group's pods are disrupted; exactly one of ``single`` and ``all`` should be set."""
 
-    single: Optional[SingleDisruptionMode] = None
-    all: Optional[AllDisruptionMode] = None
+    single: SingleDisruptionMode | None = None
+    all: AllDisruptionMode | None = None
 
 
 class ResourceClaim(_IR):
     """A DRA claim shared by the group: one of the two sources should be set."""
 
     name: StrictStr = ""
-    resource_claim_name: Optional[StrictStr] = None
-    resource_claim_template_name: Optional[StrictStr] = None
+    resource_claim_name: StrictStr | None = None
+    resource_claim_template_name: StrictStr | None = None
 
 
 class SchedulingConfig(_IR):
@@ -164,13 +164,13 @@ class SchedulingConfig(_IR):
     sets them (see docs/differences.md).
     """
 
-    policy: Optional[SchedulingPolicy] = None
-    constraints: Optional[SchedulingConstraints] = None
-    disruption_mode: Optional[DisruptionMode] = None
+    policy: SchedulingPolicy | None = None
+    constraints: SchedulingConstraints | None = None
+    disruption_mode: DisruptionMode | None = None
     resource_claims: list[ResourceClaim] = Field(default_factory=list)
     priority_class_name: StrictStr = ""
-    priority: Optional[StrictInt] = None
-    preemption_policy: Optional[StrictStr] = None
+    priority: StrictInt | None = None
+    preemption_policy: StrictStr | None = None
 
 
 SchedulingConfigFunc = Callable[[SchedulingConfig], None]
@@ -222,11 +222,11 @@ class PolicyInput(_Input):
     """
 
     pod_group_data: Annotated[
-        Union[V1alpha3WorkloadPodGroupSchedulingPolicy, dict[str, Any], None],
+        V1alpha3WorkloadPodGroupSchedulingPolicy | dict[str, Any] | None,
         _block_validator(V1alpha3WorkloadPodGroupSchedulingPolicy),
     ] = None
     composite_pod_group_data: Annotated[
-        Union[WorkloadCompositePodGroupSchedulingPolicy, dict[str, Any], None],
+        WorkloadCompositePodGroupSchedulingPolicy | dict[str, Any] | None,
         _block_validator(WorkloadCompositePodGroupSchedulingPolicy),
     ] = None
 
@@ -235,11 +235,11 @@ class ConstraintsInput(_Input):
     """The scheduling-constraints building block of one item and its path elements."""
 
     pod_group_data: Annotated[
-        Union[V1alpha3WorkloadPodGroupSchedulingConstraints, dict[str, Any], None],
+        V1alpha3WorkloadPodGroupSchedulingConstraints | dict[str, Any] | None,
         _block_validator(V1alpha3WorkloadPodGroupSchedulingConstraints),
     ] = None
     composite_pod_group_data: Annotated[
-        Union[WorkloadCompositePodGroupSchedulingConstraints, dict[str, Any], None],
+        WorkloadCompositePodGroupSchedulingConstraints | dict[str, Any] | None,
         _block_validator(WorkloadCompositePodGroupSchedulingConstraints),
     ] = None
 
@@ -248,11 +248,11 @@ class DisruptionModeInput(_Input):
     """The disruption-mode building block of one item and its path elements."""
 
     pod_group_data: Annotated[
-        Union[V1alpha3WorkloadPodGroupDisruptionMode, dict[str, Any], None],
+        V1alpha3WorkloadPodGroupDisruptionMode | dict[str, Any] | None,
         _block_validator(V1alpha3WorkloadPodGroupDisruptionMode),
     ] = None
     composite_pod_group_data: Annotated[
-        Union[WorkloadCompositePodGroupDisruptionMode, dict[str, Any], None],
+        WorkloadCompositePodGroupDisruptionMode | dict[str, Any] | None,
         _block_validator(WorkloadCompositePodGroupDisruptionMode),
     ] = None
 
@@ -261,7 +261,7 @@ class ResourceClaimsInput(_Input):
     """The group resource claims of a leaf and their path elements (claims never apply to composites)."""
 
     pod_group_data: Annotated[
-        Union[list[Union[V1alpha3WorkloadPodGroupResourceClaim, dict[str, Any]]], Any],
+        list[V1alpha3WorkloadPodGroupResourceClaim | dict[str, Any]] | Any,
         PlainValidator(_claims_validator),
     ] = Field(default_factory=list)
 
@@ -294,11 +294,11 @@ class WorkloadItem(_IR):
     """
 
     name: StrictStr = ""
-    path: Optional[FieldPath] = None
-    default_config: Optional[SchedulingConfig] = None
+    path: FieldPath | None = None
+    default_config: SchedulingConfig | None = None
     input: WorkloadInput = Field(default_factory=WorkloadInput)
-    callbacks: Sequence[Optional[Callable[[SchedulingConfig], None]]] = Field(default_factory=list)
-    children: Sequence[Optional[WorkloadItem]] = Field(default_factory=list)
+    callbacks: Sequence[Callable[[SchedulingConfig], None] | None] = Field(default_factory=list)
+    children: Sequence[WorkloadItem | None] = Field(default_factory=list)
 
     @field_validator("path", mode="before")
     @classmethod
@@ -353,7 +353,7 @@ class BuildOptions(_IR):
 
     name: StrictStr = ""
     namespace: StrictStr = ""
-    owner: Annotated[Optional[V1OwnerReference], PlainValidator(_owner_validator)] = None
+    owner: Annotated[V1OwnerReference | None, PlainValidator(_owner_validator)] = None
     allowed_policies: list[SchedulingPolicyOption] = Field(default_factory=list)
     allowed_disruption_modes: list[DisruptionModeOption] = Field(default_factory=list)
     disable_declarative_validation: bool = False

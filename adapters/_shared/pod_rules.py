@@ -61,13 +61,13 @@ from workloadbuilder.validation.formats import CHARACTERS, is_dns1123_label, is_
 
 __all__ = [
     "KUBERNETES_REVISION",
-    "Restart",
     "ControllerRule",
     "PodTemplate",
-    "pod_templates",
+    "Restart",
     "pod_spec_errors",
     "pod_spec_type_errors",
     "pod_template_errors",
+    "pod_templates",
 ]
 
 KUBERNETES_REVISION = "v1.37.2"

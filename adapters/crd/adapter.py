@@ -332,7 +332,7 @@ class _MappedObjectReader:
         if pods.template is not None:
             elements = parse_place(pods.template).resolve(base)
             group.template_path = field_path_of(elements)
-            if not isinstance(at(self.data, elements + ("spec",)), Mapping):
+            if not isinstance(at(self.data, (*elements, "spec")), Mapping):
                 self.errors.append(required(group.template_path, "the pod template to stamp with the PodGroup's name"))
 
     def check_names(self, groups: list[_Group]) -> bool:

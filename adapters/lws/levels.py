@@ -41,7 +41,7 @@ from workloadbuilder.adapters.kit import (
 )
 from workloadbuilder.resolve import resolve_config
 
-__all__ = ["REPLICA", "SCHEDULING", "SUBGROUP_SIZE", "TEMPLATE", "Levels", "GroupLayout", "read_layout"]
+__all__ = ["REPLICA", "SCHEDULING", "SUBGROUP_SIZE", "TEMPLATE", "GroupLayout", "Levels", "read_layout"]
 
 SCHEDULING = FieldPath("spec", "scheduling")
 REPLICA = SCHEDULING.child("replica")

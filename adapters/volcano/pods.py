@@ -141,9 +141,12 @@ def render_pod_template(job: Mapping[str, Any], task_index: int) -> Mapping[str,
         **_copied(at(obj, ("metadata", "labels")), _JOB_LABELS),
     }
     plugins = spec.get("plugins")
-    if isinstance(plugins, Mapping) and any(plugin in plugins for plugin in _SVC_PLUGINS):
-        if not pod_spec.get("subdomain"):
-            pod_spec["subdomain"] = name
+    if (
+        isinstance(plugins, Mapping)
+        and any(plugin in plugins for plugin in _SVC_PLUGINS)
+        and not pod_spec.get("subdomain")
+    ):
+        pod_spec["subdomain"] = name
     metadata["annotations"] = {**(metadata.get("annotations") or {}), **annotations}
     metadata["labels"] = {**(metadata.get("labels") or {}), **labels}
     return rendered

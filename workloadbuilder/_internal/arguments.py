@@ -205,7 +205,7 @@ def _field_checks(cls: type) -> tuple[tuple[str, tuple[type, ...], str], ...]:
         hint = resolved.get(field.name, field.type)
         if isinstance(hint, str):
             try:
-                hint = eval(hint, module, dict(vars(cls)))  # noqa: S307 - the class's own annotation
+                hint = eval(hint, module, dict(vars(cls)))  # the class's own annotation
             except NameError:  # a name imported for type checking only: not checked
                 continue
         classes = _outer(hint)

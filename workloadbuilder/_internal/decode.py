@@ -482,7 +482,7 @@ def _construct(cls: type[BaseModel], values: dict[str, Any]) -> BaseModel:
     if defaults is None:
         return cls.model_construct(**values)
     fields = {
-        name: values[name] if name in values else default
+        name: values.get(name, default)
         for name, default in defaults.items()
         if default is not _NO_DEFAULT or name in values
     }

@@ -121,9 +121,11 @@ def _children(holder: object, root: FieldPath, parent: TemplateNode | None) -> l
     out: list[TemplateNode] = []
     for list_name, entries, composite in ((COMPOSITE_LIST, composites, True), (LEAF_LIST, leaves, False)):
         if entries and isinstance(entries, list | tuple):
-            for i in range(len(entries) - 1, -1, -1):
-                if is_template(entries[i]):
-                    out.append(TemplateNode(list_name, i, depth, composite, parent, entries[i], root))
+            out.extend(
+                TemplateNode(list_name, i, depth, composite, parent, entries[i], root)
+                for i in range(len(entries) - 1, -1, -1)
+                if is_template(entries[i])
+            )
     return out
 
 

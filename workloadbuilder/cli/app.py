@@ -60,7 +60,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         return 2
     except BrokenPipeError:  # the reader went away (`| head`): nothing left to say to it
         return 1
-    except Exception as bug:  # noqa: BLE001 - a bug of ours still ends in one line, not a traceback
+    except Exception as bug:  # a bug of ours still ends in one line, not a traceback
         _traceback(args, err)
         err.write(
             f"error: internal error: {type(bug).__name__}: {one_line(bug)} (run with --debug for the traceback)\n"
@@ -162,7 +162,7 @@ def _capped_quotes(message: str) -> str:
 _QUOTED_CAP = MAX_MESSAGE_VALUE + len("'...'")
 """The length of a capped quoted value: a word that long is left whole by the word-by-word cap."""
 
-_QUOTED = re.compile(r"'([^']{%d,})'" % (MAX_MESSAGE_VALUE + 1))
+_QUOTED = re.compile(rf"'([^']{{{MAX_MESSAGE_VALUE + 1},}})'")
 """A quoted value longer than an echo may be (shorter ones are left exactly as argparse wrote them)."""
 
 

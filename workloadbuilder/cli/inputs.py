@@ -267,7 +267,7 @@ def parse_gates(spec: str | None) -> FeatureGates:
         return FeatureGates.all()
     if spec == "defaults":
         return FeatureGates.defaults()
-    enabled = {name: True for name in GATES}
+    enabled = dict.fromkeys(GATES, True)
     for part in spec.split(","):
         name, sep, value = part.partition("=")
         if not sep or value.lower() not in ("true", "false"):

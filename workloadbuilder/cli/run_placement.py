@@ -194,10 +194,8 @@ def _render_writer(path: str | None, force: bool = False) -> Callable[[_Session]
 
     def draw(session: _Session) -> Callable[[], None]:
         drawn = (session.request, session.cluster, session.placement)
-        if suffix == ".svg":
-            text = render_svg(*drawn)
-        else:  # the page carries the whole text answer beside the drawing
-            text = render_html(*drawn, text=session.place_text())
+        # the page carries the whole text answer beside the drawing
+        text = render_svg(*drawn) if suffix == ".svg" else render_html(*drawn, text=session.place_text())
         return lambda: write_render(path, text, force)
 
     return draw

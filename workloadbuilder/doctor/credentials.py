@@ -15,6 +15,7 @@ character, before any request is sent.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import selectors
 import signal
@@ -194,14 +195,10 @@ def run_plugin(
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
     """Kill the plugin's whole process group, then reap the plugin itself."""
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
+    with contextlib.suppress(ProcessLookupError):
         process.kill()
-    except ProcessLookupError:
-        pass
     process.wait()
 
 

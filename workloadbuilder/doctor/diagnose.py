@@ -209,9 +209,12 @@ def _scope(state: LiveState) -> _Scope:
     missing: list[tuple[dict[str, Any], str]] = []
     seen: set[str] = set()
     for group in [*[cpg for cpg in state.composite_pod_groups if kind != "PodGroup"], *pod_groups]:
-        if kind != "PodGroup" and group.get("kind") == "CompositePodGroup":
-            if _get(group, "spec", "workloadRef", "workloadName") != workload_name:
-                continue
+        if (
+            kind != "PodGroup"
+            and group.get("kind") == "CompositePodGroup"
+            and _get(group, "spec", "workloadRef", "workloadName") != workload_name
+        ):
+            continue
         chain = [group]
         parent = _parent(group)
         while parent and parent in composites and parent not in seen:

@@ -31,6 +31,7 @@ and an exec credential plugin's output is summarised, never shown.
 from __future__ import annotations
 
 import base64
+import contextlib
 import datetime
 import json
 import logging
@@ -335,10 +336,8 @@ def _inline_files(
         user["token"] = text.strip()
     key_data = user.get("client-key-data")
     if isinstance(key_data, str):
-        try:
+        with contextlib.suppress(ValueError):
             redact.add(_key_material(base64.b64decode(key_data, validate=False)))
-        except ValueError:
-            pass
     if not https:
         return
     for owner, key, data_key in _INLINED:
@@ -594,7 +593,7 @@ def load_context(
         loader.load_and_set(configuration)  # type: ignore[no-untyped-call]
     except ConfigException as err:
         raise KubeconfigError(f"{where}: {redact(str(err).removeprefix('Invalid kube-config file. '))}") from None
-    except Exception as err:  # noqa: BLE001 - the client's loader raises what it meets in the user's file
+    except Exception as err:  # the client's loader raises what it meets in the user's file
         raise KubeconfigError(f"{where}: cannot be loaded: {type(err).__name__}: {redact(str(err))}") from None
     finally:
         root.removeHandler(captured)

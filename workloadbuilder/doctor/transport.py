@@ -27,6 +27,7 @@ certificate, TLS server name, HTTP proxy).
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import math
 import re
@@ -58,7 +59,6 @@ from workloadbuilder.errors import InvalidArgumentError, WorkloadBuilderError
 from workloadbuilder.limits import MAX_MESSAGE_VALUE, MAX_NESTING
 
 __all__ = [
-    "type_name",
     "DEFAULT_CONNECT_TIMEOUT",
     "DEFAULT_MAX_RESPONSE_MIB",
     "DEFAULT_REQUEST_TIMEOUT",
@@ -69,6 +69,7 @@ __all__ = [
     "Redactor",
     "auth_header",
     "server_origin",
+    "type_name",
 ]
 
 DEFAULT_CONNECT_TIMEOUT = 10.0
@@ -185,10 +186,8 @@ def _forms_of(secret: str) -> set[str]:
         forms.add(form.encode("unicode_escape").decode("ascii"))
         forms.add(json.dumps(form)[1:-1])
         forms.add(repr(form.encode("utf-8", "surrogateescape"))[2:-1])
-        try:
+        with contextlib.suppress(UnicodeEncodeError):
             forms.add(repr(form.encode("latin-1"))[2:-1])
-        except UnicodeEncodeError:
-            pass
     forms |= {" ".join(form.split()) for form in forms}
     return forms
 
@@ -417,7 +416,7 @@ class ApiReader:
                 answer.body = body
             finally:
                 response.release_conn()
-        except Exception as failure:  # noqa: BLE001 - every failure is handed to the waiting caller
+        except Exception as failure:  # every failure is handed to the waiting caller
             answer.failure = failure
 
     def _transport_problem(self, failure: BaseException) -> str:

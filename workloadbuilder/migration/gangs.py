@@ -36,18 +36,18 @@ from workloadbuilder.validation.formats import is_dns1123_subdomain
 
 __all__ = [
     "COSCHEDULING_GROUP",
+    "COSCHEDULING_LABELS",
     "KUEUE_POD_GROUP_NAME",
     "KUEUE_POD_GROUP_TOTAL_COUNT",
     "VOLCANO_GROUP",
-    "COSCHEDULING_LABELS",
+    "VOLCANO_GROUP_ANNOTATION",
     "GangMigration",
     "GroupMember",
-    "VOLCANO_GROUP_ANNOTATION",
     "check_kueue_pod",
     "is_foreign_pod_group",
     "is_kueue_pod",
-    "migrate_kueue_pods",
     "member_keys",
+    "migrate_kueue_pods",
     "migrate_pod_group",
     "pod_group_members",
 ]

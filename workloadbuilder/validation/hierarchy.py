@@ -120,7 +120,7 @@ def _chain_errors(group: _Group, composites: dict[tuple[str, str], _Group]) -> l
             return []  # reported on the group whose parent is missing
         if parent in chain:
             if parent is group:
-                names = " -> ".join(go_quote(g.name) for g in chain + [group])
+                names = " -> ".join(go_quote(g.name) for g in [*chain, group])
                 return [group.error(invalid(_PARENT, group.parent, f"the parent chain is a cycle: {names}"))]
             return []  # not on the cycle itself: reported on the cycle's members
         chain.append(parent)

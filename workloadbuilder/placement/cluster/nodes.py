@@ -196,7 +196,8 @@ class _NodeDumpReader:
         raw_labels = metadata.get("labels")
         labels = None
         if type(raw_labels) is dict:
-            try:
+            # try rather than contextlib.suppress: no extra call per node in this loop
+            try:  # noqa: SIM105
                 labels = self.interned_labels(raw_labels)
             except TypeError:  # a key or value that is not exactly a string: said by read_labels
                 pass

@@ -31,9 +31,9 @@ __all__ = [
     "REASON",
     "check",
     "matches",
-    "value_verdicts",
     "preferred_score",
     "prefilter",
+    "value_verdicts",
 ]
 
 NAME = "NodeAffinity"

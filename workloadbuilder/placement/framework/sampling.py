@@ -81,9 +81,8 @@ def _preorder_rank(size: int) -> npt.NDArray[np.int64]:
         i = stack.pop()
         rank[i] = seen
         seen += 1
-        for child in (2 * i + 2, 2 * i + 1):  # the left child is walked first: pushed last
-            if child < size:
-                stack.append(child)
+        # the left child is walked first: pushed last
+        stack.extend(child for child in (2 * i + 2, 2 * i + 1) if child < size)
     rank.flags.writeable = False
     return rank
 

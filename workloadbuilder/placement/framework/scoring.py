@@ -41,25 +41,25 @@ from workloadbuilder.placement.k8s.constraints import LabelSelector, PodAffinity
 from workloadbuilder.placement.k8s.resources import NONZERO_DEFAULTS
 
 __all__ = [
+    "Assumed",
+    "ScoreInputs",
+    "affinity_scores",
+    "image_scores",
     "key_node",
     "most_allocated",
     "most_allocated_many",
     "node_score",
     "node_scores",
-    "image_scores",
-    "affinity_scores",
     "pod_scored",
     "pod_scores",
-    "spread_scores",
-    "Assumed",
     "preference_array",
     "preference_scores",
-    "raw_preferences",
     "prefers",
     "rank_keys",
+    "raw_preferences",
     "score_inputs",
     "scores_after",
-    "ScoreInputs",
+    "spread_scores",
 ]
 
 _MAX_SCORE = 100
@@ -251,7 +251,7 @@ def score_inputs(snap: Snapshot, nodes: npt.NDArray[np.int64]) -> ScoreInputs:
         used_bounds = [(int(used.min()), int(used.max())) if len(used) else (0, 0) for _, used in ints]
     ranges = [cluster.allocatable_range(r) for r in cluster.score_index]  # what holds for every node's holds for these
     grains = [snap.grain(r) for r in cluster.score_index]
-    if all(0 < low and high < 2**53 for low, high in ranges):
+    if all(low > 0 and high < 2**53 for low, high in ranges):
         offered = exact = True
     else:
         offered = all(_all_positive(alloc) for alloc, _ in ints)
@@ -313,7 +313,7 @@ def scores_after(
         )
     ):
         top = high + (unset[1] if unset is not None else 0) + (most + 1) * max(shape.vector[r], request) + request
-        if not (-(2**53) < low and top < 2**53):
+        if not (low > -(2**53) and top < 2**53):
             return None
         taken = landed * shape.vector[r]
         # LeastAllocated counts the landed pods as the scheduler's cache counts assumed ones: with non-zero defaults
@@ -761,9 +761,9 @@ def _included(cluster: Cluster, pod: PodConstraints, constraint: SpreadConstrain
     if found is None:
         found = np.ones(len(cluster), dtype=np.bool_)
         for i in range(len(cluster)):
-            if constraint.honor_affinity and not nodeaffinity.matches(pod, cluster.labels[i], cluster.names[i]):
-                found[i] = False
-            elif constraint.honor_taints and tainttoleration.check(cluster.taints[i], pod.tolerations) is not None:
+            if (constraint.honor_affinity and not nodeaffinity.matches(pod, cluster.labels[i], cluster.names[i])) or (
+                constraint.honor_taints and tainttoleration.check(cluster.taints[i], pod.tolerations) is not None
+            ):
                 found[i] = False
         cache[key] = found
     return found

@@ -32,6 +32,7 @@ ones after it are placed without its pods).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -94,7 +95,7 @@ def _rank_keys(
     if prefers(snap, shape):
         extra = np.zeros(len(nodes), dtype=np.int64)
         bounds = offsets if offsets is not None else [0, len(nodes)]
-        for start, end in zip(bounds[:-1], bounds[1:], strict=True):
+        for start, end in pairwise(bounds):
             segment = start + np.flatnonzero(fits[start:end] > 0)
             extra[segment] = preference_array(snap, shape, nodes[segment])
         scores = scores + extra
