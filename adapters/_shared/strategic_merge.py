@@ -31,10 +31,12 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from workloadbuilder.errors import WorkloadBuilderError
+
 __all__ = ["JOBSET_SPEC", "UnsupportedPatch", "merge"]
 
 
-class UnsupportedPatch(ValueError):
+class UnsupportedPatch(WorkloadBuilderError, ValueError):
     """A patch this port does not apply (a ``$`` directive, or a list item without its merge key)."""
 
 
