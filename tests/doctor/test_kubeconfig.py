@@ -255,11 +255,6 @@ def test_no_user_credential_appears_in_a_message(tmp_path: Path) -> None:
     assert "hidden" not in message
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="_chosen names the context in its errors before load_context makes the Redactor: a context named as "
-    "a user's credential is shown (the module's docstring says every string of every users entry is redacted)",
-)
 def test_a_context_named_as_a_credential_is_redacted_in_the_chosen_contexts_errors(tmp_path: Path) -> None:
     data = changed({"cluster": "zz"})
     data["users"][0]["user"] = {"token": "hidden-token-42"}

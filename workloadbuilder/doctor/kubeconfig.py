@@ -547,7 +547,10 @@ def load_context(
     paths, source = _files(kubeconfig, os.environ if environ is None else environ)
     merged = _merge(paths)
     redact = Redactor(merged.secrets)
-    name, body, path = _chosen(merged, context, source)
+    try:
+        name, body, path = _chosen(merged, context, source)
+    except KubeconfigError as error:  # its names may be anything, a credential too: scrubbed as every other line
+        raise KubeconfigError(redact.scrub(str(error))) from None
     user_name = body.get("user")
     where = f"kubeconfig {capped(path)}: context {redact(name, 200)!r}"
     user_entry, user_file = merged.entries["users"].get(user_name or "", ({}, ""))
