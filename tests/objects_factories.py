@@ -91,7 +91,8 @@ def composite_pod_group(
 
 
 def changed(obj: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
-    """A deep copy of ``obj`` with the value at a dotted ``path`` (``spec.podGroupTemplates.0.name``) set; ``...`` deletes it."""
+    """A deep copy of ``obj`` with the value at a dotted ``path`` (``spec.podGroupTemplates.0.name``) set;
+    ``...`` deletes it."""
     out = copy.deepcopy(obj)
     *parents, last = [int(p) if p.isdigit() else p for p in path.split(".")]
     node: Any = out

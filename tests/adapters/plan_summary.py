@@ -9,8 +9,8 @@ from typing import Any
 
 from workloadbuilder import FieldPath, WorkloadItem
 from workloadbuilder._internal.objpath import elements_of
-from workloadbuilder.adapters.base import Compiled, Plan
 from workloadbuilder.adapters._shared.reading import at
+from workloadbuilder.adapters.base import Compiled, Plan
 from workloadbuilder.resolve import resolve_config
 from workloadbuilder.validation.objects import validate_composite_pod_group, validate_pod_group, validate_workload
 

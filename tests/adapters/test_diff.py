@@ -122,7 +122,8 @@ def test_the_cli_diff_refuses_what_the_workload_api_refuses(tmp_path: Path):
         1,
         (
             f"{tmp_path / 'new.yaml'} (document 1) JobSet/paralleljobs: "
-            'The JobSet "paralleljobs" is invalid: spec.replicatedJobs[2].template.spec.scheduling: Forbidden: item may '
+            'The JobSet "paralleljobs" is invalid: spec.replicatedJobs[2].template.spec.scheduling: Forbidden: '
+            "item may "
             "not be added (the Workload paralleljobs-58d556b6c refuses the update at spec.podGroupTemplates[2])\n"
         ),
     )

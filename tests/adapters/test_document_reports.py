@@ -58,7 +58,7 @@ def test_a_skipped_kind_is_reported_not_checked() -> None:
 
 def test_nothing_checked_is_refused_with_the_unknown_objects() -> None:
     queue = {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "LocalQueue", "metadata": {"name": "q"}}
-    with pytest.raises(NothingCheckedError, match="input.yaml: no object was checked") as refused:
+    with pytest.raises(NothingCheckedError, match=r"input\.yaml: no object was checked") as refused:
         validate_documents(documents(queue))
     assert [notice.kind for report in refused.value.reports for notice in report.notices] == ["unknown-kind"]
 

@@ -107,9 +107,8 @@ def test_debug_prints_the_traceback_of_a_bug(job, monkeypatch) -> None:
     monkeypatch.setattr("workloadbuilder.cli.run_manifests.read_inputs", broken)
     code, _, err = run("validate", "--debug", str(job()))
     assert code == 3
-    assert err.startswith("Traceback (most recent call last):\n") and err.endswith(
-        "(run with --debug for the traceback)\n"
-    )
+    assert err.startswith("Traceback (most recent call last):\n")
+    assert err.endswith("(run with --debug for the traceback)\n")
 
 
 # Usage errors: one line, `error:`, exit 2.

@@ -50,7 +50,8 @@ def test_validate_prints_kubectls_message_and_exits_1(workload_file):
     code, out, _ = run("validate", workload_file(-1))
     assert (code, out) == (
         1,
-        f'{workload_file(-1)} (document 1) Workload/wl: The Workload "wl" is invalid: spec.podGroupTemplates[0].schedulingPolicy.gang.minCount: '
+        f'{workload_file(-1)} (document 1) Workload/wl: The Workload "wl" is invalid: '
+        f"spec.podGroupTemplates[0].schedulingPolicy.gang.minCount: "
         "Invalid value: -1: must be greater than or equal to 1\n",
     )
 
@@ -87,7 +88,6 @@ def test_validate_json_output_has_loc_paths(workload_file):
     ]
 
 
-
 @pytest.mark.parametrize(
     ("spec", "bad_value"),
     [
@@ -116,7 +116,8 @@ def test_validate_github_output_is_escaped_annotations(workload_file):
     code, out, _ = run("validate", "--output", "github", path)
     assert code == 1
     assert out == (
-        f"::error file={path},line=7,col=31,title=Workload wl is invalid::spec.podGroupTemplates[0].schedulingPolicy.gang.minCount: "
+        f"::error file={path},line=7,col=31,title=Workload wl is "
+        f"invalid::spec.podGroupTemplates[0].schedulingPolicy.gang.minCount: "
         "Invalid value: -1: must be greater than or equal to 1\n"
     )
 
@@ -139,7 +140,8 @@ def test_feature_gates_can_be_turned_off(workload_file):
 def test_bad_input_is_one_line_and_exit_2(argv, message):
     code, out, err = run(*argv)
     assert (code, out) == (2, "")
-    assert err.count("\n") == 1 and err.startswith("error: ")
+    assert err.count("\n") == 1
+    assert err.startswith("error: ")
     if message is not None:
         assert err == message
 
@@ -148,14 +150,17 @@ def test_malformed_yaml_is_one_line(tmp_path: Path):
     path = tmp_path / "bad.yaml"
     path.write_text("kind: [unclosed\n")
     code, _, err = run("validate", str(path))
-    assert code == 2 and err.startswith("error: ") and err.count("\n") == 1
+    assert code == 2
+    assert err.startswith("error: ")
+    assert err.count("\n") == 1
 
 
 def test_debug_shows_the_traceback(tmp_path: Path):
     path = tmp_path / "bad.yaml"
     path.write_text("kind: [unclosed\n")
     _, _, err = run("--debug", "validate", str(path))
-    assert "Traceback" in err and err.rstrip().splitlines()[-1].startswith("error: ")
+    assert "Traceback" in err
+    assert err.rstrip().splitlines()[-1].startswith("error: ")
 
 
 def test_diff_reports_what_the_apiserver_refuses(workload_file, tmp_path: Path):
@@ -181,7 +186,9 @@ def test_diff_accepts_a_min_count_change(workload_file):
 def test_migrate_rewrites_and_reports():
     code, out, err = run("migrate", str(MANIFESTS / "legacy-v1alpha2.yaml"))
     assert code == 0
-    assert "apiVersion: scheduling.k8s.io/v1beta1" in out and "workloadRef:" in out and "all: {}" in out
+    assert "apiVersion: scheduling.k8s.io/v1beta1" in out
+    assert "workloadRef:" in out
+    assert "all: {}" in out
     assert err.splitlines()[0].endswith("apiVersion: scheduling.k8s.io/v1alpha2 is now scheduling.k8s.io/v1beta1")
 
 
@@ -204,7 +211,8 @@ def test_an_invalid_crd_mapping_is_one_line(tmp_path: Path, workload_file):
     mapping.write_text("- 1\n")
     code, _, err = run("compile", "--mapping", str(mapping), workload_file(4))
     assert code == 2
-    assert err.startswith(f"error: {mapping}: not a valid CRD mapping: (the mapping): ") and err.count("\n") == 1
+    assert err.startswith(f"error: {mapping}: not a valid CRD mapping: (the mapping): ")
+    assert err.count("\n") == 1
 
 
 @pytest.mark.parametrize("command", ["validate", "compile", "migrate"], ids=["validate", "compile", "migrate"])

@@ -1,4 +1,5 @@
-"""``place``/``explain`` with PriorityClasses in the input files and PriorityClasses and budgets in the kubectl dumps."""
+"""``place``/``explain`` with PriorityClasses in the input files and PriorityClasses and budgets in the
+kubectl dumps."""
 
 from __future__ import annotations
 
@@ -156,6 +157,9 @@ def test_explain_names_each_victim_and_why(files: Path) -> None:
                 "    `default/old` (Pod, priority 10 < 1000): 1 pod on gpu-1; with it back, a placed pod would not fit "
                 "there; evicting it violates a PodDisruptionBudget (no reprieve kept the budget)"
             ),
-            "    `default/new` (Pod, priority 10 < 1000): 1 pod on gpu-1; with it back, a placed pod would not fit there",
+            (
+                "    `default/new` (Pod, priority 10 < 1000): 1 pod on gpu-1; with it back, a placed pod would not fit "
+                "there"
+            ),
         ],
     )

@@ -43,7 +43,8 @@ def test_the_html_page_gives_the_drawing_the_page_width(tmp_path: Path) -> None:
         run("place", str(data / "gang.yaml"), "--cluster", str(data / "racks.yaml"), "--render", str(target))
     inline = re.search(r"<svg [^>]*>", page.read_text())
     alone = re.search(r"<svg [^>]*>", drawing.read_text())
-    assert inline is not None and alone is not None
+    assert inline is not None
+    assert alone is not None
     assert (inline.group(0), 'style="max-width:1011px"' in alone.group(0)) == (
         '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 674 227" width="100%" font-family="sans-serif" '
         'data-resource="nvidia.com/gpu">',

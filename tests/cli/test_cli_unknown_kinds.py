@@ -283,7 +283,8 @@ def test_a_replicaset_that_joins_a_pod_group_is_checked_at_its_own_paths(here: P
     change(replica_set)
     Path("rs.yaml").write_text(yaml.safe_dump(replica_set))
     code, out, _ = run("validate", "rs.yaml")
-    assert code == 1 and said in out, out
+    assert code == 1, out
+    assert said in out, out
 
 
 def test_a_pods_port_of_the_wrong_type_is_a_type_error_at_its_path(here: Path) -> None:

@@ -79,7 +79,7 @@ spec:
     spec:
       restartPolicy: Never
       containers: [{name: trainer, image: trainer:1, resources: {requests: {nvidia.com/gpu: "1"}, limits: {nvidia.com/gpu: "1"}}}]
-"""
+"""  # noqa: E501 - the cluster YAML a user writes, one container a line
 INVALID_CAUSE = (
     'gang.yaml (document 1): The Job "trainer" is invalid: spec.parallelism: Invalid value: -1: '
     "must be greater than or equal to 0"

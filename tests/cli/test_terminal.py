@@ -169,7 +169,8 @@ class _Terminal(io.StringIO):
 def test_the_spinner_draws_its_own_sequences_and_an_escaped_label():
     terminal = _Terminal()
     stream = EscapedStream(terminal)
-    assert stream.isatty() and raw_stream(stream) is terminal
+    assert stream.isatty()
+    assert raw_stream(stream) is terminal
     progress = Progress(stream, delay=3600, clock=lambda: 0.0)  # ticks drawn by hand only
     with progress.step("reading n\x1b[2J\n.json"):
         progress.tick()
@@ -212,4 +213,5 @@ def test_a_file_name_that_is_not_utf8_is_printed_not_an_encoding_error(files: Pa
         capture_output=True,
         timeout=60,
     )
-    assert done.returncode == 0 and b"Job ml/train (train\\ufffd.yaml, document 1): placed\n" in done.stdout
+    assert done.returncode == 0
+    assert b"Job ml/train (train\\ufffd.yaml, document 1): placed\n" in done.stdout

@@ -222,7 +222,7 @@ def test_a_checked_tree_skips_the_checks_only_for_its_own_root() -> None:
     options = BuildOptions(owner=OWNER)
     skipped = to_dict(compile_workload(bad, options, CheckedTree(bad)))
     assert [t["name"] for t in skipped["spec"]["compositePodGroupTemplates"][0]["podGroupTemplates"]] == ["a"]
-    with pytest.raises(BuildError, match="^duplicate workload item name"):
+    with pytest.raises(BuildError, match=r"^duplicate workload item name"):
         compile_workload(bad, options, CheckedTree(WorkloadItem(name="other")))
 
 

@@ -144,7 +144,7 @@ def exists(cl: Cluster, state: State, root: GroupRequest) -> bool:
                         loads.setdefault(i, {}).setdefault(r, []).append((x, q))
             model.Add(sum(in_set) <= pod_set.count)
             every += in_set
-            row = in_set if not row else [a + b for a, b in zip(row, in_set)]
+            row = in_set if not row else [a + b for a, b in zip(row, in_set, strict=True)]
         model.Add(sum(every) == need * chosen[leaf.name])
         pods[leaf.name] = row
     for i, per_resource in loads.items():

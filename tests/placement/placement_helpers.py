@@ -14,7 +14,8 @@ COLUMNAR_SETTINGS = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
-"""Hypothesis settings of the tests comparing a fast path with its reference; ``WB_COLUMNAR_EXAMPLES=3000`` runs more."""
+"""Hypothesis settings of the tests comparing a fast path with its reference;
+``WB_COLUMNAR_EXAMPLES=3000`` runs more."""
 
 ZONE = "topology.kubernetes.io/zone"
 BLOCK = "topology.example.com/block"

@@ -81,7 +81,7 @@ POD_LIST_READS = [
         [{"name": "w-0", "node": "c"}, {"name": "w-1", "node": "a"}, {"name": "w-2", "node": "c"}],
     ),
     ("equal to the list", lambda pods: pods == BUILT, True),
-    ("the list equal to it", lambda pods: BUILT == pods, True),
+    ("the list equal to it", lambda pods: BUILT == pods, True),  # noqa: SIM300 - the list's side: the reflected __eq__
     ("equal to another order", lambda pods: pods == BUILT[::-1], False),
     ("index", lambda pods: pods[-1], PodPlacement("w-2", "c")),
     ("slice", lambda pods: pods[:1], [PodPlacement("w-0", "c")]),

@@ -144,11 +144,11 @@ def _packs(cl: Cluster, demands: list[tuple[GroupRequest, list[int], int]]) -> b
 
 def _device_takes(cl: Cluster, count: int) -> list[tuple[tuple[str, int], ...]]:
     pools = [pool for pool in cl.pools if pool.device_class == "nic"]
-    out = []
-    for amounts in itertools.product(*[range(pool.count - pool.allocated + 1) for pool in pools]):
-        if sum(amounts) == count:
-            out.append(tuple((pool.name, n) for pool, n in zip(pools, amounts, strict=True) if n))
-    return out
+    return [
+        tuple((pool.name, n) for pool, n in zip(pools, amounts, strict=True) if n)
+        for amounts in itertools.product(*[range(pool.count - pool.allocated + 1) for pool in pools])
+        if sum(amounts) == count
+    ]
 
 
 def _fill(cl: Cluster, demands: tuple[Any, ...], allowed: tuple[tuple[int, ...], ...]) -> bool:

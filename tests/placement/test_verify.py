@@ -42,7 +42,8 @@ def _setup() -> tuple[Cluster, PlacementRequest, Placement]:
         {"nic": {"deviceClass": "rdma", "count": 1}},
     )
     answer = place(req, cl)
-    assert answer.feasible and verify(req, cl, answer) == []
+    assert answer.feasible
+    assert verify(req, cl, answer) == []
     return cl, req, answer
 
 

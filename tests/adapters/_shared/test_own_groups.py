@@ -47,7 +47,8 @@ WHERE = "spec.replicatedJobs[0].template.spec.template.spec.schedulingGroup.podG
             [f"PodGroup/{GROUP}"],
             [
                 (
-                    f'{WHERE}: Forbidden: the pods join the PodGroup "{GROUP}" the user made: the JobSet controller makes '
+                    f'{WHERE}: Forbidden: the pods join the PodGroup "{GROUP}" the user made: the JobSet '
+                    f"controller makes "
                     "no Workload and no PodGroup for them"
                 )
             ],
@@ -59,11 +60,13 @@ WHERE = "spec.replicatedJobs[0].template.spec.template.spec.schedulingGroup.podG
             [],
             [
                 (
-                    f'{WHERE}: Forbidden: the pods join the PodGroup "{GROUP}" the user made: the JobSet controller makes '
+                    f'{WHERE}: Forbidden: the pods join the PodGroup "{GROUP}" the user made: the JobSet '
+                    f"controller makes "
                     "no Workload and no PodGroup for them"
                 ),
                 (
-                    f'{WHERE}: Unsupported value: "{GROUP}": is not in the input: give the PodGroup to check and place the '
+                    f'{WHERE}: Unsupported value: "{GROUP}": is not in the input: give the PodGroup to check and '
+                    f"place the "
                     "pods with it"
                 ),
             ],
@@ -75,8 +78,10 @@ WHERE = "spec.replicatedJobs[0].template.spec.template.spec.schedulingGroup.podG
             ["PodGroup/mine"],
             [
                 (
-                    "spec.leaderWorkerTemplate.workerTemplate.spec.schedulingGroup.podGroupName: Forbidden: the pods join "
-                    'the PodGroup "mine" the user made: the LeaderWorkerSet controller makes no Workload and no PodGroup '
+                    "spec.leaderWorkerTemplate.workerTemplate.spec.schedulingGroup.podGroupName: Forbidden: the "
+                    "pods join "
+                    'the PodGroup "mine" the user made: the LeaderWorkerSet controller makes no Workload and no '
+                    "PodGroup "
                     "for them"
                 )
             ],
@@ -125,7 +130,8 @@ def test_with_spec_scheduling_a_named_pod_group_is_still_refused():
     jobset["spec"]["scheduling"] = {"schedulingPolicy": {"gang": {}}}
     assert [str(f.error) for f in plan_object(jobset).validate()] == [
         (
-            "spec.replicatedJobs[0].template.spec.template.spec.schedulingGroup: Forbidden: cannot be set directly when "
+            "spec.replicatedJobs[0].template.spec.template.spec.schedulingGroup: Forbidden: cannot be set directly "
+            "when "
             "spec.scheduling is configured; the JobSet controller manages this field"
         )
     ]

@@ -91,7 +91,7 @@ LWS_RESTART = "spec.leaderWorkerTemplate.workerTemplate.spec.restartPolicy"
         "lws-never",
         "volcano-never",
         "volcano-always",
-    ],  # fmt: skip
+    ],
 )
 def test_restart_policy_follows_the_controller_kind(obj: dict[str, Any], expected: list[str]) -> None:
     assert texts(obj) == expected
@@ -156,8 +156,11 @@ VOLCANO_IO = [
 ]
 
 
-@pytest.mark.parametrize(("volumes", "expected"), VOLCANO_IO, ids=["ok", "no-claim", "no-mount-path", "duplicated",
-                                                                    "both", "bad-claim-name", "first-only"])  # fmt: skip
+@pytest.mark.parametrize(
+    ("volumes", "expected"),
+    VOLCANO_IO,
+    ids=["ok", "no-claim", "no-mount-path", "duplicated", "both", "bad-claim-name", "first-only"],
+)
 def test_volcano_volumes_follow_validate_io(volumes: list[dict[str, Any]], expected: list[str]) -> None:
     assert texts(volcano(volumes)) == expected
 

@@ -55,7 +55,10 @@ LWT = ("spec", "leaderWorkerTemplate")
             (*RJ, "template", "spec", "template", "spec", "containers", 0, "imagee"),
             "busybox",
             [
-                "JobSet/paralleljobs: spec.replicatedJobs[0].template.spec.template.spec.containers[0].imagee: unknown field"
+                (
+                    "JobSet/paralleljobs: spec.replicatedJobs[0].template.spec.template.spec.containers[0].imagee: "
+                    "unknown field"
+                )
             ],
         ),
         (

@@ -77,7 +77,10 @@ TRAINING_ERRORS: list[tuple[str, str, Any, list[str]]] = [
         "spec.roles[1].scheduling",
         {"schedulingPolicy": {"gang": {"minCount": 0}}},
         [
-            "spec.roles[1].scheduling.schedulingPolicy.gang.minCount: Invalid value: 0: must be greater than or equal to 1"
+            (
+                "spec.roles[1].scheduling.schedulingPolicy.gang.minCount: Invalid value: 0: must be greater than or "
+                "equal to 1"
+            )
         ],
     ),
     (
@@ -85,7 +88,10 @@ TRAINING_ERRORS: list[tuple[str, str, Any, list[str]]] = [
         "spec.roles[1].scheduling",
         {"schedulingPolicy": {"gang": {"minCount": 3}}},
         [
-            "spec.roles[1].scheduling.schedulingPolicy.gang.minCount: Invalid value: 3: must be less than or equal to spec.roles[1].replicas"
+            (
+                "spec.roles[1].scheduling.schedulingPolicy.gang.minCount: Invalid value: 3: must be less than or equal "
+                "to spec.roles[1].replicas"
+            )
         ],
     ),
     (
@@ -93,7 +99,10 @@ TRAINING_ERRORS: list[tuple[str, str, Any, list[str]]] = [
         "spec.scheduling.schedulingPolicy.gang.minGroupCount",
         3,
         [
-            "spec.scheduling.schedulingPolicy.gang.minGroupCount: Invalid value: 3: must be less than or equal to the number of child groups (2)"
+            (
+                "spec.scheduling.schedulingPolicy.gang.minGroupCount: Invalid value: 3: must be less than or equal to "
+                "the number of child groups (2)"
+            )
         ],
     ),
     ("duplicate-role", "spec.roles[1].name", "trainer", ['spec.roles[1].name: Duplicate value: "trainer"']),
@@ -133,7 +142,10 @@ TRAINING_ERRORS: list[tuple[str, str, Any, list[str]]] = [
         "spec.scheduling.resourceClaims",
         [{"name": "nics", "resourceClaimName": "nics"}],
         [
-            "spec.scheduling.resourceClaims: Forbidden: resource claims belong to groups of pods, not to groups of groups"
+            (
+                "spec.scheduling.resourceClaims: Forbidden: resource claims belong to groups of pods, not to groups of "
+                "groups"
+            )
         ],
     ),
     (
@@ -141,7 +153,10 @@ TRAINING_ERRORS: list[tuple[str, str, Any, list[str]]] = [
         "spec.roles[1].scheduling",
         {"disruptionMode": {"all": {}}},
         [
-            'spec.roles[1].scheduling.disruptionMode: Invalid value: "": the disruptionMode `all` is not supported with the Basic scheduling policy'
+            (
+                'spec.roles[1].scheduling.disruptionMode: Invalid value: "": the disruptionMode `all` is not supported '
+                "with the Basic scheduling policy"
+            )
         ],
     ),
     (
@@ -233,7 +248,10 @@ WORKER_POOL_ERRORS: list[tuple[str, str, Any, list[str]]] = [
         "spec.workerGroups[1].claims",
         [{"name": "nics"}],
         [
-            'spec.workerGroups[1].claims[0]: Invalid value: "": must specify one of: `resourceClaimName`, `resourceClaimTemplateName`'
+            (
+                'spec.workerGroups[1].claims[0]: Invalid value: "": must specify one of: `resourceClaimName`, '
+                "`resourceClaimTemplateName`"
+            )
         ],
     ),
     (
@@ -383,7 +401,10 @@ BAD_MAPPINGS: list[tuple[str, Callable[[dict[str, Any]], None], tuple[Any, ...],
         "default-that-does-not-decode",
         lambda m: m["groups"][0]["groups"][0].update(defaults={"schedulingPolicy": {"gang": {"minCount": "8"}}}),
         ("groups", 0, "groups", 0),
-        "Value error, defaults of group '{name}': defaults.schedulingPolicy.gang.minCount: Invalid value: \"8\": must be of type integer",
+        (
+            "Value error, defaults of group '{name}': defaults.schedulingPolicy.gang.minCount: Invalid value: \"8\": "
+            "must be of type integer"
+        ),
     ),
     (
         "unknown-mapping-field",

@@ -177,7 +177,10 @@ def parent_workload(*leaves: str) -> dict[str, Any]:
             "workers",
             [],
             [
-                'Job/trainer: metadata.ownerReferences[0]: Not found: "JobSet/train": no Workload whose spec.controllerRef names this owner was given in related'
+                (
+                    'Job/trainer: metadata.ownerReferences[0]: Not found: "JobSet/train": no Workload whose '
+                    "spec.controllerRef names this owner was given in related"
+                )
             ],
         ),
         (
@@ -189,21 +192,30 @@ def parent_workload(*leaves: str) -> dict[str, Any]:
                 }
             ],
             [
-                'Job/trainer: metadata.ownerReferences[0]: Not found: "JobSet/train": no Workload whose spec.controllerRef names this owner was given in related'
+                (
+                    'Job/trainer: metadata.ownerReferences[0]: Not found: "JobSet/train": no Workload whose '
+                    "spec.controllerRef names this owner was given in related"
+                )
             ],
         ),
         (
             "workers",
             [{**parent_workload("workers"), "metadata": {"name": "train-wl", "namespace": "elsewhere"}}],
             [
-                'Job/trainer: metadata.ownerReferences[0]: Not found: "JobSet/train": no Workload whose spec.controllerRef names this owner was given in related'
+                (
+                    'Job/trainer: metadata.ownerReferences[0]: Not found: "JobSet/train": no Workload whose '
+                    "spec.controllerRef names this owner was given in related"
+                )
             ],
         ),
         (
             "launcher",
             [parent_workload("driver", "workers")],
             [
-                'Job/trainer: metadata.annotations[scheduling.k8s.io/group-template-name]: Not found: "launcher": podGroupTemplate "launcher" not found in workload "train-wl" (have [driver workers])'
+                (
+                    'Job/trainer: metadata.annotations[scheduling.k8s.io/group-template-name]: Not found: "launcher": '
+                    'podGroupTemplate "launcher" not found in workload "train-wl" (have [driver workers])'
+                )
             ],
         ),
     ],
@@ -249,20 +261,29 @@ def mutate(the_job: dict[str, Any], change: Callable[[dict[str, Any]], None]) ->
         (
             job(gang(5)),
             [
-                "spec.scheduling.schedulingPolicy.gang.minCount: Invalid value: 5: must not be greater than parallelism (4)"
+                (
+                    "spec.scheduling.schedulingPolicy.gang.minCount: Invalid value: 5: must not be greater than "
+                    "parallelism (4)"
+                )
             ],
         ),
         (job(gang(4)), []),
         (
             job(gang(2), parallelism=None),
             [
-                "spec.scheduling.schedulingPolicy.gang.minCount: Invalid value: 2: must not be greater than parallelism (1)"
+                (
+                    "spec.scheduling.schedulingPolicy.gang.minCount: Invalid value: 2: must not be greater than "
+                    "parallelism (1)"
+                )
             ],
         ),
         (
             job(gang(1), parallelism=0),
             [
-                "spec.scheduling.schedulingPolicy.gang.minCount: Invalid value: 1: must not be greater than parallelism (0)"
+                (
+                    "spec.scheduling.schedulingPolicy.gang.minCount: Invalid value: 1: must not be greater than "
+                    "parallelism (0)"
+                )
             ],
         ),
         (
@@ -290,7 +311,10 @@ def mutate(the_job: dict[str, Any], change: Callable[[dict[str, Any]], None]) ->
         (
             job({"schedulingPolicy": {"basic": {}}, "disruptionMode": {"all": {}}}),
             [
-                'spec.scheduling.disruptionMode: Invalid value: "": the disruptionMode `all` is not supported with the Basic scheduling policy'
+                (
+                    'spec.scheduling.disruptionMode: Invalid value: "": the disruptionMode `all` is not supported with '
+                    "the Basic scheduling policy"
+                )
             ],
         ),
         (
@@ -304,7 +328,10 @@ def mutate(the_job: dict[str, Any], change: Callable[[dict[str, Any]], None]) ->
         (
             job(gang(resourceClaims=[{"name": "gpus"}])),
             [
-                'spec.scheduling.resourceClaims[0]: Invalid value: "": must specify one of: `resourceClaimName`, `resourceClaimTemplateName`'
+                (
+                    'spec.scheduling.resourceClaims[0]: Invalid value: "": must specify one of: `resourceClaimName`, '
+                    "`resourceClaimTemplateName`"
+                )
             ],
         ),
     ],
@@ -362,7 +389,8 @@ def set_in(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
             BASE,
             mutate(BASE, set_in("spec.scheduling.schedulingPolicy", {"basic": {}})),
             [
-                "spec.scheduling.schedulingPolicy: Invalid value: null: the basic/gang policy variant is immutable after creation;"
+                "spec.scheduling.schedulingPolicy: Invalid value: null: the basic/gang policy variant is immutable "
+                "after creation;"
                 " only schedulingPolicy.gang.minCount may be updated"
             ],
         ),
@@ -370,7 +398,8 @@ def set_in(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
             mutate(BASE, set_in("spec.scheduling.schedulingPolicy", {"basic": {}})),
             BASE,
             [
-                "spec.scheduling.schedulingPolicy: Invalid value: null: the basic/gang policy variant is immutable after creation;"
+                "spec.scheduling.schedulingPolicy: Invalid value: null: the basic/gang policy variant is immutable "
+                "after creation;"
                 " only schedulingPolicy.gang.minCount may be updated"
             ],
         ),
@@ -407,7 +436,10 @@ def set_in(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
             BASE,
             mutate(BASE, set_in("spec.scheduling.schedulingPolicy.gang.minCount", 9)),
             [
-                "spec.scheduling.schedulingPolicy.gang.minCount: Invalid value: 9: must not be greater than parallelism (4)"
+                (
+                    "spec.scheduling.schedulingPolicy.gang.minCount: Invalid value: 9: must not be greater than "
+                    "parallelism (4)"
+                )
             ],
         ),
         (

@@ -123,7 +123,8 @@ ERRORS = [
         FLAT,
         [
             (
-                "JobSet/per-rj-grouped: spec.scheduling: Forbidden: cannot set schedulingPolicy, schedulingConstraints, or "
+                "JobSet/per-rj-grouped: spec.scheduling: Forbidden: cannot set schedulingPolicy, "
+                "schedulingConstraints, or "
                 "disruptionMode together with replicatedJobs; use exactly one of the top-level scheduling API or the "
                 "per-ReplicatedJob (replicatedJobs) scheduling API"
             )
@@ -136,11 +137,13 @@ ERRORS = [
         FLAT,
         [
             (
-                'JobSet/per-rj-grouped: spec.scheduling.replicatedJobs[0].targetReplicatedJobs[1]: Invalid value: "workers": '
+                "JobSet/per-rj-grouped: spec.scheduling.replicatedJobs[0].targetReplicatedJobs[1]: Invalid value: "
+                '"workers": '
                 "does not reference a valid replicatedJob name"
             ),
             (
-                'JobSet/per-rj-grouped: spec.scheduling.replicatedJobs[1].targetReplicatedJobs[0]: Invalid value: "launcher": '
+                "JobSet/per-rj-grouped: spec.scheduling.replicatedJobs[1].targetReplicatedJobs[0]: Invalid value: "
+                '"launcher": '
                 "is targeted by more than one replicatedJobs entry"
             ),
         ],
@@ -169,8 +172,10 @@ ERRORS = [
                 '["launcher","worker"]: must target exactly one replicatedJob when job is set'
             ),
             (
-                "JobSet/per-rj-grouped: spec.scheduling.replicatedJobs[0].job: Invalid value: true: cannot be set together "
-                "with schedulingPolicy, schedulingConstraints, disruptionMode, or resourceClaims on the same replicatedJobs "
+                "JobSet/per-rj-grouped: spec.scheduling.replicatedJobs[0].job: Invalid value: true: cannot be set "
+                "together "
+                "with schedulingPolicy, schedulingConstraints, disruptionMode, or resourceClaims on the same "
+                "replicatedJobs "
                 "entry; job replaces the single shared PodGroup those fields configure with one PodGroup per Job"
             ),
         ],
@@ -182,7 +187,8 @@ ERRORS = [
         FLAT,
         [
             (
-                "JobSet/per-rj-grouped: spec.scheduling.schedulingPolicy.gang.minCount: Invalid value: 6: cannot exceed "
+                "JobSet/per-rj-grouped: spec.scheduling.schedulingPolicy.gang.minCount: Invalid value: 6: cannot "
+                "exceed "
                 "the total number of JobSet pods (5)"
             )
         ],
@@ -194,7 +200,8 @@ ERRORS = [
         FLAT,
         [
             (
-                "JobSet/per-rj-grouped: spec.scheduling.replicatedJobs[0].schedulingPolicy.gang.minCount: Invalid value: 6: "
+                "JobSet/per-rj-grouped: spec.scheduling.replicatedJobs[0].schedulingPolicy.gang.minCount: Invalid "
+                "value: 6: "
                 "cannot exceed the number of pods across the targeted ReplicatedJobs [launcher worker] (5)"
             )
         ],
@@ -218,7 +225,8 @@ ERRORS = [
         COMPOSITE,
         [
             (
-                "JobSet/v6e-multislice: spec.replicatedJobs[0].template.spec.scheduling.schedulingPolicy.gang.minCount: "
+                "JobSet/v6e-multislice: "
+                "spec.replicatedJobs[0].template.spec.scheduling.schedulingPolicy.gang.minCount: "
                 'Invalid value: 5: cannot exceed the per-Job pod count (parallelism) of replicatedJob "slice" (4)'
             )
         ],
@@ -230,7 +238,8 @@ ERRORS = [
         FLAT,
         [
             (
-                "JobSet/per-rj-grouped: spec.scheduling.schedulingPolicy.gang.minCount: Invalid value: 3: cannot be set "
+                "JobSet/per-rj-grouped: spec.scheduling.schedulingPolicy.gang.minCount: Invalid value: 3: cannot "
+                "be set "
                 "when DependsOn or InOrder StartupPolicy is used; use per-ReplicatedJob gang policies instead"
             )
         ],
@@ -242,8 +251,10 @@ ERRORS = [
         FLAT,
         [
             (
-                'JobSet/per-rj-grouped: spec.scheduling.replicatedJobs[0].targetReplicatedJobs[1]: Invalid value: "worker": '
-                'must not share a gang with replicatedJob "launcher": "worker" starts only after "launcher" (dependsOn), '
+                "JobSet/per-rj-grouped: spec.scheduling.replicatedJobs[0].targetReplicatedJobs[1]: Invalid value: "
+                '"worker": '
+                'must not share a gang with replicatedJob "launcher": "worker" starts only after "launcher" '
+                "(dependsOn), "
                 "so the gang could never fill"
             )
         ],
@@ -255,7 +266,8 @@ ERRORS = [
         FLAT,
         [
             (
-                'JobSet/per-rj-grouped: spec.scheduling.replicatedJobs[0].targetReplicatedJobs[1]: Invalid value: "worker": '
+                "JobSet/per-rj-grouped: spec.scheduling.replicatedJobs[0].targetReplicatedJobs[1]: Invalid value: "
+                '"worker": '
                 'must not share a gang with replicatedJob "launcher": "worker" starts only after "launcher" (InOrder '
                 "startup), so the gang could never fill"
             )
@@ -283,7 +295,8 @@ ERRORS = [
         FLAT,
         [
             (
-                'JobSet/per-rj-grouped: spec.scheduling.replicatedJobs[0].targetReplicatedJobs[1]: Invalid value: "worker": '
+                "JobSet/per-rj-grouped: spec.scheduling.replicatedJobs[0].targetReplicatedJobs[1]: Invalid value: "
+                '"worker": '
                 'priorityClassName "high" must match "" of the other ReplicatedJobs sharing this PodGroup'
             )
         ],
@@ -299,9 +312,12 @@ ERRORS = [
         [
             "JobSet/topo-training: spec.scheduling.replicatedJobs[1].schedulingPolicy.gang.mincount: unknown field",
             (
-                "JobSet/topo-training: spec.scheduling.replicatedJobs[1].schedulingConstraints.topology[0].key: Invalid value: "
-                "\"Not A Label\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
-                "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+                "JobSet/topo-training: spec.scheduling.replicatedJobs[1].schedulingConstraints.topology[0].key: "
+                "Invalid value: "
+                "\"Not A Label\": name part must consist of alphanumeric characters, '-', '_' or '.', and must "
+                "start and end "
+                "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+                "validation is "
                 "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
             ),
         ],
@@ -320,7 +336,8 @@ ERRORS = [
                 "cannot be set directly when spec.scheduling is configured; the JobSet controller manages this field"
             ),
             (
-                "JobSet/per-rj-grouped: spec.replicatedJobs[0].template.spec.scheduling: Forbidden: must not be set when "
+                "JobSet/per-rj-grouped: spec.replicatedJobs[0].template.spec.scheduling: Forbidden: must not be "
+                "set when "
                 "spec.scheduling is configured: the JobSet controller schedules its Jobs from spec.scheduling"
             ),
         ],

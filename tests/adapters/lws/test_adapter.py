@@ -1,4 +1,5 @@
-"""The LeaderWorkerSet adapter against LWS's own samples: KEP-666's levels in phase 1 and phase 2, subgroups, LWS labels."""
+"""The LeaderWorkerSet adapter against LWS's own samples: KEP-666's levels in phase 1 and phase 2, subgroups,
+LWS labels."""
 
 from __future__ import annotations
 
@@ -140,7 +141,8 @@ ERRORS = [
         FLAT,
         [
             (
-                "spec.scheduling: Forbidden: a gang containing the leader and workers is incompatible with startupPolicy "
+                "spec.scheduling: Forbidden: a gang containing the leader and workers is incompatible with "
+                "startupPolicy "
                 "LeaderReady"
             )
         ],
@@ -152,7 +154,8 @@ ERRORS = [
         COMPOSITE,
         [
             (
-                "spec.scheduling: Forbidden: a gang containing the leader and workers is incompatible with startupPolicy "
+                "spec.scheduling: Forbidden: a gang containing the leader and workers is incompatible with "
+                "startupPolicy "
                 "LeaderReady"
             )
         ],
@@ -215,7 +218,8 @@ ERRORS = [
                 "resourceClaims when CompositePodGroups are used"
             ),
             (
-                "spec.scheduling.replica.schedulingPolicy.gang.minGroupCount: Invalid value: 3: cannot exceed the number "
+                "spec.scheduling.replica.schedulingPolicy.gang.minGroupCount: Invalid value: 3: cannot exceed the "
+                "number "
                 "of groups in one replica (2)"
             ),
         ],
@@ -239,7 +243,8 @@ ERRORS = [
         COMPOSITE,
         [
             (
-                'spec.scheduling.replica.worker.resourceClaims[0]: Invalid value: "gpus": must have a matching reference '
+                'spec.scheduling.replica.worker.resourceClaims[0]: Invalid value: "gpus": must have a matching '
+                "reference "
                 "in every member pod template"
             )
         ],

@@ -1,4 +1,5 @@
-"""The Trainer adapter against Trainer's own runtimes and TrainJobs: the derived groups, KEP-3015's levels, findings per object."""
+"""The Trainer adapter against Trainer's own runtimes and TrainJobs: the derived groups, KEP-3015's levels,
+findings per object."""
 
 from __future__ import annotations
 
@@ -135,7 +136,8 @@ ERRORS = [
         runtime(TORCH),
         [
             (
-                "TrainJob/multi-node-example: spec.trainer.numNodes: Invalid value: 0: must be greater than or equal to 1 "
+                "TrainJob/multi-node-example: spec.trainer.numNodes: Invalid value: 0: must be greater than or "
+                "equal to 1 "
                 "when the trainer is gang-scheduled"
             )
         ],
@@ -146,7 +148,8 @@ ERRORS = [
         runtime(LLAMA, spec__mlPolicy__numNodes=0),
         [
             (
-                "ClusterTrainingRuntime/torchtune-llama3.2-1b: spec.mlPolicy.numNodes: Invalid value: 0: must be greater "
+                "ClusterTrainingRuntime/torchtune-llama3.2-1b: spec.mlPolicy.numNodes: Invalid value: 0: must be "
+                "greater "
                 "than or equal to 1 when the trainer is gang-scheduled"
             )
         ],
@@ -196,8 +199,10 @@ ERRORS = [
         runtime(DEEPSPEED, spec__scheduling=MPI_TOGETHER["spec__scheduling"]),
         [
             (
-                "ClusterTrainingRuntime/deepspeed-distributed: spec.scheduling.replicatedJobs[0].targetReplicatedJobs[1]: "
-                'Invalid value: "node": must not share a gang with replicatedJob "launcher": "launcher" starts only after '
+                "ClusterTrainingRuntime/deepspeed-distributed: "
+                "spec.scheduling.replicatedJobs[0].targetReplicatedJobs[1]: "
+                'Invalid value: "node": must not share a gang with replicatedJob "launcher": "launcher" starts '
+                "only after "
                 '"node" (dependsOn), so the gang could never fill'
             )
         ],
@@ -216,11 +221,13 @@ ERRORS = [
         ),
         [
             (
-                'ClusterTrainingRuntime/torch-distributed: spec: Invalid value: "object": Pod schedulingGroup must not be '
+                'ClusterTrainingRuntime/torch-distributed: spec: Invalid value: "object": Pod schedulingGroup must '
+                "not be "
                 "set, it is owned by the TrainJob controller"
             ),
             (
-                "ClusterTrainingRuntime/torch-distributed: spec.scheduling.schedulingConstraints.topology: Too many: 2: "
+                "ClusterTrainingRuntime/torch-distributed: spec.scheduling.schedulingConstraints.topology: Too "
+                "many: 2: "
                 "must have at most 1 item"
             ),
         ],

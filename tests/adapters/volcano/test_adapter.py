@@ -95,13 +95,19 @@ def test_pods_are_assigned_by_volcano_labels():
         (
             job(minAvailable=6),
             [
-                "spec.minAvailable: Invalid value: 6: job 'minAvailable' should not be greater than total replicas in tasks"
+                (
+                    "spec.minAvailable: Invalid value: 6: job 'minAvailable' should not be greater than total replicas "
+                    "in tasks"
+                )
             ],
         ),
         (
             with_task(job(), 0, minAvailable=3),
             [
-                "spec.tasks[0].minAvailable: Invalid value: 3: 'minAvailable' is greater than 'replicas' in task: a, job: v"
+                (
+                    "spec.tasks[0].minAvailable: Invalid value: 3: 'minAvailable' is greater than 'replicas' in task: "
+                    "a, job: v"
+                )
             ],
         ),
         (job(minAvailable=-1), ["spec.minAvailable: Invalid value: -1: must be greater than or equal to 0"]),
@@ -156,12 +162,14 @@ def test_what_has_no_native_equivalent_is_a_warning():
     warnings = [str(f.error) for f in plan_object(obj).warnings]
     assert warnings == [
         (
-            "spec.tasks[1].minAvailable: Unsupported value: 1: one PodGroup holds every task's pods and its gang counts "
+            "spec.tasks[1].minAvailable: Unsupported value: 1: one PodGroup holds every task's pods and its gang "
+            "counts "
             "pods across tasks (spec.minAvailable): a per-task minimum has no equivalent there; plan with "
             "CompositePodGroups for one gang per task"
         ),
         (
-            'spec.queue: Unsupported value: "research": Volcano\'s queue has no equivalent in the Workload API: quota and '
+            'spec.queue: Unsupported value: "research": Volcano\'s queue has no equivalent in the Workload API: '
+            "quota and "
             "queueing are Kueue's (a LocalQueue and the kueue.x-k8s.io/queue-name label)"
         ),
         (

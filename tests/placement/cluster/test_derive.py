@@ -134,7 +134,7 @@ def test_nodes_like_refuses(name: str, count: int, message: str) -> None:
 def test_node_named() -> None:
     cl = make()
     assert [node_named(cl, name) for name in ("a", "b", "c")] == [0, 1, 2]
-    with pytest.raises(InvalidArgumentError, match="^no node named 'x' in the cluster$"):
+    with pytest.raises(InvalidArgumentError, match=r"^no node named 'x' in the cluster$"):
         node_named(cl, "x")
 
 

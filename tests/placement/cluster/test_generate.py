@@ -120,7 +120,8 @@ def test_usage_stays_below_three_quarters_of_whole_units(seed: int) -> None:
         requests = pod["requests"]
         assert set(requests) <= {"cpu", "memory", "nvidia.com/gpu"}
         assert 1 <= int(requests["cpu"]) < 48
-        assert requests["memory"].endswith("Gi") and 1 <= int(requests["memory"][:-2]) < 384
+        assert requests["memory"].endswith("Gi")
+        assert 1 <= int(requests["memory"][:-2]) < 384
         assert 1 <= int(requests.get("nvidia.com/gpu", "1")) < 6
 
 

@@ -68,5 +68,6 @@ def test_an_extended_index_adds_copies_of_one_node(seed: int) -> None:
 def test_indexes_compare_by_content() -> None:
     assert index_of([[("a", 1)]]) == index_of([[("a", 1)]])
     assert index_of([[("a", 1)]]) != index_of([[("a", 2)]])
-    assert index_of([]) == ImageIndex() and not ImageIndex()
+    assert index_of([]) == ImageIndex()
+    assert not ImageIndex()
     assert repr(index_of([[("a", 1), ("b", 2)]])) == "ImageIndex(2 names)"

@@ -185,7 +185,8 @@ def test_what_the_decoder_refuses_is_read_the_careful_way(text: str) -> None:
 def test_a_key_given_twice_keeps_its_last_value_as_gos_decoder_does() -> None:
     text = '{"items": [{"metadata": {"name": "a", "name": "b"}, "status": {"allocatable": {"cpu": "1"}}}]}'
     parts = read_kubectl(text)
-    assert isinstance(parts.nodes, NodeColumns) and parts.nodes.names == ["b"]
+    assert isinstance(parts.nodes, NodeColumns)
+    assert parts.nodes.names == ["b"]
 
 
 def test_nodes_listing_the_same_image_share_its_decoded_entry() -> None:
@@ -196,4 +197,5 @@ def test_nodes_listing_the_same_image_share_its_decoded_entry() -> None:
     found = kubectl_text.decoded(json.dumps({"items": [node, second]}), None)
     assert found is not None
     first_images, second_images = (item["status"]["images"] for item in found[0]["items"])
-    assert first_images == [image] and first_images[0] is second_images[0]
+    assert first_images == [image]
+    assert first_images[0] is second_images[0]

@@ -226,7 +226,9 @@ def test_generated_cluster_is_reproducible_and_matches_its_kubectl_form() -> Non
     nodes, pods, groups = generate_kubectl(300, seed=7, hosts_per_rack=4, racks_per_block=5, blocks_per_zone=3)
     ingested = Cluster.from_kubectl(nodes, pods, groups)
     assert [ingested.free(i) for i in range(300)] == [a.free(i) for i in range(300)]
-    assert len(a.domains(ZONE)) == 5 and len(a.domains(BLOCK)) == 15 and len(a.domains(RACK)) == 75
+    assert len(a.domains(ZONE)) == 5
+    assert len(a.domains(BLOCK)) == 15
+    assert len(a.domains(RACK)) == 75
     assert a.labels[299] == {
         ZONE: "zone-04",
         BLOCK: "block-04-2",

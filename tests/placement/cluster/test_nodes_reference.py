@@ -81,7 +81,8 @@ def reference(items: list[Any]) -> tuple[list[dict[str, Any]], list[str], ErrorL
         if not isinstance(allocatable, Mapping):
             errors.append(type_invalid(path.child("status", "allocatable"), allocatable, "must be of type object"))
             continue
-        assert isinstance(metadata, Mapping) and isinstance(status, Mapping)
+        assert isinstance(metadata, Mapping)
+        assert isinstance(status, Mapping)
         spec = item.get("spec")
         spec = spec if isinstance(spec, Mapping) else {}
         raw_taints = spec.get("taints")

@@ -121,7 +121,7 @@ SHORT = {"domain": {RACK: "r1"}, "fits": 4, "alone": None}
 def test_identical_siblings_share_one_level(two_racks: Cluster) -> None:
     req = request(
         [composite("cpg", 1), *(pod_group(name, 5, key=RACK, parent="cpg") for name in "abc")],
-        {name: (5, G) for name in "abc"},
+        dict.fromkeys("abc", (5, G)),
     )
     cpg, a = explained(two_racks, req)
     assert cpg["text"] == "`cpg`: the cluster fits 0 of 1 child group"

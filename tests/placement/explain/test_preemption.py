@@ -106,7 +106,8 @@ def test_report(
 
 def test_each_victim_says_why_it_goes() -> None:
     got = report(Victims(Outcome(True), [LOW, LOWER], [LOWER]), [LOW, LOWER], True, 100, CLUSTER).to_dict()
-    assert got["pods"] == 3 and got["violations"] == 1
+    assert got["pods"] == 3
+    assert got["violations"] == 1
     assert [reason["text"] for reason in got["reasons"]] == [
         "`low` (PodGroup, priority 10 < 100): 2 pods on n0, n1; with it back, a placed pod would not fit there",
         "`lower` (PodGroup, priority 0 < 100): 1 pod on n1; with it back, a placed pod would not fit there; "

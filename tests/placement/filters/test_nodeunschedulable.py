@@ -51,4 +51,4 @@ def test_check(unschedulable: bool, tolerations: tuple[Toleration, ...], expecte
 def test_name_reason_and_taint_are_upstreams() -> None:
     assert nodeunschedulable.NAME == "NodeUnschedulable"
     assert nodeunschedulable.REASON == REASON
-    assert nodeunschedulable.UNSCHEDULABLE_TAINT == Taint(KEY, "", "NoSchedule")
+    assert Taint(KEY, "", "NoSchedule") == nodeunschedulable.UNSCHEDULABLE_TAINT

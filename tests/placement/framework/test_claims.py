@@ -1,4 +1,5 @@
-"""Group resource claims: allocated once per group, members only where the devices reach; first fit can miss (#138765)."""
+"""Group resource claims: allocated once per group, members only where the devices reach; first fit can miss
+(#138765)."""
 
 from __future__ import annotations
 

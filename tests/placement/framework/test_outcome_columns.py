@@ -34,7 +34,8 @@ def test_the_columns_hold_what_fits_lists() -> None:
     columns = trace.columns()
     assert list(zip(columns.domains, columns.placed.tolist(), columns.notes, strict=True)) == trace.fits
     assert columns.domains == [R3, R1, R2, R2]
-    assert columns.placed.dtype == np.int64 and columns.placed.tolist() == [0, 2, 1, 1]
+    assert columns.placed.dtype == np.int64
+    assert columns.placed.tolist() == [0, 2, 1, 1]
     assert columns.notes == ["cordoned", "", "", "again"]
     assert columns.uids.tolist() == [13, 11, 12, 12]
     assert len(columns) == 4
@@ -54,7 +55,8 @@ def test_the_columns_are_kept_until_another_candidate_is_recorded() -> None:
 def test_a_trace_without_candidates_has_empty_columns() -> None:
     columns = GroupTrace(PG, ROOT).columns()
     assert (columns.domains, columns.notes, len(columns)) == ([], [], 0)
-    assert columns.placed.dtype == np.int64 and columns.uids.dtype == np.int64
+    assert columns.placed.dtype == np.int64
+    assert columns.uids.dtype == np.int64
     assert (columns.placed.size, columns.uids.size) == (0, 0)
 
 

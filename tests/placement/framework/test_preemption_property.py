@@ -80,16 +80,16 @@ def _units(running: list[dict[str, Any]]) -> list[dict[str, Any]]:
             continue
         else:
             pods, rank = entry["pods"], 2
-        for pod in pods:
-            out.append(
-                {
-                    "name": pod["name"],
-                    "priority": entry["priority"],
-                    "rank": rank,
-                    "pods": [pod],
-                    "start": entry.get("startTime", ""),
-                }
-            )
+        out.extend(
+            {
+                "name": pod["name"],
+                "priority": entry["priority"],
+                "rank": rank,
+                "pods": [pod],
+                "start": entry.get("startTime", ""),
+            }
+            for pod in pods
+        )
     return out
 
 
@@ -169,11 +169,11 @@ def test_victims_match_the_brute_force_reference(inst: dict[str, Any]) -> None:
     order = [u for u in candidates if u["name"] in violating] + [u for u in candidates if u["name"] not in violating]
     best: tuple[bool, ...] | None = None
     for keep in itertools.product([True, False], repeat=len(order)):  # greatest reprieve vector first
-        evicted = [unit for unit, kept in zip(order, keep) if not kept]
+        evicted = [unit for unit, kept in zip(order, keep, strict=True) if not kept]
         if _fits(inst, evicted, placed):
             best = keep
             break
     assert best is not None
-    expected = [u["name"] for u, kept in zip(order, best) if not kept]
+    expected = [u["name"] for u, kept in zip(order, best, strict=True) if not kept]
     assert sorted(victims) == sorted(expected)
     assert victims == [u["name"] for u in candidates if u["name"] in set(expected)], "victims not most important first"

@@ -38,7 +38,7 @@ OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Bogus")
 def _taints(rng: random.Random) -> tuple[Taint, ...]:
     """0-3 taints, PreferNoSchedule the most common, sometimes repeated."""
     return tuple(
-        Taint(rng.choice(KEYS), rng.choice(VALUES), rng.choice(EFFECTS + ("PreferNoSchedule",)))
+        Taint(rng.choice(KEYS), rng.choice(VALUES), rng.choice((*EFFECTS, "PreferNoSchedule")))
         for _ in range(rng.choice((0, 0, 1, 1, 2, 3)))
     )
 
@@ -46,7 +46,7 @@ def _taints(rng: random.Random) -> tuple[Taint, ...]:
 def _toleration(rng: random.Random) -> Toleration:
     operator = rng.choice(("", "Equal", "Exists", "Exists", "Lt", "Gt"))
     key = "" if operator == "Exists" and rng.random() < 0.2 else rng.choice(KEYS)
-    return Toleration(key, operator, rng.choice(VALUES), rng.choice(("",) + EFFECTS))
+    return Toleration(key, operator, rng.choice(VALUES), rng.choice(("", *EFFECTS)))
 
 
 def _requirement(rng: random.Random) -> NodeSelectorRequirement:
@@ -75,7 +75,7 @@ def _cluster(rng: random.Random) -> Cluster:
     for i in range(rng.randint(1, 60)):
         taints = rng.choice(shared) if rng.random() < 0.6 else _taints(rng)
         if rng.random() < 0.3:
-            taints = tuple(list(taints))  # an equal list in another tuple
+            taints = tuple(taints)  # an equal list in another tuple
         labels = {key: rng.choice(VALUES) for key in KEYS if rng.random() < 0.6}
         nodes.append(
             {

@@ -1,4 +1,5 @@
-"""PodDisruptionBudgets: selectors, disruptionsAllowed as the disruption controller computes it, and the violation count."""
+"""PodDisruptionBudgets: selectors, disruptionsAllowed as the disruption controller computes it, and the
+violation count."""
 
 from __future__ import annotations
 

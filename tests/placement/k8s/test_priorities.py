@@ -177,7 +177,8 @@ def test_a_group_class_resolves_from_the_cluster() -> None:
 def test_an_unknown_class_is_rejected_as_admission_would() -> None:
     req = request([_named("w", "gold")], {"w": (4, {"nvidia.com/gpu": "1"})})
     with pytest.raises(
-        PriorityError, match='podgroups.scheduling.k8s.io "w" is forbidden: no PriorityClass with name gold was found'
+        PriorityError,
+        match=r'podgroups\.scheduling\.k8s\.io "w" is forbidden: no PriorityClass with name gold was found',
     ):
         place(req, _full(0))
 
@@ -235,7 +236,9 @@ def test_roots_are_placed_in_queue_order_not_input_order() -> None:
 
 def test_queue_order_breaks_priority_ties_by_creation() -> None:
     groups = [_named(name, None, priority=p) for name, p in (("a", 5), ("b", 9), ("c", 5))]
-    for group, stamp in zip(groups, ("2026-01-03T00:00:00Z", "2026-01-02T00:00:00Z", "2026-01-01T00:00:00Z")):
+    for group, stamp in zip(
+        groups, ("2026-01-03T00:00:00Z", "2026-01-02T00:00:00Z", "2026-01-01T00:00:00Z"), strict=True
+    ):
         group["metadata"]["creationTimestamp"] = stamp
     req = request(groups, {name: (1, {"cpu": "1"}) for name in "abc"})
     assert [root.name for root in queue_order(req.roots)] == ["b", "c", "a"]

@@ -183,7 +183,8 @@ def test_the_cluster_is_not_changed():
     given = _two_racks()
     before = [list(column) for column in given.used]
     capacity(_gang(2, 4), given, add_nodes_like="b1")
-    assert given.used == before and len(given) == 3
+    assert given.used == before
+    assert len(given) == 3
 
 
 def test_derived_clusters_keep_taints():

@@ -107,7 +107,7 @@ def test_placed_roots_and_as_running() -> None:
     assert placed_roots(answer, req) == [True, False]
     placed = next(g for g in answer.groups if g.name == "fits").pods
     running = as_running(req.group("fits"), placed, cl, priority=50, start="t0")
-    vector = {r: 0 for r in cl.resources} | {"cpu": 4000, "nvidia.com/gpu": 1000, "pods": 1000}
+    vector = dict.fromkeys(cl.resources, 0) | {"cpu": 4000, "nvidia.com/gpu": 1000, "pods": 1000}
     assert [(p.name, p.node, p.requests, p.priority, p.group, p.start, p.namespace) for p in running] == [
         ("fits-0", 0, tuple(vector[r] for r in cl.resources), 50, "fits", "t0", "default"),
         ("fits-1", 0, tuple(vector[r] for r in cl.resources), 50, "fits", "t0", "default"),

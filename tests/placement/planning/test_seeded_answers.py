@@ -36,6 +36,7 @@ _TIERS_OF_A_COPY_NEVER_PLACED = ("waiting-for-capacity", "never")
 def test_a_copy_that_never_runs_and_only_it_has_the_verdict_of_place(seed):
     for never, reason in reasons(seed):
         if never:
-            assert reason is not None and reason.startswith(_TIERS_OF_A_COPY_NEVER_PLACED), reason
+            assert reason is not None
+            assert reason.startswith(_TIERS_OF_A_COPY_NEVER_PLACED), reason
         else:
             assert reason is None

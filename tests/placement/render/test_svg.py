@@ -319,17 +319,18 @@ def test_the_drawing_is_deterministic_and_html_wraps_it():
     svg = render_svg(req, cl, answer)
     assert render_svg(req, cl, answer) == svg
     page = render_html(req, cl, answer)
-    assert page.startswith("<!DOCTYPE html>\n") and page.endswith("</html>\n")
+    assert page.startswith("<!DOCTYPE html>\n")
+    assert page.endswith("</html>\n")
     inline = re.search(r"<svg .*</svg>", page, re.DOTALL)
     standalone = svg.split("\n", 1)[1]
     assert ' style="max-width:' in standalone.split("\n", 1)[0]  # alone, the SVG stops growing at 1.5x
     # inline, it takes the page's width: the same drawing without that cap
-    assert inline is not None and inline.group(0) + "\n" == re.sub(
-        r' style="max-width:[0-9]+px"', "", standalone, count=1
-    )
+    assert inline is not None
+    assert inline.group(0) + "\n" == re.sub(r' style="max-width:[0-9]+px"', "", standalone, count=1)
     assert '<pre class="answer">feasible (kube-scheduler)\n- <code>cpg-root</code>: placed 10 pods' in page
     assert page.count("feasible (kube-scheduler)") == 3  # the tab title, the legend's first line, the answer
-    assert "<h1>" not in page and "`" not in page
+    assert "<h1>" not in page
+    assert "`" not in page
 
 
 def test_html_carries_the_text_it_is_given():
@@ -389,7 +390,8 @@ def test_the_drawing_scales_with_its_viewbox():
     root = parse(render_svg(two_racks_gang(), two_blocks(), place(two_racks_gang(), two_blocks())))
     _, _, width, height = (int(number) for number in root.get("viewBox").split())
     assert (root.get("width"), root.get("height"), root.get("style")) == ("100%", None, f"max-width:{3 * width // 2}px")
-    assert width > 0 and height > 0
+    assert width > 0
+    assert height > 0
 
 
 def test_small_clusters_name_their_nodes_in_the_cells():

@@ -47,7 +47,8 @@ class Png:
                 chunks[kind] = body
             at += 12 + length
         self.width, self.height, depth, colour = struct.unpack(">IIBB", chunks[b"IHDR"][:10])
-        assert depth == 8 and colour in (2, 6)
+        assert depth == 8
+        assert colour in (2, 6)
         self.channels = 3 if colour == 2 else 4
         self.rows = _unfilter(zlib.decompress(idat), self.width * self.channels, self.channels, self.height)
 
@@ -120,7 +121,7 @@ def rgb(colour: str) -> Pixel:
 
 
 def near(a: Pixel, b: Pixel, tolerance: int = 12) -> bool:
-    return all(abs(x - y) <= tolerance for x, y in zip(a, b))
+    return all(abs(x - y) <= tolerance for x, y in zip(a, b, strict=True))
 
 
 def docs_scene() -> str:
@@ -162,8 +163,10 @@ def test_the_docs_picture_is_this_drawing_in_a_browser(tmp_path: Path, request: 
     samples += [(round(x), round(y)) for x, y in placed + used]
     assert [near(image.pixel(*at), committed.pixel(*at)) for at in samples] == [True] * len(samples)
     assert [image.pixel(*at) for at in samples[:2]] == [(255, 255, 255)] * 2
-    assert all(near(image.pixel(round(x), round(y)), rgb(PLACED_COLOUR)) for x, y in placed) and placed
-    assert all(near(image.pixel(round(x), round(y)), rgb(USED_COLOUR)) for x, y in used) and used
+    assert all(near(image.pixel(round(x), round(y)), rgb(PLACED_COLOUR)) for x, y in placed)
+    assert placed
+    assert all(near(image.pixel(round(x), round(y)), rgb(USED_COLOUR)) for x, y in used)
+    assert used
 
 
 def two_zones() -> tuple[PlacementRequest, Cluster]:
@@ -198,4 +201,5 @@ def test_the_page_shows_the_text_beside_the_drawing(tmp_path: Path) -> None:
         return any(min(image.pixel(x, y)) < 128 for y in range(60) for x in range(left, right))
 
     assert (image.width, image.height) == (1400, 900)
-    assert dark(0, 300) and dark(900, 1400)  # the legend's first lines on the left, the answer's on the right
+    assert dark(0, 300)
+    assert dark(900, 1400)

@@ -1,4 +1,5 @@
-"""Requests are read from runtime objects (dicts or client models), pod counts and requests; bad input is field errors."""
+"""Requests are read from runtime objects (dicts or client models), pod counts and requests; bad input is
+field errors."""
 
 from __future__ import annotations
 

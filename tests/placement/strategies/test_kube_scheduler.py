@@ -29,7 +29,8 @@ def test_kep_6012_block_a_rejected_because_pg_1_took_rack_a2(
     assert (block_a.domain.value, block_a.placed, block_a.success) == ("block-A", 1, False)
     pg1, pg2 = block_a.children
     assert [(d.value, fit) for d, fit, _ in pg1.fits] == [("rack-A1", 3), ("rack-A2", 5)]
-    assert pg1.chosen is not None and pg1.chosen.value == "rack-A2"
+    assert pg1.chosen is not None
+    assert pg1.chosen.value == "rack-A2"
     assert [(d.value, fit) for d, fit, _ in pg2.fits] == [("rack-A1", 3), ("rack-A2", 0)]
     assert pg2.chosen is None
     assert (block_b.domain.value, block_b.placed, block_b.success) == ("block-B", 2, True)
@@ -65,7 +66,8 @@ def test_pods_beyond_min_count_are_placed_when_they_fit() -> None:
     cl = cluster(node("n1", 6, rack="r1"))
     req = request([pod_group("w", 4, key=RACK)], {"w": (8, GPU)})
     answer = checked(req, cl, place(req, cl))
-    assert answer.feasible and len(answer.group("w").pods) == 6
+    assert answer.feasible
+    assert len(answer.group("w").pods) == 6
 
 
 def test_groups_without_a_constraint_take_the_parents_nodes() -> None:
@@ -135,7 +137,8 @@ def test_basic_policy_places_what_fits() -> None:
     cl = cluster(node("n1", 2))
     req = request([pod_group("driver", None)], {"driver": (3, GPU)})
     answer = checked(req, cl, place(req, cl))
-    assert answer.feasible and [pod.name for pod in answer.group("driver").pods] == ["driver-0", "driver-1"]
+    assert answer.feasible
+    assert [pod.name for pod in answer.group("driver").pods] == ["driver-0", "driver-1"]
 
 
 def test_a_gang_short_of_its_quorum_is_not_tried() -> None:
