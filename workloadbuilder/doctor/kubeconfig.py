@@ -204,8 +204,12 @@ def _merge(paths: list[str]) -> _Merged:
     return merged
 
 
-def _chosen(merged: _Merged, context: str | None, source: str) -> tuple[str, dict[str, Any], str]:
-    """The context's name, its ``context`` mapping and the file it is in."""
+def _chosen(merged: _Merged, context: str | None, source: str, redact: Redactor) -> tuple[str, dict[str, Any], str]:
+    """The context's name, its ``context`` mapping and the file it is in.
+
+    The names its errors quote (context, cluster, user) go through ``redact``: a name may be anything, a
+    user's credential too.
+    """
     name = context if context is not None else merged.current
     if not name:
         raise KubeconfigError(f"kubeconfig {source}: no current-context is set: give --context NAME")
@@ -213,11 +217,11 @@ def _chosen(merged: _Merged, context: str | None, source: str) -> tuple[str, dic
     if found is None:
         known = ", ".join(sorted(merged.entries["contexts"])) or "none"
         raise KubeconfigError(
-            f"kubeconfig {source}: no context named {capped(name, 200)!r} (contexts: {capped(known)})"
+            f"kubeconfig {source}: no context named {redact(name, 200)!r} (contexts: {redact(known)})"
         )
     entry, path = found
     body: dict[str, Any] = entry["context"]
-    where = f"kubeconfig {capped(path)}: context {capped(name, 200)!r}"
+    where = f"kubeconfig {capped(path)}: context {redact(name, 200)!r}"
     for key in ("cluster", "user", "namespace"):
         value = body.get(key)
         if value is not None and not isinstance(value, str):
@@ -227,12 +231,12 @@ def _chosen(merged: _Merged, context: str | None, source: str) -> tuple[str, dic
         raise KubeconfigError(f"{where}: names no cluster")
     cluster = merged.entries["clusters"].get(cluster_name)
     if cluster is None:
-        raise KubeconfigError(f"{where}: cluster {capped(cluster_name, 200)!r} is not in the kubeconfig")
+        raise KubeconfigError(f"{where}: cluster {redact(cluster_name, 200)!r} is not in the kubeconfig")
     user_name = body.get("user")
     if user_name and user_name not in merged.entries["users"]:
-        raise KubeconfigError(f"{where}: user {capped(user_name, 200)!r} is not in the kubeconfig")
+        raise KubeconfigError(f"{where}: user {redact(user_name, 200)!r} is not in the kubeconfig")
     server = cluster[0]["cluster"].get("server")
-    where = f"kubeconfig {capped(cluster[1])}: cluster {capped(cluster_name, 200)!r}"
+    where = f"kubeconfig {capped(cluster[1])}: cluster {redact(cluster_name, 200)!r}"
     if not isinstance(server, str) or not server:
         raise KubeconfigError(f"{where}: server: expected a URL, found {_type_name(server)}")
     scheme, _, rest = server.partition("://")
@@ -547,10 +551,7 @@ def load_context(
     paths, source = _files(kubeconfig, os.environ if environ is None else environ)
     merged = _merge(paths)
     redact = Redactor(merged.secrets)
-    try:
-        name, body, path = _chosen(merged, context, source)
-    except KubeconfigError as error:  # its names may be anything, a credential too: scrubbed as every other line
-        raise KubeconfigError(redact.scrub(str(error))) from None
+    name, body, path = _chosen(merged, context, source, redact)
     user_name = body.get("user")
     where = f"kubeconfig {capped(path)}: context {redact(name, 200)!r}"
     user_entry, user_file = merged.entries["users"].get(user_name or "", ({}, ""))
