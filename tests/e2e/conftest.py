@@ -82,7 +82,7 @@ def api_client(control_plane: Any) -> Iterator[Any]:
 
 @pytest.fixture
 def namespace(api_client: Any) -> Iterator[str]:
-    """A fresh namespace for one test, deleted afterwards; the next test starts once it is gone.
+    """A fresh namespace for one test, deleted afterwards; the next test starts once its pods are gone.
 
     Its Jobs go first and its pods are deleted at once (``live_api.delete_namespace``):
     no kubelet confirms a graceful deletion, so a bound pod left behind would hold
