@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 import yaml
+from compiled_pods import group_key, pod_template
 
 from workloadbuilder.adapters import PlanError
 from workloadbuilder.adapters.base import plan_object
@@ -101,25 +102,6 @@ def _recorded(group: dict[str, Any]) -> dict[str, Any]:
     return facts
 
 
-def _group_key(selector: dict[str, str]) -> str:
-    if "jobset.sigs.k8s.io/replicatedjob-name" in selector:
-        return f"replicatedJob {selector['jobset.sigs.k8s.io/replicatedjob-name']}"
-    if "leaderworkerset.sigs.k8s.io/worker-index" in selector:
-        return "leader" if selector["leaderworkerset.sigs.k8s.io/worker-index"] == "0" else "worker"
-    if "volcano.sh/task-spec" in selector:
-        return f"task {selector['volcano.sh/task-spec']}"
-    return "job"
-
-
-def _template(compiled: Any, pods: Any) -> Any:
-    if pods.pod_template is not None:
-        return pods.pod_template
-    node: Any = compiled.source
-    for part in pods.stamp_path.replace("]", "").replace("[", ".").split("."):
-        node = node[int(part)] if part.isdigit() else node[part]
-    return node
-
-
 def _runs(items: list[tuple[str, int, dict[str, Any]]]) -> list[tuple[str, int, Any]]:
     """Consecutive pods of one group with equal facts merged, as the recorder merges them."""
     out: list[tuple[str, int, Any]] = []
@@ -153,13 +135,11 @@ def compare(controller: str, case: dict[str, Any]) -> str | None:
         return f"the controller's code refuses ({case['error']}); the adapter compiles"
     ordered = sorted(
         compiled.pods,
-        key=lambda p: (_group_key(dict(p.selector)), *(int(p.selector.get(k, 0)) for k in INDEX_LABELS)),
+        key=lambda p: (group_key(p.selector), *(int(p.selector.get(k, 0)) for k in INDEX_LABELS)),
     )
     order = [g["group"] for g in case["groups"]]
-    ordered.sort(
-        key=lambda p: order.index(_group_key(dict(p.selector))) if _group_key(dict(p.selector)) in order else -1
-    )
-    ours = _runs([(_group_key(dict(p.selector)), p.count, _facts(_template(compiled, p))) for p in ordered])
+    ordered.sort(key=lambda p: order.index(group_key(p.selector)) if group_key(p.selector) in order else -1)
+    ours = _runs([(group_key(p.selector), p.count, _facts(pod_template(compiled, p))) for p in ordered])
     theirs = [(g["group"], g["count"], _recorded(g)) for g in case["groups"]]
     if ours != theirs:
         return f"pods differ:\n  adapter:    {ours}\n  controller: {theirs}"
@@ -167,7 +147,7 @@ def compare(controller: str, case: dict[str, Any]) -> str | None:
         return None  # Trainer renders the JobSet; JobSet's controller labels the pods (the jobset harness checks them)
     labels = {g["group"]: g.get("labels") or {} for g in case["groups"]}
     for pods in compiled.pods:
-        rendered = labels.get(_group_key(dict(pods.selector)), {})
+        rendered = labels.get(group_key(pods.selector), {})
         for key, value in pods.selector.items():
             if key.startswith(LABEL_DOMAINS) and key not in rendered:
                 return f"selector label {key} is on no pod the controller renders"

@@ -32,6 +32,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
+from compiled_pods import group_key, pod_template
 from upstream_verdicts import CASES, DATA, _documents, _index, _needs
 
 from workloadbuilder.adapters import PlanError, adapter_for
@@ -232,25 +233,6 @@ def _expected(doc: Mapping[str, Any], related: list[dict[str, Any]]) -> dict[str
     return _expected_trainjob(doc, runtime)
 
 
-def _key(doc: Mapping[str, Any], selector: Mapping[str, str]) -> str:
-    if "jobset.sigs.k8s.io/replicatedjob-name" in selector:
-        return f"replicatedJob {selector['jobset.sigs.k8s.io/replicatedjob-name']}"
-    if "leaderworkerset.sigs.k8s.io/worker-index" in selector:
-        return "leader" if selector["leaderworkerset.sigs.k8s.io/worker-index"] == "0" else "worker"
-    if "volcano.sh/task-spec" in selector:
-        return f"task {selector['volcano.sh/task-spec']}"
-    return "job"
-
-
-def _template(compiled: Any, pods: Any) -> Any:
-    if pods.pod_template is not None:
-        return pods.pod_template
-    node: Any = compiled.source
-    for part in pods.stamp_path.replace("]", "").replace("[", ".").split("."):
-        node = node[int(part)] if part.isdigit() else node[part]
-    return node
-
-
 def _actual(doc: Mapping[str, Any], compiled: Any, per_kind_counts: bool) -> dict[str, list[Any]]:
     """The compiled pods by controller group; the job index orders a JobSet's, the group index an LWS's."""
     out: dict[str, list[tuple[tuple[int, int], Any]]] = {}
@@ -264,7 +246,7 @@ def _actual(doc: Mapping[str, Any], compiled: Any, per_kind_counts: bool) -> dic
             int(pods.selector.get("leaderworkerset.sigs.k8s.io/worker-index", 0)),
         )
         count = pods.count if per_kind_counts else 1
-        out.setdefault(_key(doc, pods.selector), []).extend([(order, _shape(_template(compiled, pods)))] * count)
+        out.setdefault(group_key(pods.selector), []).extend([(order, _shape(pod_template(compiled, pods)))] * count)
     return {key: [shape for _, shape in sorted(entries, key=lambda e: e[0])] for key, entries in out.items()}
 
 
